@@ -1,0 +1,115 @@
+# mjq - Makefile: build, test, install, demo.
+#
+# Each part is a directory; its sources are found by wildcard, so adding a
+# file to a part needs no edit here.
+#   common/*.c        -> common/libcommon.a   (no mail knowledge)
+#   spool-layout/*.c  -> spool-layout/libspool.a
+#   queuerun/sched_*.c-> queuerun/libsched.a  (the pure scheduler)
+#   enqueue/*.c       -> enqueue/mj_enqueue
+#   queueserv/*.c     -> queueserv/mj_queueserv
+#   queuerun/*.c      -> queuerun/mj_queuerun (all but sched_*.c)
+#   schedsim/*.c      -> schedsim/mj_schedsim
+#   t/tools/*.c       -> t/tools/<name>      (test helpers, one file each)
+
+PREFIX   ?= /usr/local
+SBINDIR  ?= $(PREFIX)/sbin
+MANDIR   ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+DESTDIR  ?=
+
+CC       ?= cc
+OPT      ?= -O2
+CFLAGS   ?= $(OPT) -g
+WARN      = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Werror
+CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
+            -Icommon -Ispool-layout -Iqueuerun
+LDLIBS   += -linih -lbsd -lm
+
+# make SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer everywhere.
+ifeq ($(SAN),1)
+CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS  += -fsanitize=address,undefined
+endif
+
+ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS)
+
+COMMON_SRC := $(wildcard common/*.c)
+SPOOL_SRC  := $(wildcard spool-layout/*.c)
+SCHED_SRC  := $(wildcard queuerun/sched_*.c)
+ENQ_SRC    := $(wildcard enqueue/*.c)
+QS_SRC     := $(wildcard queueserv/*.c)
+QR_SRC     := $(filter-out $(SCHED_SRC),$(wildcard queuerun/*.c))
+SIM_SRC    := $(wildcard schedsim/*.c)
+TOOL_SRC   := $(wildcard t/tools/*.c)
+
+LIBCOMMON := common/libcommon.a
+LIBSPOOL  := spool-layout/libspool.a
+LIBSCHED  := queuerun/libsched.a
+
+PROGS := enqueue/mj_enqueue
+ifneq ($(QS_SRC),)
+PROGS += queueserv/mj_queueserv
+endif
+ifneq ($(QR_SRC),)
+PROGS += queuerun/mj_queuerun
+endif
+ifneq ($(SIM_SRC),)
+PROGS += schedsim/mj_schedsim
+endif
+TOOLS := $(TOOL_SRC:.c=)
+
+MAN8 := $(wildcard */*.8)
+
+.PHONY: all test demo install clean deps fuzz bench
+all: $(PROGS) $(TOOLS)
+
+%.o: %.c
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBCOMMON): $(COMMON_SRC:.c=.o)
+	$(AR) rcs $@ $^
+$(LIBSPOOL): $(SPOOL_SRC:.c=.o)
+	$(AR) rcs $@ $^
+$(LIBSCHED): $(SCHED_SRC:.c=.o)
+	$(AR) rcs $@ $^
+
+enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBSPOOL) $(LIBSCHED) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+queuerun/mj_queuerun: $(QR_SRC:.c=.o) $(LIBSPOOL) $(LIBSCHED) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lresolv
+schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+t/tools/%: t/tools/%.c $(LIBSPOOL) $(LIBCOMMON)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+-include $(wildcard */*.d t/tools/*.d)
+
+# The two commands of the README.  Each first makes sure the packages it
+# needs are there (installing them when run as root).
+deps:
+	@sh scripts/deps.sh build
+test: 
+	@sh scripts/deps.sh test
+	@$(MAKE) --no-print-directory all
+	@sh t/run
+
+demo:
+	@sh scripts/deps.sh build
+	@$(MAKE) --no-print-directory all
+	@sh scripts/demo.sh
+
+bench:
+	@sh scripts/deps.sh bench
+	@$(MAKE) --no-print-directory all
+	@for b in t/bench/*.sh; do sh $$b || exit 1; done
+
+install: all
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(PROGS) $(DESTDIR)$(SBINDIR)
+	$(if $(MAN8),install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8)
+
+clean:
+	rm -f */*.o */*.d */*.a $(PROGS) $(TOOLS) t/tools/*.d
