@@ -1,0 +1,90 @@
+/*
+ * log.c - one line per event, to syslog or to stderr.
+ *
+ * Daemons log to syslog; in the foreground (and before daemonizing) they
+ * log to stderr as "prog: message", so tests and operators see the same
+ * text.  Every entry point keeps errno, so a caller can log and then
+ * still report the error it was handling.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "log.h"
+
+static enum log_dest log_dest = LOG_TO_STDERR;
+static int log_debug_on;
+
+/* log_open - choose the destination and the program name */
+void
+log_open(const char *ident, enum log_dest dest)
+{
+	log_dest = dest;
+	if (ident != NULL)
+		setprogname(ident);
+	if (dest == LOG_TO_SYSLOG)
+		openlog(getprogname(), LOG_PID | LOG_NDELAY, LOG_MAIL);
+}
+
+/* log_set_debug - turn debug lines on or off */
+void
+log_set_debug(int on)
+{
+	log_debug_on = on;
+}
+
+/* log_vemit - write one line at a priority, optionally with strerror */
+static void
+log_vemit(int prio, int with_errno, const char *fmt, va_list ap)
+{
+	int saved = errno;
+	char line[2048];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	if (log_dest == LOG_TO_SYSLOG) {
+		if (with_errno)
+			syslog(prio, "%s: %s", line, strerror(saved));
+		else
+			syslog(prio, "%s", line);
+	} else {
+		if (with_errno)
+			fprintf(stderr, "%s: %s: %s\n", getprogname(), line,
+			    strerror(saved));
+		else
+			fprintf(stderr, "%s: %s\n", getprogname(), line);
+	}
+	errno = saved;
+}
+
+#define LOG_FN(name, prio, with_errno)                                         \
+	void name(const char *fmt, ...)                                        \
+	{                                                                      \
+		va_list ap;                                                    \
+		va_start(ap, fmt);                                             \
+		log_vemit(prio, with_errno, fmt, ap);                          \
+		va_end(ap);                                                    \
+	}
+
+/* log_info, log_notice, log_warn[x], log_err[x] - one line each */
+LOG_FN(log_info, LOG_INFO, 0)
+LOG_FN(log_notice, LOG_NOTICE, 0)
+LOG_FN(log_warn, LOG_WARNING, 1)
+LOG_FN(log_warnx, LOG_WARNING, 0)
+LOG_FN(log_err, LOG_ERR, 1)
+LOG_FN(log_errx, LOG_ERR, 0)
+
+/* log_debug - a line only when debugging is on */
+void
+log_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!log_debug_on)
+		return;
+	va_start(ap, fmt);
+	log_vemit(LOG_DEBUG, 0, fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,24 @@
+/*
+ * log.h - one line per event, to syslog or (in the foreground) to stderr.
+ *
+ * The _errno variants append ": strerror(errno)" with errno as it was on
+ * entry; every function preserves errno for its caller.
+ */
+#ifndef MJQ_LOG_H
+#define MJQ_LOG_H
+
+#include <stdarg.h>
+
+enum log_dest { LOG_TO_STDERR, LOG_TO_SYSLOG };
+
+void log_open(const char *ident, enum log_dest dest);
+void log_set_debug(int on);
+void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_errx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * settings.h - the schema of mjq.conf: every key of the sections that the
+ * programs share, with its default and range (see the README's table).
+ *
+ * The delivery sections ([delivery], [transport:NAME], [transport_map])
+ * belong to the runner; a program passes a section function for them, or
+ * NULL to accept them unchecked (mj_enqueue, which never uses them).
+ */
+#ifndef MJQ_SETTINGS_H
+#define MJQ_SETTINGS_H
+
+#include <limits.h>
+
+#include "conf.h"
+
+#define SETTINGS_DEFAULT_FILE "/etc/mjq/mjq.conf"
+
+struct settings {
+	/* [spool] */
+	char spool_dir[PATH_MAX];
+	/* [lists] */
+	char lists_dir[PATH_MAX];
+	/* [enqueue] */
+	long long enqueue_max_message_size;
+	int enqueue_start_server;
+	long long enqueue_poke_timeout_ms;
+	/* [queueserv] */
+	char queueserv_user[64];
+	char queueserv_socket_group[64];
+	int queueserv_socket_mode;
+	long long queueserv_min_runners;
+	long long queueserv_max_runners;
+	long long queueserv_queue_run_delay;
+	long long queueserv_runner_idle_timeout;
+	long long queueserv_runner_max_messages;
+	long long queueserv_runner_hang_timeout;
+	long long queueserv_handshake_timeout_ms;
+	long long queueserv_shutdown_timeout;
+	long long queueserv_tmp_max_age;
+	/* [queuerun] */
+	long long queuerun_starvation_age;
+	long long queuerun_active_limit;
+	long long queuerun_max_crashes;
+};
+
+int settings_load(struct settings *s, const char *path, int missing_ok,
+    conf_section_fn *other, void *other_arg, char *err, size_t errlen);
+conf_section_fn settings_skip_section;
+
+#endif

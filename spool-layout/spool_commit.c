@@ -1,0 +1,189 @@
+/*
+ * spool_commit.c - put a complete file into the spool, durably.
+ *
+ * Each function moves the file one state forward (see spool_commit.h and
+ * the numbered states in spool-layout/README) and, on failure, leaves it
+ * in a state the sweeper or the caller's spool_tmp_discard cleans up.  No
+ * step is skipped for speed: the MTA is told "queued" only after the
+ * final directory is on disk.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "spool_commit.h"
+#include "spool_path.h"
+
+/* spool_tmp_open - state 1: create tmp/<unique> with O_EXCL */
+int
+spool_tmp_open(struct spool_tmp *t, const char *spool)
+{
+	struct timeval tv;
+	int r;
+
+	t->fd = -1;
+	t->spool = spool;
+	gettimeofday(&tv, NULL);
+	r = snprintf(t->path, sizeof(t->path), "%s/%s/%lld.%06ld.%ld.%08x",
+	    spool, SPOOL_TMP, (long long)tv.tv_sec, (long)tv.tv_usec,
+	    (long)getpid(), arc4random());
+	if (r < 0 || (size_t)r >= sizeof(t->path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((t->fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		 SPOOL_FILE_MODE)) == -1)
+		return -1;
+	return 0;
+}
+
+/* spool_tmp_sync - state 3: the data is on disk and the file closed */
+int
+spool_tmp_sync(struct spool_tmp *t)
+{
+	int fd = t->fd;
+
+	t->fd = -1;
+	if (fsync(fd) == -1) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return close(fd);
+}
+
+/* spool_fsync_dir - make a directory's entries durable */
+int
+spool_fsync_dir(const char *dir)
+{
+	int fd, r, saved;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	r = fsync(fd);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return r;
+}
+
+/* spool_mkdirs - create the missing levels of dir below root, each made
+ * durable in its parent so the commit that follows cannot lose it */
+int
+spool_mkdirs(const char *root, const char *dir)
+{
+	char path[PATH_MAX];
+	size_t rootlen = strlen(root);
+	char *p;
+
+	if (strlcpy(path, dir, sizeof(path)) >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (strncmp(path, root, rootlen) != 0 || path[rootlen] != '/') {
+		errno = EINVAL;
+		return -1;
+	}
+	for (p = path + rootlen + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(path, SPOOL_DIR_MODE) == 0) {
+			char *slash = strrchr(path, '/');
+			*slash = '\0';
+			if (spool_fsync_dir(path) == -1)
+				return -1;
+			*slash = '/';
+		} else if (errno != EEXIST) {
+			return -1;
+		}
+		if ((*p = c) == '\0')
+			return 0;
+	}
+}
+
+/* spool_tmp_finish - state 4 tail: directory durable, tmp name gone */
+static int
+spool_tmp_finish(struct spool_tmp *t, const char *dir)
+{
+	if (spool_fsync_dir(dir) == -1)
+		return -1;
+	/* The final name is durable; a tmp name left by a failure here is a
+	 * harmless second link that the sweeper removes. */
+	if (unlink(t->path) == -1)
+		return -1;
+	t->path[0] = '\0';
+	return 0;
+}
+
+/* spool_tmp_link - state 4: link under a unique name in dir (created if
+ * needed); the name's letters are bumped on EEXIST */
+int
+spool_tmp_link(struct spool_tmp *t, const char *dir, struct spool_name *name,
+    char *final, size_t finallen)
+{
+	char base[SPOOL_NAME_MAX + 1];
+	int made = 0, r;
+
+	for (;;) {
+		if (spool_name_format(name, base, sizeof(base)) == -1)
+			return -1;
+		r = snprintf(final, finallen, "%s/%s", dir, base);
+		if (r < 0 || (size_t)r >= finallen) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (link(t->path, final) == 0)
+			break;
+		if (errno == ENOENT && !made) {
+			/* First message for this domain, list or function. */
+			if (spool_mkdirs(t->spool, dir) == -1)
+				return -1;
+			made = 1;
+			continue;
+		}
+		if (errno != EEXIST || spool_name_next(name) == -1)
+			return -1;
+	}
+	return spool_tmp_finish(t, dir);
+}
+
+/* spool_tmp_link_as - state 4 under a fixed final path (no renaming) */
+int
+spool_tmp_link_as(struct spool_tmp *t, const char *final)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (strlcpy(dir, final, sizeof(dir)) >= sizeof(dir) ||
+	    (slash = strrchr(dir, '/')) == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	*slash = '\0';
+	if (link(t->path, final) == -1)
+		return -1;
+	return spool_tmp_finish(t, dir);
+}
+
+/* spool_tmp_discard - give up: remove the tmp file, keep errno */
+void
+spool_tmp_discard(struct spool_tmp *t)
+{
+	int saved = errno;
+
+	if (t->fd != -1)
+		close(t->fd);
+	t->fd = -1;
+	if (t->path[0] != '\0')
+		unlink(t->path);
+	t->path[0] = '\0';
+	errno = saved;
+}

@@ -1,0 +1,72 @@
+/*
+ * spool_path.c - the names of everything in the spool tree.
+ *
+ * Paths are built into caller buffers and every builder fails (-1, errno
+ * ENAMETOOLONG) rather than truncate: a truncated path could name some
+ * other file.  Callers validate domain and list names (common/names.c)
+ * before they get here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "spool_path.h"
+
+static const char *const spool_function_names[SPOOL_FN_COUNT] = {
+    "list",
+    "owner",
+    "request",
+    "majordomo",
+};
+
+/* spool_function_name - the directory name of a function */
+const char *
+spool_function_name(enum spool_function fn)
+{
+	return spool_function_names[fn];
+}
+
+/* spool_function_lookup - a function by its directory name */
+int
+spool_function_lookup(const char *name, enum spool_function *fn)
+{
+	int i;
+
+	for (i = 0; i < SPOOL_FN_COUNT; i++) {
+		if (strcmp(name, spool_function_names[i]) == 0) {
+			*fn = (enum spool_function)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* spool_fit - snprintf's result to 0, or -1 with ENAMETOOLONG */
+static int
+spool_fit(int n, size_t len)
+{
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* spool_path - $spool/sub */
+int
+spool_path(char *buf, size_t len, const char *spool, const char *sub)
+{
+	return spool_fit(snprintf(buf, len, "%s/%s", spool, sub), len);
+}
+
+/* spool_queue_dir - $spool/TOP/xx/domain/yy/function (TOP: QUEUE, HOLD,
+ * BAD) */
+int
+spool_queue_dir(char *buf, size_t len, const char *spool, const char *top,
+    int domain_prio, const char *domain, int list_prio, enum spool_function fn)
+{
+	return spool_fit(
+	    snprintf(buf, len, "%s/%s/%02d/%s/%02d/%s", spool, top, domain_prio,
+		domain, list_prio, spool_function_names[fn]),
+	    len);
+}
