@@ -7,9 +7,11 @@
 #   queuerun/sched_*.c-> queuerun/libsched.a  (the pure scheduler)
 #   enqueue/*.c       -> enqueue/mj_enqueue
 #   queueserv/*.c     -> queueserv/mj_queueserv
-#   queuerun/*.c      -> queuerun/mj_queuerun (all but sched_*.c)
+#   queuerun/*.c      -> queuerun/libqueuerun.a (all but sched_*.c and
+#                        mj_queuerun.c, the main), queuerun/mj_queuerun
 #   schedsim/*.c      -> schedsim/mj_schedsim
-#   t/tools/*.c       -> t/tools/<name>      (test helpers, one file each)
+#   t/tools/*.c       -> t/tools/<name>      (test helpers, one file each,
+#                        linked with every library above)
 
 PREFIX   ?= /usr/local
 SBINDIR  ?= $(PREFIX)/sbin
@@ -39,19 +41,21 @@ SPOOL_SRC  := $(wildcard spool-layout/*.c)
 SCHED_SRC  := $(wildcard queuerun/sched_*.c)
 ENQ_SRC    := $(wildcard enqueue/*.c)
 QS_SRC     := $(wildcard queueserv/*.c)
-QR_SRC     := $(filter-out $(SCHED_SRC),$(wildcard queuerun/*.c))
+QR_MAIN    := $(wildcard queuerun/mj_queuerun.c)
+QR_SRC     := $(filter-out $(SCHED_SRC) $(QR_MAIN),$(wildcard queuerun/*.c))
 SIM_SRC    := $(wildcard schedsim/*.c)
 TOOL_SRC   := $(wildcard t/tools/*.c)
 
 LIBCOMMON := common/libcommon.a
 LIBSPOOL  := spool-layout/libspool.a
 LIBSCHED  := queuerun/libsched.a
+LIBQR     := queuerun/libqueuerun.a
 
 PROGS := enqueue/mj_enqueue
 ifneq ($(QS_SRC),)
 PROGS += queueserv/mj_queueserv
 endif
-ifneq ($(QR_SRC),)
+ifneq ($(QR_MAIN),)
 PROGS += queuerun/mj_queuerun
 endif
 ifneq ($(SIM_SRC),)
@@ -73,17 +77,20 @@ $(LIBSPOOL): $(SPOOL_SRC:.c=.o)
 	$(AR) rcs $@ $^
 $(LIBSCHED): $(SCHED_SRC:.c=.o)
 	$(AR) rcs $@ $^
+$(LIBQR): $(QR_SRC:.c=.o)
+	$(AR) rcs $@ $^
 
 enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBSPOOL) $(LIBSCHED) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-queuerun/mj_queuerun: $(QR_SRC:.c=.o) $(LIBSPOOL) $(LIBSCHED) $(LIBCOMMON)
+queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBSPOOL) $(LIBSCHED) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lresolv
 schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-t/tools/%: t/tools/%.c $(LIBSPOOL) $(LIBCOMMON)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+TOOL_LIBS := $(if $(QR_SRC),$(LIBQR)) $(LIBSPOOL) $(if $(SCHED_SRC),$(LIBSCHED)) $(LIBCOMMON)
+t/tools/%: t/tools/%.c $(TOOL_LIBS)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lresolv
 
 -include $(wildcard */*.d t/tools/*.d)
 
