@@ -1,0 +1,39 @@
+/*
+ * spool_walk.h - visit every message under QUEUE/, HOLD/ or BAD/.
+ *
+ * The walk goes domain-priority tiers from high to low, then list-priority
+ * tiers high to low; inside one list-priority tier of one domain the
+ * caller sees the messages of every function.  Dot files (state, .why)
+ * and names that are not queue names are not messages; the latter are
+ * reported to the callback as strays so a check pass can quarantine them.
+ */
+#ifndef MJQ_SPOOL_WALK_H
+#define MJQ_SPOOL_WALK_H
+
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "spool_name.h"
+#include "spool_path.h"
+
+struct spool_entry {
+	const char *top; /* QUEUE, HOLD or BAD */
+	int domain_prio;
+	const char *domain;
+	int list_prio;
+	enum spool_function function;
+	const char *file;    /* the base name */
+	char path[PATH_MAX]; /* full path of the message */
+	struct spool_name name;
+	struct stat st;
+	int stray; /* not a queue file name (name is not filled in) */
+};
+
+/* spool_walk_fn - one message; return nonzero to stop the walk */
+typedef int spool_walk_fn(void *arg, const struct spool_entry *e);
+
+int spool_walk(
+    const char *spool, const char *top, spool_walk_fn *fn, void *arg);
+int spool_state_path(char *buf, size_t len, const char *message_path);
+
+#endif
