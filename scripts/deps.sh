@@ -1,0 +1,48 @@
+#!/bin/sh
+# scripts/deps.sh - make sure the Debian packages mjq needs are installed.
+#
+#   sh scripts/deps.sh build   compiler, libbsd, inih
+#   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace
+#   sh scripts/deps.sh bench   test + what the benchmarks compare against
+#
+# As root it installs what is missing with apt-get; otherwise it prints the
+# exact command to run and fails.
+set -eu
+
+build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev"
+test="$build bats bats-assert bats-support postfix strace procps psmisc"
+bench="$test"
+
+case "${1:-build}" in
+build) want=$build ;;
+test) want=$test ;;
+bench) want=$bench ;;
+*)
+	echo "usage: sh scripts/deps.sh build|test|bench" >&2
+	exit 64
+	;;
+esac
+
+missing=
+for p in $want; do
+	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+		grep -q '^install ok installed$'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+cmd="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "mjq needs these Debian packages:$missing" >&2
+	echo "run as root: apt-get update && $cmd" >&2
+	exit 1
+fi
+echo "mjq: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+# postfix asks debconf questions; answer them so the install never waits.
+echo "postfix postfix/main_mailer_type select No configuration" |
+	debconf-set-selections 2>/dev/null || true
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,87 @@
+/*
+ * mj_unixsock - a unix socket for tests of mj_enqueue's poke.
+ *
+ *   mj_unixsock stale PATH          bind PATH and exit: a stale socket
+ *   mj_unixsock serve PATH N OUT    accept N connections, append each
+ *                                   line received to OUT, answer "ok"
+ *   mj_unixsock mute PATH           listen and never accept or answer
+ *                                   (until killed)
+ */
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* unixsock_bind - a bound (and listening, if asked) socket on path */
+static int
+unixsock_bind(const char *path, int listening)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
+	    sizeof(sun.sun_path))
+		errx(1, "%s: path too long", path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
+		err(1, "socket");
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		err(1, "bind %s", path);
+	if (listening && listen(fd, 16) == -1)
+		err(1, "listen");
+	return fd;
+}
+
+/* unixsock_serve - n connections, one line each, logged and answered */
+static void
+unixsock_serve(int fd, long n, const char *out)
+{
+	char line[256];
+	FILE *log;
+	ssize_t got;
+	int c;
+
+	if ((log = fopen(out, "a")) == NULL)
+		err(1, "%s", out);
+	setvbuf(log, NULL, _IOLBF, 0);
+	while (n-- > 0) {
+		if ((c = accept(fd, NULL, NULL)) == -1)
+			err(1, "accept");
+		if ((got = read(c, line, sizeof(line) - 1)) > 0) {
+			line[got] = '\0';
+			fputs(line, log);
+			if (write(c, "ok\n", 3) != 3)
+				warn("write");
+		}
+		close(c);
+	}
+	fclose(log);
+}
+
+int
+main(int argc, char **argv)
+{
+	int fd;
+
+	if (argc == 3 && strcmp(argv[1], "stale") == 0) {
+		unixsock_bind(argv[2], 0);
+		return 0;
+	}
+	if (argc == 5 && strcmp(argv[1], "serve") == 0) {
+		fd = unixsock_bind(argv[2], 1);
+		unixsock_serve(fd, atol(argv[3]), argv[4]);
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "mute") == 0) {
+		unixsock_bind(argv[2], 1);
+		for (;;)
+			pause();
+	}
+	fprintf(stderr, "usage: mj_unixsock stale PATH | serve PATH N OUT | "
+			"mute PATH\n");
+	return 64;
+}
