@@ -1,0 +1,298 @@
+/*
+ * sched_queue.c - per-destination queues and the Postfix 2.5 concurrency
+ * feedback (postfix-scheduler.txt, "Pseudocode for the Postfix 2.5
+ * concurrency scheduler").
+ *
+ * A queue is one destination (nexthop) within a transport.  Its window is
+ * the number of deliveries it may have in flight.  Deliveries that end
+ * without a connection or handshake failure give positive feedback g(N),
+ * which raises the window by one at the END of each run of 1/g(N) events;
+ * failures give negative feedback f(N), which lowers it by one at the START
+ * of each run of 1/f(N) events, so overload is corrected at once.  Dead
+ * destination detection is separate: after failed_cohort_limit pseudo-
+ * cohorts of failures the destination is dead, its waiting entries are
+ * deferred, and after minimal_backoff_time one probe delivery is allowed;
+ * any delivery that succeeds while it is dead revives it.
+ *
+ * Peers whose queue cannot take another delivery are parked on the queue
+ * rather than skipped on every selection, and are put back on their jobs'
+ * ready lists when the queue has room again, so a saturated destination
+ * costs nothing per selection.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_impl.h"
+
+/* Floating point tolerance: 5 x 0.2 must count as one whole step. */
+#define EPS 1e-9
+
+/* sched_queue_eq - hash callback: does this queue have that name? */
+
+static int
+sched_queue_eq(const struct sched_hnode *n, const void *key)
+{
+	return strcmp(((const struct sched_queue *)(const void *)n)->name,
+		   key) == 0;
+}
+
+/* sched_queue_find - the queue for a nexthop, or NULL */
+
+struct sched_queue *
+sched_queue_find(struct sched_transport *t, const char *name)
+{
+	return (struct sched_queue *)(void *)sched_hash_find(
+	    &t->queues, sched_hash_str(name), sched_queue_eq, name);
+}
+
+/* sched_queue_obtain - find or create the queue for a nexthop */
+
+struct sched_queue *
+sched_queue_obtain(struct sched_transport *t, const char *name)
+{
+	struct sched_queue *q;
+	size_t len = strlen(name);
+
+	if ((q = sched_queue_find(t, name)) != NULL)
+		return q;
+	if ((q = sched_core_alloc(t->sched, sizeof(*q) + len + 1)) == NULL)
+		return NULL;
+	memset(q, 0, sizeof(*q));
+	memcpy(q->name, name, len + 1);
+	q->transport = t;
+	q->window = t->p.initial_concurrency;
+	SCHED_LIST_INIT(q->peers);
+	SCHED_LIST_INIT(q->parked);
+	q->hnode.hash = sched_hash_str(name);
+	if (sched_hash_insert(&t->queues, &q->hnode) == -1) {
+		sched_core_release(t->sched, q, sizeof(*q) + len + 1);
+		return NULL;
+	}
+	return q;
+}
+
+/* sched_queue_free - release a queue that no peer refers to */
+
+void
+sched_queue_free(struct sched_queue *q)
+{
+	sched_hash_remove(&q->transport->queues, &q->hnode);
+	sched_core_release(
+	    q->transport->sched, q, sizeof(*q) + strlen(q->name) + 1);
+}
+
+/* sched_queue_limit - the client-side concurrency limit, 0 for none */
+
+static int
+sched_queue_limit(const struct sched_queue *q)
+{
+	return q->limit ? q->limit : q->transport->p.concurrency_limit;
+}
+
+/* sched_queue_dead_now - dead and not yet due for a probe */
+
+int
+sched_queue_dead_now(const struct sched_queue *q, double now)
+{
+	return q->dead && now < q->dead_until;
+}
+
+/* sched_queue_accepts - may one more delivery start now? */
+
+int
+sched_queue_accepts(struct sched_queue *q, double now)
+{
+	const struct sched_params *p = &q->transport->p;
+	double interval, slack;
+
+	/* A dead destination gets one probe at a time once it is due. */
+	if (q->dead)
+		return now >= q->dead_until && q->busy == 0;
+	if (q->window <= q->busy)
+		return 0;
+	if (p->rate_count > 0) {
+		/* GCRA: at most rate_count starts in any rate_period. */
+		interval = p->rate_period / p->rate_count;
+		slack = p->rate_period - interval;
+		if (q->rate_tat - now > slack + EPS) {
+			sched_core_wake(
+			    q->transport->sched, q, q->rate_tat - slack);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* sched_queue_selected - account for a delivery that starts now */
+
+void
+sched_queue_selected(struct sched_queue *q, double now)
+{
+	const struct sched_params *p = &q->transport->p;
+
+	q->busy++;
+	q->transport->busy++;
+	if (p->rate_count > 0)
+		q->rate_tat = (q->rate_tat > now ? q->rate_tat : now) +
+			      p->rate_period / p->rate_count;
+}
+
+/* sched_queue_debug - one feedback debug line with every variable */
+
+static void
+sched_queue_debug(struct sched_queue *q, const char *what, double feedback)
+{
+	if (!q->transport->p.feedback_debug)
+		return;
+	sched_core_log(q->transport->sched,
+	    "feedback %s: dest=%s feedback=%.4f window=%d busy=%d "
+	    "success=%.4f failure=%.4f fail_cohorts=%.4f%s",
+	    what, q->name, feedback, q->window, q->busy, q->success, q->failure,
+	    q->fail_cohorts, q->dead ? " dead" : "");
+}
+
+/* sched_queue_positive - after success: the pseudocode, plus safety */
+
+static void
+sched_queue_positive(struct sched_queue *q)
+{
+	const struct sched_params *p = &q->transport->p;
+	int limit = sched_queue_limit(q);
+	double fb;
+
+	q->fail_cohorts = 0;
+	if (q->dead) {
+		/* A delivery got through: the destination is alive again. */
+		q->dead = 0;
+		q->dead_until = 0;
+		q->window = p->initial_concurrency;
+		q->success = q->failure = 0;
+		sched_queue_debug(q, "revive", 0);
+		return;
+	}
+	if (limit > 0 && q->window >= limit)
+		return;
+	/*
+	 * Safety: without deliveries in flight to confirm it, a larger window
+	 * is a guess, and negative feedback would come too late to undo it.
+	 */
+	if (q->window >= q->busy + p->initial_concurrency) {
+		sched_queue_debug(q, "positive skipped (safety)", 0);
+		return;
+	}
+	fb = sched_params_feedback(&p->pos_feedback, q->window);
+	q->success += fb;
+	while (q->success >= 1 - EPS) {
+		q->window += 1;
+		q->failure = 0;
+		q->success -= 1;
+	}
+	if (q->success < 0)
+		q->success = 0;
+	if (limit > 0 && q->window > limit)
+		q->window = limit;
+	sched_queue_debug(q, "positive", fb);
+}
+
+/* sched_queue_die - declare the destination dead and defer its entries */
+
+static void
+sched_queue_die(struct sched_queue *q, double now)
+{
+	q->dead = 1;
+	q->window = 0;
+	q->dead_until = now + q->transport->p.minimal_backoff_time;
+	sched_rcpt_defer_todo(q);
+	sched_queue_debug(q, "dead", 0);
+}
+
+/* sched_queue_negative - after connection or handshake failure */
+
+static void
+sched_queue_negative(struct sched_queue *q, double now)
+{
+	const struct sched_params *p = &q->transport->p;
+	double fb;
+
+	if (q->dead) {
+		/* A failed probe suspends it again; stale failures do not. */
+		if (now >= q->dead_until)
+			sched_queue_die(q, now);
+		return;
+	}
+	q->fail_cohorts += 1.0 / q->window;
+	if (p->failed_cohort_limit > 0 &&
+	    q->fail_cohorts >= p->failed_cohort_limit - EPS) {
+		sched_queue_die(q, now);
+		return;
+	}
+	/* Reverse hysteresis: step down at the start of the run. */
+	fb = sched_params_feedback(&p->neg_feedback, q->window);
+	q->failure -= fb;
+	while (q->failure < -EPS) {
+		q->window -= 1;
+		q->success = 0;
+		q->failure += 1;
+	}
+	if (q->window < 1)
+		q->window = 1;
+	sched_queue_debug(q, "negative", fb);
+}
+
+/* sched_queue_done - feedback from a finished delivery, then release it */
+
+void
+sched_queue_done(struct sched_queue *q, enum sched_outcome outcome, double now)
+{
+	/* Feedback sees the delivery still busy, as Postfix's does. */
+	if (outcome == SCHED_CONN_FAIL)
+		sched_queue_negative(q, now);
+	else
+		sched_queue_positive(q);
+	q->busy--;
+	q->transport->busy--;
+	if (q->parked.head != NULL && sched_queue_accepts(q, now))
+		sched_queue_unpark(q);
+}
+
+/* sched_queue_unpark - the queue has room: its peers may be selected */
+
+void
+sched_queue_unpark(struct sched_queue *q)
+{
+	struct sched_transport *t = q->transport;
+	struct sched_peer *peer;
+
+	if (q->parked.head == NULL)
+		return;
+	while ((peer = q->parked.head) != NULL) {
+		SCHED_LIST_UNLINK(q->parked, peer, rlink);
+		peer->where = PEER_IDLE;
+		sched_select_ready(peer);
+		sched_job_unblock(peer->job);
+	}
+	/*
+	 * A job before the current one may be selectable again; start over
+	 * from the head of the job list, as Postfix's blocker update does.
+	 */
+	t->job_current = t->job_list.head;
+	t->cand_cache_current = NULL;
+}
+
+/* sched_queue_state - copy out the state for status and mirroring */
+
+void
+sched_queue_state(const struct sched_queue *q, struct sched_dest_state *st)
+{
+	st->window = q->window;
+	st->busy = q->busy;
+	st->todo = q->todo;
+	st->success = q->success;
+	st->failure = q->failure;
+	st->fail_cohorts = q->fail_cohorts;
+	st->dead = q->dead;
+	st->dead_until = q->dead_until;
+	st->limit = sched_queue_limit(q);
+}
