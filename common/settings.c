@@ -53,6 +53,13 @@ static const struct conf_key queueserv_keys[] = {
 	S(queueserv_shutdown_timeout), NULL},
     {"tmp_max_age", CONF_DURATION, "1d", 60, 365 * 86400LL,
 	S(queueserv_tmp_max_age), NULL},
+    STRKEY("runner_program", "", queueserv_runner_program),
+    {"runner_kill_timeout", CONF_DURATION, "10s", 1, 3600,
+	S(queueserv_runner_kill_timeout), NULL},
+    {"client_timeout_ms", CONF_INT, "5000", 10, 600000,
+	S(queueserv_client_timeout_ms), NULL},
+    {"max_clients", CONF_INT, "128", 1, 10000, S(queueserv_max_clients),
+	NULL},
 };
 
 static const struct conf_key queuerun_keys[] = {

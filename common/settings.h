@@ -37,6 +37,10 @@ struct settings {
 	long long queueserv_handshake_timeout_ms;
 	long long queueserv_shutdown_timeout;
 	long long queueserv_tmp_max_age;
+	char queueserv_runner_program[PATH_MAX];
+	long long queueserv_runner_kill_timeout;
+	long long queueserv_client_timeout_ms;
+	long long queueserv_max_clients;
 	/* [queuerun] */
 	long long queuerun_starvation_age;
 	long long queuerun_active_limit;

@@ -1,0 +1,172 @@
+/*
+ * mj_queuerun - walk the spool and deliver what is due.
+ *
+ *   mj_queuerun [-dfk] [-C file] -s fd   as a runner of mj_queueserv
+ *   mj_queuerun [-d] [-C file] -1         one pass: until nothing is due
+ *   mj_queuerun [-C file] -l              list the queue
+ *
+ * The delivery work is queuerun.h's; this file picks the mode.  With -s,
+ * runner_link.c owns the loop and speaks to the server over fd; -f logs
+ * to stderr (the server runs in the foreground) instead of syslog, and
+ * -k keeps the runner when idle (the pool's min_runners).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "queuerun.h"
+#include "runner_link.h"
+#include "settings.h"
+#include "spool_walk.h"
+
+/* qr_usage - the synopsis, then EX_USAGE */
+static int
+qr_usage(void)
+{
+	fprintf(stderr, "usage: mj_queuerun [-dfk] [-C file] -s fd\n"
+			"       mj_queuerun [-d] [-C file] -1\n"
+			"       mj_queuerun [-C file] -l\n");
+	return EX_USAGE;
+}
+
+/* qr_list_one - one line per message: where, size, when due */
+static int
+qr_list_one(void *arg, const struct spool_entry *e)
+{
+	const char *spool = arg;
+	size_t n = strlen(spool);
+	const char *rel = e->path;
+	char when[32];
+	struct tm tm;
+
+	if (strncmp(rel, spool, n) == 0 && rel[n] == '/')
+		rel += n + 1;
+	if (strcmp(e->top, SPOOL_QUEUE) != 0)
+		snprintf(when, sizeof(when), "%s",
+		    strcmp(e->top, SPOOL_HOLD) == 0 ? "held" : "quarantined");
+	else if (e->st.st_mtime <= time(NULL))
+		snprintf(when, sizeof(when), "due");
+	else if (localtime_r(&e->st.st_mtime, &tm) == NULL ||
+		 strftime(when, sizeof(when), "deferred %Y-%m-%dT%H:%M:%S",
+		     &tm) == 0)
+		snprintf(when, sizeof(when), "deferred");
+	printf("%s %lld %s%s\n", rel, (long long)e->st.st_size, when,
+	    e->stray ? " stray" : "");
+	return 0;
+}
+
+/* qr_list - the queue as ls would show it, in priority order */
+static int
+qr_list(const struct settings *s)
+{
+	static const char *const tops[] = {SPOOL_QUEUE, SPOOL_HOLD, SPOOL_BAD};
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < 3; i++) {
+		if (spool_walk(s->spool_dir, tops[i], qr_list_one,
+			(void *)s->spool_dir) == -1 &&
+		    i == 0) {
+			fprintf(stderr, "mj_queuerun: cannot read %s/%s: %s\n",
+			    s->spool_dir, tops[i], strerror(errno));
+			r = EX_TEMPFAIL;
+		}
+	}
+	if (fflush(stdout) == EOF)
+		r = EX_IOERR;
+	return r;
+}
+
+/* qr_once - one pass: step until nothing is due or in hand */
+static int
+qr_once(struct queuerun *q)
+{
+	struct pollfd pfd;
+	int ms;
+
+	queuerun_rescan(q);
+	for (;;) {
+		if (queuerun_step(q, &ms) == -1)
+			return EX_SOFTWARE;
+		if (queuerun_idle(q) && queuerun_busy(q) == 0)
+			return 0;
+		pfd.fd = queuerun_event_fd(q);
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, ms < 0 ? 1000 : ms) == -1 && errno != EINTR)
+			return EX_OSERR;
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct runner_link_opts o = {-1, 0};
+	const char *config = NULL;
+	struct settings s;
+	struct queuerun *q;
+	char err[512], *end;
+	int c, once = 0, list = 0, fg = 0, debug = 0, r;
+
+	setprogname("mj_queuerun");
+	umask(027);
+	while ((c = getopt(argc, argv, "1C:dfkls:")) != -1) {
+		switch (c) {
+		case '1':
+			once = 1;
+			break;
+		case 'C':
+			config = optarg;
+			break;
+		case 'd':
+			debug = 1;
+			break;
+		case 'f':
+			fg = 1;
+			break;
+		case 'k':
+			o.keep = 1;
+			break;
+		case 'l':
+			list = 1;
+			break;
+		case 's':
+			errno = 0;
+			o.fd = (int)strtol(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || o.fd < 0)
+				return qr_usage();
+			break;
+		default:
+			return qr_usage();
+		}
+	}
+	if (optind != argc || once + list + (o.fd != -1) != 1)
+		return qr_usage();
+	/* A runner's stderr is the daemon's /dev/null unless the server
+	 * runs in the foreground. */
+	log_open(
+	    "mj_queuerun", o.fd != -1 && !fg ? LOG_TO_SYSLOG : LOG_TO_STDERR);
+	log_set_debug(debug);
+	if (settings_load(&s, config ? config : SETTINGS_DEFAULT_FILE,
+		config == NULL, NULL, NULL, err, sizeof(err)) == -1) {
+		log_errx("%s", err);
+		return EX_CONFIG;
+	}
+	if (list)
+		return qr_list(&s);
+	if ((q = queuerun_open(&s, config, err, sizeof(err))) == NULL) {
+		log_errx("%s", err);
+		return EX_CONFIG;
+	}
+	if (once)
+		r = qr_once(q);
+	else
+		r = runner_link_serve(q, &s, &o);
+	queuerun_close(q);
+	return r;
+}
