@@ -268,7 +268,7 @@ sched_core_select(struct sched *s, double now, enum sched_action *act)
 
 int
 sched_core_done(struct sched *s, struct sched_entry *e,
-    enum sched_outcome outcome, double now)
+    enum sched_outcome outcome, double now, struct sched_dest_state *st)
 {
 	int flags = 0;
 
@@ -279,6 +279,9 @@ sched_core_done(struct sched *s, struct sched_entry *e,
 	} else {
 		sched_queue_done(e->peer->queue, outcome, now);
 	}
+	/* The state after feedback, before an idle queue is forgotten. */
+	if (st != NULL)
+		sched_queue_state(e->peer->queue, st);
 	sched_rcpt_finish(s, e, &flags);
 	return flags;
 }

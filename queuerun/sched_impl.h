@@ -155,7 +155,7 @@ void sched_core_log(struct sched *, const char *fmt, ...)
 /* sched_queue.c */
 struct sched_queue *sched_queue_find(struct sched_transport *, const char *);
 struct sched_queue *sched_queue_obtain(struct sched_transport *, const char *);
-void sched_queue_free(struct sched_queue *);
+void sched_queue_idle(struct sched_queue *, double now);
 int sched_queue_accepts(struct sched_queue *, double now);
 int sched_queue_dead_now(const struct sched_queue *, double now);
 void sched_queue_selected(struct sched_queue *, double now);

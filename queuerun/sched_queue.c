@@ -73,11 +73,19 @@ sched_queue_obtain(struct sched_transport *t, const char *name)
 	return q;
 }
 
-/* sched_queue_free - release a queue that no peer refers to */
+/* sched_queue_idle - free a queue that has nothing left worth keeping */
 
 void
-sched_queue_free(struct sched_queue *q)
+sched_queue_idle(struct sched_queue *q, double now)
 {
+	/*
+	 * Like Postfix, forget an idle destination, so memory follows the
+	 * destinations in use, not all ever seen.  Keep it while it is dead,
+	 * rate limited, waiting for a wakeup or configured on its own.
+	 */
+	if (q->peers.head != NULL || q->busy > 0 || q->dead || q->limit > 0 ||
+	    q->wake_at != 0 || q->rate_tat > now)
+		return;
 	sched_hash_remove(&q->transport->queues, &q->hnode);
 	sched_core_release(
 	    q->transport->sched, q, sizeof(*q) + strlen(q->name) + 1);

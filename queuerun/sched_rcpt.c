@@ -289,6 +289,7 @@ void
 sched_rcpt_finish(struct sched *s, struct sched_entry *e, int *flags)
 {
 	struct sched_peer *peer = e->peer;
+	struct sched_queue *q = peer->queue;
 	struct sched_job *job = peer->job;
 	struct sched_msg *msg = job->msg;
 	long n = e->nrcpt;
@@ -298,8 +299,10 @@ sched_rcpt_finish(struct sched *s, struct sched_entry *e, int *flags)
 	s->rcpt_in_core -= n;
 	msg->entries--;
 	sched_rcpt_entry_free(s, e);
-	if (--peer->refcount == 0)
+	if (--peer->refcount == 0) {
 		sched_rcpt_peer_free(peer);
+		sched_queue_idle(q, s->now);
+	}
 	sched_job_move_limits(job);
 	if (job->rcpt_count == 0 && msg->rcpt_unread == 0)
 		sched_job_free(job);

@@ -22,6 +22,7 @@ struct sim_job {
 	long destinations; /* or spread over d0..dN-1, or 0 */
 	char *transport;   /* default SIM_TRANSPORT */
 	long next;	   /* next recipient to read */
+	int arrived;	   /* handed to the scheduler */
 };
 
 struct sim_dest {

@@ -107,6 +107,39 @@ sim_log(void *arg, const char *line)
 	fprintf(stderr, "%s\n", line);
 }
 
+/* sim_arrive - jobs queued up to `until` enter the scheduler at `now` */
+
+static void
+sim_arrive(struct sim_run *run, double until, double now)
+{
+	struct sim *sim = run->sim;
+	struct sim_job *j;
+	size_t i;
+
+	for (i = 0; i < sim->njobs; i++) {
+		j = &sim->jobs[i];
+		if (j->arrived || j->queued > until)
+			continue;
+		j->arrived = 1;
+		if (sched_msg_add(run->s, j, j->queued, j->rcpts, now) == NULL)
+			sim_fatal(71, "cannot add job %s", j->name);
+	}
+}
+
+/* sim_next_arrival - queued time of the next job to arrive, or HUGE_VAL */
+
+static double
+sim_next_arrival(const struct sim *sim)
+{
+	double next = HUGE_VAL;
+	size_t i;
+
+	for (i = 0; i < sim->njobs; i++)
+		if (!sim->jobs[i].arrived && sim->jobs[i].queued < next)
+			next = sim->jobs[i].queued;
+	return next;
+}
+
 /* sim_transport_name - the i-th transport name mentioned, or NULL */
 
 static const char *
@@ -165,13 +198,12 @@ sim_setup(struct sim_run *run, double now)
 			sim->dests[i].concurrency_limit) == -1)
 			sim_fatal(71, "out of memory");
 	run->one_char = 1;
-	for (i = 0; i < sim->njobs; i++) {
+	for (i = 0; i < sim->njobs; i++)
 		if (strlen(sim->jobs[i].name) != 1)
 			run->one_char = 0;
-		if (sched_msg_add(run->s, &sim->jobs[i], sim->jobs[i].queued,
-			sim->jobs[i].rcpts, now) == NULL)
-			sim_fatal(71, "cannot add job %s", sim->jobs[i].name);
-	}
+	sim_arrive(run,
+	    run->mode == MODE_SEQ || run->mode == MODE_BENCH ? HUGE_VAL : now,
+	    now);
 }
 
 /* sim_event_push - a delivery that ends at a given time */
@@ -260,14 +292,12 @@ sim_done(struct sim_run *run, struct sched_entry *e, struct sim_job *j,
 
 	if (run->mode == MODE_TRACE) {
 		printf("%g %s %s %s", now, what, j->name, dest);
-		sched_core_done(run->s, e, out, now);
-		if (sched_dest_state(run->s, SIM_TRANSPORT, dest, &st) == 0)
-			printf(" window=%d busy=%d%s", st.window, st.busy,
-			    st.dead ? " dead" : "");
-		putchar('\n');
+		sched_core_done(run->s, e, out, now, &st);
+		printf(" window=%d busy=%d%s\n", st.window, st.busy,
+		    st.dead ? " dead" : "");
 		return;
 	}
-	sched_core_done(run->s, e, out, now);
+	sched_core_done(run->s, e, out, now, NULL);
 }
 
 /* sim_start - one selected entry in the timed modes */
@@ -321,7 +351,7 @@ sim_start(struct sim_run *run, struct sched_entry *e, enum sched_action act,
 static void
 sim_timed(struct sim_run *run)
 {
-	double now = run->sim->start, wake;
+	double now = run->sim->start, wake, next;
 	struct sched_entry *e;
 	enum sched_action act;
 	struct sim_event ev;
@@ -332,15 +362,19 @@ sim_timed(struct sim_run *run)
 			run->selections++;
 			sim_start(run, e, act, now);
 		}
-		wake = sched_core_wakeup(run->s);
-		if (run->nev > 0 && (wake <= now || run->ev[0].at <= wake)) {
+		/* The next thing to happen: a completion, wakeup or arrival. */
+		next = sim_next_arrival(run->sim);
+		if ((wake = sched_core_wakeup(run->s)) > now && wake < next)
+			next = wake;
+		if (run->nev > 0 && run->ev[0].at <= next) {
 			ev = sim_event_pop(run);
 			now = ev.at;
 			if (ev.d != NULL)
 				ev.d->sessions--;
 			sim_done(run, ev.e, ev.job, SCHED_OK, now, "ok");
-		} else if (wake > now) {
-			now = wake;
+		} else if (next < HUGE_VAL) {
+			now = next;
+			sim_arrive(run, now, now);
 		} else {
 			break;
 		}
@@ -361,7 +395,7 @@ sim_instant(struct sim_run *run)
 		run->selections++;
 		if (run->mode == MODE_SEQ)
 			sim_seq_add(run, sched_entry_msg_ctx(e));
-		sched_core_done(run->s, e, SCHED_OK, now);
+		sched_core_done(run->s, e, SCHED_OK, now, NULL);
 	}
 }
 
