@@ -119,6 +119,31 @@ bench:
 	@$(MAKE) --no-print-directory all
 	@for b in t/bench/*.sh; do sh $$b || exit 1; done
 
+# make fuzz: every t/fuzz/fuzz_NAME.c is a libFuzzer target (clang), built
+# with ASan and UBSan over all library sources, run FUZZ_SECONDS on its
+# corpus t/fuzz/corpus/NAME (new finds are kept there).
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_LIB_SRC := $(COMMON_SRC) $(SPOOL_SRC) $(SCHED_SRC) $(QR_SRC)
+FUZZ_TARGETS := $(patsubst t/fuzz/%.c,t/fuzz/bin/%,$(wildcard t/fuzz/fuzz_*.c))
+t/fuzz/bin/%: t/fuzz/%.c $(FUZZ_LIB_SRC)
+	@mkdir -p t/fuzz/bin
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -g -O1 \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    -o $@ $< $(FUZZ_LIB_SRC) $(LDLIBS) -lresolv -pthread
+fuzz:
+	@sh scripts/deps.sh fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS)
+	@for f in $(FUZZ_TARGETS); do \
+	    n=$${f##*/fuzz_}; mkdir -p t/fuzz/corpus/$$n; \
+	    echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
+	    $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	        t/fuzz/corpus/$$n 2>t/fuzz/bin/$$n.log || \
+	        { tail -40 t/fuzz/bin/$$n.log; exit 1; }; \
+	    grep -E 'stat::number_of_executed_units|stat::new_units_added' \
+	        t/fuzz/bin/$$n.log; \
+	done
+
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(PROGS) $(DESTDIR)$(SBINDIR)
@@ -126,3 +151,4 @@ install: all
 
 clean:
 	rm -f */*.o */*.d */*.a $(PROGS) $(TOOLS) t/tools/*.d
+	rm -rf t/fuzz/bin

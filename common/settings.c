@@ -141,12 +141,10 @@ settings_section(void *arg, const char *section, struct conf_section *out,
 	return settings_skip_section(NULL, section, out, err, errlen);
 }
 
-/* settings_load - defaults, then the file (missing is fine if allowed) */
-int
-settings_load(struct settings *s, const char *path, int missing_ok,
-    conf_section_fn *other, void *other_arg, char *err, size_t errlen)
+/* settings_defaults - every key of every section to its default */
+static int
+settings_defaults(struct settings *s, char *err, size_t errlen)
 {
-	struct settings_ctx ctx = {s, other, other_arg};
 	size_t i;
 
 	memset(s, 0, sizeof(*s));
@@ -159,5 +157,30 @@ settings_load(struct settings *s, const char *path, int missing_ok,
 			    settings_tables[i].section);
 			return -1;
 		}
-	return conf_load(path, missing_ok, settings_section, &ctx, err, errlen);
+	return 0;
+}
+
+/* settings_load - defaults, then the file (missing is fine if allowed) */
+int
+settings_load(struct settings *s, const char *path, int missing_ok,
+    conf_section_fn *other, void *other_arg, char *err, size_t errlen)
+{
+	struct settings_ctx ctx = {s, other, other_arg};
+
+	if (settings_defaults(s, err, errlen) == -1)
+		return -1;
+	return conf_load(path, missing_ok, settings_section, &ctx, err,
+	    errlen);
+}
+
+/* settings_load_file - defaults, then an open stream named label */
+int
+settings_load_file(struct settings *s, FILE *fp, const char *label,
+    conf_section_fn *other, void *other_arg, char *err, size_t errlen)
+{
+	struct settings_ctx ctx = {s, other, other_arg};
+
+	if (settings_defaults(s, err, errlen) == -1)
+		return -1;
+	return conf_load_file(fp, label, settings_section, &ctx, err, errlen);
 }

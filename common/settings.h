@@ -49,6 +49,8 @@ struct settings {
 
 int settings_load(struct settings *s, const char *path, int missing_ok,
     conf_section_fn *other, void *other_arg, char *err, size_t errlen);
+int settings_load_file(struct settings *s, FILE *fp, const char *label,
+    conf_section_fn *other, void *other_arg, char *err, size_t errlen);
 conf_section_fn settings_skip_section;
 
 #endif

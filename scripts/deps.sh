@@ -4,6 +4,7 @@
 #   sh scripts/deps.sh build   compiler, libbsd, inih
 #   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
+#   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
 #
 # As root it installs what is missing with apt-get; otherwise it prints the
 # exact command to run and fails.
@@ -12,13 +13,15 @@ set -eu
 build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev"
 test="$build bats bats-assert bats-support postfix strace procps psmisc"
 bench="$test"
+fuzz="$build clang libclang-rt-dev"
 
 case "${1:-build}" in
 build) want=$build ;;
 test) want=$test ;;
 bench) want=$bench ;;
+fuzz) want=$fuzz ;;
 *)
-	echo "usage: sh scripts/deps.sh build|test|bench" >&2
+	echo "usage: sh scripts/deps.sh build|test|bench|fuzz" >&2
 	exit 64
 	;;
 esac

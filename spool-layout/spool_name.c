@@ -101,7 +101,7 @@ spool_name_parse(const char *text, struct spool_name *n)
 	n->uniq[0] = p[1];
 	n->uniq[1] = p[2];
 	p += 4;
-	if (*p < '0' || *p > '9')
+	if (*p < '1' || *p > '9') /* no sign, no leading zero: one spelling */
 		return -1;
 	errno = 0;
 	n->pid = strtol(p, &end, 10);
