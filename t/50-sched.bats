@@ -19,6 +19,20 @@ sim_text() {
 	run "$SIM" "$1" <<<"$2"
 }
 
+# golden MODE NAME - NAME.ini gives exactly NAME.out
+golden() {
+	sim "$1" "$2.ini"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(cat "$DATA/$2.out")" ]
+}
+
+# rejects TEXT MESSAGE - the scenario is refused: exit 65 and MESSAGE
+rejects() {
+	sim_text -s "$1"
+	[ "$status" -eq 65 ]
+	[ "$output" = "mj_schedsim: $2" ]
+}
+
 # field NAME - the value of NAME=... in $output
 field() {
 	sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$output"
@@ -75,9 +89,7 @@ limiter() {
 }
 
 @test "nested preemption: 1 by 2 after 40 slots, then 2 by 3" {
-	sim -s nested.ini
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(cat "$DATA/nested.out")" ]
+	golden -s nested
 	[[ "$output" == "$(printf '1%.0s' {1..40})22222222333322222222222211"* ]]
 }
 
@@ -88,17 +100,13 @@ limiter() {
 }
 
 @test "a blocker job is skipped while its destination is full" {
-	sim -t blocker.ini
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(cat "$DATA/blocker.out")" ]
+	golden -t blocker
 	# B goes at t=2, while A's first delivery is still in flight.
 	[ "${lines[1]}" = "2 select B fast.example window=5 busy=0" ]
 }
 
 @test "dead destination: entries deferred, new ones deferred, probe revives" {
-	sim -t dead.ini
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(cat "$DATA/dead.out")" ]
+	golden -t dead
 	[ "${lines[6]}" = "40 defer B down.example window=0 busy=0 dead" ]
 	[ "${lines[8]}" = "101 ok C down.example window=2 busy=0" ]
 }
@@ -129,9 +137,7 @@ limiter() {
 }
 
 @test "rate limit 2/10s: at most two starts in any ten seconds, window 5" {
-	sim -t rate.ini
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(cat "$DATA/rate.out")" ]
+	golden -t rate
 	starts=$(awk '$2 == "select" { printf "%s ", $1 }' <<<"$output")
 	[ "$starts" = "0 0 5 10 15 20 " ]
 }
@@ -143,9 +149,7 @@ limiter() {
 }
 
 @test "recipient slot pools: a 1000-recipient list in batches, bounded" {
-	sim -s memory.ini
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(cat "$DATA/memory.out")" ]
+	golden -s memory
 	[ "${#output}" -eq 1002 ]
 	sim -b memory.ini
 	[ "$status" -eq 0 ]
@@ -176,36 +180,27 @@ limiter() {
 }
 
 @test "other bad parameters: range, rate, duration, unknown key" {
-	sim_text -s $'[scheduler]\n\ndelivery_slot_discount = 101'
-	[ "$status" -eq 65 ]
-	[ "$output" = "mj_schedsim: line 3: delivery_slot_discount: must be an integer in [0,100]" ]
-	sim_text -s $'[scheduler]\ndestination_rate_limit = 600/fortnight'
-	[ "$status" -eq 65 ]
-	[ "$output" = "mj_schedsim: line 2: destination_rate_limit: must be empty or N/period, e.g. 600/1m" ]
-	sim_text -s $'[scheduler]\nminimal_backoff_time = 5 minutes'
-	[ "$status" -eq 65 ]
-	[ "$output" = "mj_schedsim: line 2: minimal_backoff_time: must be a duration in [1,2592000] seconds (suffix s, m, h or d)" ]
-	sim_text -s $'[scheduler]\ndefault_destination_concurrency_limit = 20'
-	[ "$status" -eq 65 ]
-	[ "$output" = "mj_schedsim: line 2: default_destination_concurrency_limit: not a scheduler parameter" ]
-	sim_text -s $'[transport:relay]\ndelivery_slot_cost = x'
-	[ "$status" -eq 65 ]
-	[ "$output" = "mj_schedsim: line 2: delivery_slot_cost: must be an integer in [0,1000]" ]
+	rejects $'[scheduler]\n\ndelivery_slot_discount = 101' \
+	    "line 3: delivery_slot_discount: must be an integer in [0,100]"
+	rejects $'[scheduler]\ndestination_rate_limit = 600/fortnight' \
+	    "line 2: destination_rate_limit: must be empty or N/period, e.g. 600/1m"
+	rejects $'[scheduler]\nminimal_backoff_time = 5 minutes' \
+	    "line 2: minimal_backoff_time: must be a duration in [1,2592000] seconds (suffix s, m, h or d)"
+	rejects $'[scheduler]\ndefault_destination_concurrency_limit = 20' \
+	    "line 2: default_destination_concurrency_limit: not a scheduler parameter"
+	rejects $'[transport:relay]\ndelivery_slot_cost = x' \
+	    "line 2: delivery_slot_cost: must be an integer in [0,1000]"
 }
 
 @test "scenario errors: section, job key, missing recipients, usage" {
-	sim_text -s $'[jobs a]\nrecipients = 1'
-	[ "$status" -eq 65 ]
-	[ "$output" = "mj_schedsim: line 2: [jobs a]: unknown section" ]
-	sim_text -s $'[job a]\nrecipient = 1'
-	[ "$status" -eq 65 ]
-	[ "$output" = "mj_schedsim: line 2: recipient: unknown job key" ]
-	sim_text -s $'[job a]\nqueued = 1'
-	[ "$status" -eq 65 ]
-	[ "$output" = "mj_schedsim: [job a]: recipients: missing" ]
-	sim_text -s $'[scheduler]'
-	[ "$status" -eq 65 ]
-	[ "$output" = "mj_schedsim: no [job NAME] section" ]
+	rejects $'[jobs a]\nrecipients = 1' \
+	    "line 2: [jobs a]: unknown section"
+	rejects $'[job a]\nrecipient = 1' \
+	    "line 2: recipient: unknown job key"
+	rejects $'[job a]\nqueued = 1' \
+	    "[job a]: recipients: missing"
+	rejects $'[scheduler]' \
+	    "no [job NAME] section"
 	run "$SIM" -x </dev/null
 	[ "$status" -eq 64 ]
 	run "$SIM" </dev/null
