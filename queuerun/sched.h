@@ -1,0 +1,125 @@
+/*
+ * sched.h - the public interface of mjq's pure delivery scheduler.
+ *
+ * This is Postfix's queue manager scheduling (postfix-scheduler.txt) as a
+ * library: per-destination concurrency feedback with dead-destination
+ * detection, and per-transport preemptive job scheduling with delivery slots
+ * and recipient slot pools.  It does no I/O and reads no clock: every call
+ * that depends on time takes `now` (seconds, any epoch, as a double), and
+ * the only ways out are the return values and the callbacks below, so the
+ * runner and the simulator drive exactly the same code.
+ *
+ * Words: a message has recipients; each recipient is bound to a transport
+ * and a destination (nexthop); a job is one message within one transport;
+ * an entry is a batch of recipients of one job for one destination, and is
+ * the unit handed to a delivery agent.
+ */
+#ifndef SCHED_H
+#define SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sched_params.h"
+
+struct sched;
+struct sched_msg;
+struct sched_entry;
+
+/* What the runner must do with a selected entry. */
+enum sched_action {
+	SCHED_DELIVER, /* deliver it, then report the outcome */
+	SCHED_DEFER    /* destination is dead: defer its recipients */
+};
+
+/* What happened to a delivered entry (the feedback it gives). */
+enum sched_outcome {
+	SCHED_OK,	 /* delivered, or failed after the handshake */
+	SCHED_CONN_FAIL, /* connection or handshake failure: negative */
+	SCHED_OTHER	 /* any other failure: still positive feedback */
+};
+
+/* Bits returned by sched_done(). */
+#define SCHED_MSG_FINISHED 1 /* the entry's message has no work left */
+
+/*
+ * Runner-supplied callbacks.  refill: read up to `max` more recipients of
+ * the message, calling sched_rcpt_add() for each, and return how many are
+ * still unread afterwards.  log: one line of feedback debugging.
+ */
+struct sched_callbacks {
+	long (*refill)(void *arg, struct sched_msg *, void *msg_ctx, long max);
+	void (*log)(void *arg, const char *line);
+	void *arg;
+};
+
+/* Per-destination state, for status output and the shared table. */
+struct sched_dest_state {
+	int window;	     /* concurrency window (0 while dead) */
+	int busy;	     /* deliveries in flight */
+	long todo;	     /* entries waiting */
+	double success;	     /* positive feedback accumulated */
+	double failure;	     /* negative hysteresis remaining */
+	double fail_cohorts; /* failed pseudo-cohorts so far */
+	int dead;	     /* declared dead */
+	double dead_until;   /* probe allowed from this time */
+	int limit;	     /* client-side concurrency limit in force */
+};
+
+/* Create a scheduler; *p gives the global limits (message_recipient_*). */
+struct sched *sched_core_create(const struct sched_params *,
+    const struct sched_callbacks *);
+/* Add a transport with its own parameters; -1 if it exists or no memory. */
+int sched_core_transport(struct sched *, const char *name,
+    const struct sched_params *);
+/* Free everything; report every SCHED_DELIVER entry handed out first. */
+void sched_core_free(struct sched *);
+
+/*
+ * A message enters core: rcpts is how many recipients its state file has
+ * left; the first batch is read at once through the refill callback.
+ * NULL: out of memory, or no recipient was read.
+ */
+struct sched_msg *sched_msg_add(struct sched *, void *msg_ctx, double queued,
+    long rcpts, double now);
+/* From inside refill: bind one recipient; -1 unknown transport or memory. */
+int sched_rcpt_add(struct sched *, struct sched_msg *, const char *transport,
+    const char *nexthop, uint32_t rcpt_id);
+
+/* The next entry to deliver (or to defer, see *act); NULL if none now. */
+struct sched_entry *sched_core_select(struct sched *, double now,
+    enum sched_action *);
+/*
+ * Report a selected entry (the outcome is ignored for SCHED_DEFER) and free
+ * it; *st, if not NULL, gets its destination's state after the feedback.
+ * Returns SCHED_MSG_FINISHED when the entry's message has no work left.
+ * Read the entry's message context before calling this.
+ */
+int sched_core_done(struct sched *, struct sched_entry *, enum sched_outcome,
+    double now, struct sched_dest_state *);
+/* When a rate-limited destination next gets room (0: nothing waits). */
+double sched_core_wakeup(const struct sched *);
+
+/* What an entry is: the runner's message, transport, nexthop, recipients. */
+void *sched_entry_msg_ctx(const struct sched_entry *);
+const char *sched_entry_transport(const struct sched_entry *);
+const char *sched_entry_nexthop(const struct sched_entry *);
+const uint32_t *sched_entry_rcpts(const struct sched_entry *, size_t *n);
+
+/* A destination's state; -1 if the scheduler holds none for it. */
+int sched_dest_state(const struct sched *, const char *transport,
+    const char *nexthop, struct sched_dest_state *);
+/* Give a destination its own client concurrency limit (kept in core). */
+int sched_dest_limit(struct sched *, const char *transport,
+    const char *nexthop, int limit);
+/* Call fn for every destination in core, e.g. to mirror the shared table. */
+void sched_dest_walk(const struct sched *,
+    void (*fn)(void *, const char *transport, const char *nexthop,
+	const struct sched_dest_state *),
+    void *arg);
+
+/* Bytes and recipients in core now, and their peaks (tests, benchmark). */
+size_t sched_core_memory(const struct sched *, size_t *peak);
+long sched_core_rcpts(const struct sched *, long *peak);
+
+#endif
