@@ -345,3 +345,19 @@ enqueue() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "commit order ok: open write fsync link fsync-dir unlink exit0" ]
 }
+
+@test "with no server listening, start_server starts mj_queueserv detached" {
+	sed -i 's/^start_server = no$/start_server = yes/' "$CONF"
+	run enqueue -d example.org -l mylist -r <<<"$MSG"
+	[ "$status" -eq 0 ]
+	# the server comes up on its own, not as our child
+	wait_for 10 test -S "$SPOOL/queueserv.sock"
+	wait_for 10 test -s "$SPOOL/queueserv.pid"
+	pid=$(cat "$SPOOL/queueserv.pid")
+	# detached: a session of its own, not ours and not mj_enqueue's
+	[ "$(ps -o sid= -p "$pid" | tr -d ' ')" != "$(ps -o sid= -p $$ | tr -d ' ')" ]
+	run "$MJ_QUEUESERV" -C "$CONF" status
+	[ "$status" -eq 0 ]
+	"$MJ_QUEUESERV" -C "$CONF" stop
+	wait_for 10 eval '! kill -0 '"$pid"' 2>/dev/null'
+}
