@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "enqueue.h"
+#include "io.h"
 
 #define COPY_CHUNK 65536
 
@@ -28,24 +29,6 @@ struct copy_state {
 	int crlf; /* the first line ends in CRLF */
 	long long stored;
 };
-
-/* copy_write - write all of buf, or -1 with errno */
-static int
-copy_write(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		if ((n = write(fd, buf, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* copy_from_line - take the sender of a dropped "From sender date" line */
 static void
@@ -163,7 +146,7 @@ copy_body(struct enqueue_copy *c, struct copy_state *st, int in, int out)
 		st->stored += n;
 		if (copy_too_big(c, st->stored))
 			return EX_DATAERR;
-		if (copy_write(out, st->hdr, (size_t)n) == -1)
+		if (io_write_all(out, st->hdr, (size_t)n) == -1)
 			return -1;
 	}
 }
@@ -204,11 +187,11 @@ enqueue_copy(struct enqueue_copy *c, int in, int out)
 	if (c->have_sender && !st.has_return_path) {
 		rplen = snprintf(rp, sizeof(rp), "Return-Path: <%s>%s",
 		    c->sender, st.crlf ? "\r\n" : "\n");
-		r = copy_write(out, rp, (size_t)rplen);
+		r = io_write_all(out, rp, (size_t)rplen);
 	}
 	st.stored = (long long)st.len;
 	if (r == 0)
-		r = copy_write(out, st.hdr, st.len);
+		r = io_write_all(out, st.hdr, st.len);
 	if (r == 0)
 		r = copy_body(c, &st, in, out);
 	free(st.hdr);

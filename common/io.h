@@ -1,0 +1,11 @@
+/*
+ * io.h - small I/O helpers with no mail knowledge.
+ */
+#ifndef MJQ_IO_H
+#define MJQ_IO_H
+
+#include <stddef.h>
+
+int io_write_all(int fd, const void *buf, size_t len);
+
+#endif
