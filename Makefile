@@ -148,6 +148,13 @@ install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(PROGS) $(DESTDIR)$(SBINDIR)
 	$(if $(MAN8),install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8)
+	install -d $(DESTDIR)$(SYSCONFDIR)/init.d $(DESTDIR)/lib/systemd/system
+	sed 's|/usr/local/sbin/|$(SBINDIR)/|g; s|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \
+	    scripts/init/mj_queueserv.service \
+	    >$(DESTDIR)/lib/systemd/system/mj_queueserv.service
+	sed 's|/usr/local/sbin/|$(SBINDIR)/|g; s|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \
+	    scripts/init/mj_queueserv.init >$(DESTDIR)$(SYSCONFDIR)/init.d/mj_queueserv
+	chmod 0755 $(DESTDIR)$(SYSCONFDIR)/init.d/mj_queueserv
 
 clean:
 	rm -f */*.o */*.d */*.a $(PROGS) $(TOOLS) t/tools/*.d

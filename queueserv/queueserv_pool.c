@@ -335,6 +335,10 @@ pool_place_run(struct qs *qs)
 		queueserv_pool_event(qs, sl, EV_NEED);
 		return;
 	}
+	if (pool_find(qs, SLOT_STARTING) != NULL) {
+		qs->want_run = 0; /* its first walk is still to come */
+		return;
+	}
 	if ((sl = pool_find(qs, SLOT_EMPTY)) != NULL) {
 		queueserv_pool_event(qs, sl, EV_NEED);
 		if (sl->state == SLOT_STARTING)

@@ -53,3 +53,37 @@ wait_for() {
 queue_files() {
 	(cd "$SPOOL" && find QUEUE -type f ! -name '.*' | sort)
 }
+
+# alive PID - the process exists and is not a zombie
+alive() {
+	[ -r "/proc/$1/stat" ] &&
+		! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null
+}
+
+# queueserv_answers - a server answers "status" on this test's socket
+queueserv_answers() {
+	"$MJ_QUEUESERV" -C "$CONF" status >/dev/null 2>&1
+}
+
+# queueserv_start [ARG...] - mj_queueserv -f -d on this test's spool, in
+# the background; its log is $QS_LOG, its pid $QS_PID.  Returns once it
+# answers on its socket.
+queueserv_start() {
+	QS_LOG=$BATS_TEST_TMPDIR/queueserv.log
+	"$MJ_QUEUESERV" -f -d -C "$CONF" "$@" </dev/null >>"$QS_LOG" 2>&1 3>&- &
+	QS_PID=$!
+	wait_for 10 queueserv_answers
+}
+
+# queueserv_stop - stop the server of queueserv_start (SIGTERM, SIGKILL
+# after 10 s) and reap it
+queueserv_stop() {
+	[ -n "${QS_PID:-}" ] || return 0
+	if alive "$QS_PID"; then
+		kill -TERM "$QS_PID" 2>/dev/null
+		wait_for 10 eval "! alive $QS_PID" ||
+			kill -KILL "$QS_PID" 2>/dev/null
+	fi
+	wait "$QS_PID" 2>/dev/null
+	QS_PID=
+}

@@ -1,0 +1,409 @@
+#!/usr/bin/env bats
+# t/30-queueserv.bats - mj_queueserv with real processes: the pool, its
+# recovery from killed, stopped and crashing runners, the control verbs,
+# one server per spool, and the tmp/ sweeper.
+#
+# The runner is $MJQ_TEST_RUNNER if set, else the build's mj_queuerun.
+# "Nothing lost" is counted as: messages still in QUEUE/ plus messages
+# the runners logged as delivered equals the messages enqueued.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	RUNNER=${MJQ_TEST_RUNNER:-$MJ_QUEUERUN}
+	[ -x "$RUNNER" ] || skip "no runner program: build queuerun/mj_queuerun"
+	QS_PID=
+	SEEN_RUNNERS=
+}
+
+teardown() {
+	record_runners
+	queueserv_stop
+	local p
+	for p in $SEEN_RUNNERS; do
+		alive "$p" && kill -KILL "$p" 2>/dev/null
+	done
+	return 0
+}
+
+# qs_conf [INI...] - this test's config: short timeouts, then extra text
+qs_conf() {
+	mjq_setup <<-EOF
+		poke_timeout_ms = 5000
+		[queueserv]
+		runner_program = $RUNNER
+		max_runners = 2
+		handshake_timeout_ms = 200
+		runner_hang_timeout = 30s
+		runner_kill_timeout = 1s
+		runner_idle_timeout = 60s
+		shutdown_timeout = 5s
+		queue_run_delay = 1h
+		$(printf '%s\n' "$@")
+	EOF
+	mjq_list example.org test
+}
+
+# enqueue N - N messages to test@example.org
+enqueue() {
+	local i
+	for i in $(seq "$1"); do
+		printf 'Subject: %s\n\nbody\n' "$i" |
+			"$MJ_ENQUEUE" -C "$CONF" -d example.org -l test -r ||
+			return 1
+	done
+}
+
+# runner_pids - the server's runners, sorted
+runner_pids() {
+	pgrep -P "$QS_PID" -x "$(basename "$RUNNER")" | sort
+}
+
+# record_runners - remember every runner seen, for teardown
+record_runners() {
+	[ -n "${QS_PID:-}" ] && SEEN_RUNNERS="$SEEN_RUNNERS $(runner_pids)"
+	return 0
+}
+
+# nrunners N - exactly N runners
+nrunners() {
+	record_runners
+	[ "$(runner_pids | wc -l)" -eq "$1" ]
+}
+
+# delivered - the messages the runners logged as delivered
+delivered() {
+	grep -c 'mj_queuerun: delivered ' "$QS_LOG" || true
+}
+
+# accounted N - N messages are in the queue or delivered, none in hand
+accounted() {
+	[ $(($(queue_files | wc -l) + $(delivered))) -eq "$1" ] &&
+		"$MJ_QUEUESERV" -C "$CONF" status -j |
+		grep -vq '"in_hand":[1-9]'
+}
+
+# json_field NAME - the first number or string of "NAME": in status -j
+json_field() {
+	"$MJ_QUEUESERV" -C "$CONF" status -j |
+		grep -o "\"$1\":[^,}]*" | head -1 | cut -d: -f2 | tr -d '"'
+}
+
+# log_has TEXT - the server's log has a line with TEXT
+log_has() {
+	grep -q -- "$1" "$QS_LOG"
+}
+
+@test "a poke from mj_enqueue has a runner walk and deliver" {
+	qs_conf
+	queueserv_start
+	wait_for 5 nrunners 1
+	wait_for 5 eval '[ "$(json_field state)" = idle ]'
+	enqueue 3
+	wait_for 10 accounted 3
+	[ "$(json_field pokes)" -eq 3 ]
+	[ "$(grep -c 'walk start' "$QS_LOG")" -ge 2 ]
+}
+
+@test "status without a server says so and exits 69" {
+	qs_conf
+	run -69 "$MJ_QUEUESERV" -C "$CONF" status
+	[[ "$output" == "mj_queueserv: no server answers on $SPOOL/queueserv.sock: "* ]]
+	run -69 "$MJ_QUEUESERV" -C "$CONF" stop
+}
+
+@test "status shows the pool and exact spool counts per tier" {
+	qs_conf
+	enqueue 3
+	# Two deferred, one held, one quarantined: nothing a runner takes.
+	local f
+	f=$(queue_files | head -1)
+	mkdir -p "$SPOOL/HOLD/10/example.org/10/list" \
+		"$SPOOL/BAD/20/example.org/05/list"
+	mv "$SPOOL/$f" "$SPOOL/HOLD/10/example.org/10/list/"
+	f=$(queue_files | head -1)
+	mv "$SPOOL/$f" "$SPOOL/BAD/20/example.org/05/list/"
+	printf 'x\n' | "$MJ_ENQUEUE" -C "$CONF" -d example.org -l test -r -P 30
+	printf 'x\n' | "$MJ_ENQUEUE" -C "$CONF" -d example.org -l test -r
+	for f in $(queue_files); do touch -d '+1 hour' "$SPOOL/$f"; done
+	queueserv_start
+	wait_for 5 nrunners 1
+	run -0 "$MJ_QUEUESERV" -C "$CONF" status
+	echo "$output"
+	[[ "${lines[0]}" =~ ^server:\ pid\ $QS_PID,\ up\ [0-9]+s,\ 0\ pokes,\ runners\ 1\ of\ 2\ \(min\ 0\)$ ]]
+	[ "${lines[1]}" = "slot  pid      state       in-hand     done   uptime" ]
+	[[ "${lines[2]}" =~ ^0\ +[0-9]+\ +(idle|busy|starting)\ +0\ +0\ +[0-9]+s$ ]]
+	[ "${lines[3]}" = "tier   outstanding      due deferred     held quarantined" ]
+	[ "${lines[4]}" = "30/10            1        0        1        0           0" ]
+	[ "${lines[5]}" = "20/05            0        0        0        0           1" ]
+	[ "${lines[6]}" = "10/10            2        0        2        1           0" ]
+	[ "${lines[7]}" = "total            3        0        3        1           1" ]
+	[[ "${lines[8]}" =~ ^oldest:\ [0-9]+s$ ]]
+	[ "${#lines[@]}" -eq 9 ]
+}
+
+@test "status -j is one JSON object with the pool and the spool" {
+	qs_conf
+	enqueue 1
+	for f in $(queue_files); do touch -d '+1 hour' "$SPOOL/$f"; done
+	queueserv_start
+	wait_for 5 nrunners 1
+	run -0 "$MJ_QUEUESERV" -C "$CONF" status -j
+	echo "$output"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" =~ ^\{\"server\":\{\"pid\":$QS_PID,\"uptime\":[0-9]+,\"pokes\":0,\"runners\":1,\"min_runners\":0,\"max_runners\":2\},\"runners\":\[\{\"slot\":0,\"pid\":[0-9]+,\"state\":\"[a-z]+\",\"in_hand\":0,\"done\":0,\"uptime\":[0-9]+\}\],\"spool\":\{\"outstanding\":1,\"due\":0,\"deferred\":1,\"held\":0,\"quarantined\":0,\"oldest_age\":[0-9]+,\"tiers\":\[\{\"domain_prio\":10,\"list_prio\":10,\"outstanding\":1,\"due\":0,\"deferred\":1,\"held\":0,\"quarantined\":0\}\]\}\}$ ]]
+	if command -v python3 >/dev/null; then
+		echo "$output" | python3 -m json.tool >/dev/null
+	fi
+	run -0 "$MJ_QUEUESERV" -C "$CONF" status json
+	[[ "$output" == '{"server":{"pid":'* ]]
+}
+
+@test "kill -9 of a busy runner: replaced, nothing lost" {
+	export STUB_MS=300
+	qs_conf "max_runners = 1"
+	enqueue 4
+	queueserv_start
+	wait_for 5 nrunners 1
+	local old
+	old=$(runner_pids)
+	wait_for 5 eval '[ "$(json_field in_hand)" = 1 ]'
+	kill -KILL "$old"
+	wait_for 5 eval '[ -n "$(runner_pids)" ] && [ "$(runner_pids)" != "$old" ]'
+	wait_for 5 log_has "runner $old (slot 0) killed by signal 9"
+	wait_for 20 accounted 4
+}
+
+@test "kill -9 of the server: runners exit, a new server starts cleanly" {
+	qs_conf "min_runners = 2"
+	queueserv_start
+	wait_for 5 nrunners 2
+	local pids
+	pids=$(runner_pids)
+	kill -KILL "$QS_PID"
+	wait "$QS_PID" 2>/dev/null || true
+	for p in $pids; do
+		wait_for 5 eval "! alive $p"
+	done
+	[ -S "$SPOOL/queueserv.sock" ]
+	[ -s "$SPOOL/queueserv.pid" ]
+	queueserv_start
+	wait_for 5 nrunners 2
+	log_has "removed stale socket $SPOOL/queueserv.sock"
+	enqueue 2
+	wait_for 10 accounted 2
+}
+
+@test "a SIGSTOPped runner is detected, killed and replaced" {
+	qs_conf "min_runners = 1" "runner_hang_timeout = 1s"
+	queueserv_start
+	wait_for 5 nrunners 1
+	local old
+	old=$(runner_pids)
+	kill -STOP "$old"
+	wait_for 10 log_has "runner $old (slot 0) silent for"
+	wait_for 10 eval "! alive $old"
+	wait_for 10 eval '[ -n "$(runner_pids)" ] && [ "$(runner_pids)" != "$old" ]'
+	log_has "runner $old (slot 0) did not exit: killing"
+	log_has "runner $old (slot 0) killed by signal 9"
+	enqueue 1
+	wait_for 10 accounted 1
+}
+
+@test "1000 concurrent pokes: all answered, nothing lost" {
+	qs_conf "max_runners = 2"
+	queueserv_start
+	local i pids=()
+	for i in $(seq 1000); do
+		printf 'Subject: %s\n\nx\n' "$i" |
+			"$MJ_ENQUEUE" -C "$CONF" -d example.org -l test -r 3>&- &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i"
+	done
+	alive "$QS_PID"
+	[ "$(json_field pokes)" -eq 1000 ]
+	wait_for 60 accounted 1000
+}
+
+@test "every runner killed at once: the pool recovers" {
+	qs_conf "min_runners = 3" "max_runners = 3"
+	queueserv_start
+	wait_for 5 nrunners 3
+	local old p
+	old=$(runner_pids)
+	kill -KILL $old
+	wait_for 10 nrunners 3
+	for p in $(runner_pids); do
+		! grep -qx "$p" <<<"$old"
+	done
+	enqueue 2
+	wait_for 10 accounted 2
+}
+
+@test "a runner that keeps dying is throttled and logged loudly" {
+	printf '#!/bin/sh\nexit 3\n' >"$BATS_TEST_TMPDIR/crash"
+	chmod +x "$BATS_TEST_TMPDIR/crash"
+	RUNNER=$BATS_TEST_TMPDIR/crash
+	qs_conf "max_runners = 1"
+	queueserv_start
+	sleep 4.5 # the throttle is what is measured: time must pass
+	local n
+	n=$(grep -c 'exited with status 3' "$QS_LOG")
+	echo "spawns in 4.5s: $n"
+	# 0 s, 1 s, then 2 and 4 s of backoff: 3 or 4, never a busy loop.
+	[ "$n" -ge 2 ] && [ "$n" -le 4 ]
+	log_has "runner slot 0: 3 quick deaths in a row; next start in"
+	alive "$QS_PID"
+}
+
+@test "graceful stop: in-flight work finishes, files removed, exit 0" {
+	export STUB_MS=1000
+	qs_conf "max_runners = 1"
+	enqueue 1
+	queueserv_start
+	wait_for 5 eval '[ "$(json_field in_hand)" = 1 ]'
+	local r
+	r=$(runner_pids)
+	run -0 "$MJ_QUEUESERV" -C "$CONF" stop
+	[ "$output" = "ok stopping" ]
+	! alive "$QS_PID"
+	! alive "$r"
+	wait "$QS_PID"
+	QS_PID=
+	[ ! -e "$SPOOL/queueserv.sock" ]
+	[ ! -e "$SPOOL/queueserv.pid" ]
+	[ $(($(queue_files | wc -l) + $(delivered))) -eq 1 ]
+	log_has "stopping (stop request)"
+	log_has "mj_queueserv: stopped"
+}
+
+@test "SIGTERM stops the server and its runners" {
+	qs_conf "min_runners = 2"
+	queueserv_start
+	wait_for 5 nrunners 2
+	local pids p
+	pids=$(runner_pids)
+	kill -TERM "$QS_PID"
+	wait "$QS_PID"
+	QS_PID=
+	for p in $pids; do
+		wait_for 5 eval "! alive $p"
+	done
+	[ ! -e "$SPOOL/queueserv.sock" ]
+}
+
+@test "a second instance on the same spool is refused" {
+	qs_conf
+	queueserv_start
+	run -1 "$MJ_QUEUESERV" -f -C "$CONF"
+	[ "$output" = "mj_queueserv: already running for $SPOOL (pid $QS_PID)" ]
+	run -1 "$MJ_QUEUESERV" -C "$CONF"
+	alive "$QS_PID"
+	queueserv_answers
+}
+
+@test "a stale pidfile and socket are recovered" {
+	qs_conf
+	mkdir -p "$SPOOL"
+	echo 999999 >"$SPOOL/queueserv.pid"
+	python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' \
+		"$SPOOL/queueserv.sock" 2>/dev/null || : >"$SPOOL/queueserv.sock"
+	queueserv_start
+	[ "$(cat "$SPOOL/queueserv.pid")" = "$QS_PID" ]
+	log_has "removed stale socket"
+}
+
+@test "reload replaces the runners with the new configuration" {
+	qs_conf "min_runners = 1"
+	queueserv_start
+	wait_for 5 nrunners 1
+	local old
+	old=$(runner_pids)
+	sed -i 's/^max_runners = 2$/max_runners = 3/' "$CONF"
+	run -0 "$MJ_QUEUESERV" -C "$CONF" reload
+	[ "$output" = "ok reloading" ]
+	wait_for 10 eval "! alive $old"
+	wait_for 10 eval '[ -n "$(runner_pids)" ] && [ "$(runner_pids)" != "$old" ]'
+	[ "$(json_field max_runners)" -eq 3 ]
+	# A broken file keeps the running configuration; SIGHUP reloads too.
+	echo 'max_runners = nonsense' >>"$CONF"
+	kill -HUP "$QS_PID"
+	wait_for 5 log_has "reload: .*keeping the running configuration"
+	sed -i '$d' "$CONF"
+	[ "$(json_field max_runners)" -eq 3 ]
+	old=$(runner_pids)
+	kill -HUP "$QS_PID"
+	wait_for 10 eval "! alive $old"
+	wait_for 10 eval '[ -n "$(runner_pids)" ] && [ "$(runner_pids)" != "$old" ]'
+}
+
+@test "flush makes every deferred message due and runs them" {
+	qs_conf
+	enqueue 3
+	for f in $(queue_files); do touch -d '+2 hours' "$SPOOL/$f"; done
+	queueserv_start
+	wait_for 5 eval '[ "$(json_field state)" = idle ]'
+	[ "$(json_field deferred)" -eq 3 ]
+	run -0 "$MJ_QUEUESERV" -C "$CONF" flush
+	[ "$output" = "ok 3 deferred messages due now" ]
+	local f now
+	now=$(date +%s)
+	for f in $(queue_files); do
+		[ "$(stat -c %Y "$SPOOL/$f")" -le "$now" ]
+	done
+	wait_for 10 accounted 3
+	run -0 "$MJ_QUEUESERV" -C "$CONF" flush
+	[ "$output" = "ok 0 deferred messages due now" ]
+}
+
+@test "the sweeper removes old tmp files and logs each" {
+	qs_conf
+	echo partial >"$SPOOL/tmp/old-crash"
+	touch -d '2 days ago' "$SPOOL/tmp/old-crash"
+	echo inflight >"$SPOOL/tmp/fresh"
+	queueserv_start
+	wait_for 5 eval '[ ! -e "$SPOOL/tmp/old-crash" ]'
+	[ -e "$SPOOL/tmp/fresh" ]
+	log_has "sweep: removed tmp/old-crash, left 17[0-9][0-9][0-9][0-9]s ago"
+}
+
+@test "a silent client does not block pokes; bad requests get an error" {
+	command -v python3 >/dev/null || skip "python3 needed to hold a socket"
+	qs_conf "client_timeout_ms = 500"
+	queueserv_start
+	python3 -c '
+import socket, sys, time
+s = [socket.socket(socket.AF_UNIX) for i in range(20)]
+for c in s: c.connect(sys.argv[1])
+time.sleep(3)' "$SPOOL/queueserv.sock" 3>&- &
+	local holder=$!
+	sleep 0.3
+	enqueue 1
+	[ "$(json_field pokes)" -eq 1 ]
+	wait_for 5 eval 'log_has "client timed out"'
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" 2>/dev/null || true
+	run -64 "$MJ_QUEUESERV" -C "$CONF" status -x
+	[[ "$output" == *usage:* ]]
+}
+
+@test "the init script starts, reports and stops the server" {
+	qs_conf
+	local init=$TOP/scripts/init/mj_queueserv.init
+	export MJ_QUEUESERV MJQ_CONF=$CONF
+	run -3 sh "$init" status
+	[[ "$output" == *"not running"* ]]
+	run -0 sh "$init" start
+	QS_PID=$(cat "$SPOOL/queueserv.pid")
+	run -0 sh "$init" status
+	[[ "$output" == *"is running"* ]]
+	run -0 sh "$init" start # already running: LSB says success
+	run -0 sh "$init" stop
+	! alive "$QS_PID"
+	QS_PID=
+	run -3 sh "$init" status
+	run -0 sh "$init" stop # already stopped: success too
+}
