@@ -162,6 +162,10 @@ link_line(struct link *l, const char *line)
 		queuerun_rescan(l->q);
 		l->walk_asked = 1;
 		l->idle_since = 0;
+		/* The acknowledgement goes out before the walk starts: a poke
+		 * the server takes after reading it gets a rescan of its own,
+		 * one it took before is for mail this walk will see. */
+		link_beat(l, 0);
 	} else {
 		log_warnx("unknown line from the server: \"%.40s\"", line);
 	}

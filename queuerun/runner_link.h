@@ -10,9 +10,11 @@
  *   beat idle|busy <in-hand> <done>                     you can
  *   bye idle|limit|drain|error         before exiting
  *
- * A beat goes out on every change between idle and busy, after every
- * run or rescan, and at least every runner_hang_timeout / 4; the server
- * takes a runner silent for runner_hang_timeout for hung.  The runner
+ * A beat goes out on every change between idle and busy, at least every
+ * runner_hang_timeout / 4, and on every run or rescan as its
+ * acknowledgement, before the walk starts: until then the server
+ * coalesces further pokes into the rescan already on its way.  The
+ * server takes a runner silent for runner_hang_timeout for hung.  The runner
  * leaves after runner_idle_timeout idle (unless kept), after
  * runner_max_messages messages, when its server's end closes, and on
  * SIGTERM; in the last three cases it drains first.
