@@ -1,0 +1,311 @@
+/*
+ * cmd_mime.c - just enough RFC 5322 and MIME to read a request.
+ *
+ * A request is read by a program, so the rules are those a careful mail
+ * reader would apply, not a full MIME engine: the first part of the
+ * wanted type wins (text/plain for commands, so the HTML twin of a
+ * multipart/alternative is never read), nesting is bounded, and a part
+ * whose encoding is neither base64 nor quoted-printable is taken as it
+ * is.  Everything is bounded by the caller's buffers and a maximum.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmd_mime.h"
+#include "queuerun_impl.h"
+
+/* cmd_mime_next_line - the start of the line after p (or end) */
+static const char *
+cmd_mime_next_line(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+	return nl ? nl + 1 : end;
+}
+
+/* cmd_mime_header - the unfolded value of the first header field called
+ * name, blanks at both ends removed; 0 found, -1 none */
+int
+cmd_mime_header(
+    const char *text, size_t len, const char *name, char *out, size_t outlen)
+{
+	const char *hend = expand_header_end(text, len), *p, *e, *v;
+	size_t k = strlen(name), n = 0;
+
+	for (p = text; p < hend; p = e) {
+		e = cmd_mime_next_line(p, hend);
+		if ((size_t)(e - p) <= k || p[k] != ':' ||
+		    strncasecmp(p, name, k) != 0)
+			continue;
+		/* The value runs on through continuation lines. */
+		for (v = p + k + 1; v < hend; v++) {
+			if (*v == '\n' &&
+			    (v + 1 >= hend || (v[1] != ' ' && v[1] != '\t')))
+				break;
+			if (*v == '\r' || *v == '\n')
+				continue;
+			if (n + 1 < outlen)
+				out[n++] = *v == '\t' ? ' ' : *v;
+		}
+		while (n > 0 && out[n - 1] == ' ')
+			n--;
+		if (outlen > 0)
+			out[n] = '\0';
+		for (v = out; *v == ' '; v++)
+			;
+		memmove(out, v, strlen(v) + 1);
+		return 0;
+	}
+	if (outlen > 0)
+		out[0] = '\0';
+	return -1;
+}
+
+/* cmd_mime_param - a parameter of a structured value such as
+ * Content-Type (quotes removed); 0 found, -1 none */
+int
+cmd_mime_param(const char *value, const char *param, char *out, size_t outlen)
+{
+	const char *p = value, *v;
+	size_t k = strlen(param), n = 0;
+	int quoted;
+
+	while ((p = strchr(p, ';')) != NULL) {
+		for (p++; *p == ' ' || *p == '\t'; p++)
+			;
+		if (strncasecmp(p, param, k) != 0 || p[k] != '=')
+			continue;
+		v = p + k + 1;
+		if ((quoted = *v == '"'))
+			v++;
+		for (; *v != '\0'; v++) {
+			if (quoted ? *v == '"' : (*v == ';' || *v == ' '))
+				break;
+			if (n + 1 < outlen)
+				out[n++] = *v;
+		}
+		if (outlen > 0)
+			out[n] = '\0';
+		return 0;
+	}
+	return -1;
+}
+
+/* cmd_mime_type - the lower-case type/subtype of a Content-Type value */
+static void
+cmd_mime_type(const char *value, char *out, size_t outlen)
+{
+	size_t n = 0;
+
+	for (; *value != '\0' && *value != ';' && *value != ' '; value++)
+		if (n + 1 < outlen)
+			out[n++] = (char)tolower((unsigned char)*value);
+	out[n] = '\0';
+}
+
+/* cmd_mime_delim - p starts the line "--boundary" (or "--boundary--");
+ * 1 delimiter, 2 close delimiter, 0 neither */
+static int
+cmd_mime_delim(const char *p, const char *end, const char *b, size_t blen)
+{
+	if ((size_t)(end - p) < blen + 2 || p[0] != '-' || p[1] != '-' ||
+	    memcmp(p + 2, b, blen) != 0)
+		return 0;
+	p += blen + 2;
+	if (end - p >= 2 && p[0] == '-' && p[1] == '-')
+		return 2;
+	return 1;
+}
+
+/* cmd_mime_walk - the first part of the given type (depth first); its
+ * body and transfer encoding; 0 found, -1 none */
+static int
+cmd_mime_walk(const char *text, size_t len, const char *want, int depth,
+    const char **body, size_t *blen, char *cte, size_t ctelen)
+{
+	char ct[256], type[64], boundary[80];
+	const char *end = text + len, *hend = expand_header_end(text, len);
+	const char *p, *part = NULL, *stop;
+	size_t bl;
+	int d;
+
+	if (cmd_mime_header(text, len, "Content-Type", ct, sizeof(ct)) == -1)
+		strlcpy(ct, "text/plain", sizeof(ct));
+	cmd_mime_type(ct, type, sizeof(type));
+	if (strcmp(type, want) == 0 ||
+	    (type[0] == '\0' && strcmp(want, "text/plain") == 0)) {
+		cmd_mime_header(
+		    text, len, "Content-Transfer-Encoding", cte, ctelen);
+		*body = hend;
+		*blen = (size_t)(end - hend);
+		return 0;
+	}
+	if (strncmp(type, "multipart/", 10) != 0 || depth >= CMD_MIME_DEPTH ||
+	    cmd_mime_param(ct, "boundary", boundary, sizeof(boundary)) == -1 ||
+	    (bl = strlen(boundary)) == 0)
+		return -1;
+	for (p = hend; p < end; p = cmd_mime_next_line(p, end)) {
+		if ((d = cmd_mime_delim(p, end, boundary, bl)) == 0)
+			continue;
+		if (part != NULL) {
+			/* The line break before a delimiter belongs to it. */
+			stop = p;
+			if (stop > part && stop[-1] == '\n')
+				stop--;
+			if (stop > part && stop[-1] == '\r')
+				stop--;
+			if (cmd_mime_walk(part, (size_t)(stop - part), want,
+				depth + 1, body, blen, cte, ctelen) == 0)
+				return 0;
+		}
+		if (d == 2)
+			return -1;
+		part = cmd_mime_next_line(p, end);
+	}
+	return -1;
+}
+
+/* cmd_mime_find - the raw body of the first part of a type */
+int
+cmd_mime_find(const char *text, size_t len, const char *type, const char **part,
+    size_t *partlen)
+{
+	char cte[64];
+
+	return cmd_mime_walk(
+	    text, len, type, 0, part, partlen, cte, sizeof(cte));
+}
+
+/* cmd_mime_b64 - the value of a base64 character, -1 for others */
+static int
+cmd_mime_b64(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+/* cmd_mime_hex - the value of a hex digit, -1 for others */
+static int
+cmd_mime_hex(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (unsigned char)tolower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* cmd_mime_decode - a body into out (at most max bytes) */
+static size_t
+cmd_mime_decode(
+    const char *in, size_t len, const char *cte, char *out, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)in, *end = p + len;
+	unsigned long acc = 0;
+	size_t n = 0;
+	int bits = 0, v, h, l;
+
+	if (strcasecmp(cte, "base64") == 0) {
+		for (; p < end && *p != '=' && n < max; p++) {
+			if ((v = cmd_mime_b64(*p)) == -1)
+				continue; /* line breaks, blanks, garbage */
+			acc = (acc << 6 | (unsigned long)v) & 0xffffff;
+			if ((bits += 6) >= 8) {
+				bits -= 8;
+				out[n++] = (char)(acc >> bits & 0xff);
+			}
+		}
+		return n;
+	}
+	if (strcasecmp(cte, "quoted-printable") == 0) {
+		while (p < end && n < max) {
+			if (*p != '=') {
+				out[n++] = (char)*p++;
+			} else if (end - p >= 3 &&
+				   (h = cmd_mime_hex(p[1])) != -1 &&
+				   (l = cmd_mime_hex(p[2])) != -1) {
+				out[n++] = (char)(h << 4 | l);
+				p += 3;
+			} else if (end - p >= 2 && p[1] == '\n') {
+				p += 2; /* soft line break */
+			} else if (end - p >= 3 && p[1] == '\r' &&
+				   p[2] == '\n') {
+				p += 3;
+			} else {
+				out[n++] = (char)*p++;
+			}
+		}
+		return n;
+	}
+	n = len < max ? len : max;
+	memcpy(out, in, n);
+	return n;
+}
+
+/* cmd_mime_plain - the first text/plain part, decoded, at most max bytes
+ * (malloc'd, NUL-terminated); an empty text when there is none */
+int
+cmd_mime_plain(
+    const char *text, size_t len, size_t max, char **out, size_t *outlen)
+{
+	const char *body = NULL;
+	char cte[64] = "";
+	size_t blen = 0;
+
+	if ((*out = malloc(max + 1)) == NULL)
+		return -1;
+	if (cmd_mime_walk(text, len, "text/plain", 0, &body, &blen, cte,
+		sizeof(cte)) == -1)
+		blen = 0;
+	*outlen = blen ? cmd_mime_decode(body, blen, cte, *out, max) : 0;
+	(*out)[*outlen] = '\0';
+	return 0;
+}
+
+/* cmd_mime_addr - the address of a From:/To: value: inside <> when
+ * there are some, else the first word with an @; 0 found, -1 none */
+int
+cmd_mime_addr(const char *value, char *out, size_t outlen)
+{
+	const char *p, *e, *lt = NULL;
+	size_t n;
+
+	/* The last <...> outside quotes: "a <b>" <c@d> is c@d. */
+	for (p = value; *p != '\0'; p++) {
+		if (*p == '"' && (e = strchr(p + 1, '"')) != NULL)
+			p = e;
+		else if (*p == '<')
+			lt = p;
+	}
+	if (lt != NULL && (e = strchr(lt, '>')) != NULL) {
+		p = lt + 1;
+	} else {
+		for (p = value; *p != '\0'; p = e) {
+			while (*p == ' ' || *p == ',')
+				p++;
+			e = p + strcspn(p, " ,");
+			if (memchr(p, '@', (size_t)(e - p)) != NULL)
+				break;
+		}
+		if (*p == '\0')
+			return -1;
+	}
+	n = (size_t)(e - p);
+	if (n == 0 || n >= outlen || memchr(p, '@', n) == NULL)
+		return -1;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return 0;
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env bats
+# The request command parser (queuerun/cmd_parse.c, cmd_mime.c) through
+# t/tools/mj_cmdparse: which lines of which part become which commands.
+
+load helpers
+
+PARSE=$TOP/t/tools/mj_cmdparse
+
+@test "subject and body; quoted text skipped; a signature ends the commands" {
+	run "$PARSE" <<-'EOF'
+	From: Ann <ann@example.net>
+	Subject: Re: subscribe mylist
+
+	subscribe other x@example.org
+	> who mylist
+	  help
+	-- 
+	who mylist
+	EOF
+	[ "$status" -eq 0 ]
+	[ "$output" = $'subscribe list=mylist\nsubscribe list=other addr=x@example.org\nhelp' ]
+}
+
+@test "end, exit and quit end the commands; a bare -- too" {
+	for stop in end EXIT quit --; do
+		run "$PARSE" <<<$'Subject: x\n\nlists\n'"$stop"$'\nhelp\n'
+		[ "$output" = "lists" ]
+	done
+}
+
+@test "a subject that is not a command is ignored, not an error" {
+	run "$PARSE" <<<$'Subject: hello there\n\nlists\n'
+	[ "$output" = "lists" ]
+}
+
+@test "every command and its arguments; names and tokens folded to lower case" {
+	run "$PARSE" <<-'EOF'
+	Subject: commands
+
+	help
+	lists
+	info MyList
+	subscribe mylist <Bob@Example.org>
+	unsubscribe mylist
+	signoff mylist bob@example.org
+	which
+	which bob@example.org
+	who mylist
+	confirm 0123ABCdef
+	EOF
+	[ "$output" = "help
+lists
+info list=mylist
+subscribe list=mylist addr=Bob@Example.org
+unsubscribe list=mylist
+unsubscribe list=mylist addr=bob@example.org
+which
+which addr=bob@example.org
+who list=mylist
+confirm token=0123abcdef" ]
+}
+
+@test "mail to <list>-request implies the list; majordomo@ needs it" {
+	body=$'Subject: x\n\nsubscribe\nunsubscribe x@example.org\nwho\n'
+	run "$PARSE" -l mylist <<<"$body"
+	[ "$output" = $'subscribe list=mylist\nunsubscribe list=mylist addr=x@example.org\nwho list=mylist' ]
+	run "$PARSE" <<<"$body"
+	[ "$output" = $'error: which list? (give its name): subscribe\nerror: which list? (give its name): unsubscribe x@example.org\nerror: which list? (give its name): who' ]
+}
+
+@test "malformed arguments are errors naming the line" {
+	run "$PARSE" <<-'EOF'
+	Subject: x
+
+	confirm
+	confirm abc-def
+	subscribe mylist not-an-address@
+	subscribe ../etc
+	help me please
+	EOF
+	[ "$output" = "error: which token? (confirm TOKEN): confirm
+error: malformed token: confirm abc-def
+error: malformed address: subscribe mylist not-an-address@
+error: malformed list name: subscribe ../etc
+error: too many arguments: help me please" ]
+}
+
+@test "the command of a -c name is the whole request: the text is not read" {
+	run "$PARSE" -l mylist -s subscribe <<<$'Subject: unsubscribe mylist\n\nunsubscribe mylist\n'
+	[ "$output" = "subscribe list=mylist" ]
+	run "$PARSE" -l mylist -s unsubscribe </dev/null
+	[ "$output" = "unsubscribe list=mylist" ]
+}
+
+@test "multipart/alternative: the text/plain part is read, the HTML part never" {
+	run "$PARSE" <<-'EOF'
+	Subject: x
+	MIME-Version: 1.0
+	Content-Type: multipart/alternative; boundary="b1"
+
+	preamble is not read
+	--b1
+	Content-Type: text/html; charset=utf-8
+
+	<p>unsubscribe mylist</p>
+	unsubscribe mylist
+	--b1
+	Content-Type: text/plain; charset=utf-8
+
+	subscribe mylist
+	--b1--
+	epilogue who mylist
+	EOF
+	[ "$output" = "subscribe list=mylist" ]
+}
+
+@test "an HTML-only message gives no commands from its body" {
+	run "$PARSE" <<<$'Subject: lists\nContent-Type: text/html\n\n<p>help</p>\nhelp\n'
+	[ "$output" = "lists" ]
+}
+
+@test "nested multipart with a base64 text/plain part" {
+	enc=$(printf 'help\r\nwho mylist\r\nend\r\nlists\r\n' | base64)
+	run "$PARSE" <<-EOF
+	Subject: x
+	Content-Type: multipart/mixed; boundary=outer
+
+	--outer
+	Content-Type: multipart/alternative; boundary="inner"
+
+	--inner
+	Content-Type: text/plain
+	Content-Transfer-Encoding: base64
+
+	$enc
+	--inner--
+	--outer--
+	EOF
+	[ "$output" = $'help\nwho list=mylist' ]
+}
+
+@test "quoted-printable: soft line breaks and escapes decoded" {
+	run "$PARSE" <<-'EOF'
+	Subject: x
+	Content-Type: text/plain; charset=utf-8
+	Content-Transfer-Encoding: quoted-printable
+
+	subscri=
+	be mylist
+	info=20mylist
+	EOF
+	[ "$output" = $'subscribe list=mylist\ninfo list=mylist' ]
+}
+
+@test "CRLF line endings" {
+	run "$PARSE" < <(printf 'Subject: x\r\n\r\nlists\r\nend\r\nhelp\r\n')
+	[ "$output" = "lists" ]
+}
+
+@test "repeated commands count once: a confirm in the subject and the body" {
+	run "$PARSE" <<<$'Subject: Re: confirm abc123\n\nconfirm abc123\n> confirm abc123\nconfirm ABC123\n'
+	[ "$output" = "confirm token=abc123" ]
+}
+
+@test "prose stops the parse after five unknown lines" {
+	run "$PARSE" <<<$'Subject: x\n\nhelp\na\nb\nc\nd\ne\nf\nlists\n'
+	[ "$output" = "help
+error: unknown command: a
+error: unknown command: b
+error: unknown command: c
+error: unknown command: d
+error: unknown command: e
+truncated" ]
+}
+
+@test "at most 50 commands; an over-long line is an error, not a command" {
+	body=$(for i in $(seq 1 60); do echo "info list$i"; done)
+	run "$PARSE" <<<$'Subject: x\n\n'"$body"
+	[ "${#lines[@]}" -eq 51 ]
+	[ "${lines[49]}" = "info list=list50" ]
+	[ "${lines[50]}" = "truncated" ]
+	long="subscribe mylist $(printf 'x%.0s' $(seq 1 300))@example.org"
+	run "$PARSE" <<<$'Subject: x\n\n'"$long"
+	[ "${output:0:37}" = "error: line too long: subscribe mylis" ]
+	[ "${output: -3}" = "..." ]
+}
