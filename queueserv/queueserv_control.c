@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "log.h"
 #include "queueserv.h"
 #include "spool_flush.h"
@@ -39,24 +40,6 @@ control_helper_slot(const struct qs *qs)
 		if (qs->helpers[i] == 0)
 			return i;
 	return -1;
-}
-
-/* control_write_all - the whole text to a blocking fd */
-static int
-control_write_all(int fd, const char *p, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		if ((n = send(fd, p, len, MSG_NOSIGNAL)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /* control_flush - in the helper: every deferred message due now */
@@ -74,7 +57,7 @@ control_flush(const struct qs *qs, int fd)
 		    "ok %ld deferred messages due now\n\n", n);
 	if (n > 0)
 		log_info("flush: %ld deferred messages due now", n);
-	return control_write_all(fd, buf, strlen(buf));
+	return io_write_all(fd, buf, strlen(buf));
 }
 
 /* control_fork - run status or flush in a child that owns the client */
@@ -238,13 +221,14 @@ queueserv_control_client(const struct qs *qs, const char *request)
 	size_t len;
 	char *reply;
 
+	signal(SIGPIPE, SIG_IGN);
 	if ((fd = control_connect(qs)) == -1) {
 		fprintf(stderr, "mj_queueserv: no server answers on %s: %s\n",
 		    qs->sock_path, strerror(errno));
 		return EX_UNAVAILABLE;
 	}
 	snprintf(line, sizeof(line), "%s\n", request);
-	if (control_write_all(fd, line, strlen(line)) == -1) {
+	if (io_write_all(fd, line, strlen(line)) == -1) {
 		fprintf(stderr, "mj_queueserv: cannot send to %s: %s\n",
 		    qs->sock_path, strerror(errno));
 		close(fd);
