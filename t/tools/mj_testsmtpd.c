@@ -964,6 +964,9 @@ main(int argc, char **argv)
 	}
 	for (i = 0; i < nsessions; i++)
 		session_close(sessions[i]);
+	sessions_reap();
+	free(sessions);
+	free(pfd);
 	if (cf.pid_file != NULL)
 		unlink(cf.pid_file);
 	return 0;

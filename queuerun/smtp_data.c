@@ -1,0 +1,146 @@
+/*
+ * smtp_data.c - the message text on the wire.
+ *
+ * The spool keeps messages as received, with LF (or CRLF) line ends and
+ * possibly no final newline.  SMTP wants CRLF everywhere, a dot doubled
+ * at the start of a line, and CRLF.CRLF at the end (RFC 5321 4.5.2).
+ * A bare CR or a bare LF each becomes CRLF, so no receiver sees a line
+ * end it might read differently from us (SMTP smuggling).
+ *
+ * The conversion is a pure function over blocks with a two-flag state,
+ * so it is testable byte for byte and never holds the whole message.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "smtp_data.h"
+
+#define SMTP_DATA_BLOCK 32768
+
+/* smtp_data_conv_init - state at the start of a message */
+void
+smtp_data_conv_init(struct smtp_data_conv *c)
+{
+	c->bol = 1;
+	c->cr = 0;
+}
+
+/* smtp_data_convert - convert one block; out holds 2 * len bytes */
+size_t
+smtp_data_convert(
+    struct smtp_data_conv *c, const char *in, size_t len, char *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++) {
+		if (in[i] == '\r') {
+			out[n++] = '\r';
+			out[n++] = '\n';
+			c->cr = c->bol = 1;
+			continue;
+		}
+		if (in[i] == '\n') {
+			/* The LF of a CRLF pair went out with its CR. */
+			if (!c->cr) {
+				out[n++] = '\r';
+				out[n++] = '\n';
+			}
+			c->cr = 0;
+			c->bol = 1;
+			continue;
+		}
+		if (c->bol && in[i] == '.')
+			out[n++] = '.';
+		out[n++] = in[i];
+		c->cr = c->bol = 0;
+	}
+	return n;
+}
+
+/* smtp_data_finish - the end of the text: CRLF if missing, ".\r\n" */
+size_t
+smtp_data_finish(const struct smtp_data_conv *c, char *out)
+{
+	size_t n = 0;
+
+	if (!c->bol) {
+		out[n++] = '\r';
+		out[n++] = '\n';
+	}
+	out[n++] = '.';
+	out[n++] = '\r';
+	out[n++] = '\n';
+	return n;
+}
+
+/* smtp_data_open - scan a message once: 8-bit bytes, size on the wire */
+int
+smtp_data_open(struct smtp_data_msg *m, int fd, off_t size)
+{
+	char in[SMTP_DATA_BLOCK], out[2 * SMTP_DATA_BLOCK + 5];
+	struct smtp_data_conv c;
+	off_t off;
+	ssize_t n, i;
+
+	m->fd = fd;
+	m->size = size;
+	m->wire_size = 0;
+	m->eightbit = 0;
+	smtp_data_conv_init(&c);
+	for (off = 0; off < size; off += n) {
+		if ((n = pread(fd, in, sizeof(in), off)) == -1) {
+			if (errno == EINTR) {
+				n = 0;
+				continue;
+			}
+			return -1;
+		}
+		if (n == 0)
+			break;
+		for (i = 0; i < n && !m->eightbit; i++)
+			if ((unsigned char)in[i] >= 0x80)
+				m->eightbit = 1;
+		m->wire_size += smtp_data_convert(&c, in, n, out);
+	}
+	/* Without the final dot line, with the final CRLF if we add one. */
+	m->wire_size += smtp_data_finish(&c, out) - 3;
+	return 0;
+}
+
+/* smtp_data_send - send the converted text and the final dot */
+int
+smtp_data_send(struct smtp_session *s, const struct smtp_data_msg *m)
+{
+	char in[SMTP_DATA_BLOCK], out[2 * SMTP_DATA_BLOCK + 5];
+	struct smtp_data_conv c;
+	size_t len, want;
+	off_t off;
+	ssize_t n;
+
+	smtp_data_conv_init(&c);
+	for (off = 0; off < m->size; off += n) {
+		want = m->size - off < (off_t)sizeof(in)
+			   ? (size_t)(m->size - off)
+			   : sizeof(in);
+		if ((n = pread(m->fd, in, want, off)) == -1 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		/* A message that cannot be read must not end with a dot:
+		 * the caller drops the connection instead. */
+		if (n <= 0)
+			return -2;
+		len = smtp_data_convert(&c, in, n, out);
+		if (off + n >= m->size)
+			len += smtp_data_finish(&c, out + len);
+		if (smtp_session_send(s, out, len, s->to.data_ms) == -1)
+			return -1;
+	}
+	if (m->size == 0) {
+		len = smtp_data_finish(&c, out);
+		if (smtp_session_send(s, out, len, s->to.data_ms) == -1)
+			return -1;
+	}
+	return 0;
+}
