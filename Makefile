@@ -25,8 +25,8 @@ CFLAGS   ?= $(OPT) -g
 WARN      = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Werror
 CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
-            -Icommon -Ispool-layout -Iqueuerun
-LDLIBS   += -linih -lbsd -lm
+            -Icommon -Ispool-layout -iquote queuerun
+LDLIBS   += -linih -lbsd -lm -pthread
 
 # make SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer everywhere.
 # mj_enqueue runs once per incoming message: linked statically it skips

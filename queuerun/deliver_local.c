@@ -1,0 +1,447 @@
+/*
+ * deliver_local.c - the transports that stay on this host: pipe (a
+ * command run with execve, never a shell), maildir (tmp/ then new/, with
+ * fsync, for archives and the demo) and discard.
+ *
+ * These run in worker threads: they touch only their batch, and a child
+ * is started with posix_spawn (no fork of a threaded process), its
+ * signals reset and its stdin a private read-only open of the message.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "queuerun_impl.h"
+
+#define DELIVER_ARGS_MAX 64
+
+/* deliver_now - wall-clock seconds, with fractions */
+double
+deliver_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* deliver_set - one recipient's result */
+static void
+deliver_set(struct qr_result *r, enum qr_outcome o, int code, const char *dsn,
+    const char *text)
+{
+	r->outcome = o;
+	r->code = code;
+	strlcpy(r->dsn, dsn, sizeof(r->dsn));
+	strlcpy(r->text, text, sizeof(r->text));
+}
+
+/* deliver_all - the same result for every recipient of a batch */
+void
+deliver_all(struct qr_batch *b, enum qr_outcome o, int code, const char *dsn,
+    const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		deliver_set(&b->res[i], o, code, dsn, text);
+}
+
+/* deliver_discard - every recipient delivered, nothing written */
+void
+deliver_discard(struct qr_batch *b)
+{
+	strlcpy(b->relay, "discard", sizeof(b->relay));
+	deliver_all(b, QR_SENT, 0, "2.0.0", "discarded");
+}
+
+/* deliver_subst - text with ${sender}, ${recipient}, ${user} and
+ * ${domain} replaced; -1 when it does not fit */
+static int
+deliver_subst(const char *in, const char *sender, const char *rcpt, char *out,
+    size_t outlen)
+{
+	const char *at = strrchr(rcpt, '@');
+	size_t ulen = at ? (size_t)(at - rcpt) : strlen(rcpt), n = 0, vlen;
+	const char *v;
+
+	while (*in != '\0') {
+		if (strncmp(in, "${sender}", 9) == 0)
+			v = sender, vlen = strlen(sender), in += 9;
+		else if (strncmp(in, "${recipient}", 12) == 0)
+			v = rcpt, vlen = strlen(rcpt), in += 12;
+		else if (strncmp(in, "${user}", 7) == 0)
+			v = rcpt, vlen = ulen, in += 7;
+		else if (strncmp(in, "${domain}", 9) == 0)
+			v = at ? at + 1 : "", vlen = strlen(v), in += 9;
+		else
+			v = in, vlen = 1, in++;
+		if (n + vlen + 1 > outlen)
+			return -1;
+		memcpy(out + n, v, vlen);
+		n += vlen;
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+/* deliver_per_rcpt - the word names a recipient: one per recipient */
+static int
+deliver_per_rcpt(const char *word)
+{
+	return strstr(word, "${recipient}") || strstr(word, "${user}") ||
+	       strstr(word, "${domain}");
+}
+
+/* deliver_argv - split the command and substitute; argv strings are in
+ * one malloc'd block returned in *block */
+static int
+deliver_argv(const struct qr_batch *b, char **argv, size_t max, char **block)
+{
+	char *copy, *word, *save = NULL, *buf, *p;
+	size_t argc = 0, i, size = 0, left;
+
+	for (i = 0; i < b->n; i++)
+		size += strlen(b->addr[i]) + 1;
+	size =
+	    (size + strlen(b->sender) + 1) * 2 + strlen(b->nexthop) * 4 + 4096;
+	if ((copy = strdup(b->nexthop)) == NULL)
+		return -1;
+	if ((buf = malloc(size)) == NULL) {
+		free(copy);
+		return -1;
+	}
+	p = buf;
+	left = size;
+	for (word = strtok_r(copy, " \t", &save); word != NULL;
+	     word = strtok_r(NULL, " \t", &save)) {
+		size_t reps = deliver_per_rcpt(word) ? b->n : 1;
+		for (i = 0; i < reps; i++) {
+			if (argc + 1 >= max || deliver_subst(word, b->sender,
+						   b->addr[i], p, left) == -1)
+				goto fail;
+			argv[argc++] = p;
+			left -= strlen(p) + 1;
+			p += strlen(p) + 1;
+		}
+	}
+	argv[argc] = NULL;
+	free(copy);
+	*block = buf;
+	return argc > 0 ? 0 : -1;
+fail:
+	free(copy);
+	free(buf);
+	return -1;
+}
+
+/* Exit codes as Postfix's sys_exits.c maps them. */
+static const struct {
+	int code;
+	const char *dsn, *text;
+} deliver_sysexits[] = {
+    {EX_USAGE, "5.3.0", "command line usage error"},
+    {EX_DATAERR, "5.6.0", "data format error"},
+    {EX_NOINPUT, "5.3.0", "cannot open input"},
+    {EX_NOUSER, "5.1.1", "user unknown"},
+    {EX_NOHOST, "5.1.2", "host name unknown"},
+    {EX_UNAVAILABLE, "5.3.0", "service unavailable"},
+    {EX_SOFTWARE, "5.3.0", "internal software error"},
+    {EX_OSERR, "4.3.0", "system resource problem"},
+    {EX_OSFILE, "5.3.0", "critical OS file missing"},
+    {EX_CANTCREAT, "5.2.0", "cannot create user output file"},
+    {EX_IOERR, "5.3.0", "input/output error"},
+    {EX_TEMPFAIL, "4.3.0", "temporary failure"},
+    {EX_PROTOCOL, "5.5.0", "remote error in protocol"},
+    {EX_NOPERM, "5.7.0", "permission denied"},
+    {EX_CONFIG, "5.3.5", "local configuration error"},
+};
+
+/* deliver_pipe_status - the outcome of the command's wait status */
+static void
+deliver_pipe_status(struct qr_batch *b, int status, const char *out)
+{
+	char text[300];
+	size_t i;
+
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		deliver_all(b, QR_SENT, 0, "2.0.0", "delivered via pipe");
+		return;
+	}
+	if (WIFSIGNALED(status)) {
+		snprintf(text, sizeof(text), "command killed by signal %d%s%s",
+		    WTERMSIG(status), *out ? ": " : "", out);
+		deliver_all(b, QR_DEFERRED, 0, "4.3.0", text);
+		return;
+	}
+	for (i = 0; i < sizeof(deliver_sysexits) / sizeof(deliver_sysexits[0]);
+	     i++)
+		if (deliver_sysexits[i].code == WEXITSTATUS(status))
+			break;
+	if (i < sizeof(deliver_sysexits) / sizeof(deliver_sysexits[0])) {
+		snprintf(text, sizeof(text), "command exit %d (%s)%s%s",
+		    WEXITSTATUS(status), deliver_sysexits[i].text,
+		    *out ? ": " : "", out);
+		deliver_all(b,
+		    deliver_sysexits[i].dsn[0] == '5' ? QR_BOUNCED
+						      : QR_DEFERRED,
+		    0, deliver_sysexits[i].dsn, text);
+		return;
+	}
+	/* Not a sysexits code: a broken command is not the mail's fault. */
+	snprintf(text, sizeof(text), "command exit %d%s%s", WEXITSTATUS(status),
+	    *out ? ": " : "", out);
+	deliver_all(b, QR_DEFERRED, 0, "4.3.0", text);
+}
+
+/* deliver_pipe_read - the command's output (the first line kept) until
+ * it closes, or -1 at the deadline */
+static int
+deliver_pipe_read(int fd, double deadline, char *out, size_t outlen)
+{
+	struct pollfd pfd = {fd, POLLIN, 0};
+	size_t n = 0;
+	char buf[1024];
+	ssize_t r;
+	int ms;
+
+	out[0] = '\0';
+	for (;;) {
+		ms = (int)((deadline - deliver_now()) * 1000);
+		if (ms <= 0)
+			return -1;
+		if (poll(&pfd, 1, ms) == -1 && errno != EINTR)
+			return -1;
+		if ((r = read(fd, buf, sizeof(buf))) == 0)
+			break;
+		if (r == -1) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			break;
+		}
+		if (n + 1 < outlen) {
+			size_t k = (size_t)r < outlen - 1 - n ? (size_t)r
+							      : outlen - 1 - n;
+			memcpy(out + n, buf, k);
+			n += k;
+			out[n] = '\0';
+		}
+	}
+	out[strcspn(out, "\r\n")] = '\0';
+	return 0;
+}
+
+/* deliver_pipe - run the command of the nexthop over the batch */
+void
+deliver_pipe(struct qr_batch *b)
+{
+	char *argv[DELIVER_ARGS_MAX], *block = NULL, path[64], out[200];
+	char env_sender[SPOOL_ADDR_MAX + 8], env_rcpt[SPOOL_ADDR_MAX + 12];
+	char *envp[] = {"PATH=/usr/bin:/bin", env_sender, env_rcpt, NULL};
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, all;
+	int in = -1, po[2] = {-1, -1}, status, timed_out;
+	pid_t pid;
+
+	strlcpy(b->relay, "pipe", sizeof(b->relay));
+	snprintf(env_sender, sizeof(env_sender), "SENDER=%s", b->sender);
+	snprintf(env_rcpt, sizeof(env_rcpt), "RECIPIENT=%s", b->addr[0]);
+	if (deliver_argv(b, argv, DELIVER_ARGS_MAX, &block) == -1) {
+		deliver_all(b, QR_DEFERRED, 0, "4.3.5",
+		    "pipe command too long or empty");
+		return;
+	}
+	/* A private open file description: its own offset at 0. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", b->datafd);
+	if ((in = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    pipe2(po, O_CLOEXEC) == -1) {
+		deliver_all(b, QR_DEFERRED, 0, "4.3.0", strerror(errno));
+		goto done;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in, 0);
+	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, po[1], 2);
+	posix_spawnattr_init(&attr);
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
+					    POSIX_SPAWN_SETSIGDEF |
+					    POSIX_SPAWN_SETPGROUP);
+	errno = posix_spawn(&pid, argv[0], &fa, &attr, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	close(po[1]);
+	po[1] = -1;
+	if (errno != 0) {
+		snprintf(out, sizeof(out), "cannot run %s: %s", argv[0],
+		    strerror(errno));
+		deliver_all(b, QR_DEFERRED, 0, "4.3.0", out);
+		goto done;
+	}
+	timed_out = deliver_pipe_read(po[0],
+			deliver_now() + (double)b->params->pipe_timeout, out,
+			sizeof(out)) == -1;
+	if (timed_out)
+		kill(-pid, SIGKILL);
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	if (timed_out)
+		deliver_all(b, QR_DEFERRED, 0, "4.4.2",
+		    "command timed out (pipe_timeout)");
+	else
+		deliver_pipe_status(b, status, out);
+done:
+	if (in != -1)
+		close(in);
+	if (po[0] != -1)
+		close(po[0]);
+	free(block);
+}
+
+/* deliver_mkdirs - a maildir and its three subdirectories */
+static int
+deliver_mkdirs(const char *dir)
+{
+	static const char *const sub[] = {"", "/tmp", "/new", "/cur"};
+	char path[PATH_MAX], *p;
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		if ((size_t)snprintf(path, sizeof(path), "%s%s", dir, sub[i]) >=
+		    sizeof(path))
+			return -1;
+		if (mkdir(path, 0700) == 0 || errno == EEXIST)
+			continue;
+		if (errno != ENOENT || i > 0)
+			return -1;
+		/* Parents first, for the root of a new maildir tree. */
+		for (p = path + 1; (p = strchr(p, '/')) != NULL; p++) {
+			*p = '\0';
+			if (mkdir(path, 0700) == -1 && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+		if (mkdir(path, 0700) == -1 && errno != EEXIST)
+			return -1;
+	}
+	return 0;
+}
+
+/* deliver_copy - the delivered text after a prefix, into fd */
+static int
+deliver_copy(int fd, int datafd, off_t size, const char *prefix)
+{
+	char buf[65536];
+	off_t off = 0;
+	ssize_t n;
+	size_t plen = strlen(prefix);
+
+	if (write(fd, prefix, plen) != (ssize_t)plen)
+		return -1;
+	while (off < size) {
+		if ((n = pread(datafd, buf, sizeof(buf), off)) <= 0)
+			return -1;
+		if (write(fd, buf, (size_t)n) != n)
+			return -1;
+		off += n;
+	}
+	return 0;
+}
+
+/* deliver_maildir_one - one recipient into the maildir of the nexthop */
+static int
+deliver_maildir_one(
+    struct qr_batch *b, const char *rcpt, char *why, size_t whylen)
+{
+	static atomic_uint seq;
+	char dir[PATH_MAX], tmp[PATH_MAX], new[PATH_MAX], host[64];
+	char name[160], prefix[2 * SPOOL_ADDR_MAX + 64];
+	struct timeval tv;
+	int fd;
+
+	if (deliver_subst(b->nexthop, b->sender, rcpt, dir, sizeof(dir)) ==
+		-1 ||
+	    strchr(rcpt, '/') != NULL || strstr(dir, "/.") != NULL) {
+		snprintf(why, whylen, "unusable maildir path");
+		return -1;
+	}
+	if (gethostname(host, sizeof(host)) == -1)
+		strlcpy(host, "localhost", sizeof(host));
+	host[strcspn(host, "/:")] = '\0';
+	gettimeofday(&tv, NULL);
+	snprintf(name, sizeof(name), "%lld.M%ldP%ldQ%u.%s",
+	    (long long)tv.tv_sec, (long)tv.tv_usec, (long)getpid(),
+	    atomic_fetch_add(&seq, 1), host);
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/tmp/%s", dir, name) >=
+		sizeof(tmp) ||
+	    (size_t)snprintf(new, sizeof(new), "%s/new/%s", dir, name) >=
+		sizeof(new)) {
+		snprintf(why, whylen, "maildir path too long");
+		return -1;
+	}
+	snprintf(prefix, sizeof(prefix),
+	    "Return-Path: <%s>\nDelivered-To: %s\n", b->sender, rcpt);
+	if (deliver_mkdirs(dir) == -1 ||
+	    (fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) ==
+		-1) {
+		snprintf(why, whylen, "cannot create %.200s: %s", tmp,
+		    strerror(errno));
+		return -1;
+	}
+	if (deliver_copy(fd, b->datafd, b->datasize, prefix) == -1 ||
+	    fsync(fd) == -1) {
+		snprintf(why, whylen, "cannot write %.200s: %s", tmp,
+		    strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	if (close(fd) == -1 || link(tmp, new) == -1) {
+		snprintf(why, whylen, "cannot deliver %.200s: %s", new,
+		    strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	unlink(tmp);
+	*strrchr(new, '/') = '\0';
+	if ((fd = open(new, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
+		fsync(fd);
+		close(fd);
+	}
+	return 0;
+}
+
+/* deliver_maildir - each recipient gets its own file */
+void
+deliver_maildir(struct qr_batch *b)
+{
+	char why[300];
+	size_t i;
+
+	strlcpy(b->relay, "maildir", sizeof(b->relay));
+	for (i = 0; i < b->n; i++) {
+		if (deliver_maildir_one(b, b->addr[i], why, sizeof(why)) == 0)
+			deliver_set(&b->res[i], QR_SENT, 0, "2.0.0",
+			    "delivered to maildir");
+		else
+			deliver_set(&b->res[i], QR_DEFERRED, 0, "4.3.0", why);
+	}
+}

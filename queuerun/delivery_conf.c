@@ -1,0 +1,304 @@
+/*
+ * delivery_conf.c - [delivery], [transport:NAME] and [transport_map].
+ *
+ * [delivery] keys go to the table below and to the scheduler's
+ * sched_params_set; a key either accepts is valid, a key both reject is
+ * an error naming file, line and key.  [transport:NAME] sections take the
+ * same keys; they are checked where they stand and applied at the end
+ * over a copy of [delivery], so the order of sections in the file does
+ * not matter.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "delivery_conf.h"
+#include "names.h"
+
+const char *const delivery_transport_names[QR_NTRANSPORT] = {
+    "smtp",
+    "pipe",
+    "maildir",
+    "discard",
+};
+
+#define D(f) offsetof(struct delivery_params, f)
+#define DSTR(n, d, f)                                                          \
+	{                                                                      \
+		n, CONF_STR, d, 0, sizeof(((struct delivery_params *)0)->f),   \
+		    D(f), NULL                                                 \
+	}
+#define DDUR(n, d, lo, hi, f)                                                  \
+	{                                                                      \
+		n, CONF_DURATION, d, lo, hi, D(f), NULL                        \
+	}
+
+static const struct conf_key delivery_keys[] = {
+    DSTR("relayhost", "", relayhost),
+    DSTR("smtp_helo_name", "", helo_name),
+    DSTR("dns_server", "", dns_server),
+    {"destination_recipient_limit", CONF_INT, "50", 1, 100000, D(rcpt_limit),
+	NULL},
+    {"destination_concurrency_limit", CONF_INT, "20", 1, 10000, D(conc_limit),
+	NULL},
+    DDUR("minimal_backoff_time", "300s", 1, 86400 * 30LL, min_backoff),
+    DDUR("maximal_backoff_time", "4000s", 1, 86400 * 30LL, max_backoff),
+    DDUR("maximal_queue_lifetime", "5d", 0, 86400 * 100LL, queue_lifetime),
+    DDUR("bounce_queue_lifetime", "5d", 0, 86400 * 100LL, bounce_lifetime),
+    DDUR("smtp_connect_timeout", "30s", 1, 3600, connect_timeout),
+    DDUR("smtp_helo_timeout", "300s", 1, 3600, helo_timeout),
+    DDUR("smtp_command_timeout", "300s", 1, 3600, command_timeout),
+    DDUR("smtp_data_timeout", "180s", 1, 3600, data_timeout),
+    DDUR("smtp_data_done_timeout", "600s", 1, 3600, eod_timeout),
+    DDUR("smtp_connection_cache_time", "2s", 0, 300, cache_time),
+    DDUR("pipe_timeout", "1000s", 1, 86400, pipe_timeout),
+    {"delivery_threads", CONF_INT, "64", 1, 1000, D(threads), NULL},
+};
+#define NKEYS (sizeof(delivery_keys) / sizeof(delivery_keys[0]))
+
+/* delivery_transport_lookup - a transport by name */
+int
+delivery_transport_lookup(const char *name, enum qr_transport *t)
+{
+	int i;
+
+	for (i = 0; i < QR_NTRANSPORT; i++)
+		if (strcmp(name, delivery_transport_names[i]) == 0) {
+			*t = (enum qr_transport)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* delivery_conf_init - every default; the helo name is the host name */
+void
+delivery_conf_init(struct delivery_conf *dc)
+{
+	memset(dc, 0, sizeof(*dc));
+	conf_defaults(delivery_keys, NKEYS, &dc->base);
+	if (gethostname(dc->base.helo_name, sizeof(dc->base.helo_name)) == -1 ||
+	    dc->base.helo_name[0] == '\0')
+		strlcpy(dc->base.helo_name, "localhost",
+		    sizeof(dc->base.helo_name));
+	dc->base.helo_name[sizeof(dc->base.helo_name) - 1] = '\0';
+	sched_params_defaults(&dc->sched);
+}
+
+/* delivery_conf_set - one [delivery]-style key into both tables; 0, -1
+ * bad value, -2 neither knows it */
+static int
+delivery_conf_set(struct delivery_params *p, struct sched_params *sp,
+    const char *key, const char *value, char *err, size_t errlen)
+{
+	int r1, r2;
+
+	if ((r1 = conf_set(delivery_keys, NKEYS, p, key, value, err, errlen)) ==
+	    -1)
+		return -1;
+	if ((r2 = sched_params_set(sp, key, value, err, errlen)) == -1)
+		return -1;
+	if (r1 == -2 && r2 == -2) {
+		snprintf(err, errlen, "unknown key");
+		return -2;
+	}
+	return 0;
+}
+
+/* delivery_pair_delivery - a key of [delivery] */
+static int
+delivery_pair_delivery(void *arg, const char *section, const char *key,
+    const char *value, char *err, size_t errlen)
+{
+	struct delivery_conf *dc = arg;
+
+	(void)section;
+	return delivery_conf_set(
+	    &dc->base, &dc->sched, key, value, err, errlen);
+}
+
+/* delivery_pair_transport - a key of [transport:NAME]: checked now on
+ * scratch tables, kept to be applied by delivery_conf_finish */
+static int
+delivery_pair_transport(void *arg, const char *section, const char *key,
+    const char *value, char *err, size_t errlen)
+{
+	struct delivery_conf *dc = arg;
+	struct delivery_params scratch;
+	struct sched_params sscratch;
+	struct delivery_override *o;
+	enum qr_transport t;
+	int r;
+
+	if (delivery_transport_lookup(section + 10, &t) == -1) {
+		snprintf(err, errlen, "unknown transport");
+		return -1;
+	}
+	scratch = dc->base;
+	sscratch = dc->sched;
+	if ((r = delivery_conf_set(
+		 &scratch, &sscratch, key, value, err, errlen)) != 0)
+		return r;
+	if ((o = reallocarray(dc->over, dc->nover + 1, sizeof(*o))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	dc->over = o;
+	o += dc->nover;
+	o->transport = t;
+	if ((o->key = strdup(key)) == NULL ||
+	    (o->value = strdup(value)) == NULL) {
+		free(o->key);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	dc->nover++;
+	return 0;
+}
+
+/* delivery_map_parse - "smtp:[host]:port", "smtp:host", "pipe:/cmd
+ * args", "maildir:/path", "discard:" into a transport and nexthop */
+int
+delivery_map_parse(const char *value, enum qr_transport *t, char *nexthop,
+    size_t len, char *err, size_t errlen)
+{
+	const char *colon = strchr(value, ':');
+	char name[16];
+
+	if (colon == NULL || (size_t)(colon - value) >= sizeof(name)) {
+		snprintf(err, errlen, "want transport:nexthop");
+		return -1;
+	}
+	memcpy(name, value, colon - value);
+	name[colon - value] = '\0';
+	if (delivery_transport_lookup(name, t) == -1) {
+		snprintf(err, errlen,
+		    "unknown transport \"%s\" (smtp, pipe, maildir, discard)",
+		    name);
+		return -1;
+	}
+	if (strlcpy(nexthop, colon + 1, len) >= len) {
+		snprintf(err, errlen, "nexthop too long");
+		return -1;
+	}
+	if ((*t == QR_PIPE || *t == QR_MAILDIR) && nexthop[0] != '/') {
+		snprintf(err, errlen, "%s wants an absolute path", name);
+		return -1;
+	}
+	if (*t == QR_SMTP && nexthop[0] == '\0') {
+		snprintf(err, errlen, "smtp wants a host");
+		return -1;
+	}
+	return 0;
+}
+
+/* delivery_pair_map - one "domain = transport:nexthop" */
+static int
+delivery_pair_map(void *arg, const char *section, const char *key,
+    const char *value, char *err, size_t errlen)
+{
+	struct delivery_conf *dc = arg;
+	struct delivery_map *m;
+	char nexthop[QR_NEXTHOP_MAX];
+	enum qr_transport t;
+	const char *why;
+
+	(void)section;
+	if (strcmp(key, "*") != 0 &&
+	    (why = name_check_domain(key[0] == '.' ? key + 1 : key)) != NULL) {
+		snprintf(err, errlen, "bad domain: %s", why);
+		return -1;
+	}
+	if (delivery_map_parse(
+		value, &t, nexthop, sizeof(nexthop), err, errlen) == -1)
+		return -1;
+	if ((m = reallocarray(dc->map, dc->nmap + 1, sizeof(*m))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	dc->map = m;
+	m += dc->nmap;
+	m->transport = t;
+	if ((m->domain = strdup(key)) == NULL ||
+	    (m->nexthop = strdup(nexthop)) == NULL) {
+		free(m->domain);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	dc->nmap++;
+	return 0;
+}
+
+/* delivery_conf_section - settings_load's hook for the runner's sections */
+int
+delivery_conf_section(void *arg, const char *section, struct conf_section *out,
+    char *err, size_t errlen)
+{
+	struct delivery_conf *dc = arg;
+
+	out->pair_arg = dc;
+	if (strcmp(section, "delivery") == 0)
+		out->pair = delivery_pair_delivery;
+	else if (strcmp(section, "transport_map") == 0)
+		out->pair = delivery_pair_map;
+	else if (strncmp(section, "transport:", 10) == 0)
+		out->pair = delivery_pair_transport;
+	else {
+		snprintf(err, errlen, "unknown section");
+		return -1;
+	}
+	return 0;
+}
+
+/* delivery_conf_finish - apply the transport overrides over [delivery]
+ * and hand the per-transport scheduler parameters their values */
+int
+delivery_conf_finish(struct delivery_conf *dc, char *err, size_t errlen)
+{
+	size_t i;
+	int t;
+
+	for (t = 0; t < QR_NTRANSPORT; t++) {
+		dc->transport[t] = dc->base;
+		dc->sched_transport[t] = dc->sched;
+	}
+	for (i = 0; i < dc->nover; i++) {
+		struct delivery_override *o = &dc->over[i];
+		if (delivery_conf_set(&dc->transport[o->transport],
+			&dc->sched_transport[o->transport], o->key, o->value,
+			err, errlen) != 0)
+			return -1;
+	}
+	for (t = 0; t < QR_NTRANSPORT; t++) {
+		struct delivery_params *p = &dc->transport[t];
+		if (p->min_backoff > p->max_backoff) {
+			snprintf(err, errlen,
+			    "minimal_backoff_time is above "
+			    "maximal_backoff_time");
+			return -1;
+		}
+	}
+	dc->loaded = 1;
+	return 0;
+}
+
+/* delivery_conf_free - free the map and the overrides */
+void
+delivery_conf_free(struct delivery_conf *dc)
+{
+	size_t i;
+
+	for (i = 0; i < dc->nmap; i++) {
+		free(dc->map[i].domain);
+		free(dc->map[i].nexthop);
+	}
+	for (i = 0; i < dc->nover; i++) {
+		free(dc->over[i].key);
+		free(dc->over[i].value);
+	}
+	free(dc->map);
+	free(dc->over);
+	dc->map = NULL;
+	dc->over = NULL;
+	dc->nmap = dc->nover = 0;
+}

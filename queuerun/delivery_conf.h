@@ -1,0 +1,77 @@
+/*
+ * delivery_conf.h - the runner's sections of mjq.conf: [delivery],
+ * [transport:NAME] overrides with the same keys, and [transport_map].
+ *
+ * A program passes delivery_conf_section to settings_load; keys that
+ * belong to the scheduler are handed to sched_params_set as well, so the
+ * scheduler's module stays the only one that knows its own keys.
+ */
+#ifndef MJQ_DELIVERY_CONF_H
+#define MJQ_DELIVERY_CONF_H
+
+#include <stddef.h>
+
+#include "conf.h"
+#include "sched_params.h"
+
+/* The transports; a [transport:NAME] section names one of them. */
+enum qr_transport { QR_SMTP, QR_PIPE, QR_MAILDIR, QR_DISCARD, QR_NTRANSPORT };
+
+#define QR_HOST_MAX 256
+#define QR_NEXTHOP_MAX 1024
+
+struct delivery_params {
+	char relayhost[QR_HOST_MAX];
+	char helo_name[QR_HOST_MAX];
+	char dns_server[QR_HOST_MAX];
+	long long rcpt_limit;	   /* destination_recipient_limit */
+	long long conc_limit;	   /* destination_concurrency_limit */
+	long long min_backoff;	   /* minimal_backoff_time */
+	long long max_backoff;	   /* maximal_backoff_time */
+	long long queue_lifetime;  /* maximal_queue_lifetime */
+	long long bounce_lifetime; /* bounce_queue_lifetime */
+	long long connect_timeout; /* smtp_connect_timeout */
+	long long helo_timeout;	   /* smtp_helo_timeout */
+	long long command_timeout; /* smtp_command_timeout */
+	long long data_timeout;	   /* smtp_data_timeout */
+	long long eod_timeout;	   /* smtp_data_done_timeout */
+	long long cache_time;	   /* smtp_connection_cache_time */
+	long long pipe_timeout;	   /* pipe_timeout */
+	long long threads;	   /* delivery_threads ([delivery] only) */
+};
+
+struct delivery_map {
+	char *domain; /* "example.org", ".example.org" or "*" */
+	enum qr_transport transport;
+	char *nexthop;
+};
+
+struct delivery_override {
+	enum qr_transport transport;
+	char *key, *value;
+	int line;
+};
+
+struct delivery_conf {
+	struct delivery_params base;
+	struct delivery_params transport[QR_NTRANSPORT];
+	struct sched_params sched;
+	struct sched_params sched_transport[QR_NTRANSPORT];
+	struct delivery_map *map;
+	size_t nmap;
+	struct delivery_override *over;
+	size_t nover;
+	int loaded;
+};
+
+extern const char *const delivery_transport_names[QR_NTRANSPORT];
+
+void delivery_conf_init(struct delivery_conf *dc);
+conf_section_fn delivery_conf_section;
+int delivery_conf_finish(struct delivery_conf *dc, char *err, size_t errlen);
+void delivery_conf_free(struct delivery_conf *dc);
+int delivery_transport_lookup(const char *name, enum qr_transport *t);
+int delivery_map_parse(const char *value, enum qr_transport *t, char *nexthop,
+    size_t len, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,173 @@
+/*
+ * dsn.c - the bounce: one RFC 3464 multipart/report per message and
+ * pass, to the message's envelope sender, from the null sender.
+ *
+ * It is generated mail: committed into QUEUE/ with its own state file
+ * (kind dsn, sender <>, one recipient) by spool_move_generate before the
+ * causing message records its recipients as bounced, so a crash between
+ * the two sends at worst a second bounce, never none.  It lives under the
+ * causing message's domain and tiers, in owner/, named for the causing
+ * list; its state file is what marks it as already expanded.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "queuerun_impl.h"
+#include "spool_move.h"
+
+#define DSN_HEADERS_MAX 65536
+
+/* dsn_date - an RFC 5322 date */
+static void
+dsn_date(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (localtime_r(&t, &tm) == NULL ||
+	    strftime(buf, len, "%a, %d %b %Y %H:%M:%S %z", &tm) == 0)
+		strlcpy(buf, "Thu, 01 Jan 1970 00:00:00 +0000", len);
+}
+
+/* dsn_headers - the header section of the message as it was delivered */
+static void
+dsn_headers(FILE *fp, const struct qr_msg *m)
+{
+	char *buf;
+	ssize_t n;
+	const char *end;
+	size_t want = m->datasize < DSN_HEADERS_MAX ? (size_t)m->datasize
+						    : DSN_HEADERS_MAX;
+
+	if ((buf = malloc(want + 1)) == NULL)
+		return;
+	if ((n = pread(m->datafd, buf, want, 0)) > 0) {
+		end = expand_header_end(buf, (size_t)n);
+		fwrite(buf, 1, (size_t)(end - buf), fp);
+	}
+	free(buf);
+}
+
+/* dsn_text - the whole report */
+static int
+dsn_text(const struct qr_msg *m, const char *host, int expired, char **text,
+    size_t *len)
+{
+	char date[64], arrival[64], boundary[320];
+	const char *tab;
+	FILE *fp;
+	size_t i;
+	time_t now = time(NULL);
+
+	if ((fp = open_memstream(text, len)) == NULL)
+		return -1;
+	dsn_date(now, date, sizeof(date));
+	dsn_date((time_t)m->st.arrival, arrival, sizeof(arrival));
+	snprintf(boundary, sizeof(boundary), "%lld.%08x/%s", (long long)now,
+	    arc4random(), host);
+	fprintf(fp,
+	    "From: Mail Delivery System <MAILER-DAEMON@%s>\n"
+	    "To: <%s>\n"
+	    "Subject: Undelivered Mail Returned to Sender\n"
+	    "Date: %s\n"
+	    "Message-Id: <%lld.%08x.%s@%s>\n"
+	    "Auto-Submitted: auto-replied\n"
+	    "MIME-Version: 1.0\n"
+	    "Content-Type: multipart/report; report-type=delivery-status;\n"
+	    "\tboundary=\"%s\"\n"
+	    "\n"
+	    "This is a MIME-encapsulated message.\n"
+	    "\n"
+	    "--%s\n"
+	    "Content-Description: Notification\n"
+	    "Content-Type: text/plain; charset=us-ascii\n"
+	    "\n"
+	    "This is the mail system at host %s.\n"
+	    "\n"
+	    "I'm sorry to have to inform you that your message could not\n"
+	    "be delivered to one or more recipients%s.\n"
+	    "\n",
+	    m->domain, m->st.sender, date, (long long)now, arc4random(),
+	    m->name, host, boundary, boundary, host,
+	    expired ? " before its time in the queue ran out" : "");
+	for (i = 0; i < m->st.nrcpt; i++)
+		if (m->pass[i] == QR_PASS_BOUNCE)
+			fprintf(fp, "<%s>: %s\n", m->st.rcpt[i],
+			    m->why[i] && (tab = strchr(m->why[i], '\t'))
+				? tab + 1
+				: "delivery failed");
+	fprintf(fp,
+	    "\n--%s\n"
+	    "Content-Description: Delivery report\n"
+	    "Content-Type: message/delivery-status\n"
+	    "\n"
+	    "Reporting-MTA: dns; %s\n"
+	    "X-Mjq-Queue-ID: %s\n"
+	    "Arrival-Date: %s\n",
+	    boundary, host, m->name, arrival);
+	for (i = 0; i < m->st.nrcpt; i++) {
+		if (m->pass[i] != QR_PASS_BOUNCE)
+			continue;
+		tab = m->why[i] ? strchr(m->why[i], '\t') : NULL;
+		fprintf(fp,
+		    "\nFinal-Recipient: rfc822; %s\n"
+		    "Action: failed\n"
+		    "Status: %.*s\n"
+		    "Diagnostic-Code: %s\n",
+		    m->st.rcpt[i], tab ? (int)(tab - m->why[i]) : 5,
+		    tab ? m->why[i] : "5.0.0",
+		    tab ? tab + 1 : "x-mjq; delivery failed");
+	}
+	fprintf(fp,
+	    "\n--%s\n"
+	    "Content-Description: Undelivered Message Headers\n"
+	    "Content-Type: text/rfc822-headers\n"
+	    "\n",
+	    boundary);
+	dsn_headers(fp, m);
+	fprintf(fp, "\n--%s--\n", boundary);
+	return fclose(fp) == EOF ? -1 : 0;
+}
+
+/* dsn_create - commit the bounce of m's QR_PASS_BOUNCE recipients */
+int
+dsn_create(struct queuerun *q, struct qr_msg *m, size_t nbounce, int expired)
+{
+	struct spool_state_init init;
+	struct spool_name name;
+	char host[256], dir[PATH_MAX], final[PATH_MAX];
+	char *text = NULL, *state = NULL, *rcpt[1];
+	size_t tlen, slen;
+	int r = -1;
+
+	if (gethostname(host, sizeof(host)) == -1)
+		strlcpy(host, "localhost", sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	memset(&init, 0, sizeof(init));
+	init.sender = "";
+	init.from = "";
+	init.kind = "dsn";
+	init.arrival = (long long)time(NULL);
+	rcpt[0] = m->st.sender;
+	if (dsn_text(m, host, expired, &text, &tlen) == -1 ||
+	    spool_state_format(&init, rcpt, 1, &state, &slen) == -1 ||
+	    spool_queue_dir(dir, sizeof(dir), q->s->spool_dir, SPOOL_QUEUE,
+		m->domain_prio, m->domain, m->list_prio,
+		SPOOL_FN_OWNER) == -1 ||
+	    spool_name_init(&name, time(NULL), getpid(),
+		m->list[0] ? m->list : SPOOL_GLOBAL_LIST, NULL, NULL) == -1 ||
+	    spool_move_generate(q->s->spool_dir, dir, &name, state, slen, text,
+		tlen, final, sizeof(final)) == -1)
+		goto done;
+	log_info("%s: sender non-delivery notification: %s (%zu "
+		 "recipient(s) to <%s>)",
+	    m->name, strrchr(final, '/') + 1, nbounce, m->st.sender);
+	r = 0;
+done:
+	free(text);
+	free(state);
+	return r;
+}

@@ -1,0 +1,233 @@
+/*
+ * expand.c - first contact with a claimed message: its state file, made
+ * by the function (expand_list.c, expand_owner.c) when there is none yet,
+ * the text as it will be delivered, and its recipients handed to dispatch.
+ *
+ * A message that already has a state file is never expanded again: the
+ * recipients are the snapshot taken the first time, which is what makes
+ * a crash or a subscription change harmless to a post in progress.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "queuerun_impl.h"
+#include "request.h"
+#include "spool_move.h"
+
+/* expand_header_end - the start of the body (after the empty line), or
+ * the end of the text when there is no body */
+const char *
+expand_header_end(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *nl;
+
+	while (p < end) {
+		if (*p == '\n')
+			return p + 1;
+		if (*p == '\r' && p + 1 < end && p[1] == '\n')
+			return p + 2;
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			return end;
+		p = nl + 1;
+	}
+	return end;
+}
+
+/* expand_return_path - the address of the first Return-Path header; 0
+ * found (possibly empty: the null sender), -1 none */
+int
+expand_return_path(const char *text, size_t len, char *out, size_t outlen)
+{
+	const char *hend = expand_header_end(text, len), *p = text, *nl, *lt;
+	const char *gt;
+
+	while (p < hend) {
+		if ((nl = memchr(p, '\n', (size_t)(hend - p))) == NULL)
+			nl = hend;
+		if (nl - p > 12 && strncasecmp(p, "Return-Path:", 12) == 0 &&
+		    (lt = memchr(p, '<', (size_t)(nl - p))) != NULL &&
+		    (gt = memchr(lt, '>', (size_t)(nl - lt))) != NULL &&
+		    (size_t)(gt - lt - 1) < outlen) {
+			memcpy(out, lt + 1, (size_t)(gt - lt - 1));
+			out[gt - lt - 1] = '\0';
+			return 0;
+		}
+		p = nl + 1;
+	}
+	out[0] = '\0';
+	return -1;
+}
+
+/* expand_memfd - the delivered text (a, then b) in an anonymous file that
+ * every worker can pread */
+int
+expand_memfd(
+    struct qr_msg *m, const char *a, size_t alen, const char *b, size_t blen)
+{
+	const char *part[2] = {a, b};
+	size_t plen[2] = {alen, blen}, i;
+	ssize_t n;
+	int fd;
+
+	if ((fd = memfd_create("mjq-message", MFD_CLOEXEC)) == -1)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		while (plen[i] > 0) {
+			if ((n = write(fd, part[i], plen[i])) == -1) {
+				if (errno == EINTR)
+					continue;
+				close(fd);
+				return -1;
+			}
+			part[i] += n;
+			plen[i] -= (size_t)n;
+		}
+	}
+	m->datafd = fd;
+	m->datasize = (off_t)(alen + blen);
+	return 0;
+}
+
+/* expand_plain_text - the text as stored, minus Return-Path (the final
+ * delivery agent adds one) */
+int
+expand_plain_text(struct qr_msg *m, const char *text, size_t len)
+{
+	const char *hend = expand_header_end(text, len), *p = text, *nl;
+
+	/* mj_enqueue puts Return-Path on top; it is the only one removed. */
+	if (hend - p > 12 && strncasecmp(p, "Return-Path:", 12) == 0 &&
+	    (nl = memchr(p, '\n', (size_t)(hend - p))) != NULL) {
+		p = nl + 1;
+		while (p < hend && (*p == ' ' || *p == '\t') &&
+		       (nl = memchr(p, '\n', (size_t)(hend - p))) != NULL)
+			p = nl + 1;
+	}
+	return expand_memfd(m, p, (size_t)(text + len - p), "", 0);
+}
+
+/* expand_aside - move a message to BAD/ or HOLD/ with a reason */
+void
+expand_aside(
+    struct queuerun *q, struct qr_msg *m, const char *top, const char *why)
+{
+	char final[PATH_MAX], text[600];
+
+	snprintf(text, sizeof(text), "%s\n", why);
+	if (spool_move(q->s->spool_dir, m->path, top, text, final,
+		sizeof(final)) == -1)
+		log_warn("%s: cannot move to %s (%s)", m->name, top, why);
+	else
+		log_notice("%s: moved to %s: %s", m->name, top, why);
+}
+
+/* expand_resume - a message with a state file: count a crash if its last
+ * runner died holding it; -1 when it went to BAD/ */
+static int
+expand_resume(struct queuerun *q, struct qr_msg *m)
+{
+	char why[300];
+	int crashes = m->st.crashes;
+
+	if (m->st.active)
+		crashes++;
+	if (crashes >= q->s->queuerun_max_crashes) {
+		snprintf(why, sizeof(why),
+		    "a runner died %d times while delivering it "
+		    "([queuerun] max_crashes = %lld)",
+		    crashes, q->s->queuerun_max_crashes);
+		spool_state_set_counts(&m->st, m->st.tries, crashes, 0);
+		spool_state_sync(&m->st);
+		expand_aside(q, m, SPOOL_BAD, why);
+		return -2;
+	}
+	if (spool_state_set_counts(&m->st, m->st.tries, crashes, 1) == -1) {
+		log_warn("%s: cannot update %s", m->name, m->st.path);
+		return -1;
+	}
+	return 0;
+}
+
+/* expand_first - no state file yet: the function makes one */
+static int
+expand_first(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
+{
+	switch (m->function) {
+	case SPOOL_FN_LIST:
+		return expand_list(q, m, text, len);
+	case SPOOL_FN_OWNER:
+		return expand_owner(q, m, text, len);
+	case SPOOL_FN_REQUEST:
+	case SPOOL_FN_MAJORDOMO:
+		return request_process(q, m, text, len);
+	default:
+		return -2;
+	}
+}
+
+/* expand_message - state, text and recipients of a freshly claimed
+ * message; -1 means release it: moved aside (-2 from the functions) or
+ * tried again after minimal_backoff_time */
+int
+expand_message(struct queuerun *q, struct qr_msg *m)
+{
+	struct stat sb;
+	char why[256];
+	void *map;
+	int r;
+
+	if (fstat(m->fd, &sb) == -1)
+		return -1;
+	if (sb.st_size == 0) {
+		expand_aside(q, m, SPOOL_BAD, "empty message file");
+		return -1; /* moved: its mtime no longer matters */
+	}
+	if ((map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, m->fd,
+		 0)) == MAP_FAILED) {
+		log_warn("%s: cannot map", m->name);
+		return -1;
+	}
+	if (spool_state_open(&m->st, m->path, why, sizeof(why)) == 0)
+		r = expand_resume(q, m);
+	else if (errno == ENOENT)
+		r = expand_first(q, m, map, (size_t)sb.st_size);
+	else if (errno == EINVAL) {
+		char text[400];
+		snprintf(text, sizeof(text), "damaged state file: %s", why);
+		expand_aside(q, m, SPOOL_BAD, text);
+		r = -2;
+	} else {
+		log_warn("%s: cannot open its state file", m->name);
+		r = -1;
+	}
+	if (r == 0 && m->datafd == -1) {
+		if (strcmp(m->st.kind, "post") == 0)
+			r = expand_list(q, m, map, (size_t)sb.st_size);
+		else if ((r = expand_plain_text(m, map, (size_t)sb.st_size)) ==
+			 -1)
+			log_warn("%s: cannot prepare the text", m->name);
+	}
+	munmap(map, (size_t)sb.st_size);
+	if (r == 0 && dispatch_add(q, m) == -1) {
+		log_warn("%s: cannot route its recipients", m->name);
+		r = -1;
+	}
+	if (r == -1) {
+		/* A transient problem (memory, list config, I/O): not
+		 * before minimal_backoff_time, so no runner spins on it. */
+		if (m->st.fd != -1)
+			spool_state_set_counts(
+			    &m->st, m->st.tries, m->st.crashes, 0);
+		if (spool_state_set_next(
+			m->fd, time(NULL) + q->dc.base.min_backoff) == -1)
+			log_warn("%s: cannot set its next try", m->name);
+	}
+	return r == 0 ? 0 : -1;
+}

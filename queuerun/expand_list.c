@@ -1,0 +1,255 @@
+/*
+ * expand_list.c - the list function: a post becomes one message to the
+ * list's subscribers.
+ *
+ * First processing snapshots the subscribers into the state file (with
+ * the envelope sender <list>-owner@<domain>, so bounces go to the owner,
+ * not to the poster).  Every activation rebuilds the header the same way:
+ * Return-Path and any older list headers out; List-Id, List-Post,
+ * List-Help, List-Unsubscribe, List-Subscribe, List-Owner (RFC 2369,
+ * 2919), Precedence: list and X-Loop in; the subject prefix once.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "log.h"
+#include "queuerun_impl.h"
+
+/* Headers this list replaces with its own. */
+static const char *const expand_list_drop[] = {
+    "Return-Path",
+    "List-Id",
+    "List-Post",
+    "List-Help",
+    "List-Unsubscribe",
+    "List-Subscribe",
+    "List-Owner",
+    "List-Archive",
+    "Precedence",
+};
+
+/* expand_list_is - the header field at p (length n) is called name */
+static int
+expand_list_is(const char *p, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+
+	return n > k && p[k] == ':' && strncasecmp(p, name, k) == 0;
+}
+
+/* expand_list_field - the end of the header field starting at p,
+ * continuation lines included */
+static const char *
+expand_list_field(const char *p, const char *hend)
+{
+	const char *nl;
+
+	for (;;) {
+		if ((nl = memchr(p, '\n', (size_t)(hend - p))) == NULL)
+			return hend;
+		p = nl + 1;
+		if (p >= hend || (*p != ' ' && *p != '\t'))
+			return p;
+	}
+}
+
+/* expand_list_loop - the post carries this list's List-Id or X-Loop */
+static int
+expand_list_loop(const struct qr_msg *m, const char *text, size_t len)
+{
+	const char *hend = expand_header_end(text, len), *p, *e;
+	char id[NAME_LIST_MAX + NAME_DOMAIN_MAX + 4];
+	char loop[NAME_LIST_MAX + NAME_DOMAIN_MAX + 4];
+
+	snprintf(id, sizeof(id), "<%s.%s>", m->list, m->domain);
+	snprintf(loop, sizeof(loop), "%s@%s", m->list, m->domain);
+	for (p = text; p < hend; p = e) {
+		e = expand_list_field(p, hend);
+		if ((expand_list_is(p, (size_t)(e - p), "List-Id") &&
+			memmem(p, (size_t)(e - p), id, strlen(id)) != NULL) ||
+		    (expand_list_is(p, (size_t)(e - p), "X-Loop") &&
+			memmem(p, (size_t)(e - p), loop, strlen(loop)) != NULL))
+			return 1;
+	}
+	return 0;
+}
+
+/* expand_list_prefix - the subject prefix with $LIST replaced */
+static void
+expand_list_prefix(
+    const struct qr_msg *m, const struct listconf *lc, char *out, size_t outlen)
+{
+	const char *p = lc->subject_prefix, *var;
+	size_t n = 0;
+
+	out[0] = '\0';
+	while (*p != '\0' && n + 1 < outlen) {
+		if ((var = strstr(p, "$LIST")) == NULL) {
+			strlcat(out, p, outlen);
+			return;
+		}
+		n = strlen(out);
+		if (n + (size_t)(var - p) + 1 < outlen) {
+			memcpy(out + n, p, (size_t)(var - p));
+			out[n + (size_t)(var - p)] = '\0';
+		}
+		strlcat(out, m->list, outlen);
+		p = var + 5;
+		n = strlen(out);
+	}
+}
+
+/* expand_list_text - the header as the subscribers get it, then the body */
+int
+expand_list_text(
+    struct qr_msg *m, const struct listconf *lc, const char *text, size_t len)
+{
+	const char *hend = expand_header_end(text, len), *p, *e, *v;
+	char prefix[160], *buf = NULL;
+	size_t size = 0, i;
+	int drop, r;
+	FILE *fp;
+
+	expand_list_prefix(m, lc, prefix, sizeof(prefix));
+	if ((fp = open_memstream(&buf, &size)) == NULL)
+		return -1;
+	fprintf(fp,
+	    "List-Id: <%s.%s>\n"
+	    "List-Post: <mailto:%s@%s>\n"
+	    "List-Help: <mailto:majordomo@%s?subject=help>\n"
+	    "List-Unsubscribe: <mailto:majordomo@%s?body=unsubscribe%%20%s>\n"
+	    "List-Subscribe: <mailto:majordomo@%s?body=subscribe%%20%s>\n"
+	    "List-Owner: <mailto:%s-owner@%s>\n"
+	    "Precedence: list\n"
+	    "X-Loop: %s@%s\n",
+	    m->list, m->domain, m->list, m->domain, m->domain, m->domain,
+	    m->list, m->domain, m->list, m->list, m->domain, m->list,
+	    m->domain);
+	for (p = text; p < hend; p = e) {
+		e = expand_list_field(p, hend);
+		if (*p == '\n' || (*p == '\r' && e - p <= 2))
+			break; /* the empty line: written below */
+		drop = 0;
+		for (i = 0;
+		     i < sizeof(expand_list_drop) / sizeof(expand_list_drop[0]);
+		     i++)
+			drop |= expand_list_is(
+			    p, (size_t)(e - p), expand_list_drop[i]);
+		if (lc->reply_to[0] != '\0' &&
+		    strcasecmp(lc->reply_to, "none") &&
+		    expand_list_is(p, (size_t)(e - p), "Reply-To"))
+			drop = 1;
+		if (drop)
+			continue;
+		if (prefix[0] != '\0' &&
+		    expand_list_is(p, (size_t)(e - p), "Subject")) {
+			for (v = p + 8; v < e && (*v == ' ' || *v == '\t'); v++)
+				;
+			/* A reply keeps its prefix: never add it twice. */
+			if (memmem(v, (size_t)(e - v), prefix,
+				strlen(prefix)) == NULL) {
+				fprintf(fp, "Subject: %s ", prefix);
+				fwrite(v, 1, (size_t)(e - v), fp);
+				continue;
+			}
+		}
+		fwrite(p, 1, (size_t)(e - p), fp);
+	}
+	if (lc->reply_to[0] != '\0' && strcasecmp(lc->reply_to, "none") != 0) {
+		if (strcasecmp(lc->reply_to, "list") == 0)
+			fprintf(fp, "Reply-To: <%s@%s>\n", m->list, m->domain);
+		else
+			fprintf(fp, "Reply-To: <%s>\n", lc->reply_to);
+	}
+	fputs("\n", fp);
+	if (fclose(fp) == EOF) {
+		free(buf);
+		return -1;
+	}
+	r = expand_memfd(m, buf, size, hend, (size_t)(text + len - hend));
+	free(buf);
+	return r;
+}
+
+/* expand_list_first - first processing: checks, then the snapshot */
+static int
+expand_list_first(struct queuerun *q, struct qr_msg *m,
+    const struct listconf *lc, const char *text, size_t len)
+{
+	struct spool_state_init init;
+	char sender[SPOOL_ADDR_MAX + 1], from[SPOOL_ADDR_MAX + 1], err[300];
+	char **subs;
+	size_t n;
+	struct stat sb;
+	int r;
+
+	if (expand_list_loop(m, text, len)) {
+		expand_aside(q, m, SPOOL_BAD,
+		    "mail loop: the post carries this list's List-Id or "
+		    "X-Loop");
+		return -2;
+	}
+	if (lc->max_message_size > 0 && (long long)len > lc->max_message_size) {
+		snprintf(err, sizeof(err),
+		    "message of %zu bytes is over the list's "
+		    "max_message_size of %lld",
+		    len, lc->max_message_size);
+		expand_aside(q, m, SPOOL_HOLD, err);
+		return -2;
+	}
+	if (listconf_subscribers(
+		q->s, m->domain, m->list, &subs, &n, err, sizeof(err)) == -1) {
+		log_warnx("%s: %s", m->name, err);
+		return -1;
+	}
+	expand_return_path(text, len, from, sizeof(from));
+	snprintf(sender, sizeof(sender), "%s-owner@%s", m->list, m->domain);
+	memset(&init, 0, sizeof(init));
+	init.sender = sender;
+	init.from = from;
+	init.kind = "post";
+	init.verp = lc->verp;
+	init.arrival = fstat(m->fd, &sb) == 0 ? (long long)sb.st_mtime
+					      : (long long)m->claimed;
+	r = spool_state_create(
+	    &m->st, q->s->spool_dir, m->path, &init, subs, n);
+	listconf_free_vec(subs, n);
+	if (r == -1) {
+		log_warn("%s: cannot create its state file", m->name);
+		return -1;
+	}
+	if (spool_state_set_counts(&m->st, 0, 0, 1) == -1)
+		return -1;
+	log_info("%s: from=<%s>, list=%s@%s, nrcpt=%zu", m->name, from, m->list,
+	    m->domain, n);
+	return 0;
+}
+
+/* expand_list - a post: snapshot at first processing, the text always */
+int
+expand_list(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
+{
+	struct listconf lc;
+	char err[512];
+	int r;
+
+	if (listconf_load(q->s, m->domain, m->list, &lc, err, sizeof(err)) ==
+	    -1) {
+		log_warnx(
+		    "%s: list %s@%s: %s", m->name, m->list, m->domain, err);
+		return -1;
+	}
+	if (m->st.fd == -1 &&
+	    (r = expand_list_first(q, m, &lc, text, len)) != 0)
+		return r;
+	snprintf(m->verp_prefix, sizeof(m->verp_prefix), "%s-owner", m->list);
+	if (expand_list_text(m, &lc, text, len) == -1) {
+		log_warn("%s: cannot prepare the text", m->name);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,68 @@
+/*
+ * expand_owner.c - the owner function: mail to <list>-owner goes to the
+ * list's owners, as an alias would forward it.
+ *
+ * The envelope sender stays the original one (a forward, not new mail),
+ * so a failing owner address bounces to whoever wrote, never back to
+ * <list>-owner, which could loop.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "log.h"
+#include "queuerun_impl.h"
+#include "request.h"
+
+/* expand_owner - snapshot the owners into the state file */
+int
+expand_owner(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
+{
+	struct spool_state_init init;
+	char from[SPOOL_ADDR_MAX + 1], err[512];
+	struct listconf lc;
+	struct stat sb;
+	char **owners;
+	size_t n;
+	int r;
+
+	if (listconf_load(q->s, m->domain, m->list, &lc, err, sizeof(err)) ==
+	    -1) {
+		log_warnx(
+		    "%s: list %s@%s: %s", m->name, m->list, m->domain, err);
+		return -1;
+	}
+	if (listconf_split(lc.owners, &owners, &n) == -1)
+		return -1;
+	if (n == 0) {
+		listconf_free_vec(owners, n);
+		expand_aside(q, m, SPOOL_BAD,
+		    "owner mail for a list without owners (set owners in "
+		    "its config)");
+		return -2;
+	}
+	/* Bounces of list mail are counted, not forwarded (bounce.c). */
+	if ((r = bounce_process(q, m, text, len)) != 1) {
+		listconf_free_vec(owners, n);
+		return r;
+	}
+	expand_return_path(text, len, from, sizeof(from));
+	memset(&init, 0, sizeof(init));
+	init.sender = from;
+	init.from = from;
+	init.kind = "forward";
+	init.arrival = fstat(m->fd, &sb) == 0 ? (long long)sb.st_mtime
+					      : (long long)m->claimed;
+	r = spool_state_create(
+	    &m->st, q->s->spool_dir, m->path, &init, owners, n);
+	listconf_free_vec(owners, n);
+	if (r == -1) {
+		log_warn("%s: cannot create its state file", m->name);
+		return -1;
+	}
+	if (spool_state_set_counts(&m->st, 0, 0, 1) == -1)
+		return -1;
+	log_info("%s: from=<%s>, owner of %s@%s, nrcpt=%zu", m->name, from,
+	    m->list, m->domain, n);
+	return 0;
+}

@@ -1,0 +1,230 @@
+/*
+ * listconf.c - a list's configuration and subscribers, from [lists] dir:
+ * <dir>/<domain>/<list>/config (INI, section [list]) and
+ * <dir>/<domain>/<list>/subscribers (one address per line, # comments).
+ *
+ * Read at expansion time only: the subscribers become the message's state
+ * file, so what is read here is never read again for that message.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log.h"
+#include "queuerun_impl.h"
+
+#define L(f) offsetof(struct listconf, f)
+#define LSTR(n, f)                                                             \
+	{                                                                      \
+		n, CONF_STR, "", 0, sizeof(((struct listconf *)0)->f), L(f),   \
+		    NULL                                                       \
+	}
+
+static const struct conf_key listconf_keys[] = {
+    LSTR("owners", owners),
+    LSTR("subject_prefix", subject_prefix),
+    LSTR("reply_to", reply_to),
+    {"max_message_size", CONF_SIZE, "0", 0, 1LL << 40, L(max_message_size),
+	NULL},
+    {"verp", CONF_BOOL, "no", 0, 1, L(verp), NULL},
+    {"subscribe_approval", CONF_BOOL, "no", 0, 1, L(subscribe_approval), NULL},
+    {"who_access", CONF_STR, "owners", 0,
+	sizeof(((struct listconf *)0)->who_access), L(who_access), NULL},
+    {"bounce_max_count", CONF_INT, "5", 0, 1000000, L(bounce_max_count), NULL},
+    {"bounce_max_age", CONF_DURATION, "14d", 60, 365 * 86400LL,
+	L(bounce_max_age), NULL},
+};
+#define NKEYS (sizeof(listconf_keys) / sizeof(listconf_keys[0]))
+
+/* listconf_section - the one section of a list config */
+static int
+listconf_section(void *arg, const char *section, struct conf_section *out,
+    char *err, size_t errlen)
+{
+	if (strcmp(section, "list") != 0) {
+		snprintf(err, errlen, "unknown section (want [list])");
+		return -1;
+	}
+	out->keys = listconf_keys;
+	out->nkeys = NKEYS;
+	out->base = arg;
+	return 0;
+}
+
+/* listconf_path - <lists>/<domain>/<list>/<file> */
+int
+listconf_path(char *buf, size_t len, const struct settings *s,
+    const char *domain, const char *list, const char *file)
+{
+	int r =
+	    snprintf(buf, len, "%s/%s/%s/%s", s->lists_dir, domain, list, file);
+
+	return r < 0 || (size_t)r >= len ? -1 : 0;
+}
+
+/* listconf_load - defaults, then the list's config file if it exists */
+int
+listconf_load(const struct settings *s, const char *domain, const char *list,
+    struct listconf *lc, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+
+	memset(lc, 0, sizeof(*lc));
+	conf_defaults(listconf_keys, NKEYS, lc);
+	if (listconf_path(path, sizeof(path), s, domain, list, "config") ==
+	    -1) {
+		snprintf(err, errlen, "list path too long");
+		return -1;
+	}
+	return conf_load(path, 1, listconf_section, lc, err, errlen);
+}
+
+/* listconf_cmp - qsort: addresses, case-insensitively */
+static int
+listconf_cmp(const void *a, const void *b)
+{
+	return strcasecmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* listconf_push - append a copy of an address */
+static int
+listconf_push(char ***v, size_t *n, size_t *cap, const char *addr)
+{
+	char **nv;
+
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		if ((nv = reallocarray(*v, *cap, sizeof(**v))) == NULL)
+			return -1;
+		*v = nv;
+	}
+	if (((*v)[*n] = strdup(addr)) == NULL)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+/* listconf_dedup - sort and drop repeated addresses */
+static void
+listconf_dedup(char **v, size_t *n, const char *what)
+{
+	size_t i, k = 0;
+
+	if (*n < 2)
+		return;
+	qsort(v, *n, sizeof(*v), listconf_cmp);
+	for (i = 0; i < *n; i++) {
+		if (k > 0 && strcasecmp(v[k - 1], v[i]) == 0) {
+			log_warnx(
+			    "%s: duplicate address %s skipped", what, v[i]);
+			free(v[i]);
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	*n = k;
+}
+
+/* listconf_subscribers - the list's subscribers, checked, sorted and
+ * without duplicates; a missing file is an empty list */
+int
+listconf_subscribers(const struct settings *s, const char *domain,
+    const char *list, char ***out, size_t *n, char *err, size_t errlen)
+{
+	char path[PATH_MAX], *line = NULL, *p, *e;
+	size_t cap = 0, lcap = 0, lineno = 0;
+	ssize_t len;
+	FILE *fp;
+
+	*out = NULL;
+	*n = 0;
+	if (listconf_path(path, sizeof(path), s, domain, list, "subscribers") ==
+	    -1) {
+		snprintf(err, errlen, "list path too long");
+		return -1;
+	}
+	if ((fp = fopen(path, "re")) == NULL) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(
+		    err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((len = getline(&line, &lcap, fp)) != -1) {
+		lineno++;
+		if ((p = strchr(line, '#')) != NULL)
+			*p = '\0';
+		for (p = line; isspace((unsigned char)*p); p++)
+			;
+		for (e = p + strlen(p); e > p && isspace((unsigned char)e[-1]);)
+			*--e = '\0';
+		if (*p == '\0')
+			continue;
+		if (!spool_state_addr_ok(p)) {
+			log_warnx(
+			    "%s:%zu: invalid address skipped", path, lineno);
+			continue;
+		}
+		if (listconf_push(out, n, &cap, p) == -1) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+	}
+	if (ferror(fp)) {
+		snprintf(
+		    err, errlen, "cannot read %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	free(line);
+	fclose(fp);
+	listconf_dedup(*out, n, path);
+	return 0;
+fail:
+	free(line);
+	fclose(fp);
+	listconf_free_vec(*out, *n);
+	*out = NULL;
+	*n = 0;
+	return -1;
+}
+
+/* listconf_split - addresses separated by commas or spaces */
+int
+listconf_split(const char *text, char ***out, size_t *n)
+{
+	char *copy, *tok, *save = NULL;
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if ((copy = strdup(text)) == NULL)
+		return -1;
+	for (tok = strtok_r(copy, ", \t", &save); tok != NULL;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		if (!spool_state_addr_ok(tok)) {
+			log_warnx(
+			    "invalid owner address \"%.64s\" skipped", tok);
+			continue;
+		}
+		if (listconf_push(out, n, &cap, tok) == -1) {
+			free(copy);
+			listconf_free_vec(*out, *n);
+			return -1;
+		}
+	}
+	free(copy);
+	return 0;
+}
+
+/* listconf_free_vec - free a vector of addresses */
+void
+listconf_free_vec(char **v, size_t n)
+{
+	while (n > 0)
+		free(v[--n]);
+	free(v);
+}

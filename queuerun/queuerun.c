@@ -1,0 +1,216 @@
+/*
+ * queuerun.c - the runner's work as queuerun.h offers it to the protocol
+ * loop: open, step, the event fd, drain, close.
+ *
+ * A step does, without blocking: take the results the workers posted,
+ * finish the messages that have nothing left in flight, walk the spool
+ * when asked to (or when a deferred message has come due), and hand out
+ * batches (dispatch.c).  The only slow part is the walk and a first
+ * expansion, both bounded by the active limit.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "queuerun_impl.h"
+
+/* queuerun_params - the delivery parameters of a transport */
+const struct delivery_params *
+queuerun_params(const struct queuerun *q, enum qr_transport t)
+{
+	return &q->dc.transport[t];
+}
+
+/* queuerun_open - read the delivery sections, start the pool */
+struct queuerun *
+queuerun_open(
+    const struct settings *s, const char *config, char *err, size_t errlen)
+{
+	struct settings scratch;
+	struct queuerun *q;
+
+	if ((q = calloc(1, sizeof(*q))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	q->s = s;
+	delivery_conf_init(&q->dc);
+	/* The caller's settings_load skipped the delivery sections; read
+	 * the file again for them, with their checks. */
+	if (settings_load(&scratch, config ? config : SETTINGS_DEFAULT_FILE,
+		config == NULL, delivery_conf_section, &q->dc, err,
+		errlen) == -1 ||
+	    delivery_conf_finish(&q->dc, err, errlen) == -1) {
+		delivery_conf_free(&q->dc);
+		free(q);
+		return NULL;
+	}
+	if ((q->pool = worker_open((int)q->dc.base.threads, err, errlen)) ==
+	    NULL) {
+		delivery_conf_free(&q->dc);
+		free(q);
+		return NULL;
+	}
+	q->rescan = 1;
+	return q;
+}
+
+/* queuerun_rescan - walk again at the next step */
+void
+queuerun_rescan(struct queuerun *q)
+{
+	q->rescan = 1;
+}
+
+/* queuerun_collect - every result the workers have posted */
+static void
+queuerun_collect(struct queuerun *q, double now)
+{
+	struct qr_batch *b;
+
+	while ((b = worker_collect(q->pool)) != NULL)
+		outcome_batch(q, b, now);
+}
+
+/* queuerun_finish - end the pass of every message with nothing left */
+static void
+queuerun_finish(struct queuerun *q, double now)
+{
+	struct qr_msg *m, *next;
+
+	for (m = q->active; m != NULL; m = next) {
+		next = m->next;
+		if (m->batches == 0)
+			outcome_finish(q, m, now);
+	}
+}
+
+/* queuerun_step - all that can be done now */
+int
+queuerun_step(struct queuerun *q, int *timeout_ms)
+{
+	double now = deliver_now(), wait;
+
+	queuerun_collect(q, now);
+	if (!q->draining && q->nactive < q->s->queuerun_active_limit &&
+	    (q->rescan || (q->next_walk > 0 && now >= q->next_walk))) {
+		q->rescan = 0;
+		walk_claim(q, now);
+	}
+	queuerun_finish(q, now);
+	/* Batches for dead destinations end here, without a worker, so a
+	 * message may be finished once more after dispatching. */
+	if (dispatch_run(q, now) >= 0)
+		queuerun_finish(q, now);
+	*timeout_ms = -1;
+	if (q->rescan && !q->draining &&
+	    q->nactive < q->s->queuerun_active_limit)
+		*timeout_ms = 0;
+	else if (q->next_walk > 0 && !q->draining) {
+		wait = ceil((q->next_walk - now) * 1000);
+		*timeout_ms = wait < 0	       ? 0
+			      : wait > 3600000 ? 3600000
+					       : (int)wait;
+	}
+	return 0;
+}
+
+/* queuerun_event_fd - readable when a worker has posted a result */
+int
+queuerun_event_fd(const struct queuerun *q)
+{
+	return worker_event_fd(q->pool);
+}
+
+/* queuerun_busy - messages in the active set */
+int
+queuerun_busy(const struct queuerun *q)
+{
+	return q->nactive;
+}
+
+/* queuerun_idle - nothing claimed, and the last walk found nothing due */
+int
+queuerun_idle(const struct queuerun *q)
+{
+	return q->nactive == 0 && q->idle_walk && !q->rescan;
+}
+
+/* queuerun_done - messages whose pass has ended */
+long
+queuerun_done(const struct queuerun *q)
+{
+	return q->done;
+}
+
+/* queuerun_drain - claim nothing more; what is in hand goes on */
+void
+queuerun_drain(struct queuerun *q)
+{
+	q->draining = 1;
+}
+
+/* queuerun_msg_free - free a message and drop its claim */
+void
+queuerun_msg_free(struct queuerun *q, struct qr_msg *m)
+{
+	size_t i;
+
+	(void)q;
+	if (m->why != NULL)
+		for (i = 0; i < m->st.nrcpt; i++)
+			free(m->why[i]);
+	free(m->why);
+	free(m->pass);
+	if (m->st.fd != -1)
+		spool_state_close(&m->st);
+	if (m->datafd != -1)
+		close(m->datafd);
+	if (m->fd != -1)
+		close(m->fd); /* the claim goes with the last descriptor */
+	free(m);
+}
+
+/* queuerun_close - finish the batches in flight, release every claim:
+ * recipients not yet tried stay pending for the next runner */
+void
+queuerun_close(struct queuerun *q)
+{
+	struct qr_dest *d;
+	struct qr_batch *b;
+	struct qr_msg *m;
+	size_t i;
+
+	if (q == NULL)
+		return;
+	q->draining = 1;
+	/* Batches not handed out are dropped: their recipients are still
+	 * pending or deferred in the state files. */
+	for (i = 0; i < q->dtab_size; i++)
+		for (d = q->dtab[i]; d != NULL; d = d->hnext)
+			while ((b = d->head) != NULL) {
+				d->head = b->next;
+				b->msg->batches--;
+				free(b->rcpt);
+				free(b);
+			}
+	worker_stop(q->pool);
+	queuerun_collect(q, deliver_now());
+	while ((m = q->active) != NULL) {
+		if (m->st.fd != -1) {
+			spool_state_set_counts(
+			    &m->st, m->st.tries, m->st.crashes, 0);
+			spool_state_sync(&m->st);
+		}
+		walk_release(q, m);
+	}
+	worker_close(q->pool);
+	dispatch_free(q);
+	delivery_conf_free(&q->dc);
+	free(q);
+}

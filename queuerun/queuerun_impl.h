@@ -1,0 +1,207 @@
+/*
+ * queuerun_impl.h - the runner's insides, shared by the runner's files (not by
+ * the scheduler or the SMTP client, which have their own headers).
+ *
+ * Concurrency model: one main thread owns every message, state file and
+ * destination queue; a pool of worker threads (worker.c) runs the
+ * blocking transports (the synchronous SMTP client, pipe, maildir), one
+ * batch at a time, and posts results back through a pipe that is
+ * queuerun_event_fd.  Threads rather than forked agents because a batch
+ * needs no privilege separation here, an SMTP session can then be kept
+ * and reused across batches in memory, and the message text is shared
+ * (one memfd per message) instead of copied.  Workers touch only their
+ * batch and the session cache, so no lock guards the main thread's data.
+ */
+#ifndef MJQ_QUEUERUN_IMPL_H
+#define MJQ_QUEUERUN_IMPL_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "delivery_conf.h"
+#include "queuerun.h"
+#include "settings.h"
+#include "spool_name.h"
+#include "spool_path.h"
+#include "spool_state.h"
+
+enum qr_outcome { QR_SENT, QR_DEFERRED, QR_BOUNCED };
+
+/* One recipient's result, written by a worker. */
+struct qr_result {
+	enum qr_outcome outcome;
+	int code;
+	char dsn[16];
+	char text[300];
+};
+
+/* Per recipient, this pass only (never on disk): what to do at finish. */
+enum qr_pass { QR_PASS_NONE, QR_PASS_SENT, QR_PASS_DEFER, QR_PASS_BOUNCE };
+
+struct qr_msg;
+struct qr_dest;
+
+/* A batch: recipients of one message for one destination, delivered in
+ * one transaction (or one pipe run, or one maildir pass). */
+struct qr_batch {
+	struct qr_batch *next;
+	struct qr_msg *msg;
+	struct qr_dest *dest;
+	size_t n, cap;
+	uint32_t *rcpt; /* indices into msg->st.rcpt */
+	/* What the worker needs, copied so it never reads main's data. */
+	enum qr_transport transport;
+	const struct delivery_params *params;
+	char *nexthop;
+	char sender[SPOOL_ADDR_MAX + 1];
+	const char **addr; /* recipient addresses (point into msg->st) */
+	int datafd;	   /* the text as delivered (shared, pread only) */
+	off_t datasize;
+	int verp;
+	const char *verp_prefix, *verp_domain;
+	/* Filled by the worker. */
+	struct qr_result *res;
+	char relay[300];
+	int negative; /* connection or handshake failure */
+	double t_start, t_done;
+};
+
+/* A destination: one transport and nexthop, with its waiting batches. */
+struct qr_dest {
+	struct qr_dest *hnext; /* hash chain */
+	struct qr_dest *rnext; /* ready ring */
+	int in_ready;
+	enum qr_transport transport;
+	char *nexthop;
+	const struct delivery_params *params;
+	int busy, limit;
+	struct qr_batch *head, *tail;
+	double dead_until; /* connection failed: defer without trying */
+	char dead_why[300];
+};
+
+/* A message in the active set. */
+struct qr_msg {
+	struct qr_msg *next, *prev;
+	char path[PATH_MAX];
+	char name[SPOOL_NAME_MAX + 1];
+	char domain[NAME_DOMAIN_MAX + 1];
+	char list[NAME_LIST_MAX + 1];
+	enum spool_function function;
+	int domain_prio, list_prio;
+	int fd;	    /* the claim: LOCK_EX held while active */
+	int datafd; /* the text as delivered */
+	off_t datasize;
+	struct spool_state st;
+	unsigned char *pass; /* enum qr_pass per recipient */
+	char **why;	     /* bounce reason per recipient, this pass */
+	char verp_prefix[NAME_LIST_MAX + 16];
+	size_t batches; /* waiting or in flight */
+	double claimed;
+	char last_error[SPOOL_STATE_ERROR_MAX + 1];
+};
+
+struct queuerun {
+	const struct settings *s;
+	struct delivery_conf dc;
+	struct qr_msg *active; /* the active set */
+	int nactive;
+	long done;
+	int rescan, draining, idle_walk;
+	double next_walk; /* earliest future mtime seen, or 0 */
+	struct qr_dest **dtab;
+	size_t dtab_size, ndest;
+	struct qr_dest *ready; /* ring tail: ready->rnext is the head */
+	struct worker_pool *pool;
+	int inflight;
+};
+
+/* walk.c */
+int walk_claim(struct queuerun *q, double now);
+void walk_release(struct queuerun *q, struct qr_msg *m);
+
+/* listconf.c */
+struct listconf {
+	char owners[2048];
+	char subject_prefix[128];
+	char reply_to[SPOOL_ADDR_MAX + 1];
+	long long max_message_size;
+	int verp;
+	/* request and bounce handling (request.c, bounce.c) */
+	int subscribe_approval;
+	char who_access[16];
+	long long bounce_max_count;
+	long long bounce_max_age;
+};
+int listconf_load(const struct settings *s, const char *domain,
+    const char *list, struct listconf *lc, char *err, size_t errlen);
+int listconf_subscribers(const struct settings *s, const char *domain,
+    const char *list, char ***out, size_t *n, char *err, size_t errlen);
+int listconf_split(const char *text, char ***out, size_t *n);
+void listconf_free_vec(char **v, size_t n);
+int listconf_path(char *buf, size_t len, const struct settings *s,
+    const char *domain, const char *list, const char *file);
+
+/* expand.c, expand_list.c, expand_owner.c */
+int expand_message(struct queuerun *q, struct qr_msg *m);
+void expand_aside(
+    struct queuerun *q, struct qr_msg *m, const char *top, const char *why);
+int expand_list(
+    struct queuerun *q, struct qr_msg *m, const char *text, size_t len);
+int expand_list_text(
+    struct qr_msg *m, const struct listconf *lc, const char *text, size_t len);
+int expand_owner(
+    struct queuerun *q, struct qr_msg *m, const char *text, size_t len);
+int expand_plain_text(struct qr_msg *m, const char *text, size_t len);
+const char *expand_header_end(const char *text, size_t len);
+int expand_return_path(const char *text, size_t len, char *out, size_t outlen);
+int expand_memfd(
+    struct qr_msg *m, const char *a, size_t alen, const char *b, size_t blen);
+
+/* route.c */
+int route_rcpt(struct queuerun *q, const char *addr, enum qr_transport *t,
+    char *nexthop, size_t len);
+
+/* dispatch.c: the one place that decides what to deliver next */
+int dispatch_add(struct queuerun *q, struct qr_msg *m);
+int dispatch_run(struct queuerun *q, double now);
+void dispatch_free(struct queuerun *q);
+struct qr_dest *dispatch_dest(
+    struct queuerun *q, enum qr_transport t, const char *nexthop);
+void dispatch_ready(struct queuerun *q, struct qr_dest *d);
+
+/* worker.c */
+struct worker_pool;
+struct worker_pool *worker_open(int max_threads, char *err, size_t errlen);
+int worker_event_fd(const struct worker_pool *p);
+void worker_submit(struct worker_pool *p, struct qr_batch *b);
+struct qr_batch *worker_collect(struct worker_pool *p);
+void worker_stop(struct worker_pool *p);
+void worker_close(struct worker_pool *p);
+
+/* deliver_smtp.c, deliver_local.c */
+void deliver_smtp(struct qr_batch *b);
+void deliver_smtp_reap(double now, int all);
+void deliver_pipe(struct qr_batch *b);
+void deliver_maildir(struct qr_batch *b);
+void deliver_discard(struct qr_batch *b);
+void deliver_all(struct qr_batch *b, enum qr_outcome o, int code,
+    const char *dsn, const char *text);
+double deliver_now(void);
+
+/* outcome.c */
+void outcome_batch(struct queuerun *q, struct qr_batch *b, double now);
+int outcome_finish(struct queuerun *q, struct qr_msg *m, double now);
+
+/* dsn.c */
+int dsn_create(
+    struct queuerun *q, struct qr_msg *m, size_t nbounce, int expired);
+
+/* queuerun.c */
+void queuerun_msg_free(struct queuerun *q, struct qr_msg *m);
+const struct delivery_params *queuerun_params(
+    const struct queuerun *q, enum qr_transport t);
+
+#endif

@@ -1,0 +1,219 @@
+/*
+ * walk.c - find due messages in QUEUE/ and claim them.
+ *
+ * One walk collects every due message with its tier (domain priority,
+ * then list priority, as spool_walk orders them) and sorts: starving
+ * messages first (due for longer than [queuerun] starvation_age, oldest
+ * first), then tier by tier, in random order inside a tier (arc4random)
+ * so that concurrent runners spread over the queue instead of colliding
+ * on the same files.  A claim is flock(LOCK_EX|LOCK_NB) on the message
+ * file, held as long as the message is in the active set: the kernel
+ * drops it when the runner dies, and the next runner takes over from the
+ * state file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "queuerun_impl.h"
+#include "spool_walk.h"
+
+struct walk_cand {
+	char *path;
+	char domain[NAME_DOMAIN_MAX + 1];
+	char file[SPOOL_NAME_MAX + 1];
+	enum spool_function function;
+	int domain_prio, list_prio;
+	long tier; /* rank of the priority tier, high first */
+	int starving;
+	time_t mtime;
+	uint32_t rnd;
+};
+
+struct walk_ctx {
+	struct queuerun *q;
+	double now;
+	struct walk_cand *v;
+	size_t n, cap;
+	ino_t *active; /* sorted inodes of the active set */
+	size_t nactive;
+	time_t next; /* earliest future mtime */
+};
+
+/* walk_ino_cmp - qsort/bsearch on inode numbers */
+static int
+walk_ino_cmp(const void *a, const void *b)
+{
+	ino_t x = *(const ino_t *)a, y = *(const ino_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* walk_cand_cmp - starving oldest first, then tier, then random */
+static int
+walk_cand_cmp(const void *a, const void *b)
+{
+	const struct walk_cand *x = a, *y = b;
+
+	if (x->starving != y->starving)
+		return y->starving - x->starving;
+	if (x->starving && x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	if (x->tier != y->tier)
+		return x->tier < y->tier ? -1 : 1;
+	return x->rnd < y->rnd ? -1 : x->rnd > y->rnd;
+}
+
+/* walk_visit - spool_walk's callback: keep a due, unclaimed message */
+static int
+walk_visit(void *arg, const struct spool_entry *e)
+{
+	struct walk_ctx *c = arg;
+	struct walk_cand *w;
+
+	if (e->stray)
+		return 0;
+	if (e->st.st_mtime > (time_t)c->now) {
+		if (c->next == 0 || e->st.st_mtime < c->next)
+			c->next = e->st.st_mtime;
+		return 0;
+	}
+	if (c->nactive > 0 && bsearch(&e->st.st_ino, c->active, c->nactive,
+				  sizeof(ino_t), walk_ino_cmp) != NULL)
+		return 0;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		if ((w = reallocarray(c->v, cap, sizeof(*w))) == NULL)
+			return 1;
+		c->v = w;
+		c->cap = cap;
+	}
+	w = &c->v[c->n];
+	if ((w->path = strdup(e->path)) == NULL)
+		return 1;
+	strlcpy(w->domain, e->domain, sizeof(w->domain));
+	strlcpy(w->file, e->file, sizeof(w->file));
+	w->function = e->function;
+	w->domain_prio = e->domain_prio;
+	w->list_prio = e->list_prio;
+	/* Tiers of the same priorities in different domains share a rank:
+	 * spool_walk already gives the priority order. */
+	w->tier = (long)(99 - e->domain_prio) * 100 + (99 - e->list_prio);
+	w->mtime = e->st.st_mtime;
+	w->starving = c->q->s->queuerun_starvation_age > 0 &&
+		      c->now - (double)e->st.st_mtime >
+			  (double)c->q->s->queuerun_starvation_age;
+	w->rnd = arc4random();
+	c->n++;
+	return 0;
+}
+
+/* walk_take - try to claim one candidate; the new message or NULL */
+static struct qr_msg *
+walk_take(const struct walk_cand *w, double now)
+{
+	struct qr_msg *m;
+	struct stat sb;
+	int fd;
+
+	if ((fd = open(w->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return NULL; /* finished by another runner meanwhile */
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		close(fd);
+		return NULL;
+	}
+	/* Finished or deferred by its previous holder while we waited. */
+	if (fstat(fd, &sb) == -1 || sb.st_nlink == 0 ||
+	    sb.st_mtime > (time_t)now || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	if ((m = calloc(1, sizeof(*m))) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	m->fd = fd;
+	m->datafd = -1;
+	m->st.fd = -1;
+	m->claimed = now;
+	strlcpy(m->path, w->path, sizeof(m->path));
+	strlcpy(m->name, w->file, sizeof(m->name));
+	strlcpy(m->domain, w->domain, sizeof(m->domain));
+	m->function = w->function;
+	m->domain_prio = w->domain_prio;
+	m->list_prio = w->list_prio;
+	return m;
+}
+
+/* walk_claim - walk QUEUE/ and claim due messages up to the active
+ * limit, expanding each; returns how many were claimed */
+int
+walk_claim(struct queuerun *q, double now)
+{
+	struct walk_ctx c;
+	struct qr_msg *m;
+	struct spool_name sn;
+	size_t i, k = 0;
+	int got = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.q = q;
+	c.now = now;
+	if (q->nactive > 0 &&
+	    (c.active = calloc(q->nactive, sizeof(ino_t))) != NULL) {
+		struct stat sb;
+		for (m = q->active; m != NULL; m = m->next)
+			if (fstat(m->fd, &sb) == 0)
+				c.active[k++] = sb.st_ino;
+		c.nactive = k;
+		qsort(c.active, c.nactive, sizeof(ino_t), walk_ino_cmp);
+	}
+	if (spool_walk(q->s->spool_dir, SPOOL_QUEUE, walk_visit, &c) == -1 &&
+	    errno != ENOENT)
+		log_warn("cannot walk %s/%s", q->s->spool_dir, SPOOL_QUEUE);
+	qsort(c.v, c.n, sizeof(*c.v), walk_cand_cmp);
+	for (i = 0; i < c.n; i++) {
+		if (q->nactive >= q->s->queuerun_active_limit || q->draining)
+			break;
+		if ((m = walk_take(&c.v[i], now)) == NULL)
+			continue;
+		if (spool_name_parse(m->name, &sn) == 0)
+			strlcpy(m->list, sn.list, sizeof(m->list));
+		m->next = q->active;
+		if (q->active != NULL)
+			q->active->prev = m;
+		q->active = m;
+		q->nactive++;
+		got++;
+		if (expand_message(q, m) == -1)
+			walk_release(q, m);
+	}
+	/* Due messages left for lack of room: walk again when room frees. */
+	q->rescan = i < c.n && !q->draining;
+	q->next_walk = (double)c.next;
+	for (i = 0; i < c.n; i++)
+		free(c.v[i].path);
+	free(c.v);
+	free(c.active);
+	q->idle_walk = c.n == 0;
+	return got;
+}
+
+/* walk_release - drop a message from the active set and its claim */
+void
+walk_release(struct queuerun *q, struct qr_msg *m)
+{
+	if (m->prev != NULL)
+		m->prev->next = m->next;
+	else
+		q->active = m->next;
+	if (m->next != NULL)
+		m->next->prev = m->prev;
+	q->nactive--;
+	queuerun_msg_free(q, m);
+}

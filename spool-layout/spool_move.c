@@ -1,0 +1,194 @@
+/*
+ * spool_move.c - move a message between QUEUE/, HOLD/ and BAD/, and
+ * commit generated mail (a message that arrives with its state file).
+ *
+ * Moves use link() and unlink(), never rename(), so that until the new
+ * directory is durable the old names still hold the message: a crash
+ * leaves it in both places at worst, and a second move completes it.
+ * The message's lock is on its inode, so a runner holding it may move it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spool_commit.h"
+#include "spool_move.h"
+#include "spool_path.h"
+#include "spool_walk.h"
+
+/* spool_move_write - write a whole buffer to a tmp file and sync it */
+static int
+spool_move_write(
+    struct spool_tmp *t, const char *spool, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	if (spool_tmp_open(t, spool) == -1)
+		return -1;
+	while (len > 0) {
+		if ((n = write(t->fd, buf, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			spool_tmp_discard(t);
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	if (spool_tmp_sync(t) == -1) {
+		spool_tmp_discard(t);
+		return -1;
+	}
+	return 0;
+}
+
+/* spool_move_link - link old to new; an existing new name that is
+ * already the same file is fine (a move interrupted before) */
+static int
+spool_move_link(const char *from, const char *to)
+{
+	struct stat a, b;
+
+	if (link(from, to) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -1;
+	if (stat(from, &a) == 0 && stat(to, &b) == 0 && a.st_ino == b.st_ino &&
+	    a.st_dev == b.st_dev)
+		return 0;
+	/* A stale file from an older message of the same name: the state
+	 * or .why of the message being moved wins. */
+	if (unlink(to) == -1 || link(from, to) == -1)
+		return -1;
+	return 0;
+}
+
+/* spool_move - move the message at msgpath (under $spool/QUEUE, HOLD or
+ * BAD) to the same place under to_top; why, if not NULL, becomes the
+ * .<name>.why file beside it.  States:
+ *   1. the target directory exists (made durable in its parent)
+ *   2. .<name>.why committed in the target (tmp, fsync, link)
+ *   3. the state file linked into the target
+ *   4. the message linked into the target; target directory fsync'd:
+ *      from here the message is in its new place
+ *   5. the old message name unlinked, then the old state name; the
+ *      old directory fsync'd */
+int
+spool_move(const char *spool, const char *msgpath, const char *to_top,
+    const char *why, char *final, size_t finallen)
+{
+	char dir[PATH_MAX], path[PATH_MAX], from_state[PATH_MAX];
+	char to_state[PATH_MAX], olddir[PATH_MAX];
+	const char *rel, *slash;
+	struct spool_tmp t;
+	size_t n = strlen(spool);
+	int r;
+
+	/* rel: "QUEUE/xx/domain/yy/function/name" -> skip the top */
+	if (strncmp(msgpath, spool, n) != 0 || msgpath[n] != '/' ||
+	    (rel = strchr(msgpath + n + 1, '/')) == NULL ||
+	    (slash = strrchr(msgpath, '/')) == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	r = snprintf(path, sizeof(path), "%s/%s%s", spool, to_top, rel);
+	if (r < 0 || (size_t)r >= sizeof(path) ||
+	    strlcpy(dir, path, sizeof(dir)) >= sizeof(dir) ||
+	    strlcpy(olddir, msgpath, sizeof(olddir)) >= sizeof(olddir) ||
+	    strlcpy(final, path, finallen) >= finallen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	*strrchr(dir, '/') = '\0';
+	olddir[slash - msgpath] = '\0';
+	if (spool_mkdirs(spool, dir) == -1)
+		return -1;
+	if (why != NULL) {
+		char whypath[PATH_MAX];
+		r = snprintf(
+		    whypath, sizeof(whypath), "%s/.%s.why", dir, slash + 1);
+		if (r < 0 || (size_t)r >= sizeof(whypath)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (spool_move_write(&t, spool, why, strlen(why)) == -1)
+			return -1;
+		if (unlink(whypath) == -1 && errno != ENOENT) {
+			spool_tmp_discard(&t);
+			return -1;
+		}
+		if (spool_tmp_link_as(&t, whypath) == -1) {
+			spool_tmp_discard(&t);
+			return -1;
+		}
+	}
+	if (spool_state_path(from_state, sizeof(from_state), msgpath) == -1 ||
+	    spool_state_path(to_state, sizeof(to_state), path) == -1)
+		return -1;
+	if (spool_move_link(from_state, to_state) == -1 && errno != ENOENT)
+		return -1;
+	if (spool_move_link(msgpath, path) == -1 || spool_fsync_dir(dir) == -1)
+		return -1;
+	if (unlink(msgpath) == -1 && errno != ENOENT)
+		return -1;
+	if (unlink(from_state) == -1 && errno != ENOENT)
+		return -1;
+	return spool_fsync_dir(olddir);
+}
+
+/* spool_move_generate - commit a message that comes with its state file
+ * (mail the runner generates: bounces, forwards).  States:
+ *   1. both texts written to tmp files and fsync'd
+ *   2. the state file linked as .<name> (EEXIST: next letters); a state
+ *      file without its message is never expanded or delivered
+ *   3. the message linked as <name>; directory fsync'd: committed
+ *   4. the tmp names unlinked
+ * The state file comes first because a message without one is taken for
+ * fresh mail and expanded again. */
+int
+spool_move_generate(const char *spool, const char *dir, struct spool_name *name,
+    const char *state, size_t statelen, const char *msg, size_t msglen,
+    char *final, size_t finallen)
+{
+	struct spool_tmp ts, tm;
+	char base[SPOOL_NAME_MAX + 1], spath[PATH_MAX];
+	struct stat sb;
+	int r, ok = -1;
+
+	if (spool_move_write(&ts, spool, state, statelen) == -1)
+		return -1;
+	if (spool_move_write(&tm, spool, msg, msglen) == -1) {
+		spool_tmp_discard(&ts);
+		return -1;
+	}
+	if (spool_mkdirs(spool, dir) == -1)
+		goto done;
+	for (;;) {
+		if (spool_name_format(name, base, sizeof(base)) == -1)
+			goto done;
+		r = snprintf(final, finallen, "%s/%s", dir, base);
+		if (r < 0 || (size_t)r >= finallen ||
+		    spool_state_path(spath, sizeof(spath), final) == -1) {
+			errno = ENAMETOOLONG;
+			goto done;
+		}
+		if (lstat(final, &sb) == -1 && errno == ENOENT &&
+		    link(ts.path, spath) == 0) {
+			if (link(tm.path, final) == 0)
+				break;
+			unlink(spath);
+		}
+		if (spool_name_next(name) == -1)
+			goto done;
+	}
+	if (spool_fsync_dir(dir) == -1)
+		goto done;
+	ok = 0;
+done:
+	spool_tmp_discard(&ts);
+	spool_tmp_discard(&tm);
+	return ok;
+}

@@ -1,0 +1,491 @@
+/*
+ * spool_state.c - a message's delivery state file, .<name> beside it.
+ *
+ * The file is written once, whole, by the commit protocol (tmp, fsync,
+ * link, fsync directory), so a reader never sees half a recipient list.
+ * After that only fixed-width fields change, in place: a status word is
+ * always SPOOL_STATUS_WIDTH bytes and a counter always the same number of
+ * digits, so a pwrite can never shift the lines after it.  The text is
+ * the whole truth about a message's progress; nothing is kept elsewhere.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spool_commit.h"
+#include "spool_state.h"
+#include "spool_walk.h"
+
+static const char *const spool_state_words[] = {
+    "pending",
+    "delivered",
+    "deferred",
+    "bounced",
+};
+
+/* spool_state_word - the status word of a recipient */
+const char *
+spool_state_word(enum spool_rcpt_status s)
+{
+	return spool_state_words[s];
+}
+
+/* spool_state_addr_ok - 1 when an address can be a recipient line:
+ * bounded, printable, no spaces or angle brackets, one @ not at an end */
+int
+spool_state_addr_ok(const char *addr)
+{
+	const unsigned char *p;
+	const char *at;
+	size_t len = strlen(addr);
+
+	if (len == 0 || len > SPOOL_ADDR_MAX)
+		return 0;
+	for (p = (const unsigned char *)addr; *p; p++)
+		if (*p <= 0x20 || *p >= 0x7f || *p == '<' || *p == '>')
+			return 0;
+	if ((at = strrchr(addr, '@')) == NULL || at == addr || at[1] == '\0')
+		return 0;
+	return 1;
+}
+
+/* spool_state_clean - an error text fit for its one fixed-width line */
+static void
+spool_state_clean(char *dst, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i < SPOOL_STATE_ERROR_MAX && src[i] != '\0'; i++)
+		dst[i] = (src[i] < 0x20 || src[i] == 0x7f) ? ' ' : src[i];
+	dst[i] = '\0';
+}
+
+/* spool_state_format - the whole text of a new state file (malloc'd) */
+int
+spool_state_format(const struct spool_state_init *init, char *const *rcpts,
+    size_t n, char **text, size_t *len)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *fp;
+	size_t i;
+
+	if ((fp = open_memstream(&buf, &size)) == NULL)
+		return -1;
+	fprintf(fp,
+	    "%s\nkind %s\nsender <%s>\nfrom <%s>\narrival %lld\nverp %d\n"
+	    "tries %6d\ncrashes %6d\nactive %d\nerror %-*s\n"
+	    "recipients %zu\n",
+	    SPOOL_STATE_MAGIC, init->kind, init->sender, init->from,
+	    init->arrival, init->verp ? 1 : 0, 0, 0, 0, SPOOL_STATE_ERROR_MAX,
+	    "", n);
+	for (i = 0; i < n; i++)
+		fprintf(fp, "%-*s %s\n", SPOOL_STATUS_WIDTH,
+		    spool_state_words[SPOOL_RCPT_PENDING], rcpts[i]);
+	if (ferror(fp)) {
+		fclose(fp);
+		free(buf);
+		errno = ENOMEM;
+		return -1;
+	}
+	if (fclose(fp) == EOF) {
+		free(buf);
+		return -1;
+	}
+	*text = buf;
+	*len = size;
+	return 0;
+}
+
+/* spool_state_write_all - write a whole buffer or fail */
+static int
+spool_state_write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		if ((n = write(fd, buf, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* spool_state_create - commit a new state file for the message at
+ * msgpath and open it, as spool_state_open would */
+int
+spool_state_create(struct spool_state *st, const char *spool,
+    const char *msgpath, const struct spool_state_init *init,
+    char *const *rcpts, size_t n)
+{
+	struct spool_tmp tmp;
+	char path[PATH_MAX], why[128];
+	char *text;
+	size_t len;
+
+	if (spool_state_path(path, sizeof(path), msgpath) == -1)
+		return -1;
+	if (spool_state_format(init, rcpts, n, &text, &len) == -1)
+		return -1;
+	if (spool_tmp_open(&tmp, spool) == -1) {
+		free(text);
+		return -1;
+	}
+	if (spool_state_write_all(tmp.fd, text, len) == -1 ||
+	    spool_tmp_sync(&tmp) == -1 || spool_tmp_link_as(&tmp, path) == -1) {
+		free(text);
+		spool_tmp_discard(&tmp);
+		return -1;
+	}
+	free(text);
+	return spool_state_open(st, msgpath, why, sizeof(why));
+}
+
+/* spool_state_key - the value after "key " on a header line, or NULL */
+static char *
+spool_state_key(char *line, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (strncmp(line, key, n) != 0 || line[n] != ' ')
+		return NULL;
+	return line + n + 1;
+}
+
+/* spool_state_angle - copy the address inside <...> */
+static int
+spool_state_angle(const char *v, char *out, size_t outlen)
+{
+	size_t n = strlen(v);
+
+	if (n < 2 || v[0] != '<' || v[n - 1] != '>' || n - 2 >= outlen)
+		return -1;
+	memcpy(out, v + 1, n - 2);
+	out[n - 2] = '\0';
+	return 0;
+}
+
+/* spool_state_num - a decimal number with optional leading spaces */
+static int
+spool_state_num(const char *v, long long *out)
+{
+	char *end;
+
+	while (*v == ' ')
+		v++;
+	if (*v < '0' || *v > '9')
+		return -1;
+	errno = 0;
+	*out = strtoll(v, &end, 10);
+	return errno == 0 && *end == '\0' ? 0 : -1;
+}
+
+/* spool_state_header - parse one header line; -1 when it is broken */
+static int
+spool_state_header(struct spool_state *st, char *line, off_t off)
+{
+	long long v;
+	char *p;
+
+	if ((p = spool_state_key(line, "kind")) != NULL)
+		return strlcpy(st->kind, p, sizeof(st->kind)) < sizeof(st->kind)
+			   ? 0
+			   : -1;
+	if ((p = spool_state_key(line, "sender")) != NULL)
+		return spool_state_angle(p, st->sender, sizeof(st->sender));
+	if ((p = spool_state_key(line, "from")) != NULL)
+		return spool_state_angle(p, st->from, sizeof(st->from));
+	if ((p = spool_state_key(line, "error")) != NULL) {
+		size_t n = strlen(p);
+		if (n != SPOOL_STATE_ERROR_MAX)
+			return -1;
+		while (n > 0 && p[n - 1] == ' ')
+			n--;
+		memcpy(st->error, p, n);
+		st->error[n] = '\0';
+		st->off_error = off + (p - line);
+		return 0;
+	}
+	if ((p = spool_state_key(line, "arrival")) != NULL)
+		return spool_state_num(p, &st->arrival);
+	if ((p = spool_state_key(line, "verp")) != NULL) {
+		if (spool_state_num(p, &v) == -1)
+			return -1;
+		st->verp = v != 0;
+		return 0;
+	}
+	if ((p = spool_state_key(line, "tries")) != NULL ||
+	    (p = spool_state_key(line, "crashes")) != NULL) {
+		if (strlen(p) != 6 || spool_state_num(p, &v) == -1 ||
+		    v > 999999)
+			return -1;
+		if (line[0] == 't') {
+			st->tries = (int)v;
+			st->off_tries = off + (p - line);
+		} else {
+			st->crashes = (int)v;
+			st->off_crashes = off + (p - line);
+		}
+		return 0;
+	}
+	if ((p = spool_state_key(line, "active")) != NULL) {
+		if (strlen(p) != 1 || spool_state_num(p, &v) == -1)
+			return -1;
+		st->active = (int)v;
+		st->off_active = off + (p - line);
+		return 0;
+	}
+	return -1;
+}
+
+/* spool_state_rcpt - parse one recipient line */
+static int
+spool_state_rcpt(struct spool_state *st, size_t i, char *line, off_t off)
+{
+	size_t s;
+
+	if (strlen(line) < SPOOL_STATUS_WIDTH + 2 ||
+	    line[SPOOL_STATUS_WIDTH] != ' ')
+		return -1;
+	line[SPOOL_STATUS_WIDTH] = '\0';
+	for (s = 0; s < 4; s++) {
+		size_t n = strlen(spool_state_words[s]);
+		if (strncmp(line, spool_state_words[s], n) == 0 &&
+		    strspn(line + n, " ") == SPOOL_STATUS_WIDTH - n)
+			break;
+	}
+	if (s == 4 || !spool_state_addr_ok(line + SPOOL_STATUS_WIDTH + 1))
+		return -1;
+	st->status[i] = (unsigned char)s;
+	st->rcpt[i] = line + SPOOL_STATUS_WIDTH + 1;
+	st->off[i] = off;
+	return 0;
+}
+
+/* spool_state_parse - split buf into fields; why says what is broken */
+static int
+spool_state_parse(struct spool_state *st, size_t len, char *why, size_t wl)
+{
+	char *p = st->buf, *nl, *v;
+	long long n = -1;
+	size_t lineno = 0, i = 0;
+
+	st->off_tries = st->off_crashes = st->off_active = st->off_error = -1;
+	while (p < st->buf + len) {
+		off_t off = p - st->buf;
+		if ((nl = memchr(p, '\n', len - (size_t)off)) == NULL) {
+			snprintf(why, wl, "line %zu: truncated", lineno + 1);
+			return -1;
+		}
+		*nl = '\0';
+		lineno++;
+		if (lineno == 1) {
+			if (strcmp(p, SPOOL_STATE_MAGIC) != 0) {
+				snprintf(why, wl, "not a state file");
+				return -1;
+			}
+		} else if (n < 0 && (v = spool_state_key(p, "recipients"))) {
+			if (spool_state_num(v, &n) == -1 ||
+			    (unsigned long long)n > len / 2) {
+				snprintf(
+				    why, wl, "line %zu: bad count", lineno);
+				return -1;
+			}
+			st->nrcpt = (size_t)n;
+			if ((st->rcpt = calloc(n ? n : 1, sizeof(char *))) ==
+				NULL ||
+			    (st->status = calloc(n ? n : 1, 1)) == NULL ||
+			    (st->off = calloc(n ? n : 1, sizeof(off_t))) ==
+				NULL) {
+				snprintf(why, wl, "out of memory");
+				return -1;
+			}
+		} else if (n < 0 ? spool_state_header(st, p, off) == -1
+				 : (i >= (size_t)n || spool_state_rcpt(st, i++,
+							  p, off) == -1)) {
+			snprintf(why, wl, "line %zu: malformed", lineno);
+			return -1;
+		}
+		p = nl + 1;
+	}
+	if (n < 0 || i != (size_t)n || st->off_tries < 0 ||
+	    st->off_crashes < 0 || st->off_active < 0 || st->off_error < 0) {
+		snprintf(why, wl, "incomplete");
+		return -1;
+	}
+	return 0;
+}
+
+/* spool_state_open - read and check the state file of the message at
+ * msgpath; -1 with errno ENOENT when there is none, or EINVAL with why
+ * when it is damaged */
+int
+spool_state_open(
+    struct spool_state *st, const char *msgpath, char *why, size_t whylen)
+{
+	struct stat sb;
+	ssize_t r;
+	size_t got = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->fd = -1;
+	if (spool_state_path(st->path, sizeof(st->path), msgpath) == -1)
+		return -1;
+	if ((st->fd = open(st->path, O_RDWR | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(st->fd, &sb) == -1)
+		goto fail;
+	if ((st->buf = malloc((size_t)sb.st_size + 1)) == NULL)
+		goto fail;
+	while (got < (size_t)sb.st_size) {
+		if ((r = read(st->fd, st->buf + got,
+			 (size_t)sb.st_size - got)) == -1) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	st->buf[got] = '\0';
+	if (spool_state_parse(st, got, why, whylen) == -1) {
+		spool_state_close(st);
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+fail:
+	snprintf(why, whylen, "%s", strerror(errno));
+	spool_state_close(st);
+	return -1;
+}
+
+/* spool_state_put - pwrite a field, counting it for the next sync */
+static int
+spool_state_put(struct spool_state *st, off_t off, const char *text, size_t n)
+{
+	if (pwrite(st->fd, text, n, off) != (ssize_t)n) {
+		if (errno == 0)
+			errno = EIO;
+		return -1;
+	}
+	st->unsynced++;
+	return 0;
+}
+
+/* spool_state_set_rcpt - a recipient's new status, in place */
+int
+spool_state_set_rcpt(struct spool_state *st, size_t i, enum spool_rcpt_status s)
+{
+	char word[SPOOL_STATUS_WIDTH + 1];
+
+	if (st->status[i] == s)
+		return 0;
+	snprintf(word, sizeof(word), "%-*s", SPOOL_STATUS_WIDTH,
+	    spool_state_words[s]);
+	if (spool_state_put(st, st->off[i], word, SPOOL_STATUS_WIDTH) == -1)
+		return -1;
+	st->status[i] = (unsigned char)s;
+	return 0;
+}
+
+/* spool_state_set_counts - tries, crashes and the active flag */
+int
+spool_state_set_counts(
+    struct spool_state *st, int tries, int crashes, int active)
+{
+	char v[16];
+
+	if (tries > 999999)
+		tries = 999999;
+	if (crashes > 999999)
+		crashes = 999999;
+	if (tries != st->tries) {
+		snprintf(v, sizeof(v), "%6d", tries);
+		if (spool_state_put(st, st->off_tries, v, 6) == -1)
+			return -1;
+		st->tries = tries;
+	}
+	if (crashes != st->crashes) {
+		snprintf(v, sizeof(v), "%6d", crashes);
+		if (spool_state_put(st, st->off_crashes, v, 6) == -1)
+			return -1;
+		st->crashes = crashes;
+	}
+	if (active != st->active) {
+		v[0] = active ? '1' : '0';
+		if (spool_state_put(st, st->off_active, v, 1) == -1)
+			return -1;
+		st->active = active ? 1 : 0;
+	}
+	return 0;
+}
+
+/* spool_state_set_error - the last error, cut and padded to its width */
+int
+spool_state_set_error(struct spool_state *st, const char *error)
+{
+	char clean[SPOOL_STATE_ERROR_MAX + 1], field[SPOOL_STATE_ERROR_MAX + 1];
+
+	spool_state_clean(clean, error);
+	if (strcmp(clean, st->error) == 0)
+		return 0;
+	snprintf(field, sizeof(field), "%-*s", SPOOL_STATE_ERROR_MAX, clean);
+	if (spool_state_put(st, st->off_error, field, SPOOL_STATE_ERROR_MAX) ==
+	    -1)
+		return -1;
+	strlcpy(st->error, clean, sizeof(st->error));
+	return 0;
+}
+
+/* spool_state_sync - make the updates so far durable (one fdatasync for
+ * the whole group) */
+int
+spool_state_sync(struct spool_state *st)
+{
+	if (st->unsynced == 0)
+		return 0;
+	if (fdatasync(st->fd) == -1)
+		return -1;
+	st->unsynced = 0;
+	return 0;
+}
+
+/* spool_state_close - free; unsynced updates stay in the page cache */
+void
+spool_state_close(struct spool_state *st)
+{
+	if (st->fd != -1)
+		close(st->fd);
+	st->fd = -1;
+	free(st->buf);
+	free(st->rcpt);
+	free(st->status);
+	free(st->off);
+	st->buf = NULL;
+	st->rcpt = NULL;
+	st->status = NULL;
+	st->off = NULL;
+	st->nrcpt = 0;
+}
+
+/* spool_state_set_next - the message's next try, as its mtime */
+int
+spool_state_set_next(int msgfd, time_t when)
+{
+	struct timespec ts[2];
+
+	ts[0].tv_sec = when;
+	ts[0].tv_nsec = 0;
+	ts[1] = ts[0];
+	return futimens(msgfd, ts);
+}
