@@ -5,6 +5,7 @@
 
 load helpers
 load smtp_helpers
+bats_require_minimum_version 1.5.0
 
 setup() {
 	MSG=$BATS_TEST_TMPDIR/msg
@@ -105,7 +106,7 @@ QUIT" ]
 	run try -r a@x.org -r b@x.org
 	[ "${lines[1]}" = "xact=1 to=<a@x.org> status=bounced code=550 dsn=5.1.1 text=550 5.1.1 nobody (RCPT TO)" ]
 	[ "${lines[2]}" = "xact=1 to=<b@x.org> status=bounced code=550 dsn=5.1.1 text=550 5.1.1 nobody (RCPT TO)" ]
-	! grep -q ' DATA$' "$S/trace"
+	run ! grep -q ' DATA$' "$S/trace"
 	[ ! -s "$S/log" ]
 }
 
@@ -122,7 +123,7 @@ QUIT" ]
 	run try -r a@x.org
 	[ "${lines[1]}" = "xact=1 to=<a@x.org> status=bounced code=0 dsn=5.3.4 text=message size $(($(wc -c <"$WIRE") + 3)) exceeds size limit 20 of server 127.0.0.1[127.0.0.1]:$PORT (MAIL FROM)" ]
 	[ "${lines[2]}" = "feedback=positive" ]
-	! grep -q ' MAIL ' "$S/trace"
+	run ! grep -q ' MAIL ' "$S/trace"
 }
 
 @test "SIZE: a server that refuses the SIZE= at MAIL bounces every recipient" {
@@ -337,7 +338,7 @@ to=<ok2@x.org>" ]
 	[ "${lines[2]}" = "RCPT TO:<inject@x.org>> status=bounced code=0 dsn=5.1.3 text=bad recipient address syntax (RCPT TO)" ]
 	[ "${lines[3]}" = "xact=1 to=<a<b@x.org> status=bounced code=0 dsn=5.1.3 text=bad recipient address syntax (RCPT TO)" ]
 	[ "${lines[4]}" = "xact=1 to=<ok@x.org> status=sent code=250 dsn=2.0.0 text=250 2.0.0 Ok: queued as 1 (end of data)" ]
-	! grep -q inject "$S/trace"
+	run ! grep -q inject "$S/trace"
 	[ "$(cut -d' ' -f4 "$S/log")" = "to=<ok@x.org>" ]
 }
 

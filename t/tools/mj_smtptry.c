@@ -20,6 +20,7 @@
 #include <sysexits.h>
 #include <unistd.h>
 
+#include "mx_resolve.h"
 #include "smtp_data.h"
 #include "smtp_session.h"
 #include "smtp_xact.h"
@@ -30,9 +31,10 @@ static const char *outcome_names[] = {"sent", "deferred", "bounced"};
 static void __attribute__((noreturn)) usage(void)
 {
 	fprintf(stderr,
-	    "usage: mj_smtptry -H addr [-p port] [-f sender] [-e helo]\n"
-	    "           [-t ms] [-T stage=ms] [-b batch] [-m file]\n"
-	    "           -r rcpt ... [-N -r rcpt ...]\n"
+	    "usage: mj_smtptry {-H addr | -M nexthop [-D dns_server]}\n"
+	    "           [-p port] [-f sender] [-e helo] [-t ms] [-T stage=ms]\n"
+	    "           [-b batch] [-m file] -r rcpt ... [-N -r rcpt ...]\n"
+	    "  -M resolves the nexthop (MX) and tries its addresses in turn\n"
 	    "  -N starts a new transaction on the same session\n"
 	    "  -b N splits each transaction into batches of N recipients\n"
 	    "  stages: connect greeting helo command data eod\n");
@@ -103,26 +105,56 @@ print_status(const char *prefix, const struct smtp_status *st)
 	    st->stage ? st->stage : "-");
 }
 
-/* open_session - open and print the session line */
+/* open_session - try the addresses in order until one gives a session */
 static int
-open_session(struct smtp_session *s, const char *host,
-    const struct sockaddr_storage *ss, socklen_t sslen, const char *helo,
+open_session(struct smtp_session *s, const struct mx_list *l, const char *helo,
     const struct smtp_timeouts *to)
 {
 	struct smtp_status st;
+	size_t i;
 
-	if (smtp_session_open(s, host, (const struct sockaddr *)ss, sslen, helo,
-		to, &st) == -1) {
+	for (i = 0; i < l->n; i++) {
+		if (smtp_session_open(s, l->v[i].host,
+			(const struct sockaddr *)&l->v[i].addr, l->v[i].addrlen,
+			helo, to, &st) == 0) {
+			printf("session ok relay=%s esmtp=%d pipelining=%d "
+			       "size=%d/%lld 8bitmime=%d\n",
+			    s->peer, !!(s->features & SMTP_FEAT_ESMTP),
+			    !!(s->features & SMTP_FEAT_PIPELINING),
+			    !!(s->features & SMTP_FEAT_SIZE), s->size_limit,
+			    !!(s->features & SMTP_FEAT_8BITMIME));
+			return 0;
+		}
+		/* The runner's move too: on to the next address. */
 		print_status("session failed", &st);
-		return -1;
 	}
-	printf("session ok relay=%s esmtp=%d pipelining=%d size=%d/%lld "
-	       "8bitmime=%d\n",
-	    s->peer, !!(s->features & SMTP_FEAT_ESMTP),
-	    !!(s->features & SMTP_FEAT_PIPELINING),
-	    !!(s->features & SMTP_FEAT_SIZE), s->size_limit,
-	    !!(s->features & SMTP_FEAT_8BITMIME));
-	return 0;
+	return -1;
+}
+
+/* resolve - the addresses to try: the IP literal, or the nexthop's */
+static void
+resolve(const char *host, const char *nexthop, const char *dns, int port,
+    struct mx_list *l)
+{
+	struct mx_resolver r;
+	enum mx_status st;
+	char why[512];
+
+	memset(l, 0, sizeof(*l));
+	if (host != NULL) {
+		if (mx_parse_literal(host, port, l) != 1)
+			errx(EX_USAGE, "-H wants an IP address: %s", host);
+		return;
+	}
+	if (mx_resolver_init(&r, dns, why, sizeof(why)) == -1)
+		errx(EX_CONFIG, "%s", why);
+	if ((st = mx_resolve(&r, nexthop, port, l, why, sizeof(why))) !=
+	    MX_OK) {
+		printf("resolve %s: %s\n",
+		    st == MX_TEMPFAIL ? "tempfail" : "notfound", why);
+		exit(st == MX_TEMPFAIL ? EX_TEMPFAIL : EX_NOHOST);
+	}
+	mx_resolver_close(&r);
 }
 
 /* main - parse, open, run the transactions, close */
@@ -133,24 +165,26 @@ main(int argc, char **argv)
 	struct smtp_session s;
 	struct smtp_status st;
 	struct smtp_data_msg msg;
-	struct sockaddr_storage ss = {0};
+	struct mx_list targets;
 	struct smtp_rcpt *rcpts;
 	size_t nrcpt = 0, i, start, end, *groups, ngroups = 1;
 	const char *host = NULL, *sender = "", *helo = "localhost",
-		   *path = NULL;
+		   *path = NULL, *nexthop = NULL, *dns = "";
 	char prefix[600];
 	int c, port = 25, batch = 0, xact = 0, ms, fd, stale = 0;
-	socklen_t sslen;
 	off_t size;
 
 	smtp_session_timeouts(&to);
 	if ((rcpts = calloc(argc, sizeof(*rcpts))) == NULL ||
 	    (groups = calloc(argc + 1, sizeof(*groups))) == NULL)
 		err(EX_OSERR, "calloc");
-	while ((c = getopt(argc, argv, "b:e:f:H:m:Np:r:t:T:")) != -1) {
+	while ((c = getopt(argc, argv, "b:D:e:f:H:m:M:Np:r:t:T:")) != -1) {
 		switch (c) {
 		case 'b':
 			batch = atoi(optarg);
+			break;
+		case 'D':
+			dns = optarg;
 			break;
 		case 'e':
 			helo = optarg;
@@ -163,6 +197,9 @@ main(int argc, char **argv)
 			break;
 		case 'm':
 			path = optarg;
+			break;
+		case 'M':
+			nexthop = optarg;
 			break;
 		case 'N':
 			groups[ngroups++] = nrcpt;
@@ -184,26 +221,15 @@ main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (host == NULL || nrcpt == 0 || optind != argc)
+	if ((host == NULL) == (nexthop == NULL) || nrcpt == 0 || optind != argc)
 		usage();
 	groups[ngroups] = nrcpt;
-	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)&ss)->sin_addr) ==
-	    1) {
-		ss.ss_family = AF_INET;
-		((struct sockaddr_in *)&ss)->sin_port = htons(port);
-		sslen = sizeof(struct sockaddr_in);
-	} else if (inet_pton(AF_INET6, host,
-		       &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1) {
-		ss.ss_family = AF_INET6;
-		((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
-		sslen = sizeof(struct sockaddr_in6);
-	} else
-		errx(EX_USAGE, "-H wants an IP address: %s", host);
+	resolve(host, nexthop, dns, port, &targets);
 	fd = message_fd(path, &size);
 	if (smtp_data_open(&msg, fd, size) == -1)
 		err(EX_IOERR, "read message");
 
-	if (open_session(&s, host, &ss, sslen, helo, &to) == -1)
+	if (open_session(&s, &targets, helo, &to) == -1)
 		goto negative;
 	for (i = 0; i < ngroups; i++) {
 		for (start = groups[i]; start < groups[i + 1]; start = end) {
@@ -218,8 +244,7 @@ main(int argc, char **argv)
 				if (stale++ > 0)
 					errx(EX_SOFTWARE, "stale twice");
 				smtp_session_close(&s);
-				if (open_session(
-					&s, host, &ss, sslen, helo, &to) == -1)
+				if (open_session(&s, &targets, helo, &to) == -1)
 					goto negative;
 				end = start;
 				continue;
@@ -238,6 +263,7 @@ main(int argc, char **argv)
 negative:
 	printf("feedback=negative\n");
 out:
+	mx_list_free(&targets);
 	free(rcpts);
 	free(groups);
 	return 0;
