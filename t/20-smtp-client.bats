@@ -25,6 +25,17 @@ try() {
 
 S=$BATS_TEST_TMPDIR/s
 
+# tries_at_once N - N clients at once, one recipient each; output in out.*
+tries_at_once() {
+	local i pids=
+	for i in $(seq 1 "$1"); do
+		"$MJ_SMTPTRY" -H 127.0.0.1 -p "$PORT" -f s@x -r "r$i@x.org" \
+			-m "$MSG" >"$BATS_TEST_TMPDIR/out.$i" 3>&- &
+		pids="$pids $!"
+	done
+	wait $pids
+}
+
 @test "a message arrives byte for byte: CRLF everywhere, dots unstuffed" {
 	smtpd_start s
 	run try -r a@example.com -r b@example.com
@@ -344,12 +355,7 @@ to=<ok2@x.org>" ]
 
 @test "mj_testsmtpd sustains hundreds of concurrent sessions" {
 	smtpd_start s --delay greeting=1500
-	pids=
-	for i in $(seq 1 300); do
-		"$MJ_SMTPTRY" -H 127.0.0.1 -p "$PORT" -f s@x -r "r$i@x.org" -m "$MSG" >"$BATS_TEST_TMPDIR/out.$i" 3>&- &
-		pids="$pids $!"
-	done
-	wait $pids
+	tries_at_once 300
 	[ "$(cat "$BATS_TEST_TMPDIR"/out.* | grep -c 'status=sent')" -eq 300 ]
 	[ "$(wc -l <"$S/log")" -eq 300 ]
 	[ "$(cut -d' ' -f4 "$S/log" | sort -u | wc -l)" -eq 300 ]
@@ -358,12 +364,7 @@ to=<ok2@x.org>" ]
 @test "--max-sessions: sessions past N get 421 and negative feedback" {
 	# every session holds its slot 3 s, so all 20 overlap
 	smtpd_start s --max-sessions 10 --delay greeting=3000
-	pids=
-	for i in $(seq 1 20); do
-		"$MJ_SMTPTRY" -H 127.0.0.1 -p "$PORT" -f s@x -r "r$i@x.org" -m "$MSG" >"$BATS_TEST_TMPDIR/out.$i" 3>&- &
-		pids="$pids $!"
-	done
-	wait $pids
+	tries_at_once 20
 	[ "$(cat "$BATS_TEST_TMPDIR"/out.* | grep -c '^feedback=positive$')" -eq 10 ]
 	[ "$(cat "$BATS_TEST_TMPDIR"/out.* | grep -c '^session failed status=deferred code=421 dsn=4.3.2 ')" -eq 10 ]
 	[ "$(wc -l <"$S/log")" -eq 10 ]
@@ -406,4 +407,32 @@ to=<ok2@x.org>" ]
 	sed -n '/^Subject: t$/,$p' "$dump" >"$BATS_TEST_TMPDIR/got"
 	{ tr -d '\r' <"$WIRE"; echo; } >"$BATS_TEST_TMPDIR/want"
 	cmp "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
+}
+
+@test "reply parser: multi-line, enhanced codes, any chunking gives the same replies" {
+	in=$'250-mx.example\r\n250-PIPELINING\r\n250 SIZE 100\r\n550 5.1.1 <x>: no\r\n451-4.3.0 a\r\n451-4.3.0 b\r\n451 4.3.0 c\r\n354 go\n250\r\n550 5.1 odd\r\n'
+	want="lines=3 250 2.0.0 mx.example PIPELINING SIZE 100
+lines=1 550 5.1.1 <x>: no
+lines=3 451 4.3.0 a b c
+lines=1 354 3.0.0 go
+lines=1 250 2.0.0
+lines=1 550 5.0.0 5.1 odd"
+	for c in 1 2 7 4096; do
+		run "$TOP/t/tools/mj_replyparse" -c "$c" < <(printf %s "$in")
+		[ "$output" = "$want" ]
+	done
+}
+
+@test "reply parser: garbage, changing codes, long lines and control bytes" {
+	run "$TOP/t/tools/mj_replyparse" <<<$'hello\r\n'
+	[ "$output" = "error: malformed reply line" ]
+	run "$TOP/t/tools/mj_replyparse" <<<$'250-a\r\n251 b\r\n'
+	[ "$output" = "error: reply code changes between lines" ]
+	run "$TOP/t/tools/mj_replyparse" <<<$'600 no such class\r\n'
+	[ "$output" = "error: malformed reply line" ]
+	run "$TOP/t/tools/mj_replyparse" < <(printf '250 '; head -c 3000 /dev/zero | tr '\0' x; printf '\r\n')
+	[ "$output" = "error: reply line too long" ]
+	run "$TOP/t/tools/mj_replyparse" < <(printf '250 a\001b\033c\r\n250 x')
+	[ "$output" = "lines=1 250 2.0.0 a?b?c
+incomplete" ]
 }
