@@ -9,8 +9,6 @@
  * in order until one gives a session; only when none does is the batch a
  * connection failure, the scheduler's negative feedback.
  */
-#include <errno.h>
-#include <netdb.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +16,7 @@
 #include <sys/socket.h>
 
 #include "queuerun_impl.h"
+#include "mx_resolve.h"
 #include "smtp_data.h"
 #include "smtp_session.h"
 #include "smtp_xact.h"
@@ -97,38 +96,20 @@ deliver_smtp_reap(double now, int all)
 	}
 }
 
-/* deliver_smtp_split - nexthop into host and port; *mx when MX applies */
-static int
-deliver_smtp_split(const char *nexthop, char *host, size_t hostlen, char *port,
-    size_t portlen, int *mx)
+/* deliver_smtp_resolver - this thread's resolver (res_n* state is not
+ * shared between threads), made at its first use */
+static struct mx_resolver *
+deliver_smtp_resolver(const struct delivery_params *p, char *why, size_t whylen)
 {
-	const char *end, *colon;
-	size_t n;
+	static __thread struct mx_resolver r;
+	static __thread int ready;
 
-	strlcpy(port, "25", portlen);
-	if (nexthop[0] == '[') {
-		if ((end = strchr(nexthop, ']')) == NULL)
-			return -1;
-		n = (size_t)(end - nexthop - 1);
-		if (end[1] == ':')
-			strlcpy(port, end + 2, portlen);
-		else if (end[1] != '\0')
-			return -1;
-		*mx = 0;
-		nexthop++;
-	} else {
-		n = (colon = strrchr(nexthop, ':')) != NULL
-			? (size_t)(colon - nexthop)
-			: strlen(nexthop);
-		if (colon != NULL)
-			strlcpy(port, colon + 1, portlen);
-		*mx = 1;
+	if (!ready) {
+		if (mx_resolver_init(&r, p->dns_server, why, whylen) == -1)
+			return NULL;
+		ready = 1;
 	}
-	if (n == 0 || n >= hostlen)
-		return -1;
-	memcpy(host, nexthop, n);
-	host[n] = '\0';
-	return 0;
+	return &r;
 }
 
 /* deliver_smtp_timeouts - the per-stage timeouts of the transport */
@@ -156,52 +137,57 @@ deliver_smtp_fail(struct smtp_status *st, enum smtp_outcome o, const char *dsn,
 }
 
 /* deliver_smtp_connect - a new session to the nexthop, trying its
- * addresses in order; NULL with st saying why */
+ * addresses (MX order) until one gives a session; NULL with st saying
+ * why the last one failed */
 static struct deliver_cached *
 deliver_smtp_connect(const struct qr_batch *b, struct smtp_status *st)
 {
-	char host[QR_HOST_MAX], port[16], text[400];
-	struct addrinfo hints, *res, *ai;
+	char why[300], text[400];
+	struct mx_resolver *res;
 	struct smtp_timeouts to;
 	struct deliver_cached *c;
-	int mx, r;
+	struct mx_list l;
+	enum mx_status ms;
+	size_t i;
 
-	if (deliver_smtp_split(b->nexthop, host, sizeof(host), port,
-		sizeof(port), &mx) == -1) {
-		deliver_smtp_fail(st, SMTP_DEFERRED, "4.3.5", "bad nexthop");
+	if ((res = deliver_smtp_resolver(b->params, why, sizeof(why))) ==
+	    NULL) {
+		deliver_smtp_fail(st, SMTP_DEFERRED, "4.3.5", why);
 		return NULL;
 	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_ADDRCONFIG;
-	if ((r = getaddrinfo(host, port, &hints, &res)) != 0) {
+	if ((ms = mx_resolve(res, b->nexthop, 25, &l, why, sizeof(why))) !=
+	    MX_OK) {
 		snprintf(text, sizeof(text),
-		    "Host or domain name not found: "
-		    "%s: %s",
-		    host, gai_strerror(r));
+		    "Host or domain name not found: %s",
+		    why[0] ? why : b->nexthop);
 		deliver_smtp_fail(st,
-		    r == EAI_NONAME ? SMTP_BOUNCED : SMTP_DEFERRED,
-		    r == EAI_NONAME ? "5.4.4" : "4.4.3", text);
+		    ms == MX_NOTFOUND ? SMTP_BOUNCED : SMTP_DEFERRED,
+		    ms == MX_NOTFOUND ? "5.4.4" : "4.4.3", text);
+		/* DNS trouble is not the server's: no negative feedback. */
+		st->feedback = SMTP_FEEDBACK_POSITIVE;
+		mx_list_free(&l);
 		return NULL;
 	}
 	if ((c = calloc(1, sizeof(*c))) == NULL ||
 	    (c->nexthop = strdup(b->nexthop)) == NULL) {
 		free(c);
-		freeaddrinfo(res);
+		mx_list_free(&l);
 		deliver_smtp_fail(st, SMTP_DEFERRED, "4.3.0", "out of memory");
 		return NULL;
 	}
 	deliver_smtp_timeouts(b->params, &to);
-	for (ai = res; ai != NULL; ai = ai->ai_next) {
-		if (smtp_session_open(&c->s, host, ai->ai_addr, ai->ai_addrlen,
+	for (i = 0; i < l.n; i++) {
+		if (smtp_session_open(&c->s, l.v[i].host,
+			(const struct sockaddr *)&l.v[i].addr, l.v[i].addrlen,
 			b->params->helo_name, &to, st) == 0) {
-			freeaddrinfo(res);
+			mx_list_free(&l);
 			return c;
 		}
 		smtp_session_close(&c->s);
 	}
-	freeaddrinfo(res);
+	if (l.n == 0)
+		deliver_smtp_fail(st, SMTP_DEFERRED, "4.4.3", "no address");
+	mx_list_free(&l);
 	free(c->nexthop);
 	free(c);
 	return NULL;

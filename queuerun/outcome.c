@@ -51,7 +51,7 @@ outcome_why(const struct qr_result *r)
 	int n;
 
 	if (r->code)
-		n = asprintf(&s, "%s\tsmtp; %d %s", r->dsn, r->code, r->text);
+		n = asprintf(&s, "%s\tsmtp; %s", r->dsn, r->text);
 	else
 		n = asprintf(&s, "%s\tx-mjq; %s", r->dsn, r->text);
 	return n == -1 ? NULL : s;

@@ -200,7 +200,12 @@ walk_claim(struct queuerun *q, double now)
 		free(c.v[i].path);
 	free(c.v);
 	free(c.active);
-	q->idle_walk = c.n == 0;
+	/* Idle: nothing here for us (messages locked by other runners do
+	 * not count).  Claims all released at once (moved aside, put off)
+	 * need one more walk to see that. */
+	q->idle_walk = got == 0;
+	if (got > 0 && q->nactive == 0 && !q->draining)
+		q->rescan = 1;
 	return got;
 }
 

@@ -1,0 +1,276 @@
+#!/usr/bin/env bats
+# t/40-queuerun-deliver.bats - mj_queuerun end to end over real sockets:
+# list expansion, SMTP delivery to several servers, state files, the
+# maildir and pipe transports, owner mail, VERP, loops.
+
+load helpers
+load smtp_helpers
+
+setup() {
+	mjq_setup </dev/null
+}
+
+teardown() {
+	servers_stop
+}
+
+# post DOMAIN LIST [SUBJECT] - a post from poster@example.net via -r
+post() {
+	printf 'From: poster@example.net\nSubject: %s\nMessage-Id: <1@x>\n\nhello\n.dot line\n' \
+		"${3:-hi}" | "$MJ_ENQUEUE" -C "$CONF" -d "$1" -l "$2" -r \
+		-f poster@example.net
+}
+
+# runq - one pass of the runner, its log in $BATS_TEST_TMPDIR/run.log
+runq() {
+	timeout 60 "$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/run.log"
+}
+
+# make_due - every queued message due now
+make_due() {
+	find "$SPOOL/QUEUE" -type f ! -name '.*' -exec touch -d '1 hour ago' {} +
+}
+
+# saved SERVER - the one message SERVER saved, without CRs: its path
+saved() {
+	local f
+	f=$(find "$BATS_TEST_TMPDIR/$1/save/new" -type f)
+	[ "$(echo "$f" | wc -l)" -eq 1 ] || return 1
+	tr -d '\r' <"$f" >"$BATS_TEST_TMPDIR/$1.txt"
+	echo "$BATS_TEST_TMPDIR/$1.txt"
+}
+
+# state_files - the state files in QUEUE/
+state_files() {
+	find "$SPOOL/QUEUE" -type f -name '.*' ! -name '*.why' | sort
+}
+
+@test "a post to 1000 subscribers over 10 domains arrives exactly once each" {
+	local d i
+	for d in 0 1 2 3 4 5 6 7 8 9; do
+		smtpd_start "s$d"
+		echo "d$d.test = smtp:[127.0.0.1]:$PORT" >>"$BATS_TEST_TMPDIR/map"
+	done
+	{ echo '[transport_map]'; cat "$BATS_TEST_TMPDIR/map"; } >>"$CONF"
+	mkdir -p "$LISTS/ex.org/big"
+	for i in $(seq 1 1000); do echo "u$i@d$((i % 10)).test"; done \
+		>"$LISTS/ex.org/big/subscribers"
+	post ex.org big
+	runq
+	# every server got exactly its 100, and nobody twice
+	for d in 0 1 2 3 4 5 6 7 8 9; do
+		[ "$(wc -l <"$BATS_TEST_TMPDIR/s$d/log")" -eq 100 ]
+		! grep -v "to=<u[0-9]*@d$d.test>" "$BATS_TEST_TMPDIR/s$d/log"
+	done
+	cat "$BATS_TEST_TMPDIR"/s*/log | sed 's/.* to=//' | sort >"$BATS_TEST_TMPDIR/got"
+	[ "$(sort -u "$BATS_TEST_TMPDIR/got" | wc -l)" -eq 1000 ]
+	# batches of destination_recipient_limit (50): 2 messages per server
+	[ "$(awk '{print $1, $2}' "$BATS_TEST_TMPDIR/s0/log" | sort -u | wc -l)" -eq 2 ]
+	# the envelope sender is the owner, the queue is empty
+	grep -q 'from=<big-owner@ex.org>' "$BATS_TEST_TMPDIR/s3/log"
+	[ -z "$(queue_files)" ]
+	[ -z "$(state_files)" ]
+	[ "$(grep -c 'status=sent' "$BATS_TEST_TMPDIR/run.log")" -eq 1000 ]
+	grep -q 'to=<u7@d7.test>, relay=127.0.0.1\[127.0.0.1\]:[0-9]*, delay=[0-9.]*, dsn=2.0.0, status=sent (250 ' \
+		"$BATS_TEST_TMPDIR/run.log"
+}
+
+@test "the subscribers get the list headers, the prefix and dot-stuffed text intact" {
+	smtpd_start s
+	printf '[transport_map]\nex.org = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
+	mjq_list ex.org demo a@ex.org
+	printf '[list]\nsubject_prefix = [$LIST]\nreply_to = list\n' \
+		>"$LISTS/ex.org/demo/config"
+	post ex.org demo "hello world"
+	runq
+	f=$(saved s)
+	grep -qx 'List-Id: <demo.ex.org>' "$f"
+	grep -qx 'List-Post: <mailto:demo@ex.org>' "$f"
+	grep -qx 'List-Unsubscribe: <mailto:majordomo@ex.org?body=unsubscribe%20demo>' "$f"
+	grep -qx 'List-Owner: <mailto:demo-owner@ex.org>' "$f"
+	grep -qx 'Precedence: list' "$f"
+	grep -qx 'Reply-To: <demo@ex.org>' "$f"
+	grep -qx 'Subject: \[demo\] hello world' "$f"
+	grep -qx '.dot line' "$f"
+	! grep -q '^Return-Path:' "$f"
+}
+
+@test "4xx recipients are deferred with a future mtime, then delivered after the next pass" {
+	smtpd_start s --rcpt 'u1*@d.test=450 4.2.0 mailbox busy'
+	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
+	mjq_list ex.org l u1@d.test u2@d.test u3@d.test u10@d.test u11@d.test
+	post ex.org l
+	runq
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -eq 2 ]
+	# one message left, due in minimal_backoff_time (300 s) or more
+	f=$SPOOL/$(queue_files)
+	[ "$(stat -c %Y "$f")" -gt "$(($(date +%s) + 250))" ]
+	st=$(state_files)
+	[ "$(grep -c '^deferred  u1[01]*@d.test$' "$st")" -eq 3 ]
+	[ "$(grep -c '^delivered u[23]@d.test$' "$st")" -eq 2 ]
+	grep -q '^tries      1$' "$st"
+	grep -q '^error 4.2.0 450 4.2.0 mailbox busy' "$st"
+	# not due: a pass does nothing
+	runq
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -eq 2 ]
+	# the server recovers; the message is made due (as flush does)
+	servers_stop
+	smtpd_start s2 --port "$PORT"
+	make_due
+	runq
+	[ "$(cat "$BATS_TEST_TMPDIR/s2/log" | sed 's/.* to=//' | sort | tr '\n' ' ')" = \
+		"<u10@d.test> <u11@d.test> <u1@d.test> " ]
+	[ -z "$(queue_files)" ]
+}
+
+@test "5xx recipients bounce: one DSN to the list owner, from the null sender" {
+	smtpd_start s --rcpt 'bad*@d.test=550 5.1.1 no such user'
+	SPORT=$PORT
+	smtpd_start owner
+	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\nex.org = smtp:[127.0.0.1]:%s\n' \
+		"$SPORT" "$PORT" >>"$CONF"
+	mjq_list ex.org l good@d.test bad1@d.test bad2@d.test
+	post ex.org l
+	runq
+	grep -q 'to=<bad1@d.test>, relay=.*, dsn=5.1.1, status=bounced (550 5.1.1 no such user)' \
+		"$BATS_TEST_TMPDIR/run.log"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -eq 1 ]
+	# the DSN went through the queue to l-owner@ex.org, sender <>
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/owner/log")" -eq 1 ]
+	grep -q 'from=<> to=<l-owner@ex.org>' "$BATS_TEST_TMPDIR/owner/log"
+	f=$(saved owner)
+	grep -q '^Content-Type: multipart/report; report-type=delivery-status;' "$f"
+	grep -qx 'Final-Recipient: rfc822; bad1@d.test' "$f"
+	grep -qx 'Final-Recipient: rfc822; bad2@d.test' "$f"
+	! grep -q 'Final-Recipient: rfc822; good@d.test' "$f"
+	grep -qx 'Status: 5.1.1' "$f"
+	grep -qx 'Diagnostic-Code: smtp; 550 5.1.1 no such user' "$f"
+	grep -qx 'Auto-Submitted: auto-replied' "$f"
+	grep -qx 'List-Id: <l.ex.org>' "$f"
+	[ -z "$(queue_files)" ]
+}
+
+@test "a server that is down defers everything; when it is up the mail goes" {
+	P=$(free_port)
+	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$P" >>"$CONF"
+	mjq_list ex.org l a@d.test b@d.test
+	post ex.org l
+	runq
+	grep -q 'to=<a@d.test>, .*status=deferred (.*' "$BATS_TEST_TMPDIR/run.log"
+	st=$(state_files)
+	[ "$(grep -c '^deferred ' "$st")" -eq 2 ]
+	smtpd_start s --port "$P"
+	make_due
+	runq
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -eq 2 ]
+	[ -z "$(queue_files)" ]
+}
+
+@test "past maximal_queue_lifetime deferred recipients bounce as expired" {
+	P=$(free_port)
+	smtpd_start owner
+	printf '[delivery]\nmaximal_queue_lifetime = 0\n[transport_map]\nd.test = smtp:[127.0.0.1]:%s\nex.org = smtp:[127.0.0.1]:%s\n' \
+		"$P" "$PORT" >>"$CONF"
+	mjq_list ex.org l a@d.test
+	post ex.org l
+	runq
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/owner/log")" -eq 1 ]
+	f=$(saved owner)
+	grep -qx 'Status: 4.4.7' "$f"
+	grep -q '^Diagnostic-Code: x-mjq; delivery time expired' "$f"
+	[ -z "$(queue_files)" ]
+}
+
+@test "maildir transport: one file per recipient in new/, with Return-Path and Delivered-To" {
+	printf '[transport_map]\nd.test = maildir:%s/mail/${user}\n' "$BATS_TEST_TMPDIR" >>"$CONF"
+	mjq_list ex.org l a@d.test b@d.test
+	post ex.org l
+	runq
+	[ "$(ls "$BATS_TEST_TMPDIR/mail/a/new" | wc -l)" -eq 1 ]
+	[ "$(ls "$BATS_TEST_TMPDIR/mail/b/new" | wc -l)" -eq 1 ]
+	[ -z "$(ls "$BATS_TEST_TMPDIR/mail/a/tmp")" ]
+	f=$(find "$BATS_TEST_TMPDIR/mail/b/new" -type f)
+	[ "$(sed -n 1p "$f")" = "Return-Path: <l-owner@ex.org>" ]
+	[ "$(sed -n 2p "$f")" = "Delivered-To: b@d.test" ]
+	[ "$(tail -2 "$f" | tr '\n' '|')" = "hello|.dot line|" ]
+}
+
+@test "pipe transport: argv without a shell, stdin the message, exit codes map through sysexits" {
+	cat >"$BATS_TEST_TMPDIR/deliver" <<-EOF
+	#!/bin/sh
+	printf '%s|%s|%s|%s\n' "\$1" "\$2" "\$3" "\$#" >>"$BATS_TEST_TMPDIR/args"
+	cat >"$BATS_TEST_TMPDIR/stdin.\$2"
+	case "\$2" in
+	nouser@*) echo "no such user"; exit 67 ;;
+	later@*) exit 75 ;;
+	esac
+	exit 0
+	EOF
+	chmod +x "$BATS_TEST_TMPDIR/deliver"
+	printf '[transport:pipe]\ndestination_recipient_limit = 1\n[transport_map]\nd.test = pipe:%s/deliver ${sender} ${recipient} x;y\nex.org = discard:\n' \
+		"$BATS_TEST_TMPDIR" >>"$CONF"
+	mjq_list ex.org l ok@d.test nouser@d.test later@d.test
+	post ex.org l
+	runq
+	grep -qx 'l-owner@ex.org|ok@d.test|x;y|3' "$BATS_TEST_TMPDIR/args"
+	[ "$(cat "$BATS_TEST_TMPDIR"/stdin.* | grep -c '^List-Id: <l.ex.org>$')" -eq 3 ]
+	[ "$(tail -2 "$BATS_TEST_TMPDIR/stdin.ok@d.test" | tr '\n' '|')" = "hello|.dot line|" ]
+	grep -q 'to=<ok@d.test>, relay=pipe, .*status=sent' "$BATS_TEST_TMPDIR/run.log"
+	grep -q 'to=<nouser@d.test>, relay=pipe, .*dsn=5.1.1, status=bounced (command exit 67 (user unknown): no such user)' \
+		"$BATS_TEST_TMPDIR/run.log"
+	grep -q 'to=<later@d.test>, relay=pipe, .*dsn=4.3.0, status=deferred' "$BATS_TEST_TMPDIR/run.log"
+	st=$(state_files)
+	grep -qx 'bounced   nouser@d.test' "$st"
+	grep -qx 'deferred  later@d.test' "$st"
+	grep -qx 'delivered ok@d.test' "$st"
+}
+
+@test "owner mail goes to the owners with the original sender" {
+	smtpd_start s
+	printf '[transport_map]\nex.org = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
+	mjq_list ex.org l
+	printf '[list]\nowners = boss@ex.org, deputy@ex.org\n' >"$LISTS/ex.org/l/config"
+	printf 'From: someone@example.net\nSubject: help\n\nplease\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l l -o -f someone@example.net
+	runq
+	[ "$(sed 's/^[0-9]* [0-9]* //' "$BATS_TEST_TMPDIR/s/log" | sort | tr '\n' ' ')" = \
+		"from=<someone@example.net> to=<boss@ex.org> from=<someone@example.net> to=<deputy@ex.org> " ]
+}
+
+@test "verp = yes gives each recipient its own envelope sender" {
+	smtpd_start s
+	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
+	mjq_list ex.org l a@d.test b@d.test
+	printf '[list]\nverp = yes\n' >"$LISTS/ex.org/l/config"
+	post ex.org l
+	runq
+	grep -q 'from=<l-owner+a=d.test@ex.org> to=<a@d.test>' "$BATS_TEST_TMPDIR/s/log"
+	grep -q 'from=<l-owner+b=d.test@ex.org> to=<b@d.test>' "$BATS_TEST_TMPDIR/s/log"
+}
+
+@test "a post carrying the list's own List-Id is a loop: BAD/ with a reason" {
+	mjq_list ex.org l a@d.test
+	printf 'List-Id: <l.ex.org>\nSubject: loop\n\nx\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l l -r -f l-owner@ex.org
+	runq
+	[ -z "$(queue_files)" ]
+	why=$(find "$SPOOL/BAD" -name '*.why')
+	grep -q '^mail loop' "$why"
+	[ "$(find "$SPOOL/BAD" -type f ! -name '.*' | wc -l)" -eq 1 ]
+}
+
+@test "a post over the list's max_message_size is held in HOLD/ with a reason" {
+	mjq_list ex.org l a@d.test
+	printf '[list]\nmax_message_size = 10\n' >"$LISTS/ex.org/l/config"
+	post ex.org l
+	runq
+	[ -z "$(queue_files)" ]
+	grep -q 'over the list.s max_message_size of 10' "$(find "$SPOOL/HOLD" -name '*.why')"
+}
+
+@test "an unknown [delivery] key stops the runner with file, line and key" {
+	printf '[delivery]\nno_such_key = 1\n' >>"$CONF"
+	run "$MJ_QUEUERUN" -C "$CONF" -1
+	[ "$status" -eq 78 ]
+	[[ "$output" == *"mjq.conf:8: [delivery] no_such_key: unknown key" ]]
+}
