@@ -26,6 +26,7 @@
 #include "runner_link.h"
 
 #define LINK_LINE_MAX 256
+#define LINK_INHAND_MS 100 /* the least time between two beats for in-hand */
 
 struct link {
 	struct queuerun *q;
@@ -38,7 +39,8 @@ struct link {
 	const char *bye; /* why we leave */
 	int walk_asked;	 /* a run or rescan since the last step */
 	int was_idle;	 /* as told in the last beat; -1 before any */
-	long long next_beat, idle_since;
+	int told_inhand; /* as told in the last beat */
+	long long next_beat, last_beat, idle_since;
 };
 
 static volatile sig_atomic_t link_got_term;
@@ -131,7 +133,9 @@ link_beat(struct link *l, int idle)
 	link_send(l, "beat %s %d %ld", idle ? "idle" : "busy",
 	    queuerun_busy(l->q), queuerun_done(l->q));
 	l->was_idle = idle;
-	l->next_beat = link_now() + runner_link_beat_ms(l->s);
+	l->told_inhand = queuerun_busy(l->q);
+	l->last_beat = link_now();
+	l->next_beat = l->last_beat + runner_link_beat_ms(l->s);
 }
 
 /* link_drain - stop taking work; leave once nothing is in hand */
@@ -231,7 +235,11 @@ link_after_step(struct link *l, long long now)
 		link_drain(l, "limit");
 		return queuerun_busy(l->q) == 0;
 	}
-	if (idle != l->was_idle || now >= l->next_beat)
+	/* The messages in hand change often under load: at most ten
+	 * beats a second say so. */
+	if (idle != l->was_idle || now >= l->next_beat ||
+	    (queuerun_busy(l->q) != l->told_inhand &&
+		now - l->last_beat >= LINK_INHAND_MS))
 		link_beat(l, idle);
 	if (!idle) {
 		l->idle_since = 0;
