@@ -72,7 +72,11 @@ dispatch_dest(struct queuerun *q, enum qr_transport t, const char *nexthop)
 	}
 	d->transport = t;
 	d->params = queuerun_params(q, t);
-	d->limit = (int)d->params->conc_limit;
+	/* Start where Postfix starts (initial_destination_concurrency) and
+	 * grow with each success. */
+	d->limit = q->dc.sched_transport[t].initial_concurrency;
+	if (d->limit < 1 || d->limit > d->params->conc_limit)
+		d->limit = (int)d->params->conc_limit;
 	d->hnext = q->dtab[h];
 	q->dtab[h] = d;
 	q->ndest++;
