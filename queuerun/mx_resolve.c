@@ -105,6 +105,8 @@ mx_resolve_sort(struct mx_host *h, size_t n)
 	struct mx_host tmp;
 	size_t i, j, start, end;
 
+	if (n < 2) /* qsort(NULL, 0) is undefined */
+		return;
 	qsort(h, n, sizeof(*h), mx_resolve_cmp);
 	/* Fisher-Yates within each run of equal preference (RFC 5321 5.1),
 	 * so that load spreads over equal exchanges. */
