@@ -4,23 +4,29 @@
 #      (the runner's "walk start" debug line), median over 100 pokes, with
 #      an idle pool (handshake + run) and a busy pool (coalesced rescan);
 #   2. the server's RSS before and after 100k pokes on its socket.
-# The runner is $MJQ_TEST_RUNNER if set, else the build's mj_queuerun.
-# For the busy pool the runners must stay busy: with the test runner,
-# STUB_MS makes each claimed message take that long.
+# The measured messages go to a list without subscribers (the runner
+# finishes them at once); for the busy pool each runner first takes a
+# message to slow@example.org, whose SMTP server (mj_testsmtpd) never
+# finishes the DATA phase, so the runner stays busy throughout.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 QS=$TOP/queueserv/mj_queueserv
 ENQ=$TOP/enqueue/mj_enqueue
 RUNNER=${MJQ_TEST_RUNNER:-$TOP/queuerun/mj_queuerun}
+SMTPD=$TOP/t/tools/mj_testsmtpd
 POKES=${POKES:-100000}
 DIR=$(mktemp -d)
 QS_PID=
-trap '[ -n "$QS_PID" ] && kill "$QS_PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$DIR"' EXIT
+SMTPD_PID=
+trap '[ -n "$QS_PID" ] && kill "$QS_PID"; [ -n "$SMTPD_PID" ] && kill "$SMTPD_PID"; wait; rm -rf "$DIR"' EXIT
 
 # setup MAX MIN - a fresh spool and config
 setup() {
 	rm -rf "$DIR/spool" "$DIR/lists"
-	mkdir -p "$DIR/spool/tmp" "$DIR/spool/QUEUE" "$DIR/lists/example.org/test"
+	mkdir -p "$DIR/spool/tmp" "$DIR/spool/QUEUE" \
+		"$DIR/lists/example.org/test" "$DIR/lists/example.org/slow"
+	: >"$DIR/lists/example.org/test/subscribers"
+	echo "u@slow.test" >"$DIR/lists/example.org/slow/subscribers"
 	cat >"$DIR/mjq.conf" <<-EOF
 		[spool]
 		dir = $DIR/spool
@@ -36,6 +42,8 @@ setup() {
 		runner_idle_timeout = 1h
 		queue_run_delay = 1h
 		max_clients = 256
+		[transport_map]
+		slow.test = smtp:[127.0.0.1]:$PORT
 	EOF
 }
 
@@ -86,28 +94,36 @@ poke_to_walk() {
 	summary "$1, from mj_enqueue's start" "$DIR/lat0"
 }
 
+# The SMTP server that never finishes a DATA phase.
+"$SMTPD" --port-file "$DIR/port" --delay eod=3600000 2>/dev/null &
+SMTPD_PID=$!
+until [ -s "$DIR/port" ]; do sleep 0.05; done
+PORT=$(cat "$DIR/port")
+
 echo "== poke to walk, idle pool (1 runner, idle)"
 setup 1 1
-export STUB_MS=0
 start
 until grep -q 'slot 0: busy -> idle\|slot 0: starting -> idle' "$DIR/log"; do sleep 0.05; done
 poke_to_walk "idle pool"
 stop
 
-echo "== poke to walk, busy pool (2 runners, each holding a message)"
+echo "== poke to walk, busy pool (2 runners, each delivering a message)"
 setup 2 2
-export STUB_MS=600000
-for i in 1 2; do
-	printf 'x\n' | "$ENQ" -C "$DIR/mjq.conf" -d example.org -l test -r
-done
 start
-until [ "$(grep -c 'mj_queuerun: claim' "$DIR/log")" -ge 2 ]; do sleep 0.05; done
+for i in 1 2; do
+	printf 'Subject: slow\n\nx\n' |
+		"$ENQ" -C "$DIR/mjq.conf" -d example.org -l slow -r -f a@example.net
+	until "$QS" -C "$DIR/mjq.conf" status -j |
+		[ "$(grep -o '"in_hand":1' | wc -l)" -ge "$i" ]; do
+		sleep 0.05
+	done
+done
 poke_to_walk "busy pool"
+"$QS" -C "$DIR/mjq.conf" status | sed -n '2,4p'
 stop
 
 echo "== server RSS under $POKES pokes"
 setup 2 1
-export STUB_MS=0
 start
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$QS_PID/status"; }
 before=$(rss)
