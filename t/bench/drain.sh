@@ -1,0 +1,178 @@
+#!/bin/bash
+# t/bench/drain.sh R D - drain one post to R subscribers spread over D
+# domains, each domain its own smtp-sink on loopback: mjq (mj_enqueue,
+# then mj_queuerun -1) against a private Postfix instance whose
+# transport_maps send the same domains to the same sinks, in the same run.
+#
+# Timed from the moment the message is queued (mj_enqueue's exit; the
+# end of Postfix's sendmail) to the moment the queue is empty (the runner
+# removes the message after its last recipient is accepted; Postfix's
+# qmgr likewise).  Prints both rates, the ratio, CPU seconds per 1000
+# recipients and peak RSS.  Needs root (Postfix, smtp-sink -u).
+#
+# Delivery settings are the two systems' defaults, which match: 20
+# sessions per destination (starting at 5), 50 recipients per
+# transaction, connection reuse; mjq gets 100 delivery threads as Postfix
+# has default_process_limit = 100.
+set -eu
+R=${1:-100000}
+D=${2:-100}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+ENQ=$TOP/enqueue/mj_enqueue
+QR=$TOP/queuerun/mj_queuerun
+DIR=$(mktemp -d /tmp/mjq-drain.XXXXXX)
+chmod 755 "$DIR"
+SINKS=()
+PF=
+
+. "$TOP/t/bench/postfix-instance.sh"
+
+cleanup() {
+	local p
+	[ -z "$PF" ] || pf_stop "$PF"
+	for p in "${SINKS[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$DIR"
+}
+trap cleanup EXIT
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "drain.sh: needs root (a private Postfix instance)" >&2
+	exit 77
+fi
+
+# port_free - an unused loopback port
+port_free() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 30000))
+		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then
+			echo "$p"
+			return
+		fi
+	done
+}
+
+# ms - milliseconds since the epoch
+ms() {
+	date +%s%3N
+}
+
+# the sinks: one per domain
+: >"$DIR/map"
+for d in $(seq 0 $((D - 1))); do
+	p=$(port_free)
+	smtp-sink -u postfix "127.0.0.1:$p" 1024 2>>"$DIR/sink.err" &
+	SINKS+=($!)
+	printf 'd%d.test smtp:[127.0.0.1]:%d\n' "$d" "$p" >>"$DIR/map"
+done
+for d in $(seq 0 $((D - 1))); do
+	p=$(sed -n "$((d + 1))p" "$DIR/map" | sed 's/.*://')
+	for i in $(seq 1 100); do
+		(exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && break
+		sleep 0.05
+	done
+done
+
+# the subscribers and the message
+awk -v r="$R" -v d="$D" 'BEGIN { for (i = 1; i <= r; i++) printf "u%d@d%d.test\n", i, i % d }' \
+	>"$DIR/subscribers"
+msg() {
+	printf 'From: poster@example.net\nTo: list@bench.example\n'
+	printf 'Subject: drain benchmark\nMessage-Id: <drain.%s@bench.example>\n\n' "$$"
+	for i in $(seq 1 40); do
+		echo "A line of body text, about seventy characters long, number $i."
+	done
+}
+
+# --- mjq -----------------------------------------------------------------
+mkdir -p "$DIR/mjq/spool/tmp" "$DIR/mjq/spool/QUEUE" "$DIR/mjq/lists/bench.example/list"
+cp "$DIR/subscribers" "$DIR/mjq/lists/bench.example/list/subscribers"
+{
+	printf '[spool]\ndir = %s\n[lists]\ndir = %s\n' "$DIR/mjq/spool" "$DIR/mjq/lists"
+	printf '[enqueue]\nstart_server = no\n[delivery]\ndelivery_threads = 100\n'
+	printf '[transport_map]\n'
+	sed 's/ / = /' "$DIR/map"
+} >"$DIR/mjq.conf"
+msg | "$ENQ" -C "$DIR/mjq.conf" -d bench.example -l list -r -f poster@example.net
+t0=$(ms)
+/usr/bin/time -f '%U %S %M' -o "$DIR/mjq.time" \
+	"$QR" -C "$DIR/mjq.conf" -1 2>"$DIR/mjq.log"
+t1=$(ms)
+mjq_ms=$((t1 - t0))
+mjq_sent=$(grep -c 'status=sent' "$DIR/mjq.log" || true)
+read -r mu ms_ mrss <"$DIR/mjq.time"
+if [ -n "$(find "$DIR/mjq/spool/QUEUE" -type f)" ] || [ "$mjq_sent" -ne "$R" ]; then
+	echo "drain.sh: mjq delivered $mjq_sent of $R" >&2
+	grep -v status=sent "$DIR/mjq.log" | head >&2
+	exit 1
+fi
+
+# --- Postfix -------------------------------------------------------------
+PF=$DIR/pf
+cp "$DIR/map" "$DIR/transport"
+pf_create "$PF" "$(port_free)" \
+	"transport_maps = hash:$DIR/transport" \
+	"default_process_limit = 100" \
+	"smtp_tls_security_level = none" \
+	"smtp_dns_support_level = disabled" \
+	"message_size_limit = 0"
+postmap "$DIR/transport"
+pf_start "$PF"
+master=$(cat "$PF/queue/pid/master.pid" | tr -d ' ')
+
+# pf_cpu - CPU ticks of the instance: the master and every descendant,
+# with what exited children left in their parents' counters
+pf_cpu() {
+	local pids p t=0
+	pids=$(ps -e -o pid=,ppid= | awk -v m="$master" '
+		{ parent[$1] = $2 }
+		END { for (p in parent) { q = p; while (q != "" && q != 1 && q != m) q = parent[q]; if (q == m) print p } }')
+	for p in $pids; do
+		[ -r "/proc/$p/stat" ] || continue
+		t=$((t + $(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+	done
+	echo "$t"
+}
+# pf_rss - the sum of the peak RSS (kB) of the instance's processes
+pf_rss() {
+	local p r=0
+	for p in $(ps -e -o pid=,ppid=,comm= | awk -v m="$master" '$2 == m || $1 == m { print $1 }'); do
+		r=$((r + $(awk '/^VmHWM/ { print $2 }' "/proc/$p/status" 2>/dev/null || echo 0)))
+	done
+	echo "$r"
+}
+
+pf_queued() {
+	find "$PF/queue/incoming" "$PF/queue/active" "$PF/queue/deferred" \
+		"$PF/queue/maildrop" -type f 2>/dev/null | wc -l
+}
+
+c0=$(pf_cpu)
+# one message, R recipients on the command line (as one submission)
+msg | xargs -a "$DIR/subscribers" -x -n "$R" -s 2000000 \
+	/usr/sbin/sendmail -C "$PF/etc" -f poster@example.net -- 2>"$DIR/pf.sendmail" || {
+	echo "drain.sh: Postfix's sendmail failed:" >&2
+	cat "$DIR/pf.sendmail" >&2
+	exit 1
+}
+t0=$(ms)
+while [ "$(pf_queued)" -ne 0 ]; do
+	sleep 0.02
+done
+t1=$(ms)
+pf_ms=$((t1 - t0))
+rss=$(pf_rss)
+c1=$(pf_cpu)
+hz=$(getconf CLK_TCK)
+pf_sent=$(grep -c 'status=sent' "$PF/maillog" 2>/dev/null || true)
+
+awk -v r="$R" -v d="$D" -v mt="$mjq_ms" -v pt="$pf_ms" \
+	-v mu="$mu" -v ms="$ms_" -v mrss="$mrss" \
+	-v pc=$((c1 - c0)) -v hz="$hz" -v prss="$rss" -v psent="$pf_sent" 'BEGIN {
+	mr = r / (mt / 1000); pr = r / (pt / 1000)
+	printf "drain R=%d D=%d\n", r, d
+	printf "mjq:     %7.2f s  %9.0f rcpt/s  cpu %.3f s/1000 rcpt  peak rss %d kB\n", mt / 1000, mr, (mu + ms) / r * 1000, mrss
+	printf "postfix: %7.2f s  %9.0f rcpt/s  cpu %.3f s/1000 rcpt  peak rss %d kB (sum over processes; %d sent in maillog)\n", pt / 1000, pr, pc / hz / r * 1000, prss, psent
+	printf "ratio mjq/postfix: %.2fx\n", mr / pr
+}'
