@@ -477,6 +477,10 @@ main(int argc, char **argv)
 	qs_loop(&qs);
 	queueserv_listen_close(&qs, 1);
 	pidfile_remove(pfh);
+	while (qs.nclients > 0)
+		queueserv_listen_drop(&qs, &qs.clients[0]);
+	free(qs.clients);
+	free(qs.slots);
 	log_notice("stopped");
 	return 0;
 }
