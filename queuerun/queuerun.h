@@ -12,6 +12,7 @@
 #define MJQ_QUEUERUN_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "settings.h"
 
@@ -38,5 +39,9 @@ long queuerun_done(const struct queuerun *q);
 void queuerun_drain(struct queuerun *q);
 /* queuerun_close - release every claim and free */
 void queuerun_close(struct queuerun *q);
+/* queuerun_list - mj_queuerun -l: one line per message of QUEUE/, HOLD/
+ * and BAD/ (age, size, function, recipients left of total, next try,
+ * last error), then a count; -1 when QUEUE/ cannot be read */
+int queuerun_list(const struct settings *s, FILE *out);
 
 #endif

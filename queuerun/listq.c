@@ -1,0 +1,100 @@
+/*
+ * listq.c - the queue as mailq shows it (mj_queuerun -l): one line per
+ * message of QUEUE/, HOLD/ and BAD/ with what its state file says.
+ *
+ * Read-only and lock-free: a message being delivered is shown as its
+ * state file stands at that moment.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "queuerun_impl.h"
+#include "spool_walk.h"
+
+struct listq_ctx {
+	const char *spool;
+	FILE *out;
+	time_t now;
+	long count;
+};
+
+/* listq_age - a duration the short way: 42s, 5m, 3h, 2d */
+static void
+listq_age(long long secs, char *buf, size_t len)
+{
+	if (secs < 0)
+		secs = 0;
+	if (secs < 120)
+		snprintf(buf, len, "%llds", secs);
+	else if (secs < 7200)
+		snprintf(buf, len, "%lldm", secs / 60);
+	else if (secs < 172800)
+		snprintf(buf, len, "%lldh", secs / 3600);
+	else
+		snprintf(buf, len, "%lldd", secs / 86400);
+}
+
+/* listq_one - one message */
+static int
+listq_one(void *arg, const struct spool_entry *e)
+{
+	struct listq_ctx *c = arg;
+	struct spool_state st;
+	char why[128], age[32], next[32], left[48];
+	const char *rel = e->path, *error = "";
+	size_t n = strlen(c->spool), i, todo = 0;
+	long long arrival = e->st.st_mtime;
+	struct tm tm;
+	int have;
+
+	if (strncmp(rel, c->spool, n) == 0 && rel[n] == '/')
+		rel += n + 1;
+	have = spool_state_open(&st, e->path, why, sizeof(why)) == 0;
+	if (have) {
+		for (i = 0; i < st.nrcpt; i++)
+			todo += st.status[i] == SPOOL_RCPT_PENDING ||
+				st.status[i] == SPOOL_RCPT_DEFERRED;
+		snprintf(left, sizeof(left), "%zu/%zu", todo, st.nrcpt);
+		arrival = st.arrival;
+		error = st.error;
+	} else
+		snprintf(left, sizeof(left), "%s",
+		    errno == ENOENT ? "new" : "damaged");
+	listq_age((long long)(c->now - arrival), age, sizeof(age));
+	if (strcmp(e->top, SPOOL_QUEUE) != 0)
+		snprintf(next, sizeof(next), "%s",
+		    strcmp(e->top, SPOOL_HOLD) == 0 ? "held" : "quarantined");
+	else if (e->st.st_mtime <= c->now)
+		snprintf(next, sizeof(next), "due");
+	else if (localtime_r(&e->st.st_mtime, &tm) == NULL ||
+		 strftime(next, sizeof(next), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		snprintf(next, sizeof(next), "later");
+	fprintf(c->out, "%s age=%s size=%lld function=%s left=%s next=%s%s%s\n",
+	    rel, age, (long long)e->st.st_size,
+	    spool_function_name(e->function), left, next,
+	    *error ? " error=" : "", error);
+	if (have)
+		spool_state_close(&st);
+	c->count++;
+	return 0;
+}
+
+/* queuerun_list - every message of the spool, priority order; -1 when
+ * QUEUE/ cannot be read */
+int
+queuerun_list(const struct settings *s, FILE *out)
+{
+	static const char *const tops[] = {SPOOL_QUEUE, SPOOL_HOLD, SPOOL_BAD};
+	struct listq_ctx c = {s->spool_dir, out, time(NULL), 0};
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < 3; i++)
+		if (spool_walk(s->spool_dir, tops[i], listq_one, &c) == -1 &&
+		    i == 0)
+			r = -1;
+	fprintf(out, "%ld message%s\n", c.count, c.count == 1 ? "" : "s");
+	return r;
+}
