@@ -11,6 +11,7 @@ setup() {
 }
 
 teardown() {
+	queueserv_stop
 	servers_stop
 }
 
@@ -273,4 +274,28 @@ state_files() {
 	run "$MJ_QUEUERUN" -C "$CONF" -1
 	[ "$status" -eq 78 ]
 	[[ "$output" == *"mjq.conf:8: [delivery] no_such_key: unknown key" ]]
+}
+
+@test "through mj_queueserv: 4xx recipients wait, and go after mj_queueserv flush" {
+	smtpd_start s --rcpt 'later*@d.test=451 4.3.0 try again'
+	cat >>"$CONF" <<-EOF
+		[queueserv]
+		runner_program = $MJ_QUEUERUN
+		queue_run_delay = 1h
+		[transport_map]
+		d.test = smtp:[127.0.0.1]:$PORT
+	EOF
+	mjq_list ex.org l now@d.test later1@d.test later2@d.test
+	queueserv_start
+	post ex.org l
+	wait_for 10 eval '[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -eq 1 ]'
+	wait_for 10 eval 'grep -q "2 recipient(s) deferred" "$QS_LOG"'
+	[ -n "$(queue_files)" ]
+	servers_stop
+	smtpd_start s2 --port "$PORT"
+	run "$MJ_QUEUESERV" -C "$CONF" flush
+	[ "$status" -eq 0 ]
+	wait_for 10 eval '[ -z "$(queue_files)" ]'
+	[ "$(sed 's/.* to=//' "$BATS_TEST_TMPDIR/s2/log" | sort | tr '\n' ' ')" = "<later1@d.test> <later2@d.test> " ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -eq 1 ]
 }
