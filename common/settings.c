@@ -70,6 +70,15 @@ static const struct conf_key queuerun_keys[] = {
     {"max_crashes", CONF_INT, "3", 1, 1000, S(queuerun_max_crashes), NULL},
 };
 
+static const struct conf_key request_keys[] = {
+    {"token_lifetime", CONF_DURATION, "7d", 60, 90 * 86400LL,
+	S(request_token_lifetime), NULL},
+    {"reply_rate_limit", CONF_INT, "10", 0, 100000,
+	S(request_reply_rate_limit), NULL},
+    {"reply_rate_period", CONF_DURATION, "1h", 60, 7 * 86400LL,
+	S(request_reply_rate_period), NULL},
+};
+
 #define TABLE(name, keys)                                                      \
 	{                                                                      \
 		name, keys, sizeof(keys) / sizeof(keys[0])                     \
@@ -84,6 +93,7 @@ static const struct settings_table {
     TABLE("enqueue", enqueue_keys),
     TABLE("queueserv", queueserv_keys),
     TABLE("queuerun", queuerun_keys),
+    TABLE("request", request_keys),
 };
 #define NTABLES (sizeof(settings_tables) / sizeof(settings_tables[0]))
 

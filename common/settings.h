@@ -45,6 +45,10 @@ struct settings {
 	long long queuerun_starvation_age;
 	long long queuerun_active_limit;
 	long long queuerun_max_crashes;
+	/* [request] */
+	long long request_token_lifetime;
+	long long request_reply_rate_limit;
+	long long request_reply_rate_period;
 };
 
 int settings_load(struct settings *s, const char *path, int missing_ok,

@@ -1,0 +1,188 @@
+/*
+ * lockedit.c - rewrite a small text file under a lock, atomically.
+ *
+ * The states of a rewrite (a crash in any one leaves the old or the new
+ * file whole, never a mix):
+ *   1. flock LOCK_EX on <file>.lock (created if missing), bounded wait
+ *   2. the file read whole (missing = empty)
+ *   3. <file>.tmp written and fsync'd (a stale one from a crash is
+ *      truncated: only the lock holder writes it)
+ *   4. rename(<file>.tmp, <file>); fsync of the directory
+ *   5. the lock dropped (close)
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "lockedit.h"
+
+/* lockedit_lock - state 1: the lock, waiting at most LOCKEDIT_WAIT_MS */
+static int
+lockedit_lock(const char *path)
+{
+	struct timespec ts = {0, 5 * 1000 * 1000};
+	char lpath[PATH_MAX];
+	int fd, waited = 0;
+
+	if ((size_t)snprintf(lpath, sizeof(lpath), "%s.lock", path) >=
+	    sizeof(lpath)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, 0640)) == -1)
+		return -1;
+	while (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) ||
+		    waited >= LOCKEDIT_WAIT_MS) {
+			close(fd);
+			errno = errno == EWOULDBLOCK ? ETIMEDOUT : errno;
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+		waited += 5;
+	}
+	return fd;
+}
+
+/* lockedit_read - state 2: the whole file, or "" when there is none */
+static int
+lockedit_read(struct lockedit *le)
+{
+	struct stat sb;
+	ssize_t n;
+	size_t got = 0;
+	int fd;
+
+	if ((fd = open(le->path, O_RDONLY | O_CLOEXEC)) == -1) {
+		if (errno != ENOENT)
+			return -1;
+		return (le->text = calloc(1, 1)) == NULL ? -1 : 0;
+	}
+	if (fstat(fd, &sb) == -1) {
+		close(fd);
+		return -1;
+	}
+	if (sb.st_size > LOCKEDIT_MAX) {
+		close(fd);
+		errno = EFBIG;
+		return -1;
+	}
+	if ((le->text = malloc((size_t)sb.st_size + 1)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	while (got < (size_t)sb.st_size &&
+	       (n = read(fd, le->text + got, (size_t)sb.st_size - got)) != 0) {
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	le->text[got] = '\0';
+	le->len = got;
+	return 0;
+}
+
+/* lockedit_open - lock path and read it; -1 with errno */
+int
+lockedit_open(struct lockedit *le, const char *path)
+{
+	memset(le, 0, sizeof(*le));
+	le->lockfd = -1;
+	if (strlcpy(le->path, path, sizeof(le->path)) >= sizeof(le->path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((le->lockfd = lockedit_lock(path)) == -1)
+		return -1;
+	if (lockedit_read(le) == -1) {
+		lockedit_close(le);
+		return -1;
+	}
+	return 0;
+}
+
+/* lockedit_fsync_parent - the directory of path, made durable */
+static int
+lockedit_fsync_parent(const char *path)
+{
+	char dir[PATH_MAX], *slash;
+	int fd, r;
+
+	strlcpy(dir, path, sizeof(dir));
+	if ((slash = strrchr(dir, '/')) == NULL)
+		strlcpy(dir, ".", sizeof(dir));
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	r = fsync(fd);
+	if (close(fd) == -1)
+		r = -1;
+	return r;
+}
+
+/* lockedit_commit - states 3 and 4: the new text replaces the file */
+int
+lockedit_commit(struct lockedit *le, const char *text, size_t len)
+{
+	char tmp[PATH_MAX];
+	struct stat sb;
+	mode_t mode = 0640;
+	int fd;
+
+	if (le->lockfd == -1) {
+		errno = EBADF;
+		return -1;
+	}
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", le->path) >=
+	    sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	/* An administrator's chmod of the file survives the rewrite. */
+	if (stat(le->path, &sb) == 0)
+		mode = sb.st_mode & 07777;
+	if ((fd = open(tmp,
+		 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		 mode)) == -1)
+		return -1;
+	if (io_write_all(fd, text, len) == -1 || fchmod(fd, mode) == -1 ||
+	    fsync(fd) == -1) {
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	if (close(fd) == -1 || rename(tmp, le->path) == -1) {
+		unlink(tmp);
+		return -1;
+	}
+	return lockedit_fsync_parent(le->path);
+}
+
+/* lockedit_close - state 5: free the text and drop the lock */
+void
+lockedit_close(struct lockedit *le)
+{
+	int saved = errno;
+
+	free(le->text);
+	le->text = NULL;
+	if (le->lockfd != -1)
+		close(le->lockfd);
+	le->lockfd = -1;
+	errno = saved;
+}

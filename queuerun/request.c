@@ -1,0 +1,159 @@
+/*
+ * request.c - the request and majordomo functions: mail to
+ * <list>-request@<domain> and majordomo@<domain> is read as commands
+ * (cmd_parse.c), run (request_cmd.c) and answered (request_reply.c).
+ *
+ * The contract with expand.c is expand_owner's: on first contact the
+ * function leaves the message with a state file, here one without
+ * recipients, so the normal finish path removes it.  The order is the
+ * one generated mail needs: the answers are committed first, the state
+ * file last, so a crash in between runs the request again (a reply
+ * twice, a used token reported as used) but never loses an answer.
+ *
+ * Never answered, to stop loops with autoresponders and list servers
+ * (RFC 3834): the null sender, Auto-Submitted other than "no",
+ * Precedence bulk, junk or list, and mail carrying our own X-Loop.
+ */
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmd_mime.h"
+#include "log.h"
+#include "request.h"
+
+/* request_finish - the message is done with: a state file without
+ * recipients, which the finish path removes with the message */
+int
+request_finish(
+    struct queuerun *q, struct qr_msg *m, const char *kind, const char *from)
+{
+	struct spool_state_init init;
+	struct stat sb;
+
+	memset(&init, 0, sizeof(init));
+	init.sender = "";
+	init.from = from;
+	init.kind = kind;
+	init.arrival = fstat(m->fd, &sb) == 0 ? (long long)sb.st_mtime
+					      : (long long)m->claimed;
+	if (spool_state_create(
+		&m->st, q->s->spool_dir, m->path, &init, NULL, 0) == -1 ||
+	    spool_state_set_counts(&m->st, 0, 0, 1) == -1) {
+		log_warn("%s: cannot create its state file", m->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* request_automatic - why the message must not be answered, or NULL */
+const char *
+request_automatic(const char *text, size_t len, const char *sender)
+{
+	char v[256];
+
+	if (sender != NULL && sender[0] == '\0')
+		return "the null sender";
+	if (cmd_mime_header(text, len, "Auto-Submitted", v, sizeof(v)) == 0 &&
+	    strncasecmp(v, "no", 2) != 0)
+		return "Auto-Submitted";
+	if (cmd_mime_header(text, len, "Precedence", v, sizeof(v)) == 0 &&
+	    (strncasecmp(v, "bulk", 4) == 0 || strncasecmp(v, "junk", 4) == 0 ||
+		strncasecmp(v, "list", 4) == 0))
+		return "Precedence: bulk, junk or list";
+	return NULL;
+}
+
+/* request_address - the address that answers: <list>-request or
+ * majordomo, in the message's domain */
+static void
+request_address(const struct qr_msg *m, char *out, size_t outlen)
+{
+	if (m->function == SPOOL_FN_REQUEST)
+		snprintf(out, outlen, "%s-request@%s", m->list, m->domain);
+	else
+		snprintf(out, outlen, "majordomo@%s", m->domain);
+}
+
+/* request_run - parse and run every command, answers in r->rs */
+static int
+request_run(struct request *r, const char *text, size_t len)
+{
+	struct spool_name sn;
+	struct cmd_set *set;
+	const char *deflist;
+	size_t i;
+	int ok = 0;
+
+	if ((set = malloc(sizeof(*set))) == NULL)
+		return -1;
+	/* The name's ",command" is the -c of <list>-subscribe aliases. */
+	if (spool_name_parse(r->m->name, &sn) == -1)
+		sn.command[0] = '\0';
+	deflist = r->m->function == SPOOL_FN_REQUEST ? r->m->list : "";
+	if (cmd_parse_message(text, len, sn.command, deflist, set) == -1) {
+		free(set);
+		return -1;
+	}
+	for (i = 0; i < set->n && ok == 0; i++)
+		ok = request_cmd(r, &set->cmd[i]);
+	if (ok == 0 && set->n == 0)
+		fprintf(r->main->fp, "No commands found (send \"help\").\n\n");
+	if (ok == 0 && set->truncated)
+		fprintf(
+		    r->main->fp, "The rest of the message was ignored.\n\n");
+	log_info("%s: from=<%s>, %zu command(s)%s", r->m->name, r->requester,
+	    set->n, ok == 0 ? "" : ", failed: trying again later");
+	free(set);
+	return ok;
+}
+
+/* request_process - the request function's first contact with a
+ * message; 0 done (state file made), -1 try again later */
+int
+request_process(
+    struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
+{
+	char sender[SPOOL_ADDR_MAX + 1], v[1024], subject[CMD_LINE_MAX + 1];
+	char self[SPOOL_ADDR_MAX + 1], msgid[SPOOL_ADDR_MAX + 1];
+	const char *why;
+	struct request r;
+	int known, ok;
+
+	known = expand_return_path(text, len, sender, sizeof(sender)) == 0;
+	request_address(m, self, sizeof(self));
+	memset(&r, 0, sizeof(r));
+	r.q = q;
+	r.m = m;
+	/* The answer goes to the author (From), as Majordomo's did. */
+	if (cmd_mime_header(text, len, "From", v, sizeof(v)) == -1 ||
+	    cmd_mime_addr(v, r.requester, sizeof(r.requester)) == -1)
+		strlcpy(r.requester, sender, sizeof(r.requester));
+	if ((why = request_automatic(text, len, known ? sender : NULL)) ==
+		NULL &&
+	    cmd_mime_header(text, len, "X-Loop", v, sizeof(v)) == 0 &&
+	    strcasecmp(v, self) == 0)
+		why = "our own X-Loop";
+	if (why == NULL && !spool_state_addr_ok(r.requester))
+		why = "no usable From or envelope sender";
+	if (why != NULL) {
+		log_notice("%s: request not answered: %s", m->name, why);
+		return request_finish(q, m, "request", known ? sender : "");
+	}
+	cmd_mime_header(text, len, "Subject", subject, sizeof(subject));
+	cmd_mime_header(text, len, "Message-Id", msgid, sizeof(msgid));
+	reply_init(&r.rs, self, subject, msgid);
+	if ((r.main = reply_for(&r.rs, r.requester)) == NULL) {
+		reply_free(&r.rs);
+		return -1;
+	}
+	ok = request_run(&r, text, len);
+	if (ok == 0)
+		ok = reply_commit(q, m, &r.rs);
+	reply_free(&r.rs);
+	if (ok == -1)
+		return -1;
+	return request_finish(q, m, "request", known ? sender : "");
+}

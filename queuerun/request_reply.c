@@ -1,0 +1,211 @@
+/*
+ * request_reply.c - the answers of the request function: one generated
+ * message per address concerned, built up while the commands run.
+ *
+ * What a command says about an address goes to that address only (the
+ * confirmation of a subscription, the answer to "which"), so a request
+ * can never be used to learn about, or mail, someone else beyond one
+ * bounded, rate-limited note.  Replies follow RFC 3834: the null envelope
+ * sender (a bounce of a reply dies), Auto-Submitted: auto-replied, and
+ * In-Reply-To the request.  Each is committed like a DSN (dsn.c): with its
+ * state file, by spool_move_generate, under owner/ of the request's tiers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "request.h"
+#include "spool_move.h"
+#include "spool_rate.h"
+
+/* reply_init - an empty set of answers from the address from */
+void
+reply_init(struct reply_set *rs, const char *from, const char *subject,
+    const char *msgid)
+{
+	memset(rs, 0, sizeof(*rs));
+	strlcpy(rs->from, from, sizeof(rs->from));
+	strlcpy(rs->subject, subject, sizeof(rs->subject));
+	strlcpy(rs->msgid, msgid, sizeof(rs->msgid));
+}
+
+/* reply_for - the answer to an address, made on first use; NULL when out
+ * of memory */
+struct reply *
+reply_for(struct reply_set *rs, const char *to)
+{
+	struct reply *r, **v;
+	size_t i;
+
+	/* Pointers, not structs, in the vector: callers keep them. */
+	for (i = 0; i < rs->n; i++)
+		if (strcasecmp(rs->r[i]->to, to) == 0)
+			return rs->r[i];
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 4;
+		if ((v = reallocarray(rs->r, cap, sizeof(*v))) == NULL)
+			return NULL;
+		rs->r = v;
+		rs->cap = cap;
+	}
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return NULL;
+	strlcpy(r->to, to, sizeof(r->to));
+	if ((r->fp = open_memstream(&r->body, &r->len)) == NULL) {
+		free(r);
+		return NULL;
+	}
+	rs->r[rs->n++] = r;
+	return r;
+}
+
+/* reply_subject - a lone token is the subject, so the reply button
+ * confirms it; otherwise the answer is named after the request */
+static void
+reply_subject(
+    const struct reply_set *rs, const struct reply *r, char *out, size_t outlen)
+{
+	if (r->ntokens == 1)
+		snprintf(out, outlen, "confirm %s", r->token);
+	else if (r->notice)
+		snprintf(out, outlen, "Notice from %s", rs->from);
+	else
+		snprintf(out, outlen, "Re: %.150s",
+		    rs->subject[0] ? rs->subject : "your request");
+}
+
+/* reply_text - the whole message */
+static int
+reply_text(const struct reply_set *rs, const struct reply *r,
+    const char *domain, char **text, size_t *len)
+{
+	char date[64], subject[SPOOL_ADDR_MAX + CMD_LINE_MAX + 32];
+	time_t now = time(NULL);
+	struct tm tm;
+	FILE *fp;
+
+	if (localtime_r(&now, &tm) == NULL ||
+	    strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S %z", &tm) == 0)
+		strlcpy(date, "Thu, 01 Jan 1970 00:00:00 +0000", sizeof(date));
+	reply_subject(rs, r, subject, sizeof(subject));
+	if ((fp = open_memstream(text, len)) == NULL)
+		return -1;
+	fprintf(fp,
+	    "From: <%s>\n"
+	    "To: <%s>\n"
+	    "Subject: %s\n"
+	    "Date: %s\n"
+	    "Message-Id: <%lld.%08x.mjq@%s>\n",
+	    rs->from, r->to, subject, date, (long long)now, arc4random(),
+	    domain);
+	if (rs->msgid[0] && !r->notice)
+		fprintf(fp, "In-Reply-To: %s\nReferences: %s\n", rs->msgid,
+		    rs->msgid);
+	fprintf(fp,
+	    "Auto-Submitted: auto-replied\n"
+	    "X-Loop: %s\n"
+	    "MIME-Version: 1.0\n"
+	    "Content-Type: text/plain; charset=us-ascii\n"
+	    "\n"
+	    "This is an automatic message from %s.\n"
+	    "\n"
+	    "%.*s",
+	    rs->from, rs->from, (int)r->len, r->body);
+	return fclose(fp) == EOF ? -1 : 0;
+}
+
+/* reply_generate - commit one answer; -1 when it could not be */
+static int
+reply_generate(struct queuerun *q, struct qr_msg *m, const struct reply_set *rs,
+    const struct reply *r)
+{
+	struct spool_state_init init;
+	struct spool_name name;
+	char dir[PATH_MAX], final[PATH_MAX], *rcpt[1];
+	char *text = NULL, *state = NULL;
+	size_t tlen, slen;
+	int ok = -1;
+
+	memset(&init, 0, sizeof(init));
+	init.sender = "";
+	init.from = "";
+	init.kind = "reply";
+	init.arrival = (long long)time(NULL);
+	rcpt[0] = (char *)r->to;
+	if (reply_text(rs, r, m->domain, &text, &tlen) == -1 ||
+	    spool_state_format(&init, rcpt, 1, &state, &slen) == -1 ||
+	    spool_queue_dir(dir, sizeof(dir), q->s->spool_dir, SPOOL_QUEUE,
+		m->domain_prio, m->domain, m->list_prio,
+		SPOOL_FN_OWNER) == -1 ||
+	    spool_name_init(&name, time(NULL), getpid(), m->list, NULL, NULL) ==
+		-1 ||
+	    spool_move_generate(q->s->spool_dir, dir, &name, state, slen, text,
+		tlen, final, sizeof(final)) == -1)
+		goto done;
+	log_info(
+	    "%s: reply %s to <%s>", m->name, strrchr(final, '/') + 1, r->to);
+	ok = 0;
+done:
+	free(text);
+	free(state);
+	return ok;
+}
+
+/* reply_commit - every answer that is within its address's rate limit;
+ * -1 when one could not be committed (the request is tried again) */
+int
+reply_commit(struct queuerun *q, struct qr_msg *m, struct reply_set *rs)
+{
+	struct reply *r;
+	size_t i;
+	int ok;
+
+	for (i = 0; i < rs->n; i++) {
+		r = rs->r[i];
+		if (fflush(r->fp) == EOF)
+			return -1;
+		if (r->len == 0)
+			continue;
+		if ((ok = spool_rate_take(q->s->spool_dir, r->to,
+			 q->s->request_reply_rate_limit,
+			 q->s->request_reply_rate_period, time(NULL))) == -1) {
+			log_warn(
+			    "%s: cannot count replies to <%s>", m->name, r->to);
+			return -1;
+		}
+		if (ok == 0) {
+			log_notice("%s: no reply to <%s>: more than %lld "
+				   "replies in %llds ([request] "
+				   "reply_rate_limit)",
+			    m->name, r->to, q->s->request_reply_rate_limit,
+			    q->s->request_reply_rate_period);
+			continue;
+		}
+		if (reply_generate(q, m, rs, r) == -1) {
+			log_warn("%s: cannot commit the reply to <%s>", m->name,
+			    r->to);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* reply_free - release every answer */
+void
+reply_free(struct reply_set *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++) {
+		if (rs->r[i]->fp != NULL)
+			fclose(rs->r[i]->fp);
+		free(rs->r[i]->body);
+		free(rs->r[i]);
+	}
+	free(rs->r);
+	memset(rs, 0, sizeof(*rs));
+}

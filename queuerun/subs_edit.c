@@ -1,0 +1,112 @@
+/*
+ * subs_edit.c - change a list's subscribers file, one address at a time.
+ *
+ * <lists>/<domain>/<list>/subscribers is read, changed and replaced
+ * under lockedit's lock (subscribers.lock beside it), so concurrent
+ * runners and an administrator who takes the same lock never lose an
+ * update.  Everything but the address concerned is kept byte for byte:
+ * comments, order, blank lines, the administrator's layout.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lockedit.h"
+#include "log.h"
+#include "queuerun_impl.h"
+#include "subs_edit.h"
+
+/* subs_edit_is - the line (without its newline) subscribes addr */
+static int
+subs_edit_is(const char *line, size_t len, const char *addr)
+{
+	const char *e = memchr(line, '#', len);
+	size_t alen = strlen(addr);
+
+	if (e != NULL)
+		len = (size_t)(e - line);
+	while (len > 0 && isspace((unsigned char)*line))
+		line++, len--;
+	while (len > 0 && isspace((unsigned char)line[len - 1]))
+		len--;
+	return len == alen && strncasecmp(line, addr, len) == 0;
+}
+
+/* subs_edit - add or remove addr; 1 changed, 0 already so, -1 error */
+int
+subs_edit(const struct settings *s, const char *domain, const char *list,
+    enum subs_op op, const char *addr)
+{
+	char path[PATH_MAX], *out = NULL;
+	const char *p, *end, *nl;
+	struct lockedit le;
+	size_t outlen = 0;
+	int found = 0, r = -1;
+	FILE *fp;
+
+	if (!spool_state_addr_ok(addr) ||
+	    listconf_path(path, sizeof(path), s, domain, list, "subscribers") ==
+		-1) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (lockedit_open(&le, path) == -1) {
+		log_warn("cannot lock and read %s", path);
+		return -1;
+	}
+	if ((fp = open_memstream(&out, &outlen)) == NULL)
+		goto done;
+	for (p = le.text, end = le.text + le.len; p < end; p = nl) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		nl = nl ? nl + 1 : end;
+		if (subs_edit_is(
+			p, (size_t)(nl - p) - (nl[-1] == '\n'), addr)) {
+			found = 1;
+			if (op == SUBS_REMOVE)
+				continue;
+		}
+		fwrite(p, 1, (size_t)(nl - p), fp);
+	}
+	if (op == SUBS_ADD && !found)
+		fprintf(fp, "%s%s\n",
+		    le.len > 0 && le.text[le.len - 1] != '\n' ? "\n" : "",
+		    addr);
+	if (fclose(fp) == EOF)
+		goto done;
+	if ((op == SUBS_ADD) == found) {
+		r = 0; /* nothing to write */
+	} else if (lockedit_commit(&le, out, outlen) == -1) {
+		log_warn("cannot replace %s", path);
+	} else {
+		log_info("%s@%s: %s %s", list, domain,
+		    op == SUBS_ADD ? "subscribed" : "unsubscribed", addr);
+		r = 1;
+	}
+done:
+	free(out);
+	lockedit_close(&le);
+	return r;
+}
+
+/* subs_edit_member - 1 when addr is subscribed, 0 not, -1 error */
+int
+subs_edit_member(const struct settings *s, const char *domain, const char *list,
+    const char *addr)
+{
+	char **v, err[512];
+	size_t n, i;
+	int r = 0;
+
+	if (listconf_subscribers(s, domain, list, &v, &n, err, sizeof(err)) ==
+	    -1) {
+		log_warnx("%s@%s: %s", list, domain, err);
+		return -1;
+	}
+	for (i = 0; i < n && r == 0; i++)
+		r = strcasecmp(v[i], addr) == 0;
+	listconf_free_vec(v, n);
+	return r;
+}

@@ -1,0 +1,179 @@
+/*
+ * spool_token.c - confirmation tokens: $spool/state/tokens/<token>.
+ *
+ * Creation is the commit protocol (tmp/, fsync, link, fsync directory),
+ * so a token mailed out always exists.  Use:
+ *   1. the name is checked (SPOOL_TOKEN_LEN hex digits) before it
+ *      touches a path: anything else is unknown
+ *   2. past its lifetime (mtime + lifetime <= now): removed, "expired"
+ *   3. rename(<token>, .<token>): exactly one taker succeeds; ENOENT
+ *      with .<token> present means it was used before
+ *   4. the text is read from the still-open file
+ * Sweeping removes tokens and used markers older than the lifetime.
+ */
+#include <sys/stat.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "spool_commit.h"
+#include "spool_path.h"
+#include "spool_token.h"
+
+/* spool_token_dir - $spool/state/tokens */
+static int
+spool_token_dir(char *buf, size_t len, const char *spool)
+{
+	return spool_path(buf, len, spool, SPOOL_TOKENS);
+}
+
+/* spool_token_paths - the token's file and its used marker; -1 when the
+ * token is not SPOOL_TOKEN_LEN lower-case hex digits */
+static int
+spool_token_paths(
+    const char *spool, const char *token, char *path, char *used, size_t len)
+{
+	char dir[PATH_MAX];
+	size_t i;
+
+	for (i = 0; token[i] != '\0'; i++)
+		if (!((token[i] >= '0' && token[i] <= '9') ||
+			(token[i] >= 'a' && token[i] <= 'f')))
+			return -1;
+	if (i != SPOOL_TOKEN_LEN ||
+	    spool_token_dir(dir, sizeof(dir), spool) == -1 ||
+	    (size_t)snprintf(path, len, "%s/%s", dir, token) >= len ||
+	    (size_t)snprintf(used, len, "%s/.%s", dir, token) >= len)
+		return -1;
+	return 0;
+}
+
+/* spool_token_create - a new token whose file holds text; the token
+ * (SPOOL_TOKEN_LEN hex digits) in token */
+int
+spool_token_create(
+    const char *spool, const char *text, size_t len, char *token, size_t toklen)
+{
+	unsigned char raw[SPOOL_TOKEN_BYTES];
+	char dir[PATH_MAX], path[PATH_MAX], used[PATH_MAX];
+	struct spool_tmp t;
+	size_t i;
+
+	if (toklen <= SPOOL_TOKEN_LEN || len > SPOOL_TOKEN_TEXT_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	arc4random_buf(raw, sizeof(raw));
+	for (i = 0; i < sizeof(raw); i++)
+		snprintf(token + 2 * i, 3, "%02x", raw[i]);
+	if (spool_token_dir(dir, sizeof(dir), spool) == -1 ||
+	    spool_token_paths(spool, token, path, used, sizeof(path)) == -1 ||
+	    spool_mkdirs(spool, dir) == -1 || spool_tmp_open(&t, spool) == -1)
+		return -1;
+	if (io_write_all(t.fd, text, len) == -1 || spool_tmp_sync(&t) == -1 ||
+	    spool_tmp_link_as(&t, path) == -1) {
+		spool_tmp_discard(&t);
+		return -1;
+	}
+	return 0;
+}
+
+/* spool_token_read - state 4: the text of an open token file */
+static int
+spool_token_read(int fd, char *text, size_t textlen)
+{
+	ssize_t n;
+	size_t got = 0;
+
+	while (got + 1 < textlen &&
+	       (n = read(fd, text + got, textlen - 1 - got)) != 0) {
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	text[got] = '\0';
+	return 0;
+}
+
+/* spool_token_take - use a token once: its text and SPOOL_TOKEN_OK, or
+ * why not in *status; -1 only for I/O errors */
+int
+spool_token_take(const char *spool, const char *token, long long lifetime,
+    time_t now, char *text, size_t textlen, enum spool_token_status *status)
+{
+	char path[PATH_MAX], used[PATH_MAX];
+	struct stat sb;
+	int fd, r;
+
+	text[0] = '\0';
+	*status = SPOOL_TOKEN_UNKNOWN;
+	if (spool_token_paths(spool, token, path, used, sizeof(path)) == -1)
+		return 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		if (errno != ENOENT)
+			return -1;
+		if (lstat(used, &sb) == 0)
+			*status = SPOOL_TOKEN_USED;
+		return 0;
+	}
+	if (fstat(fd, &sb) == -1) {
+		close(fd);
+		return -1;
+	}
+	if ((long long)sb.st_mtime + lifetime <= (long long)now) {
+		close(fd);
+		*status = SPOOL_TOKEN_EXPIRED;
+		return unlink(path) == -1 && errno != ENOENT ? -1 : 0;
+	}
+	if (rename(path, used) == -1) {
+		close(fd);
+		if (errno != ENOENT)
+			return -1;
+		*status = SPOOL_TOKEN_USED; /* another runner was first */
+		return 0;
+	}
+	r = spool_token_read(fd, text, textlen);
+	if (close(fd) == -1)
+		r = -1;
+	if (r == 0)
+		*status = SPOOL_TOKEN_OK;
+	return r;
+}
+
+/* spool_token_sweep - remove tokens and used markers past the lifetime;
+ * the number removed */
+int
+spool_token_sweep(const char *spool, long long lifetime, time_t now)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct dirent *de;
+	struct stat sb;
+	DIR *d;
+	int n = 0;
+
+	if (spool_token_dir(dir, sizeof(dir), spool) == -1 ||
+	    (d = opendir(dir)) == NULL)
+		return errno == ENOENT ? 0 : -1;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+			de->d_name) >= sizeof(path) ||
+		    lstat(path, &sb) == -1 || !S_ISREG(sb.st_mode))
+			continue;
+		if ((long long)sb.st_mtime + lifetime <= (long long)now &&
+		    unlink(path) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
