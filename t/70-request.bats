@@ -1,0 +1,243 @@
+#!/usr/bin/env bats
+# The request and majordomo functions end to end: mj_enqueue, one pass of
+# mj_queuerun, the replies delivered to per-recipient maildirs, and the
+# confirmations fed back through mj_enqueue.
+
+load helpers
+
+setup() {
+	MAIL=$BATS_TEST_TMPDIR/mail
+	RUNLOG=$BATS_TEST_TMPDIR/runner.log
+	mjq_setup <<-EOF
+	[transport_map]
+	* = maildir:$MAIL/\${recipient}
+	EOF
+	mjq_list example.org mylist old@users.test
+	printf '[list]\nowners = boss@owner.test\n' >"$LISTS/example.org/mylist/config"
+	mjq_list example.org other
+	SUBS=$LISTS/example.org/mylist/subscribers
+}
+
+# send ARG... - a message on stdin into the spool for example.org
+send() {
+	"$MJ_ENQUEUE" -C "$CONF" -d example.org "$@"
+}
+
+# runq - one pass of the runner, its log kept
+runq() {
+	timeout 30 "$MJ_QUEUERUN" -C "$CONF" -1 2>>"$RUNLOG"
+}
+
+# mails ADDR - how many messages ADDR has received
+mails() {
+	local d=$MAIL/$1/new
+	[ -d "$d" ] || { echo 0; return; }
+	find "$d" -type f | wc -l
+}
+
+# last ADDR - the newest message of ADDR
+last() {
+	cat "$(ls -t "$MAIL/$1/new"/* | head -1)"
+}
+
+# token_of ADDR - the token in the Subject of ADDR's newest message
+token_of() {
+	last "$1" | sed -n 's/^Subject: confirm \([0-9a-f]*\)$/\1/p'
+}
+
+# request FROM BODY [ARG...] - a request from FROM to mylist-request
+request() {
+	local from=$1 body=$2
+	shift 2
+	printf 'From: <%s>\nSubject: commands\nMessage-Id: <%s@users.test>\n\n%s\n' \
+	    "$from" "$RANDOM" "$body" | send -f "$from" "${@:--lmylist -q}"
+}
+
+@test "subscribe round trip: token to the address, Re: confirm subscribes" {
+	request ann@users.test subscribe -l mylist -q
+	runq
+	[ "$(mails ann@users.test)" -eq 1 ]
+	tok=$(token_of ann@users.test)
+	[ ${#tok} -eq 32 ]
+	last ann@users.test | grep -qx 'Auto-Submitted: auto-replied'
+	last ann@users.test | grep -qx 'Return-Path: <>'
+	last ann@users.test | grep -qx "confirm $tok"
+	! grep -q ann "$SUBS"
+	[ -f "$SPOOL/state/tokens/$tok" ]
+	printf 'From: ann@users.test\nSubject: Re: confirm %s\n\n> quoted\n' "$tok" |
+	    send -f ann@users.test -l mylist -q
+	runq
+	[ "$(mails ann@users.test)" -eq 2 ]
+	last ann@users.test | grep -qx '<ann@users.test> is now on mylist@example.org.'
+	[ "$(cat "$SUBS")" = $'old@users.test\nann@users.test' ]
+	[ "$(queue_files)" = "" ]
+}
+
+@test "a <list>-subscribe alias (-c) and a confirm to majordomo@" {
+	printf 'From: ann@users.test\nSubject: anything\n\nunsubscribe mylist\n' |
+	    send -f ann@users.test -l mylist -c subscribe
+	runq
+	tok=$(token_of ann@users.test)
+	last ann@users.test | grep -qx '>>> subscribe'
+	printf 'From: ann@users.test\nSubject: hi\n\nconfirm %s\n' "$tok" |
+	    send -f ann@users.test -m
+	runq
+	last ann@users.test | grep -qx "From: <majordomo@example.org>"
+	grep -qx ann@users.test "$SUBS"
+}
+
+@test "unsubscribe round trip, and not-subscribed is told without a token" {
+	request old@users.test unsubscribe -l mylist -q
+	runq
+	tok=$(token_of old@users.test)
+	request old@users.test "confirm $tok" -l mylist -q
+	runq
+	last old@users.test | grep -qx '<old@users.test> is now off mylist@example.org.'
+	[ "$(cat "$SUBS")" = "" ]
+	request old@users.test unsubscribe -l mylist -q
+	runq
+	last old@users.test | grep -qx '<old@users.test> is not subscribed to mylist@example.org.'
+	[ "$(token_of old@users.test)" = "" ]
+}
+
+@test "a subscription for someone else: the token goes to that address only" {
+	request ann@users.test 'subscribe mylist bob@users.test' -m
+	runq
+	[ "$(mails ann@users.test)" -eq 1 ]
+	[ "$(mails bob@users.test)" -eq 1 ]
+	last ann@users.test | grep -qx 'Your request was mailed to <bob@users.test> for confirmation.'
+	[ "$(token_of ann@users.test)" = "" ]
+	tok=$(token_of bob@users.test)
+	[ ${#tok} -eq 32 ]
+	! last ann@users.test | grep -q "$tok"
+}
+
+@test "expired, reused and forged tokens change nothing" {
+	request ann@users.test subscribe -l mylist -q
+	runq
+	old=$(token_of ann@users.test)
+	touch -d '8 days ago' "$SPOOL/state/tokens/$old"
+	request ann@users.test "confirm $old" -l mylist -q
+	runq
+	last ann@users.test | grep -qx "The token $old has expired."
+	[ ! -e "$SPOOL/state/tokens/$old" ]
+	request ann@users.test subscribe -l mylist -q
+	runq
+	tok=$(token_of ann@users.test)
+	request ann@users.test "confirm $tok" -l mylist -q
+	runq
+	grep -qx ann@users.test "$SUBS"
+	request ann@users.test "unsubscribe" -l mylist -q
+	runq
+	untok=$(token_of ann@users.test)
+	# The subscribe token used again must not undo anything, nor may a
+	# guess, nor another domain's use of a real token.
+	forged=$(printf '%032x' 12345)
+	request ann@users.test "$(printf 'confirm %s\nconfirm %s\nconfirm zz' "$tok" "$forged")" -l mylist -q
+	runq
+	last ann@users.test | grep -qx "The token $tok has already been used."
+	last ann@users.test | grep -qx "The token $forged is not valid."
+	last ann@users.test | grep -qx "The token zz is not valid."
+	mkdir -p "$LISTS/other.test/mylist"
+	printf 'From: ann@users.test\nSubject: confirm %s\n\n' "$untok" |
+	    "$MJ_ENQUEUE" -C "$CONF" -d other.test -m -f ann@users.test
+	runq
+	last ann@users.test | grep -qx "The token $untok is not valid."
+	grep -qx ann@users.test "$SUBS"
+}
+
+@test "help, lists, info, which" {
+	printf 'This list is about tests.\n' >"$LISTS/example.org/mylist/info"
+	request old@users.test "$(printf 'help\nlists\ninfo mylist\nwhich\ninfo nosuch\nfrobnicate')" -m
+	runq
+	body=$(last old@users.test)
+	grep -qx '  subscribe <list> \[address\]    join (a confirmation is mailed)' <<<"$body"
+	grep -qx '  mylist@example.org' <<<"$body"
+	grep -qx '  other@example.org' <<<"$body"
+	grep -qx 'This list is about tests.' <<<"$body"
+	grep -qx 'Requests: mylist-request@example.org' <<<"$body"
+	grep -qx '<old@users.test> is subscribed to:' <<<"$body"
+	# mylist in "lists" and in "which"; other only in "lists".
+	[ "$(grep -cx '  mylist@example.org' <<<"$body")" -eq 2 ]
+	[ "$(grep -cx '  other@example.org' <<<"$body")" -eq 1 ]
+	grep -qx 'There is no list nosuch here.' <<<"$body"
+	grep -qx 'unknown command (send "help" for the commands).' <<<"$body"
+}
+
+@test "which for another address is answered to that address" {
+	request ann@users.test 'which old@users.test' -m
+	runq
+	last ann@users.test | grep -qx 'The answer was mailed to <old@users.test>.'
+	last old@users.test | grep -qx '  mylist@example.org'
+}
+
+@test "who: owners only by default; open or subscribers as configured" {
+	request old@users.test who -l mylist -q
+	runq
+	last old@users.test | grep -qx 'The subscribers of mylist are not shown to you.'
+	request boss@owner.test who -l mylist -q
+	runq
+	last boss@owner.test | grep -qx '  old@users.test'
+	last boss@owner.test | grep -qx '1 subscriber(s).'
+	printf 'who_access = subscribers\n' >>"$LISTS/example.org/mylist/config"
+	request old@users.test who -l mylist -q
+	runq
+	last old@users.test | grep -qx '  old@users.test'
+}
+
+@test "owner approval: confirmed, then approved by an owner" {
+	printf 'subscribe_approval = yes\n' >>"$LISTS/example.org/mylist/config"
+	request ann@users.test subscribe -l mylist -q
+	runq
+	request ann@users.test "confirm $(token_of ann@users.test)" -l mylist -q
+	runq
+	last ann@users.test | grep -qx 'Asked the owners of mylist to approve the subscription of <ann@users.test>.'
+	! grep -q ann "$SUBS"
+	tok=$(token_of boss@owner.test)
+	[ ${#tok} -eq 32 ]
+	request boss@owner.test "confirm $tok" -l mylist -q
+	runq
+	grep -qx ann@users.test "$SUBS"
+	last ann@users.test | grep -qx '<ann@users.test> is now subscribed to mylist@example.org.'
+}
+
+@test "no answer to the null sender, Auto-Submitted or bulk mail: no loop" {
+	printf 'From: robot@users.test\nSubject: help\n\n' | send -f '' -l mylist -q
+	printf 'From: robot@users.test\nAuto-Submitted: auto-replied\nSubject: help\n\n' |
+	    send -f robot@users.test -l mylist -q
+	printf 'From: robot@users.test\nPrecedence: bulk\nSubject: help\n\n' |
+	    send -f robot@users.test -l mylist -q
+	printf 'From: robot@users.test\nAuto-Submitted: no\nSubject: help\n\n' |
+	    send -f robot@users.test -l mylist -q
+	runq
+	[ "$(mails robot@users.test)" -eq 1 ]
+	[ "$(queue_files)" = "" ]
+	[ "$(grep -c 'request not answered' "$RUNLOG")" -eq 3 ]
+}
+
+@test "an autoresponder answering a reply gets no answer back" {
+	request ann@users.test help -l mylist -q
+	runq
+	# The autoresponder quotes our reply, Auto-Submitted and all.
+	{ printf 'From: ann@users.test\nAuto-Submitted: auto-replied\nSubject: Out of office\n\n'; last ann@users.test; } |
+	    send -f ann@users.test -l mylist -q
+	# A broken one that drops Auto-Submitted but keeps our X-Loop.
+	printf 'From: ann@users.test\nX-Loop: mylist-request@example.org\nSubject: help\n\n' |
+	    send -f ann@users.test -l mylist -q
+	runq
+	[ "$(mails ann@users.test)" -eq 1 ]
+	grep -q 'request not answered: Auto-Submitted' "$RUNLOG"
+	grep -q 'request not answered: our own X-Loop' "$RUNLOG"
+}
+
+@test "a subscription flood from one address: at most reply_rate_limit replies" {
+	printf '[request]\nreply_rate_limit = 3\n' >>"$CONF"
+	for i in 1 2 3 4 5 6; do
+		request mallory@users.test 'subscribe mylist victim@users.test' -m
+	done
+	runq
+	[ "$(mails victim@users.test)" -eq 3 ]
+	[ "$(mails mallory@users.test)" -eq 3 ]
+	[ "$(grep -c 'no reply to <victim@users.test>: more than 3 replies' "$RUNLOG")" -eq 3 ]
+	grep -q ' 3 victim@users.test$' "$SPOOL/state/replies"
+}

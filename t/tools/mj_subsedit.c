@@ -1,0 +1,38 @@
+/*
+ * mj_subsedit - add or remove one subscriber with subs_edit, as the
+ * confirm command does, for the concurrency tests (t/72-subs-edit.bats).
+ *
+ *   mj_subsedit -C conf domain list add|remove address
+ *
+ * Exit 0 changed, 1 already so, 2 error.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "settings.h"
+#include "subs_edit.h"
+
+int
+main(int argc, char **argv)
+{
+	struct settings s;
+	char err[512];
+	int r;
+
+	if (argc != 7 || strcmp(argv[1], "-C") != 0) {
+		fprintf(stderr, "usage: mj_subsedit -C conf domain list "
+				"add|remove address\n");
+		return 2;
+	}
+	log_open("mj_subsedit", LOG_TO_STDERR);
+	if (settings_load(&s, argv[2], 0, settings_skip_section, NULL, err,
+		sizeof(err)) == -1) {
+		fprintf(stderr, "mj_subsedit: %s\n", err);
+		return 2;
+	}
+	r = subs_edit(&s, argv[3], argv[4],
+	    strcmp(argv[5], "remove") == 0 ? SUBS_REMOVE : SUBS_ADD, argv[6]);
+	return r == 1 ? 0 : r == 0 ? 1 : 2;
+}
