@@ -279,7 +279,7 @@ cmd_mime_plain(
 int
 cmd_mime_addr(const char *value, char *out, size_t outlen)
 {
-	const char *p, *e, *lt = NULL;
+	const char *p, *e = NULL, *lt = NULL;
 	size_t n;
 
 	/* The last <...> outside quotes: "a <b>" <c@d> is c@d. */
