@@ -206,32 +206,74 @@ deliver_smtp_verp(
 		strlcpy(out, b->sender, outlen);
 }
 
-/* deliver_smtp_results - the client's per-recipient outcomes */
+/* deliver_smtp_set - results [lo, hi) from the client's outcomes, or
+ * from one status for all when r is NULL */
 static void
-deliver_smtp_results(struct qr_batch *b, const struct smtp_rcpt *r)
+deliver_smtp_set(struct qr_batch *b, size_t lo, size_t hi,
+    const struct smtp_rcpt *r, const struct smtp_status *all)
 {
 	static const enum qr_outcome map[] = {QR_SENT, QR_DEFERRED, QR_BOUNCED};
+	const struct smtp_status *st;
 	size_t i;
 
-	for (i = 0; i < b->n; i++) {
-		b->res[i].outcome = map[r[i].st.outcome];
-		b->res[i].code = r[i].st.code;
-		strlcpy(b->res[i].dsn, r[i].st.dsn, sizeof(b->res[i].dsn));
-		strlcpy(b->res[i].text, r[i].st.text, sizeof(b->res[i].text));
+	for (i = lo; i < hi; i++) {
+		st = r != NULL ? &r[i].st : all;
+		b->res[i].outcome = map[st->outcome];
+		b->res[i].code = st->code;
+		strlcpy(b->res[i].dsn, st->dsn, sizeof(b->res[i].dsn));
+		strlcpy(b->res[i].text, st->text, sizeof(b->res[i].text));
 	}
 }
 
-/* deliver_smtp - one batch, one transaction */
+/* deliver_smtp_group - recipients [lo, hi) in one transaction over *cp;
+ * a cached session that went stale (closed by the server meanwhile) is
+ * replaced by one fresh session, which is not a failure; -1 when there
+ * is no session to go on with */
+static int
+deliver_smtp_group(struct qr_batch *b, struct deliver_cached **cp,
+    const char *sender, struct smtp_rcpt *rcpts, size_t lo, size_t hi,
+    const struct smtp_data_msg *dm)
+{
+	struct smtp_status st;
+	size_t i;
+	int attempt;
+
+	for (attempt = 0; attempt < 2; attempt++) {
+		if (*cp == NULL &&
+		    (*cp = deliver_smtp_connect(b, &st)) == NULL) {
+			deliver_smtp_set(b, lo, hi, NULL, &st);
+			b->negative = st.feedback == SMTP_FEEDBACK_NEGATIVE;
+			return -1;
+		}
+		for (i = lo; i < hi; i++) {
+			memset(&rcpts[i], 0, sizeof(rcpts[i]));
+			rcpts[i].addr = b->addr[i];
+		}
+		if (smtp_xact_run(&(*cp)->s, sender, rcpts + lo, hi - lo, dm,
+			&st) == SMTP_XACT_DONE) {
+			strlcpy(b->relay, (*cp)->s.peer, sizeof(b->relay));
+			deliver_smtp_set(b, lo, hi, rcpts, NULL);
+			return 0;
+		}
+		deliver_smtp_free(*cp);
+		*cp = NULL;
+	}
+	deliver_smtp_fail(&st, SMTP_DEFERRED, "4.4.2",
+	    "lost connection before the transaction");
+	deliver_smtp_set(b, lo, hi, NULL, &st);
+	return -1;
+}
+
+/* deliver_smtp - one batch: one transaction, or one per recipient with
+ * VERP (each has its own envelope sender), over one session */
 void
 deliver_smtp(struct qr_batch *b)
 {
 	char sender[2 * SPOOL_ADDR_MAX + 2];
 	struct deliver_cached *c;
 	struct smtp_data_msg dm;
-	struct smtp_status st;
 	struct smtp_rcpt *rcpts;
-	size_t i;
-	int attempt;
+	size_t lo, hi, i, step = b->verp ? 1 : b->n;
 
 	strlcpy(b->relay, b->nexthop, sizeof(b->relay));
 	if ((rcpts = calloc(b->n, sizeof(*rcpts))) == NULL) {
@@ -244,41 +286,23 @@ deliver_smtp(struct qr_batch *b)
 		free(rcpts);
 		return;
 	}
-	if (b->verp)
-		deliver_smtp_verp(b, b->addr[0], sender, sizeof(sender));
-	else
-		strlcpy(sender, b->sender, sizeof(sender));
 	c = deliver_smtp_take(b->nexthop);
-	/* A cached session may have been closed by the server meanwhile
-	 * (STALE): then one fresh session, which is not a failure. */
-	for (attempt = 0; attempt < 2; attempt++) {
-		if (c == NULL && (c = deliver_smtp_connect(b, &st)) == NULL) {
-			deliver_all(b,
-			    st.outcome == SMTP_BOUNCED ? QR_BOUNCED
-						       : QR_DEFERRED,
-			    st.code, st.dsn, st.text);
-			b->negative = st.feedback == SMTP_FEEDBACK_NEGATIVE;
-			free(rcpts);
-			return;
-		}
-		for (i = 0; i < b->n; i++) {
-			memset(&rcpts[i], 0, sizeof(rcpts[i]));
-			rcpts[i].addr = b->addr[i];
-		}
-		if (smtp_xact_run(&c->s, sender, rcpts, b->n, &dm, &st) ==
-		    SMTP_XACT_DONE)
+	for (lo = 0; lo < b->n; lo = hi) {
+		hi = lo + step < b->n ? lo + step : b->n;
+		if (b->verp)
+			deliver_smtp_verp(
+			    b, b->addr[lo], sender, sizeof(sender));
+		else
+			strlcpy(sender, b->sender, sizeof(sender));
+		if (deliver_smtp_group(b, &c, sender, rcpts, lo, hi, &dm) ==
+		    -1) {
+			/* No session: the rest shares the failure. */
+			for (i = hi; i < b->n; i++)
+				b->res[i] = b->res[lo];
 			break;
-		deliver_smtp_free(c);
-		c = NULL;
+		}
 	}
-	if (c == NULL) {
-		deliver_all(b, QR_DEFERRED, 0, "4.4.2",
-		    "lost connection before the transaction");
-		free(rcpts);
-		return;
-	}
-	strlcpy(b->relay, c->s.peer, sizeof(b->relay));
-	deliver_smtp_results(b, rcpts);
-	deliver_smtp_put(c, (double)b->params->cache_time);
+	if (c != NULL)
+		deliver_smtp_put(c, (double)b->params->cache_time);
 	free(rcpts);
 }

@@ -271,6 +271,12 @@ delivery_conf_finish(struct delivery_conf *dc, char *err, size_t errlen)
 	}
 	for (t = 0; t < QR_NTRANSPORT; t++) {
 		struct delivery_params *p = &dc->transport[t];
+		struct sched_params *sp = &dc->sched_transport[t];
+		/* As Postfix's qmgr_transport_create: a destination never
+		 * starts above its limit. */
+		if (sp->concurrency_limit > 0 &&
+		    sp->initial_concurrency > sp->concurrency_limit)
+			sp->initial_concurrency = sp->concurrency_limit;
 		if (p->min_backoff > p->max_backoff) {
 			snprintf(err, errlen,
 			    "minimal_backoff_time is above "

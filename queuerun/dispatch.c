@@ -1,15 +1,16 @@
 /*
- * dispatch.c - the one place that decides what to deliver next.
+ * dispatch.c - the one place that decides what to deliver next: the
+ * runner's side of the scheduler (sched.h, postfix-scheduler.txt).
  *
- * Until the scheduler (sched_*.c) drives it, the policy is plain: each
- * destination (transport + nexthop) has a queue of batches and a
- * concurrency limit; ready destinations sit on a ring and are served
- * round-robin, one batch per turn, so a big destination cannot starve
- * small ones.  The limit is a small feedback loop in the spirit of
- * postfix-scheduler.txt: a connection failure lowers it to what is still
- * in flight (and a destination with nothing in flight is dead until
- * minimal_backoff_time: its batches are deferred without a try); a
- * success raises it by one up to destination_concurrency_limit.
+ * Each claimed message is routed once, recipient by recipient, to an
+ * interned destination (transport + nexthop), and entered into the
+ * scheduler with the number of recipients still to do.  The scheduler
+ * reads them in batches through the refill callback (so a huge list is
+ * scheduled with bounded memory), forms entries of up to
+ * destination_recipient_limit recipients, applies the concurrency
+ * feedback and the preemptive job selection, and says for each entry
+ * "deliver" or "defer" (dead destination).  Entries become batches for
+ * the worker pool; their outcome is fed back with dispatch_done.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +52,8 @@ dispatch_grow(struct queuerun *q)
 	return 0;
 }
 
-/* dispatch_dest - find or make a destination */
-struct qr_dest *
+/* dispatch_dest - the interned destination (kept until close) */
+static struct qr_dest *
 dispatch_dest(struct queuerun *q, enum qr_transport t, const char *nexthop)
 {
 	struct qr_dest *d;
@@ -71,81 +72,78 @@ dispatch_dest(struct queuerun *q, enum qr_transport t, const char *nexthop)
 		return NULL;
 	}
 	d->transport = t;
-	d->params = queuerun_params(q, t);
-	/* Start where Postfix starts (initial_destination_concurrency) and
-	 * grow with each success. */
-	d->limit = q->dc.sched_transport[t].initial_concurrency;
-	if (d->limit < 1 || d->limit > d->params->conc_limit)
-		d->limit = (int)d->params->conc_limit;
 	d->hnext = q->dtab[h];
 	q->dtab[h] = d;
 	q->ndest++;
 	return d;
 }
 
-/* dispatch_ready - put a destination on the ring if it can take a batch */
-void
-dispatch_ready(struct queuerun *q, struct qr_dest *d)
+/* dispatch_refill - the scheduler's callback: up to max more recipients
+ * of a message; returns how many are left unread */
+static long
+dispatch_refill(void *arg, struct sched_msg *sm, void *ctx, long max)
 {
-	if (d->in_ready || d->head == NULL || d->busy >= d->limit)
-		return;
-	d->in_ready = 1;
-	if (q->ready == NULL) {
-		d->rnext = d;
-	} else {
-		d->rnext = q->ready->rnext;
-		q->ready->rnext = d;
+	struct queuerun *q = arg;
+	struct qr_msg *m = ctx;
+	struct qr_dest *d;
+
+	for (; max > 0 && m->cursor < m->st.nrcpt; m->cursor++) {
+		if ((d = m->route[m->cursor]) == NULL)
+			continue;
+		if (sched_rcpt_add(q->sched, sm,
+			delivery_transport_names[d->transport], d->nexthop,
+			(uint32_t)m->cursor) == -1) {
+			log_warnx("%s: scheduler refused a recipient", m->name);
+			continue;
+		}
+		m->unread--;
+		max--;
 	}
-	q->ready = d; /* the new tail */
+	return (long)m->unread;
 }
 
-/* dispatch_batch - a new batch of m for d */
-static struct qr_batch *
-dispatch_batch(struct qr_msg *m, struct qr_dest *d)
+/* dispatch_log - the scheduler's feedback debugging */
+static void
+dispatch_log(void *arg, const char *line)
 {
-	struct qr_batch *b;
-	size_t cap = (size_t)d->params->rcpt_limit;
-
-	if (cap > m->st.nrcpt)
-		cap = m->st.nrcpt;
-	if ((b = calloc(1, sizeof(*b))) == NULL ||
-	    (b->rcpt = calloc(cap, sizeof(*b->rcpt))) == NULL) {
-		free(b);
-		return NULL;
-	}
-	b->cap = cap;
-	b->msg = m;
-	b->dest = d;
-	b->transport = d->transport;
-	b->params = d->params;
-	b->nexthop = d->nexthop;
-	strlcpy(b->sender, m->st.sender, sizeof(b->sender));
-	b->datafd = m->datafd;
-	b->datasize = m->datasize;
-	b->verp = m->st.verp && m->st.sender[0] != '\0';
-	b->verp_prefix = m->verp_prefix;
-	b->verp_domain = m->domain;
-	if (d->tail != NULL)
-		d->tail->next = b;
-	else
-		d->head = b;
-	d->tail = b;
-	m->batches++;
-	return b;
+	(void)arg;
+	log_info("%s", line);
 }
 
-/* dispatch_add - route every recipient still to do into batches */
+/* dispatch_open - the scheduler with one transport per transport kind */
 int
-dispatch_add(struct queuerun *q, struct qr_msg *m)
+dispatch_open(struct queuerun *q, char *err, size_t errlen)
+{
+	struct sched_callbacks cb = {dispatch_refill, dispatch_log, q};
+	int t;
+
+	if ((q->sched = sched_core_create(&q->dc.sched, &cb)) == NULL) {
+		snprintf(err, errlen, "cannot create the scheduler");
+		return -1;
+	}
+	for (t = 0; t < QR_NTRANSPORT; t++)
+		if (sched_core_transport(q->sched, delivery_transport_names[t],
+			&q->dc.sched_transport[t]) == -1) {
+			snprintf(err, errlen, "cannot add transport %s",
+			    delivery_transport_names[t]);
+			return -1;
+		}
+	return 0;
+}
+
+/* dispatch_add - route every recipient still to do and enter the
+ * message into the scheduler; a message with nothing to deliver is
+ * finished at once */
+int
+dispatch_add(struct queuerun *q, struct qr_msg *m, double now)
 {
 	char nexthop[QR_NEXTHOP_MAX];
 	enum qr_transport t;
-	struct qr_dest *d;
-	struct qr_batch *b;
 	size_t i, n = m->st.nrcpt ? m->st.nrcpt : 1;
 
 	if ((m->pass = calloc(n, 1)) == NULL ||
-	    (m->why = calloc(n, sizeof(char *))) == NULL)
+	    (m->why = calloc(n, sizeof(char *))) == NULL ||
+	    (m->route = calloc(n, sizeof(*m->route))) == NULL)
 		return -1;
 	for (i = 0; i < m->st.nrcpt; i++) {
 		if (m->st.status[i] != SPOOL_RCPT_PENDING &&
@@ -158,94 +156,134 @@ dispatch_add(struct queuerun *q, struct qr_msg *m)
 			    strdup("5.1.3\tx-mjq; bad recipient address");
 			continue;
 		}
-		if ((d = dispatch_dest(q, t, nexthop)) == NULL)
+		if ((m->route[i] = dispatch_dest(q, t, nexthop)) == NULL)
 			return -1;
-		b = d->tail;
-		/* One envelope sender per transaction: VERP over SMTP means
-		 * one recipient per batch. */
-		if (b == NULL || b->msg != m || b->n >= b->cap ||
-		    (b->verp && t == QR_SMTP && b->n > 0))
-			if ((b = dispatch_batch(m, d)) == NULL)
-				return -1;
-		b->rcpt[b->n++] = (uint32_t)i;
-		dispatch_ready(q, d);
+		m->unread++;
 	}
+	if (m->unread == 0) {
+		m->finished = 1;
+		return 0;
+	}
+	if ((m->smsg = sched_msg_add(q->sched, m, (double)m->st.arrival,
+		 (long)m->unread, now)) == NULL)
+		return -1;
 	return 0;
 }
 
-/* dispatch_pop - the next batch of a destination */
+/* dispatch_batch - a batch for the worker from a selected entry */
 static struct qr_batch *
-dispatch_pop(struct qr_dest *d)
+dispatch_batch(struct queuerun *q, struct sched_entry *e)
 {
-	struct qr_batch *b = d->head;
+	struct qr_msg *m = sched_entry_msg_ctx(e);
+	const uint32_t *ids;
+	struct qr_batch *b;
+	size_t n, i;
 
-	if ((d->head = b->next) == NULL)
-		d->tail = NULL;
-	b->next = NULL;
+	ids = sched_entry_rcpts(e, &n);
+	if ((b = calloc(1, sizeof(*b))) == NULL)
+		return NULL;
+	b->entry = e;
+	b->msg = m;
+	b->n = n;
+	if ((b->rcpt = calloc(n ? n : 1, sizeof(*b->rcpt))) == NULL ||
+	    (b->addr = calloc(n ? n : 1, sizeof(*b->addr))) == NULL ||
+	    (b->res = calloc(n ? n : 1, sizeof(*b->res))) == NULL) {
+		dispatch_batch_free(b);
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		b->rcpt[i] = ids[i];
+		b->addr[i] = m->st.rcpt[ids[i]];
+	}
+	if (delivery_transport_lookup(
+		sched_entry_transport(e), &b->transport) == -1)
+		b->transport = QR_DISCARD; /* cannot happen: we named them */
+	b->params = queuerun_params(q, b->transport);
+	b->nexthop = sched_entry_nexthop(e);
+	strlcpy(b->sender, m->st.sender, sizeof(b->sender));
+	b->datafd = m->datafd;
+	b->datasize = m->datasize;
+	b->verp = m->st.verp && m->st.sender[0] != '\0';
+	b->verp_prefix = m->verp_prefix;
+	b->verp_domain = m->domain;
+	m->batches++;
 	return b;
 }
 
-/* dispatch_prepare - what the worker needs, copied out of main's data */
-static int
-dispatch_prepare(struct qr_batch *b)
-{
-	size_t i;
-
-	if ((b->addr = calloc(b->n, sizeof(*b->addr))) == NULL ||
-	    (b->res = calloc(b->n, sizeof(*b->res))) == NULL)
-		return -1;
-	for (i = 0; i < b->n; i++)
-		b->addr[i] = b->msg->st.rcpt[b->rcpt[i]];
-	return 0;
-}
-
-/* dispatch_run - hand batches to workers while destinations have room,
- * round-robin over the ready ring; returns how many were handed out */
+/* dispatch_run - hand out what the scheduler selects while workers are
+ * free; returns how many batches went to workers */
 int
 dispatch_run(struct queuerun *q, double now)
 {
-	struct qr_dest *d;
+	enum sched_action act;
+	struct sched_entry *e;
 	struct qr_batch *b;
 	int n = 0;
 
-	while (q->ready != NULL && q->inflight < q->dc.base.threads) {
-		d = q->ready->rnext; /* the head */
-		if (d == q->ready)
-			q->ready = NULL;
-		else
-			q->ready->rnext = d->rnext;
-		d->in_ready = 0;
-		if (d->head == NULL || d->busy >= d->limit)
-			continue;
-		b = dispatch_pop(d);
-		d->busy++;
+	while (q->inflight < q->dc.base.threads &&
+	       (e = sched_core_select(q->sched, now, &act)) != NULL) {
+		if ((b = dispatch_batch(q, e)) == NULL) {
+			/* Memory: hand it back untried; retried next pass. */
+			log_warnx("out of memory for a batch");
+			sched_core_done(q->sched, e, SCHED_OTHER, now, NULL);
+			break;
+		}
 		q->inflight++;
-		if (dispatch_prepare(b) == -1) {
-			log_warnx("%s: out of memory", b->msg->name);
-			deliver_all(b, QR_DEFERRED, 0, "4.3.0",
-			    "out of memory in the runner");
-			outcome_batch(q, b, now);
-		} else if (d->dead_until > now) {
-			/* Dead: no try until the backoff has passed. */
-			deliver_all(b, QR_DEFERRED, 0, "4.4.1", d->dead_why);
+		if (act == SCHED_DEFER) {
+			deliver_all(b, QR_DEFERRED, 0, "4.4.1",
+			    "delivery temporarily suspended: the destination "
+			    "is not responding");
 			strlcpy(b->relay, "none", sizeof(b->relay));
 			outcome_batch(q, b, now);
-		} else {
-			worker_submit(q->pool, b);
-			n++;
+			continue;
 		}
-		dispatch_ready(q, d);
+		worker_submit(q->pool, b);
+		n++;
 	}
 	return n;
 }
 
-/* dispatch_free - free every destination (no batch may be left) */
+/* dispatch_done - feed the batch's outcome back to the scheduler */
+void
+dispatch_done(struct queuerun *q, struct qr_batch *b, double now)
+{
+	int flags;
+
+	flags = sched_core_done(q->sched, b->entry,
+	    b->negative ? SCHED_CONN_FAIL : SCHED_OK, now, NULL);
+	if (flags & SCHED_MSG_FINISHED)
+		b->msg->finished = 1;
+	b->entry = NULL;
+}
+
+/* dispatch_wakeup - when the scheduler has work again without an event
+ * (a dead destination's probe, a rate limit), or 0 */
+double
+dispatch_wakeup(const struct queuerun *q)
+{
+	return q->sched != NULL ? sched_core_wakeup(q->sched) : 0;
+}
+
+/* dispatch_batch_free - free a batch */
+void
+dispatch_batch_free(struct qr_batch *b)
+{
+	free(b->rcpt);
+	free(b->addr);
+	free(b->res);
+	free(b);
+}
+
+/* dispatch_free - the scheduler and every destination */
 void
 dispatch_free(struct queuerun *q)
 {
 	struct qr_dest *d, *next;
 	size_t i;
 
+	if (q->sched != NULL)
+		sched_core_free(q->sched);
+	q->sched = NULL;
 	for (i = 0; i < q->dtab_size; i++)
 		for (d = q->dtab[i]; d != NULL; d = next) {
 			next = d->hnext;
@@ -255,5 +293,4 @@ dispatch_free(struct queuerun *q)
 	free(q->dtab);
 	q->dtab = NULL;
 	q->dtab_size = q->ndest = 0;
-	q->ready = NULL;
 }

@@ -215,7 +215,7 @@ expand_message(struct queuerun *q, struct qr_msg *m)
 			log_warn("%s: cannot prepare the text", m->name);
 	}
 	munmap(map, (size_t)sb.st_size);
-	if (r == 0 && dispatch_add(q, m) == -1) {
+	if (r == 0 && dispatch_add(q, m, m->claimed) == -1) {
 		log_warn("%s: cannot route its recipients", m->name);
 		r = -1;
 	}

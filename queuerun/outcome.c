@@ -3,11 +3,12 @@
  *
  * Per batch (outcome_batch): one log line per recipient, the status word
  * written in place (delivered and deferred at once; bounced only after
- * its DSN is committed), the destination's feedback.  Per message, once
+ * its DSN is committed).  Per message, once
  * nothing of it is waiting or in flight (outcome_finish): expiry, the
  * DSN, then either removal or the next try as the file's mtime.  The
  * state file is synced in groups: every OUTCOME_SYNC_GROUP updates and at
- * the end of each pass, never per recipient.
+ * the end of each pass, never per recipient.  The destination feedback is
+ * the scheduler's (dispatch_done).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,26 +23,6 @@
 #define OUTCOME_SYNC_GROUP 1000
 
 static const char *const outcome_words[] = {"sent", "deferred", "bounced"};
-
-/* outcome_feedback - the destination's limit after this batch */
-static void
-outcome_feedback(struct qr_dest *d, const struct qr_batch *b, double now)
-{
-	if (b->negative) {
-		/* Keep what still works; nothing in flight = dead. */
-		d->limit = d->busy > 0 ? d->busy : 1;
-		if (d->busy == 0) {
-			d->dead_until = now + (double)d->params->min_backoff;
-			snprintf(d->dead_why, sizeof(d->dead_why),
-			    "delivery temporarily suspended: %.200s",
-			    b->res[0].text);
-		}
-	} else if (b->n > 0 && strcmp(b->relay, "none") != 0) {
-		d->dead_until = 0;
-		if (d->limit < d->params->conc_limit)
-			d->limit++;
-	}
-}
 
 /* outcome_why - "dsn<TAB>diagnostic" kept for the DSN */
 static char *
@@ -63,11 +44,9 @@ void
 outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 {
 	struct qr_msg *m = b->msg;
-	struct qr_dest *d = b->dest;
 	const struct qr_result *r;
 	size_t i, k;
 
-	d->busy--;
 	q->inflight--;
 	for (i = 0; i < b->n; i++) {
 		k = b->rcpt[i];
@@ -100,13 +79,20 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 	}
 	if (m->st.unsynced >= OUTCOME_SYNC_GROUP && spool_state_sync(&m->st))
 		log_warn("%s: cannot sync %s", m->name, m->st.path);
-	outcome_feedback(d, b, now);
+	dispatch_done(q, b, now);
 	m->batches--;
-	free(b->rcpt);
-	free(b->addr);
-	free(b->res);
-	free(b);
-	dispatch_ready(q, d);
+	dispatch_batch_free(b);
+}
+
+/* outcome_todo - the recipient is still to be delivered after this pass:
+ * deferred now, or never tried (the pass was cut short) */
+static int
+outcome_todo(const struct qr_msg *m, size_t i)
+{
+	return m->pass[i] == QR_PASS_DEFER ||
+	       (m->pass[i] == QR_PASS_NONE &&
+		   (m->st.status[i] == SPOOL_RCPT_PENDING ||
+		       m->st.status[i] == SPOOL_RCPT_DEFERRED));
 }
 
 /* outcome_expire - past its lifetime: deferred recipients bounce */
@@ -122,7 +108,7 @@ outcome_expire(struct queuerun *q, struct qr_msg *m, double now)
 	if (now < (double)(m->st.arrival + life))
 		return 0;
 	for (i = 0; i < m->st.nrcpt; i++) {
-		if (m->pass[i] != QR_PASS_DEFER)
+		if (!outcome_todo(m, i))
 			continue;
 		m->pass[i] = QR_PASS_BOUNCE;
 		free(m->why[i]);
@@ -193,7 +179,7 @@ outcome_finish(struct queuerun *q, struct qr_msg *m, double now)
 	for (i = 0; i < m->st.nrcpt; i++) {
 		if (m->pass[i] == QR_PASS_BOUNCE)
 			nbounce++;
-		else if (m->pass[i] == QR_PASS_DEFER)
+		else if (outcome_todo(m, i))
 			ndefer++;
 	}
 	if (nbounce > 0 && outcome_bounce(q, m, nbounce, expired) == -1)

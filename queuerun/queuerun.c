@@ -50,8 +50,10 @@ queuerun_open(
 		free(q);
 		return NULL;
 	}
-	if ((q->pool = worker_open((int)q->dc.base.threads, err, errlen)) ==
-	    NULL) {
+	if (dispatch_open(q, err, errlen) == -1 ||
+	    (q->pool = worker_open((int)q->dc.base.threads, err, errlen)) ==
+		NULL) {
+		dispatch_free(q);
 		delivery_conf_free(&q->dc);
 		free(q);
 		return NULL;
@@ -85,7 +87,7 @@ queuerun_finish(struct queuerun *q, double now)
 
 	for (m = q->active; m != NULL; m = next) {
 		next = m->next;
-		if (m->batches == 0)
+		if (m->finished && m->batches == 0)
 			outcome_finish(q, m, now);
 	}
 }
@@ -94,7 +96,7 @@ queuerun_finish(struct queuerun *q, double now)
 int
 queuerun_step(struct queuerun *q, int *timeout_ms)
 {
-	double now = deliver_now(), wait;
+	double now = deliver_now(), wait, next, wake;
 
 	queuerun_collect(q, now);
 	if (!q->draining && q->nactive < q->s->queuerun_active_limit &&
@@ -108,11 +110,14 @@ queuerun_step(struct queuerun *q, int *timeout_ms)
 	if (dispatch_run(q, now) >= 0)
 		queuerun_finish(q, now);
 	*timeout_ms = -1;
+	next = q->draining ? 0 : q->next_walk;
+	if ((wake = dispatch_wakeup(q)) > 0 && (next == 0 || wake < next))
+		next = wake;
 	if (q->rescan && !q->draining &&
 	    q->nactive < q->s->queuerun_active_limit)
 		*timeout_ms = 0;
-	else if (q->next_walk > 0 && !q->draining) {
-		wait = ceil((q->next_walk - now) * 1000);
+	else if (next > 0) {
+		wait = ceil((next - now) * 1000);
 		*timeout_ms = wait < 0	       ? 0
 			      : wait > 3600000 ? 3600000
 					       : (int)wait;
@@ -167,6 +172,7 @@ queuerun_msg_free(struct queuerun *q, struct qr_msg *m)
 			free(m->why[i]);
 	free(m->why);
 	free(m->pass);
+	free(m->route);
 	if (m->st.fd != -1)
 		spool_state_close(&m->st);
 	if (m->datafd != -1)
@@ -181,24 +187,11 @@ queuerun_msg_free(struct queuerun *q, struct qr_msg *m)
 void
 queuerun_close(struct queuerun *q)
 {
-	struct qr_dest *d;
-	struct qr_batch *b;
 	struct qr_msg *m;
-	size_t i;
 
 	if (q == NULL)
 		return;
 	q->draining = 1;
-	/* Batches not handed out are dropped: their recipients are still
-	 * pending or deferred in the state files. */
-	for (i = 0; i < q->dtab_size; i++)
-		for (d = q->dtab[i]; d != NULL; d = d->hnext)
-			while ((b = d->head) != NULL) {
-				d->head = b->next;
-				b->msg->batches--;
-				free(b->rcpt);
-				free(b);
-			}
 	worker_stop(q->pool);
 	queuerun_collect(q, deliver_now());
 	while ((m = q->active) != NULL) {

@@ -22,6 +22,11 @@
 
 #include "delivery_conf.h"
 #include "queuerun.h"
+/* <pthread.h> brings the system's <sched.h>, whose SCHED_OTHER (a POSIX
+ * scheduling policy, unused here) is also a name of the scheduler's enum
+ * sched_outcome: only the latter is meant in this part. */
+#undef SCHED_OTHER
+#include "sched.h"
 #include "settings.h"
 #include "spool_name.h"
 #include "spool_path.h"
@@ -48,13 +53,13 @@ struct qr_dest;
 struct qr_batch {
 	struct qr_batch *next;
 	struct qr_msg *msg;
-	struct qr_dest *dest;
-	size_t n, cap;
+	struct sched_entry *entry; /* the scheduler's, until dispatch_done */
+	size_t n;
 	uint32_t *rcpt; /* indices into msg->st.rcpt */
 	/* What the worker needs, copied so it never reads main's data. */
 	enum qr_transport transport;
 	const struct delivery_params *params;
-	char *nexthop;
+	const char *nexthop; /* the entry's */
 	char sender[SPOOL_ADDR_MAX + 1];
 	const char **addr; /* recipient addresses (point into msg->st) */
 	int datafd;	   /* the text as delivered (shared, pread only) */
@@ -68,18 +73,11 @@ struct qr_batch {
 	double t_start, t_done;
 };
 
-/* A destination: one transport and nexthop, with its waiting batches. */
+/* A destination: one transport and nexthop, interned per runner. */
 struct qr_dest {
 	struct qr_dest *hnext; /* hash chain */
-	struct qr_dest *rnext; /* ready ring */
-	int in_ready;
 	enum qr_transport transport;
 	char *nexthop;
-	const struct delivery_params *params;
-	int busy, limit;
-	struct qr_batch *head, *tail;
-	double dead_until; /* connection failed: defer without trying */
-	char dead_why[300];
 };
 
 /* A message in the active set. */
@@ -98,7 +96,12 @@ struct qr_msg {
 	unsigned char *pass; /* enum qr_pass per recipient */
 	char **why;	     /* bounce reason per recipient, this pass */
 	char verp_prefix[NAME_LIST_MAX + 16];
-	size_t batches; /* waiting or in flight */
+	struct qr_dest **route; /* per recipient; NULL: nothing to do */
+	struct sched_msg *smsg;
+	size_t cursor;	/* next recipient for the scheduler's refill */
+	size_t unread;	/* recipients to do not yet given to it */
+	int finished;	/* the scheduler has nothing more of it */
+	size_t batches; /* in flight */
 	double claimed;
 	char last_error[SPOOL_STATE_ERROR_MAX + 1];
 };
@@ -111,9 +114,9 @@ struct queuerun {
 	long done;
 	int rescan, draining, idle_walk;
 	double next_walk; /* earliest future mtime seen, or 0 */
+	struct sched *sched;
 	struct qr_dest **dtab;
 	size_t dtab_size, ndest;
-	struct qr_dest *ready; /* ring tail: ready->rnext is the head */
 	struct worker_pool *pool;
 	int inflight;
 };
@@ -165,12 +168,13 @@ int route_rcpt(struct queuerun *q, const char *addr, enum qr_transport *t,
     char *nexthop, size_t len);
 
 /* dispatch.c: the one place that decides what to deliver next */
-int dispatch_add(struct queuerun *q, struct qr_msg *m);
+int dispatch_open(struct queuerun *q, char *err, size_t errlen);
+int dispatch_add(struct queuerun *q, struct qr_msg *m, double now);
 int dispatch_run(struct queuerun *q, double now);
+void dispatch_done(struct queuerun *q, struct qr_batch *b, double now);
+double dispatch_wakeup(const struct queuerun *q);
+void dispatch_batch_free(struct qr_batch *b);
 void dispatch_free(struct queuerun *q);
-struct qr_dest *dispatch_dest(
-    struct queuerun *q, enum qr_transport t, const char *nexthop);
-void dispatch_ready(struct queuerun *q, struct qr_dest *d);
 
 /* worker.c */
 struct worker_pool;
