@@ -4,14 +4,10 @@
 # confirmations fed back through mj_enqueue.
 
 load helpers
+load request_helpers
 
 setup() {
-	MAIL=$BATS_TEST_TMPDIR/mail
-	RUNLOG=$BATS_TEST_TMPDIR/runner.log
-	mjq_setup <<-EOF
-	[transport_map]
-	* = maildir:$MAIL/\${recipient}
-	EOF
+	request_setup
 	mjq_list example.org mylist old@users.test
 	printf '[list]\nowners = boss@owner.test\n' >"$LISTS/example.org/mylist/config"
 	mjq_list example.org other
@@ -21,28 +17,6 @@ setup() {
 # send ARG... - a message on stdin into the spool for example.org
 send() {
 	"$MJ_ENQUEUE" -C "$CONF" -d example.org "$@"
-}
-
-# runq - one pass of the runner, its log kept
-runq() {
-	timeout 30 "$MJ_QUEUERUN" -C "$CONF" -1 2>>"$RUNLOG"
-}
-
-# mails ADDR - how many messages ADDR has received
-mails() {
-	local d=$MAIL/$1/new
-	[ -d "$d" ] || { echo 0; return; }
-	find "$d" -type f | wc -l
-}
-
-# last ADDR - the newest message of ADDR
-last() {
-	cat "$(ls -t "$MAIL/$1/new"/* | head -1)"
-}
-
-# token_of ADDR - the token in the Subject of ADDR's newest message
-token_of() {
-	last "$1" | sed -n 's/^Subject: confirm \([0-9a-f]*\)$/\1/p'
 }
 
 # request FROM BODY [ARG...] - a request from FROM to mylist-request

@@ -4,29 +4,15 @@
 # bounce_max_age and the owners told; other owner mail still forwarded.
 
 load helpers
+load request_helpers
 
 setup() {
-	MAIL=$BATS_TEST_TMPDIR/mail
-	RUNLOG=$BATS_TEST_TMPDIR/runner.log
-	mjq_setup <<-EOF
-	[transport_map]
-	* = maildir:$MAIL/\${recipient}
-	EOF
+	request_setup
 	mjq_list example.org mylist gone@dead.test live@users.test
 	printf '[list]\nowners = boss@owner.test\nverp = yes\nbounce_max_count = 3\nbounce_max_age = 1d\n' \
 	    >"$LISTS/example.org/mylist/config"
 	SUBS=$LISTS/example.org/mylist/subscribers
 	BOUNCES=$LISTS/example.org/mylist/bounces
-}
-
-runq() {
-	timeout 30 "$MJ_QUEUERUN" -C "$CONF" -1 2>>"$RUNLOG"
-}
-
-mails() {
-	local d=$MAIL/$1/new
-	[ -d "$d" ] || { echo 0; return; }
-	find "$d" -type f | wc -l
 }
 
 # owner_mail - a message on stdin to mylist-owner, from the null sender

@@ -6,6 +6,7 @@
 
 load helpers
 load smtp_helpers
+load request_helpers
 
 setup() {
 	mjq_setup </dev/null
@@ -14,14 +15,11 @@ setup() {
 	smtpd_start users
 	printf '[transport_map]\nusers.test = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
 	SAVE=$BATS_TEST_TMPDIR/users/save/new
+	RUNLOG=$BATS_TEST_TMPDIR/run.log
 }
 
 teardown() {
 	servers_stop
-}
-
-runq() {
-	timeout 30 "$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/run.log"
 }
 
 # newest - the newest message the server saved, CRs removed
@@ -34,7 +32,7 @@ newest() {
 	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f ann@users.test
 	runq
 	[ "$(ls "$SAVE" | wc -l)" -eq 1 ]
-	grep -q 'to=<ann@users.test>, relay=127.0.0.1' "$BATS_TEST_TMPDIR/run.log"
+	grep -q 'to=<ann@users.test>, relay=127.0.0.1' "$RUNLOG"
 	subject=$(newest | sed -n 's/^Subject: //p')
 	[[ "$subject" =~ ^confirm\ [0-9a-f]{32}$ ]]
 	# The reply button: Re: on the subject, the text quoted, a signature.
