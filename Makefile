@@ -120,17 +120,31 @@ bench:
 	@for b in t/bench/*.sh; do sh $$b || exit 1; done
 
 # make fuzz: every t/fuzz/fuzz_NAME.c is a libFuzzer target (clang), built
-# with ASan and UBSan over all library sources, run FUZZ_SECONDS on its
-# corpus t/fuzz/corpus/NAME (new finds are kept there).
+# with ASan and UBSan, run FUZZ_SECONDS on its corpus t/fuzz/corpus/NAME
+# (new finds are kept there).  The library sources are compiled one object
+# each under t/fuzz/bin/obj/ (with coverage, fuzzer-no-link) and archived,
+# so a target links only what it uses, and a file another part is still
+# writing does not stop the targets that never call it from linking.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
+FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS   = -std=c11 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN)
+FUZZ_OBJDIR   = t/fuzz/bin/obj
 FUZZ_LIB_SRC := $(COMMON_SRC) $(SPOOL_SRC) $(SCHED_SRC) $(QR_SRC)
+FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,$(FUZZ_LIB_SRC))
+FUZZ_LIB     := t/fuzz/bin/libmjqfuzz.a
 FUZZ_TARGETS := $(patsubst t/fuzz/%.c,t/fuzz/bin/%,$(wildcard t/fuzz/fuzz_*.c))
-t/fuzz/bin/%: t/fuzz/%.c $(FUZZ_LIB_SRC)
-	@mkdir -p t/fuzz/bin
-	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -g -O1 \
-	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	    -o $@ $< $(FUZZ_LIB_SRC) $(LDLIBS) -lresolv -pthread
+$(FUZZ_OBJDIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link \
+	    -MMD -MP -c -o $@ $<
+$(FUZZ_LIB): $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+t/fuzz/bin/%: t/fuzz/%.c $(FUZZ_LIB)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+	    -o $@ $< $(FUZZ_LIB) $(LDLIBS) -lresolv
+-include $(wildcard $(FUZZ_OBJDIR)/*/*.d)
 fuzz:
 	@sh scripts/deps.sh fuzz
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS)
@@ -155,6 +169,11 @@ install: all
 	sed 's|/usr/local/sbin/|$(SBINDIR)/|g; s|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \
 	    scripts/init/mj_queueserv.init >$(DESTDIR)$(SYSCONFDIR)/init.d/mj_queueserv
 	chmod 0755 $(DESTDIR)$(SYSCONFDIR)/init.d/mj_queueserv
+	install -d $(DESTDIR)$(SYSCONFDIR)/mjq
+	install -m 0644 scripts/mjq.conf.example $(DESTDIR)$(SYSCONFDIR)/mjq/mjq.conf.example
+	sed 's|/usr/local/sbin/|$(SBINDIR)/|g; s|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \
+	    scripts/mjq-newlist >$(DESTDIR)$(SBINDIR)/mjq-newlist
+	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-newlist
 
 clean:
 	rm -f */*.o */*.d */*.a $(PROGS) $(TOOLS) t/tools/*.d

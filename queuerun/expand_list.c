@@ -159,6 +159,10 @@ expand_list_text(
 		}
 		fwrite(p, 1, (size_t)(e - p), fp);
 	}
+	/* A header section cut off without its newline (no body) must not
+	 * run into the Reply-To or the empty line written after it. */
+	if (fflush(fp) == 0 && size > 0 && buf[size - 1] != '\n')
+		fputc('\n', fp);
 	if (lc->reply_to[0] != '\0' && strcasecmp(lc->reply_to, "none") != 0) {
 		if (strcasecmp(lc->reply_to, "list") == 0)
 			fprintf(fp, "Reply-To: <%s@%s>\n", m->list, m->domain);
