@@ -45,7 +45,8 @@ fi
 port_free() {
 	local p
 	while :; do
-		p=$((20000 + RANDOM % 30000))
+		# below the ephemeral range, so no outgoing socket holds it
+		p=$((10000 + RANDOM % 20000))
 		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then
 			echo "$p"
 			return
@@ -69,9 +70,12 @@ done
 for d in $(seq 0 $((D - 1))); do
 	p=$(sed -n "$((d + 1))p" "$DIR/map" | sed 's/.*://')
 	for i in $(seq 1 100); do
-		(exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && break
+		(exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && continue 2
 		sleep 0.05
 	done
+	echo "drain.sh: smtp-sink on port $p did not start:" >&2
+	cat "$DIR/sink.err" >&2
+	exit 1
 done
 
 # the subscribers and the message
