@@ -113,6 +113,7 @@ struct queuerun {
 	int nactive;
 	long done;
 	int rescan, draining, idle_walk;
+	int quick_walks;  /* walks in a row whose claims all ended at once */
 	double next_walk; /* earliest future mtime seen, or 0 */
 	struct sched *sched;
 	struct qr_dest **dtab;

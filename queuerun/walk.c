@@ -159,7 +159,7 @@ walk_claim(struct queuerun *q, double now)
 	struct qr_msg *m;
 	struct spool_name sn;
 	size_t i, k = 0;
-	int got = 0;
+	int got = 0, full = 0;
 
 	memset(&c, 0, sizeof(c));
 	c.q = q;
@@ -178,8 +178,10 @@ walk_claim(struct queuerun *q, double now)
 		log_warn("cannot walk %s/%s", q->s->spool_dir, SPOOL_QUEUE);
 	qsort(c.v, c.n, sizeof(*c.v), walk_cand_cmp);
 	for (i = 0; i < c.n; i++) {
-		if (q->nactive >= q->s->queuerun_active_limit || q->draining)
+		if (q->nactive >= q->s->queuerun_active_limit || q->draining) {
+			full = 1;
 			break;
+		}
 		if ((m = walk_take(&c.v[i], now)) == NULL)
 			continue;
 		if (spool_name_parse(m->name, &sn) == 0)
@@ -194,17 +196,21 @@ walk_claim(struct queuerun *q, double now)
 			walk_release(q, m);
 	}
 	/* Due messages left for lack of room: walk again when room frees. */
-	q->rescan = i < c.n && !q->draining;
+	q->rescan = full && !q->draining;
 	q->next_walk = (double)c.next;
 	for (i = 0; i < c.n; i++)
 		free(c.v[i].path);
 	free(c.v);
 	free(c.active);
-	/* Idle: nothing here for us (messages locked by other runners do
-	 * not count).  Claims all released at once (moved aside, put off)
-	 * need one more walk to see that. */
-	q->idle_walk = got == 0;
-	if (got > 0 && q->nactive == 0 && !q->draining)
+	/* Idle: nothing in hand after the walk (messages locked by other
+	 * runners do not count).  Claims all released at once (moved
+	 * aside, put off) get one more walk or two to see what is left;
+	 * not more, so a message a function keeps leaving alone cannot
+	 * make the runner spin. */
+	q->idle_walk = q->nactive == 0;
+	if (q->nactive > 0 || got == 0)
+		q->quick_walks = 0;
+	else if (!q->draining && q->quick_walks++ < 2)
 		q->rescan = 1;
 	return got;
 }

@@ -215,3 +215,25 @@ lines() {
 	grep -q 'to=<a@nowhere.test>, .*dsn=5.4.4, status=bounced' "$BATS_TEST_TMPDIR/run.log"
 	[ "$(lines "$BATS_TEST_TMPDIR/owner/log")" -eq 1 ]
 }
+
+# order_of - the lists of the messages in the order the runner finished them
+order_of() {
+	grep -o '[A-Z]*-[0-9]*-[a-z]*: removed' "$BATS_TEST_TMPDIR/run.log" |
+		sed 's/.*-\([a-z]*\): removed/\1/' | tr '\n' ' '
+}
+
+@test "the walk takes higher priority tiers first, and a starving message before them" {
+	printf '[queuerun]\nactive_limit = 1\nstarvation_age = 10m\n[transport_map]\nd.test = discard:\n' >>"$CONF"
+	mjq_list ex.org lo a@d.test
+	mjq_list ex.org hi a@d.test
+	printf 'Subject: x\n\nx\n' | "$MJ_ENQUEUE" -C "$CONF" -d ex.org -l lo -r -f a@b.c
+	printf 'Subject: x\n\nx\n' | "$MJ_ENQUEUE" -C "$CONF" -d ex.org -l hi -r -P 20 -f a@b.c
+	runq
+	[ "$(order_of)" = "hi lo " ]
+	: >"$BATS_TEST_TMPDIR/run.log"
+	printf 'Subject: x\n\nx\n' | "$MJ_ENQUEUE" -C "$CONF" -d ex.org -l lo -r -f a@b.c
+	find "$SPOOL/QUEUE" -type f -name '*-lo' -exec touch -d '1 hour ago' {} +
+	printf 'Subject: x\n\nx\n' | "$MJ_ENQUEUE" -C "$CONF" -d ex.org -l hi -r -P 20 -f a@b.c
+	runq
+	[ "$(order_of)" = "lo hi " ]
+}
