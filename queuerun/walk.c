@@ -176,7 +176,8 @@ walk_claim(struct queuerun *q, double now)
 	if (spool_walk(q->s->spool_dir, SPOOL_QUEUE, walk_visit, &c) == -1 &&
 	    errno != ENOENT)
 		log_warn("cannot walk %s/%s", q->s->spool_dir, SPOOL_QUEUE);
-	qsort(c.v, c.n, sizeof(*c.v), walk_cand_cmp);
+	if (c.n > 0) /* c.v is NULL then, which qsort must not get */
+		qsort(c.v, c.n, sizeof(*c.v), walk_cand_cmp);
 	for (i = 0; i < c.n; i++) {
 		if (q->nactive >= q->s->queuerun_active_limit || q->draining) {
 			full = 1;
