@@ -463,6 +463,8 @@ main(int argc, char **argv)
 	if ((r = qs_start(&qs, &pfh)) != 0) {
 		if (pfh != NULL)
 			pidfile_remove(pfh);
+		free(qs.clients);
+		free(qs.slots);
 		return r;
 	}
 	qs.pid = getpid();
