@@ -149,8 +149,13 @@ dispatch_add(struct queuerun *q, struct qr_msg *m, double now)
 		if (m->st.status[i] != SPOOL_RCPT_PENDING &&
 		    m->st.status[i] != SPOOL_RCPT_DEFERRED)
 			continue;
-		if (route_rcpt(
-			q, m->st.rcpt[i], &t, nexthop, sizeof(nexthop)) == -1) {
+		if (m->archive[0] != '\0' &&
+		    strcmp(m->st.rcpt[i], m->archive_rcpt) == 0) {
+			/* The list's archive copy: its own maildir. */
+			t = QR_MAILDIR;
+			strlcpy(nexthop, m->archive, sizeof(nexthop));
+		} else if (route_rcpt(q, m->st.rcpt[i], &t, nexthop,
+			       sizeof(nexthop)) == -1) {
 			m->pass[i] = QR_PASS_BOUNCE;
 			m->why[i] =
 			    strdup("5.1.3\tx-mjq; bad recipient address");

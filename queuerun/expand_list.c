@@ -210,6 +210,18 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 		log_warnx("%s: %s", m->name, err);
 		return -1;
 	}
+	if (lc->archive[0] != '\0') {
+		/* The archive is one more recipient: delivered, retried and
+		 * recorded like the others. */
+		char **nv;
+		if ((nv = reallocarray(subs, n + 1, sizeof(*subs))) == NULL ||
+		    (nv[n] = strdup(m->archive_rcpt)) == NULL) {
+			listconf_free_vec(nv ? nv : subs, n);
+			return -1;
+		}
+		subs = nv;
+		n++;
+	}
 	expand_return_path(text, len, from, sizeof(from));
 	snprintf(sender, sizeof(sender), "%s-owner@%s", m->list, m->domain);
 	memset(&init, 0, sizeof(init));
@@ -247,6 +259,14 @@ expand_list(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 		    "%s: list %s@%s: %s", m->name, m->list, m->domain, err);
 		return -1;
 	}
+	if (lc.archive[0] != '\0' && lc.archive[0] != '/') {
+		log_warnx("%s: list %s@%s: archive must be an absolute path",
+		    m->name, m->list, m->domain);
+		return -1;
+	}
+	strlcpy(m->archive, lc.archive, sizeof(m->archive));
+	snprintf(m->archive_rcpt, sizeof(m->archive_rcpt), "%s-archive@%s",
+	    m->list, m->domain);
 	if (m->st.fd == -1 &&
 	    (r = expand_list_first(q, m, &lc, text, len)) != 0)
 		return r;

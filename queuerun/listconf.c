@@ -31,6 +31,7 @@ static const struct conf_key listconf_keys[] = {
     {"max_message_size", CONF_SIZE, "0", 0, 1LL << 40, L(max_message_size),
 	NULL},
     {"verp", CONF_BOOL, "no", 0, 1, L(verp), NULL},
+    LSTR("archive", archive),
     {"subscribe_approval", CONF_BOOL, "no", 0, 1, L(subscribe_approval), NULL},
     {"who_access", CONF_STR, "owners", 0,
 	sizeof(((struct listconf *)0)->who_access), L(who_access), NULL},

@@ -96,6 +96,8 @@ struct qr_msg {
 	unsigned char *pass; /* enum qr_pass per recipient */
 	char **why;	     /* bounce reason per recipient, this pass */
 	char verp_prefix[NAME_LIST_MAX + 16];
+	char archive[PATH_MAX]; /* the list's archive maildir, or "" */
+	char archive_rcpt[NAME_LIST_MAX + NAME_DOMAIN_MAX + 16];
 	struct qr_dest **route; /* per recipient; NULL: nothing to do */
 	struct sched_msg *smsg;
 	size_t cursor;	/* next recipient for the scheduler's refill */
@@ -133,6 +135,7 @@ struct listconf {
 	char reply_to[SPOOL_ADDR_MAX + 1];
 	long long max_message_size;
 	int verp;
+	char archive[PATH_MAX]; /* a maildir that keeps every post */
 	/* request and bounce handling (request.c, bounce.c) */
 	int subscribe_approval;
 	char who_access[16];

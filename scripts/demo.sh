@@ -39,11 +39,12 @@ people.demo = maildir:$DIR/mail/\${user}
 # mail to the list's own domain (the owner) lands in one maildir
 demo.example = maildir:$DIR/mail/owner
 EOF
-cat >"$DIR/lists/demo.example/announce/config" <<'EOF'
+cat >"$DIR/lists/demo.example/announce/config" <<EOF
 [list]
 owners = owner@demo.example
-subject_prefix = [$LIST]
+subject_prefix = [\$LIST]
 reply_to = list
+archive = $DIR/mail/archive
 EOF
 printf '%s\n' alice@people.demo bob@people.demo carol@people.demo \
 	dave@people.demo erin@people.demo >"$DIR/lists/demo.example/announce/subscribers"
@@ -73,9 +74,9 @@ and was delivered by the maildir transport.
 EOF
 echo "mj_enqueue exit status: $?"
 
-# the mail is there when every subscriber has a file in new/
+# the mail is there when every subscriber and the archive have a file
 i=0
-while [ "$(find "$DIR/mail" -path '*/new/*' -type f | wc -l)" -lt 5 ] && [ $i -lt 200 ]; do
+while [ "$(find "$DIR/mail" -path '*/new/*' -type f | wc -l)" -lt 6 ] && [ $i -lt 200 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done

@@ -299,3 +299,17 @@ state_files() {
 	[ "$(sed 's/.* to=//' "$BATS_TEST_TMPDIR/s2/log" | sort | tr '\n' ' ')" = "<later1@d.test> <later2@d.test> " ]
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -eq 1 ]
 }
+
+@test "a list archive maildir gets one copy of each post, recorded like a recipient" {
+	printf '[transport_map]\nd.test = discard:\n' >>"$CONF"
+	mjq_list ex.org l a@d.test b@d.test
+	printf '[list]\narchive = %s/archive\n' "$BATS_TEST_TMPDIR" >"$LISTS/ex.org/l/config"
+	post ex.org l
+	runq
+	[ "$(ls "$BATS_TEST_TMPDIR/archive/new" | wc -l)" -eq 1 ]
+	f=$(find "$BATS_TEST_TMPDIR/archive/new" -type f)
+	grep -qx 'Delivered-To: l-archive@ex.org' "$f"
+	grep -qx 'List-Id: <l.ex.org>' "$f"
+	grep -q 'to=<l-archive@ex.org>, relay=maildir, .*status=sent' "$BATS_TEST_TMPDIR/run.log"
+	[ -z "$(queue_files)" ]
+}
