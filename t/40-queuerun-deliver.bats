@@ -313,3 +313,17 @@ state_files() {
 	grep -q 'to=<l-archive@ex.org>, relay=maildir, .*status=sent' "$BATS_TEST_TMPDIR/run.log"
 	[ -z "$(queue_files)" ]
 }
+
+@test "a bounce that cannot be delivered past bounce_queue_lifetime is dropped, never bounced again" {
+	P=$(free_port)
+	printf '[delivery]\nmaximal_queue_lifetime = 0\nbounce_queue_lifetime = 0\n[transport_map]\nd.test = smtp:[127.0.0.1]:%s\nex.org = smtp:[127.0.0.1]:%s\n' \
+		"$P" "$P" >>"$CONF"
+	mjq_list ex.org l a@d.test
+	post ex.org l
+	runq
+	grep -q 'sender non-delivery notification' "$BATS_TEST_TMPDIR/run.log"
+	grep -q 'to=<l-owner@ex.org>, .*status=deferred' "$BATS_TEST_TMPDIR/run.log"
+	grep -q 'sender is the null sender: no bounce for 1 recipient' "$BATS_TEST_TMPDIR/run.log"
+	[ "$(grep -c 'sender non-delivery notification' "$BATS_TEST_TMPDIR/run.log")" -eq 1 ]
+	[ -z "$(queue_files)" ]
+}
