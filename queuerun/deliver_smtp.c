@@ -267,6 +267,9 @@ deliver_smtp_group(struct qr_batch *b, struct deliver_cached **cp,
 	for (attempt = 0; attempt < 2; attempt++) {
 		if (*cp == NULL &&
 		    (*cp = deliver_smtp_connect(b, &st)) == NULL) {
+			/* No server answered: relay=none, as Postfix logs;
+			 * the reason names the addresses tried. */
+			strlcpy(b->relay, "none", sizeof(b->relay));
 			deliver_smtp_set(b, lo, hi, NULL, &st);
 			b->negative = st.feedback == SMTP_FEEDBACK_NEGATIVE;
 			return -1;
