@@ -172,6 +172,34 @@ expand_first(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 	}
 }
 
+/* expand_attempt - first processing, counted in .<name>.try so that a
+ * message that kills every runner before its state file exists still
+ * ends in BAD/ after max_crashes */
+static int
+expand_attempt(
+    struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
+{
+	char why[200];
+	int died, r;
+
+	if ((died = spool_state_attempt(m->path)) == -1) {
+		log_warn("%s: cannot count its first processing", m->name);
+		died = 0;
+	}
+	if (died >= q->s->queuerun_max_crashes) {
+		snprintf(why, sizeof(why),
+		    "a runner died %d times while processing it the first time "
+		    "([queuerun] max_crashes = %lld)",
+		    died, q->s->queuerun_max_crashes);
+		expand_aside(q, m, SPOOL_BAD, why);
+		r = -2;
+	} else
+		r = expand_first(q, m, text, len);
+	if (spool_state_attempt_done(m->path) == -1)
+		log_warn("%s: cannot remove its .try file", m->name);
+	return r;
+}
+
 /* expand_message - state, text and recipients of a freshly claimed
  * message; -1 means release it: moved aside (-2 from the functions) or
  * tried again after minimal_backoff_time */
@@ -197,7 +225,7 @@ expand_message(struct queuerun *q, struct qr_msg *m)
 	if (spool_state_open(&m->st, m->path, why, sizeof(why)) == 0)
 		r = expand_resume(q, m);
 	else if (errno == ENOENT)
-		r = expand_first(q, m, map, (size_t)sb.st_size);
+		r = expand_attempt(q, m, map, (size_t)sb.st_size);
 	else if (errno == EINVAL) {
 		char text[400];
 		snprintf(text, sizeof(text), "damaged state file: %s", why);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "spool_commit.h"
+#include "spool_path.h"
 #include "spool_state.h"
 #include "spool_walk.h"
 
@@ -488,4 +489,59 @@ spool_state_set_next(int msgfd, time_t when)
 	ts[0].tv_nsec = 0;
 	ts[1] = ts[0];
 	return futimens(msgfd, ts);
+}
+
+/* spool_state_try_path - .<name>.try beside the message */
+static int
+spool_state_try_path(char *buf, size_t len, const char *msgpath)
+{
+	if (spool_state_path(buf, len, msgpath) == -1)
+		return -1;
+	if (strlcat(buf, ".try", len) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* spool_state_attempt - count one more first processing of a message
+ * that has no state file yet, in .<name>.try; returns the attempts
+ * before this one that never finished (runners that died), or -1.  No
+ * fsync: the count is for runner crashes, which the page cache survives */
+int
+spool_state_attempt(const char *msgpath)
+{
+	char path[PATH_MAX], buf[32];
+	ssize_t r;
+	int fd, n = 0, len;
+
+	if (spool_state_try_path(path, sizeof(path), msgpath) == -1)
+		return -1;
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+		 SPOOL_FILE_MODE)) == -1)
+		return -1;
+	if ((r = pread(fd, buf, sizeof(buf) - 1, 0)) > 0) {
+		buf[r] = '\0';
+		if ((n = atoi(buf)) < 0 || n > 999999)
+			n = 0;
+	}
+	len = snprintf(buf, sizeof(buf), "%d\n", n + 1);
+	if (pwrite(fd, buf, (size_t)len, 0) != len) {
+		close(fd);
+		return -1;
+	}
+	if (close(fd) == -1)
+		return -1;
+	return n;
+}
+
+/* spool_state_attempt_done - the first processing ended without a crash */
+int
+spool_state_attempt_done(const char *msgpath)
+{
+	char path[PATH_MAX];
+
+	if (spool_state_try_path(path, sizeof(path), msgpath) == -1)
+		return -1;
+	return unlink(path) == -1 && errno != ENOENT ? -1 : 0;
 }

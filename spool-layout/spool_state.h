@@ -74,5 +74,7 @@ int spool_state_set_error(struct spool_state *st, const char *error);
 int spool_state_sync(struct spool_state *st);
 void spool_state_close(struct spool_state *st);
 int spool_state_set_next(int msgfd, time_t when);
+int spool_state_attempt(const char *msgpath);
+int spool_state_attempt_done(const char *msgpath);
 
 #endif

@@ -237,3 +237,25 @@ order_of() {
 	runq
 	[ "$(order_of)" = "lo hi " ]
 }
+
+@test "a message that killed runners before its state file existed goes to BAD/ after max_crashes" {
+	printf '[transport_map]\nd.test = discard:\n' >>"$CONF"
+	mjq_list ex.org l a@d.test
+	post ex.org l
+	f=$SPOOL/$(queue_files)
+	# as if three runners had died in its first processing
+	echo 3 >"$(dirname "$f")/.$(basename "$f").try"
+	runq
+	[ -z "$(queue_files)" ]
+	[ -z "$(find "$SPOOL/QUEUE" -name '*.try')" ]
+	grep -q 'died 3 times while processing it the first time' \
+		"$(find "$SPOOL/BAD" -name '*.why')"
+	# below the limit the count is forgotten once processing succeeds
+	post ex.org l
+	f=$SPOOL/$(queue_files)
+	echo 2 >"$(dirname "$f")/.$(basename "$f").try"
+	runq
+	[ -z "$(queue_files)" ]
+	[ -z "$(find "$SPOOL/QUEUE" -name '*.try')" ]
+	grep -q 'to=<a@d.test>, relay=discard, .*status=sent' "$BATS_TEST_TMPDIR/run.log"
+}
