@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "queuerun_impl.h"
 
 #define DELIVER_ARGS_MAX 64
@@ -354,12 +355,12 @@ deliver_copy(int fd, int datafd, off_t size, const char *prefix)
 	ssize_t n;
 	size_t plen = strlen(prefix);
 
-	if (write(fd, prefix, plen) != (ssize_t)plen)
+	if (io_write_all(fd, prefix, plen) == -1)
 		return -1;
 	while (off < size) {
 		if ((n = pread(datafd, buf, sizeof(buf), off)) <= 0)
 			return -1;
-		if (write(fd, buf, (size_t)n) != n)
+		if (io_write_all(fd, buf, (size_t)n) == -1)
 			return -1;
 		off += n;
 	}

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "log.h"
 #include "queuerun_impl.h"
 #include "request.h"
@@ -71,24 +72,14 @@ int
 expand_memfd(
     struct qr_msg *m, const char *a, size_t alen, const char *b, size_t blen)
 {
-	const char *part[2] = {a, b};
-	size_t plen[2] = {alen, blen}, i;
-	ssize_t n;
 	int fd;
 
 	if ((fd = memfd_create("mjq-message", MFD_CLOEXEC)) == -1)
 		return -1;
-	for (i = 0; i < 2; i++) {
-		while (plen[i] > 0) {
-			if ((n = write(fd, part[i], plen[i])) == -1) {
-				if (errno == EINTR)
-					continue;
-				close(fd);
-				return -1;
-			}
-			part[i] += n;
-			plen[i] -= (size_t)n;
-		}
+	if (io_write_all(fd, a, alen) == -1 ||
+	    io_write_all(fd, b, blen) == -1) {
+		close(fd);
+		return -1;
 	}
 	m->datafd = fd;
 	m->datasize = (off_t)(alen + blen);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "spool_commit.h"
 #include "spool_move.h"
 #include "spool_path.h"
@@ -24,19 +25,11 @@ static int
 spool_move_write(
     struct spool_tmp *t, const char *spool, const char *buf, size_t len)
 {
-	ssize_t n;
-
 	if (spool_tmp_open(t, spool) == -1)
 		return -1;
-	while (len > 0) {
-		if ((n = write(t->fd, buf, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			spool_tmp_discard(t);
-			return -1;
-		}
-		buf += n;
-		len -= (size_t)n;
+	if (io_write_all(t->fd, buf, len) == -1) {
+		spool_tmp_discard(t);
+		return -1;
 	}
 	if (spool_tmp_sync(t) == -1) {
 		spool_tmp_discard(t);

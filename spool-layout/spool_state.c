@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "spool_commit.h"
 #include "spool_path.h"
 #include "spool_state.h"
@@ -102,24 +103,6 @@ spool_state_format(const struct spool_state_init *init, char *const *rcpts,
 	return 0;
 }
 
-/* spool_state_write_all - write a whole buffer or fail */
-static int
-spool_state_write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		if ((n = write(fd, buf, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* spool_state_create - commit a new state file for the message at
  * msgpath and open it, as spool_state_open would */
 int
@@ -140,7 +123,7 @@ spool_state_create(struct spool_state *st, const char *spool,
 		free(text);
 		return -1;
 	}
-	if (spool_state_write_all(tmp.fd, text, len) == -1 ||
+	if (io_write_all(tmp.fd, text, len) == -1 ||
 	    spool_tmp_sync(&tmp) == -1 || spool_tmp_link_as(&tmp, path) == -1) {
 		free(text);
 		spool_tmp_discard(&tmp);
