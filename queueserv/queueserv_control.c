@@ -7,7 +7,9 @@
  * helper child that writes the reply itself: the poll loop never waits
  * on the disk or on a client that reads slowly.  "stop" keeps the
  * connection open until the server exits, so "mj_queueserv stop"
- * returns when the server is gone.
+ * returns when the server is gone.  "stop", "reload" and "flush" are
+ * for root and the server's user only (SO_PEERCRED); anyone who can
+ * connect may poke and ask for the status.
  *
  * Client side: mj_queueserv status|stop|reload|flush sends the line and
  * prints the reply.
@@ -113,13 +115,37 @@ queueserv_control_reaped(struct qs *qs, pid_t pid)
 	}
 }
 
+/* control_admin - the client may change the server's course: root or
+ * the server's own user.  socket_group lets the MTA's processes poke;
+ * that must not let them stop, reload or flush. */
+static int
+control_admin(const struct client *c)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1) {
+		log_warn("SO_PEERCRED");
+		return 0;
+	}
+	if (cred.uid == 0 || cred.uid == geteuid())
+		return 1;
+	log_warnx("control request refused to uid %ld (pid %ld)",
+	    (long)cred.uid, (long)cred.pid);
+	return 0;
+}
+
 /* queueserv_control - act on one request line */
 void
 queueserv_control(struct qs *qs, struct client *c, const char *line)
 {
 	char err[256], reply[sizeof(c->out)];
 
-	if (strcmp(line, "poke") == 0) {
+	if ((strcmp(line, "flush") == 0 || strcmp(line, "stop") == 0 ||
+		strcmp(line, "reload") == 0) &&
+	    !control_admin(c)) {
+		queueserv_listen_reply(c, "error: not allowed\n\n");
+	} else if (strcmp(line, "poke") == 0) {
 		qs->pokes++;
 		qs->want_run = 1;
 		queueserv_listen_reply(c, "ok\n");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # t/61-security.bats - the security promises, each checked from outside:
 # the spool is closed to others whatever the umask; queueserv.sock has
-# the configured mode and group and the mode is what lets a client in;
+# the configured mode and group, the mode is what lets a client in, and
+# only root and the server's user may stop, reload or flush;
 # the daemons run as [queueserv] user; the pipe transport hands hostile
 # addresses to the program verbatim, one argv element each, never to a
 # shell; names from mail (addresses in a maildir path, list names and
@@ -98,7 +99,7 @@ post() {
 	[ "$output" = "" ]
 }
 
-@test "queueserv.sock gets socket_mode and socket_group, and the mode decides who connects" {
+@test "queueserv.sock gets socket_mode and socket_group; the mode decides who connects, the uid who controls" {
 	need_root
 	TGROUP=mjqsg$$
 	TUSER=mjqsu$$
@@ -119,6 +120,15 @@ post() {
 	[ "$(stat -c '%a %G' "$SPOOL/queueserv.sock")" = "660 $TGROUP" ]
 	run -0 runuser -u "$TUSER" -- "$MJ_QUEUESERV" -C "$CONF" status
 	[[ "$output" == *runners* ]]
+	# May poke and ask, may not stop, reload or flush: only root and the
+	# server's user may.
+	for verb in stop reload flush; do
+		run -1 runuser -u "$TUSER" -- "$MJ_QUEUESERV" -C "$CONF" "$verb"
+		[[ "$output" == *"not allowed"* ]]
+	done
+	alive "$QS_PID"
+	grep -q "control request refused to uid $(id -u "$TUSER")" "$QS_LOG"
+	run -0 "$MJ_QUEUESERV" -C "$CONF" flush
 	queueserv_stop
 	# The same member, the socket 0600: refused.
 	sed -i 's/^socket_mode = .*/socket_mode = 0600/' "$CONF"
