@@ -15,6 +15,7 @@
 bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
+load request_helpers
 
 setup() {
 	QS_PID=
@@ -47,6 +48,7 @@ open_path() {
 }
 
 # runq - one pass of the runner, its log in $BATS_TEST_TMPDIR/run.log
+# (this file's own, not request_helpers')
 runq() {
 	timeout 60 "$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/run.log"
 }
@@ -212,11 +214,7 @@ post() {
 }
 
 @test "addresses from mail never lead a maildir path out of its root" {
-	MAIL=$BATS_TEST_TMPDIR/mail
-	mjq_setup <<-EOF
-		[transport_map]
-		* = maildir:$MAIL/\${recipient}
-	EOF
+	request_setup # every address to its maildir $MAIL/<address>
 	mkdir -p "$MAIL"
 	mjq_list ex.org l ok@d.test '../../escaped@d.test' '..@d.test' \
 		'a/../../../escaped2@d.test' '.hidden@d.test'
@@ -231,11 +229,7 @@ post() {
 }
 
 @test "list names and tokens from requests never reach a path unchecked" {
-	MAIL=$BATS_TEST_TMPDIR/mail
-	mjq_setup <<-EOF
-		[transport_map]
-		* = maildir:$MAIL/\${recipient}
-	EOF
+	request_setup # every address to its maildir $MAIL/<address>
 	mjq_list example.org mylist
 	mkdir -p "$BATS_TEST_TMPDIR/evil"
 	: >"$BATS_TEST_TMPDIR/evil/subscribers"
