@@ -99,10 +99,14 @@ queuerun_step(struct queuerun *q, int *timeout_ms)
 	double now = deliver_now(), wait, next, wake;
 
 	queuerun_collect(q, now);
-	if (!q->draining && q->nactive < q->s->queuerun_active_limit &&
-	    (q->rescan || (q->next_walk > 0 && now >= q->next_walk))) {
-		q->rescan = 0;
-		walk_claim(q, now);
+	if (!q->draining && q->nactive < q->s->queuerun_active_limit) {
+		if (q->walk_left != NULL)
+			walk_more(q, now);
+		else if (q->rescan ||
+			 (q->next_walk > 0 && now >= q->next_walk)) {
+			q->rescan = 0;
+			walk_claim(q, now);
+		}
 	}
 	queuerun_finish(q, now);
 	/* Batches for dead destinations end here, without a worker, so a
@@ -143,7 +147,8 @@ queuerun_busy(const struct queuerun *q)
 int
 queuerun_idle(const struct queuerun *q)
 {
-	return q->nactive == 0 && q->idle_walk && !q->rescan;
+	return q->nactive == 0 && q->idle_walk && !q->rescan &&
+	       q->walk_left == NULL;
 }
 
 /* queuerun_done - messages whose pass has ended */
@@ -203,6 +208,7 @@ queuerun_close(struct queuerun *q)
 		walk_release(q, m);
 	}
 	worker_close(q->pool);
+	walk_forget(q);
 	dispatch_free(q);
 	delivery_conf_free(&q->dc);
 	free(q);

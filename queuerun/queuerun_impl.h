@@ -115,7 +115,9 @@ struct queuerun {
 	int nactive;
 	long done;
 	int rescan, draining, idle_walk;
-	int quick_walks;  /* walks in a row whose claims all ended at once */
+	int quick_walks; /* walks in a row whose claims all ended at once */
+	void *walk_left; /* due messages the last walk had no room for */
+	size_t walk_nleft, walk_pos;
 	double next_walk; /* earliest future mtime seen, or 0 */
 	struct sched *sched;
 	struct qr_dest **dtab;
@@ -126,6 +128,8 @@ struct queuerun {
 
 /* walk.c */
 int walk_claim(struct queuerun *q, double now);
+int walk_more(struct queuerun *q, double now);
+void walk_forget(struct queuerun *q);
 void walk_release(struct queuerun *q, struct qr_msg *m);
 
 /* listconf.c */

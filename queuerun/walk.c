@@ -150,17 +150,59 @@ walk_take(const struct walk_cand *w, double now)
 	return m;
 }
 
+/* walk_from - claim candidates from v[*pos] on until the active set is
+ * full (*full set) or the list ends; returns how many were claimed */
+static int
+walk_from(struct queuerun *q, struct walk_cand *v, size_t n, size_t *pos,
+    double now, int *full)
+{
+	struct spool_name sn;
+	struct qr_msg *m;
+	int got = 0;
+
+	*full = 0;
+	for (; *pos < n; (*pos)++) {
+		if (q->nactive >= q->s->queuerun_active_limit || q->draining) {
+			*full = 1;
+			break;
+		}
+		if ((m = walk_take(&v[*pos], now)) == NULL)
+			continue;
+		if (spool_name_parse(m->name, &sn) == 0)
+			strlcpy(m->list, sn.list, sizeof(m->list));
+		m->next = q->active;
+		if (q->active != NULL)
+			q->active->prev = m;
+		q->active = m;
+		q->nactive++;
+		got++;
+		if (expand_message(q, m) == -1)
+			walk_release(q, m);
+	}
+	return got;
+}
+
+/* walk_free_cands - free candidates v[from..n) and the array */
+static void
+walk_free_cands(struct walk_cand *v, size_t from, size_t n)
+{
+	for (; from < n; from++)
+		free(v[from].path);
+	free(v);
+}
+
 /* walk_claim - walk QUEUE/ and claim due messages up to the active
- * limit, expanding each; returns how many were claimed */
+ * limit, expanding each; the due messages left for lack of room are kept,
+ * in order, for walk_more; returns how many were claimed */
 int
 walk_claim(struct queuerun *q, double now)
 {
 	struct walk_ctx c;
 	struct qr_msg *m;
-	struct spool_name sn;
-	size_t i, k = 0;
-	int got = 0, full = 0;
+	size_t i = 0, k = 0;
+	int got, full;
 
+	walk_forget(q);
 	memset(&c, 0, sizeof(c));
 	c.q = q;
 	c.now = now;
@@ -178,42 +220,58 @@ walk_claim(struct queuerun *q, double now)
 		log_warn("cannot walk %s/%s", q->s->spool_dir, SPOOL_QUEUE);
 	if (c.n > 0) /* c.v is NULL then, which qsort must not get */
 		qsort(c.v, c.n, sizeof(*c.v), walk_cand_cmp);
-	for (i = 0; i < c.n; i++) {
-		if (q->nactive >= q->s->queuerun_active_limit || q->draining) {
-			full = 1;
-			break;
-		}
-		if ((m = walk_take(&c.v[i], now)) == NULL)
-			continue;
-		if (spool_name_parse(m->name, &sn) == 0)
-			strlcpy(m->list, sn.list, sizeof(m->list));
-		m->next = q->active;
-		if (q->active != NULL)
-			q->active->prev = m;
-		q->active = m;
-		q->nactive++;
-		got++;
-		if (expand_message(q, m) == -1)
-			walk_release(q, m);
-	}
-	/* Due messages left for lack of room: walk again when room frees. */
-	q->rescan = full && !q->draining;
+	got = walk_from(q, c.v, c.n, &i, now, &full);
 	q->next_walk = (double)c.next;
-	for (i = 0; i < c.n; i++)
-		free(c.v[i].path);
-	free(c.v);
 	free(c.active);
+	if (full && !q->draining) {
+		/* Claimed ones are the runner's now; the rest waits here, so
+		 * a big queue costs one walk, not one per freed slot. */
+		for (k = 0; k < i; k++)
+			free(c.v[k].path);
+		q->walk_left = c.v;
+		q->walk_nleft = c.n;
+		q->walk_pos = i;
+	} else
+		walk_free_cands(c.v, 0, c.n);
 	/* Idle: nothing in hand after the walk (messages locked by other
 	 * runners do not count).  Claims all released at once (moved
 	 * aside, put off) get one more walk or two to see what is left;
 	 * not more, so a message a function keeps leaving alone cannot
 	 * make the runner spin. */
-	q->idle_walk = q->nactive == 0;
+	q->idle_walk = q->nactive == 0 && q->walk_left == NULL;
 	if (q->nactive > 0 || got == 0)
 		q->quick_walks = 0;
 	else if (!q->draining && q->quick_walks++ < 2)
 		q->rescan = 1;
 	return got;
+}
+
+/* walk_more - claim from what the last walk left for lack of room; when
+ * that runs out, ask for a new walk (new mail may have come meanwhile) */
+int
+walk_more(struct queuerun *q, double now)
+{
+	int got, full;
+
+	if (q->walk_left == NULL)
+		return 0;
+	got =
+	    walk_from(q, q->walk_left, q->walk_nleft, &q->walk_pos, now, &full);
+	if (!full) {
+		walk_forget(q);
+		q->rescan = 1;
+	}
+	return got;
+}
+
+/* walk_forget - drop what the last walk left */
+void
+walk_forget(struct queuerun *q)
+{
+	if (q->walk_left != NULL)
+		walk_free_cands(q->walk_left, q->walk_pos, q->walk_nleft);
+	q->walk_left = NULL;
+	q->walk_nleft = q->walk_pos = 0;
 }
 
 /* walk_release - drop a message from the active set and its claim */

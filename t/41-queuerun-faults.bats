@@ -259,3 +259,17 @@ order_of() {
 	[ -z "$(find "$SPOOL/QUEUE" -name '*.try')" ]
 	grep -q 'to=<a@d.test>, relay=discard, .*status=sent' "$BATS_TEST_TMPDIR/run.log"
 }
+
+@test "many messages through a small active set: each delivered once, the queue drained" {
+	smtpd_start s
+	printf '[queuerun]\nactive_limit = 3\n[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
+	mjq_list ex.org l a@d.test b@d.test
+	for i in $(seq 1 40); do
+		printf 'Subject: m%s\n\nx\n' "$i" |
+			"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l l -r -f a@b.c
+	done
+	runq
+	[ -z "$(queue_files)" ]
+	[ "$(lines "$BATS_TEST_TMPDIR/s/log")" -eq 80 ]
+	[ "$(grep -c ': removed$' "$BATS_TEST_TMPDIR/run.log")" -eq 40 ]
+}
