@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # t/60-valgrind.bats - mj_enqueue under valgrind's memcheck: no invalid
 # access, no use of uninitialised memory, no leak, on the paths the MTA
-# takes every day (a message queued), and on the error paths (too big,
+# takes every day (a message queued, the poke), and on the error paths (too big,
 # bad arguments, bad sender, unknown list), each with its exact exit code.
 #
 # valgrind runs t/tools/mj_enqueue_dyn, the same objects as
@@ -24,10 +24,16 @@ setup() {
 	fi
 	mjq_setup <<-EOF
 		max_message_size = 4k
+		poke_timeout_ms = 5000
 	EOF
 	mjq_list example.org mylist
 	unset SENDER DEFAULT LOCAL
 	VG_LOG=$BATS_TEST_TMPDIR/valgrind.log
+	SERVER_PID=
+}
+
+teardown() {
+	[ -z "${SERVER_PID:-}" ] || kill "$SERVER_PID" 2>/dev/null || true
 }
 
 # vg_enqueue ARG... - mj_enqueue under memcheck; valgrind's own errors
@@ -53,6 +59,18 @@ vg_clean() {
 	[ "${#lines[@]}" -eq 1 ]
 	# The From_ sender became the Return-Path: the path that parses it ran.
 	[ "$(head -1 "$SPOOL/${lines[0]}")" = "Return-Path: <bob@example.net>" ]
+}
+
+@test "valgrind: the poke to a listening server is clean too" {
+	"$TOP/t/tools/mj_unixsock" serve "$SPOOL/queueserv.sock" 1 \
+		"$BATS_TEST_TMPDIR/pokes" 3>&- &
+	SERVER_PID=$!
+	wait_for 5 test -S "$SPOOL/queueserv.sock"
+	run -0 vg_enqueue -d example.org -l mylist -r <<<"$MSG"
+	vg_clean
+	wait "$SERVER_PID"
+	SERVER_PID=
+	[ "$(cat "$BATS_TEST_TMPDIR/pokes")" = poke ]
 }
 
 @test "valgrind: an oversized message exits 65 without a memory error or leak" {
