@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # t/60-valgrind.bats - mj_enqueue under valgrind's memcheck: no invalid
 # access, no use of uninitialised memory, no leak, on the paths the MTA
-# takes every day (a message queued, the poke), and on the error paths (too big,
-# bad arguments, bad sender, unknown list), each with its exact exit code.
+# takes every day (a message queued, the poke), and on the error paths
+# (too big, bad arguments, bad sender, unknown list), each with its exact
+# exit code.
 #
 # valgrind runs t/tools/mj_enqueue_dyn, the same objects as
 # enqueue/mj_enqueue linked dynamically: in a static binary valgrind
