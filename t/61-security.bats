@@ -71,17 +71,22 @@ post() {
 		d.test = smtp:[127.0.0.1]:$port
 		b.test = pipe:$BATS_TEST_TMPDIR/nouser
 		ex.org = smtp:[127.0.0.1]:$port
+		users.test = discard:
 	EOF
 	rm -rf "$SPOOL"
 	umask 000
 	# The server makes the tree; a message deferred keeps its state file,
-	# one bounced makes a DSN (generated mail), a loop goes to BAD/.
+	# one bounced makes a DSN (generated mail), a loop goes to BAD/, a
+	# request leaves a token.
 	queueserv_start
 	queueserv_stop
 	mjq_list ex.org l a@d.test b@b.test
 	post ex.org l
 	printf 'List-Id: <l.ex.org>\nSubject: loop\n\nx\n' |
 		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l l -r -f poster@example.net
+	# A subscription request leaves its token under state/.
+	printf 'From: ann@users.test\nSubject: x\n\nsubscribe l\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -m -f ann@users.test
 	runq
 	umask 022
 	# every kind of file is there to be checked
@@ -90,6 +95,7 @@ post() {
 	[ "$(find "$SPOOL/QUEUE" -type f -path '*/owner/*' ! -name '.*' | wc -l)" -eq 1 ]
 	[ "$(find "$SPOOL/BAD" -type f -name '.*.why' | wc -l)" -eq 1 ]
 	[ "$(find "$SPOOL/BAD" -type f ! -name '.*' | wc -l)" -eq 1 ]
+	[ "$(find "$SPOOL/state" -type f -path '*/tokens/*' | wc -l)" -eq 1 ]
 	for d in "" /QUEUE /tmp /HOLD /BAD /state; do
 		[ "$(stat -c %a "$SPOOL$d")" = 750 ]
 	done
