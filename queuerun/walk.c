@@ -251,12 +251,18 @@ walk_claim(struct queuerun *q, double now)
 int
 walk_more(struct queuerun *q, double now)
 {
+	struct walk_cand *v = q->walk_left;
+	size_t from;
 	int got, full;
 
 	if (q->walk_left == NULL)
 		return 0;
+	from = q->walk_pos;
 	got =
 	    walk_from(q, q->walk_left, q->walk_nleft, &q->walk_pos, now, &full);
+	/* As in walk_claim: walk_forget frees only from walk_pos on. */
+	for (; from < q->walk_pos; from++)
+		free(v[from].path);
 	if (!full) {
 		walk_forget(q);
 		q->rescan = 1;
