@@ -101,10 +101,12 @@ bounce_dsn(const char *p, size_t len, struct bounce_found *bf)
 			   strncasecmp(p, "Action:", 7) == 0 && rcpt != NULL) {
 			for (v = p + 7; v < nl && *v == ' '; v++)
 				;
-			if (strncasecmp(v, "failed", 6) == 0) {
+			/* The line may end the text: compare within it. */
+			if (nl - v >= 6 && strncasecmp(v, "failed", 6) == 0) {
 				bounce_add(bf, rcpt, rlen);
 				failed = 1;
-			} else if (strncasecmp(v, "delayed", 7) == 0)
+			} else if (nl - v >= 7 &&
+				   strncasecmp(v, "delayed", 7) == 0)
 				delayed = 1;
 			rcpt = NULL;
 		}

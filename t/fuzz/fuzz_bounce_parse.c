@@ -1,0 +1,39 @@
+/*
+ * fuzz_bounce_parse - libFuzzer target: which addresses a bounce is about.
+ *
+ * Anyone can mail <list>-owner, and what bounce_parse finds can take a
+ * subscriber off the list, so any bytes as that mail: it must return,
+ * never crash or overrun, and what it finds must be bounded and clean:
+ * at most BOUNCE_ADDRS_MAX addresses, each one a valid recipient line,
+ * none twice, and none at all in mail that does not look like a bounce.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "request.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct qr_msg m;
+	static struct bounce_found bf;
+	size_t i, k;
+
+	strlcpy(m.list, "mylist", sizeof(m.list));
+	strlcpy(m.domain, "example.org", sizeof(m.domain));
+	bounce_parse(&m, (const char *)data, size, &bf);
+	if (bf.n > BOUNCE_ADDRS_MAX || (!bf.is_bounce && bf.n > 0))
+		abort();
+	for (i = 0; i < bf.n; i++) {
+		if (!spool_state_addr_ok(bf.addr[i]))
+			abort();
+		for (k = 0; k < i; k++)
+			if (strcasecmp(bf.addr[i], bf.addr[k]) == 0)
+				abort();
+	}
+	return 0;
+}
