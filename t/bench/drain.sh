@@ -25,7 +25,7 @@ chmod 755 "$DIR"
 SINKS=()
 PF=
 
-. "$TOP/t/bench/postfix-instance.sh"
+. "$TOP/t/postfix-instance.sh"
 
 cleanup() {
 	local p

@@ -3,7 +3,7 @@
 #
 # Both queue the same 3 KB message, durably, RUNS times (default 50):
 # mj_enqueue into a fresh spool, Postfix's sendmail into a private Postfix
-# instance on loopback (t/bench/postfix-instance.sh).  Both are timed by
+# instance on loopback (t/postfix-instance.sh).  Both are timed by
 # t/tools/mj_measure (fork to reap, median and 90th percentile) and their
 # peak RSS reported.  mj_enqueue runs with no mj_queueserv listening, so
 # its poke is one failed connect(); sendmail's postdrop likewise only
@@ -13,7 +13,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${1:-50}
 work=$(mktemp -d /tmp/mjq-bench-enqueue.XXXXXX)
 chmod 755 "$work" # Postfix daemons run as postfix and must reach their queue
-. "$top/t/bench/postfix-instance.sh"
+. "$top/t/postfix-instance.sh"
 trap 'pf_stop "$work/pf"; rm -rf "$work"' EXIT
 measure=$top/t/tools/mj_measure
 [ -x "$measure" ] || make -C "$top" -s t/tools/mj_measure

@@ -1,0 +1,277 @@
+#!/usr/bin/env bats
+# t/81-postfix.bats - mjq behind a real MTA: a private Postfix instance on
+# loopback whose alias_maps hold the lines mjq-newlist printed, and a
+# local user's .forward.  Mail goes in over SMTP; Postfix's local(8) runs
+# mj_enqueue as the spool owner; the runner delivers to mj_testsmtpd.
+#
+# Everything the pipes touch lives under $W, a world-searchable directory
+# (bats' own temporary directories are private to root): the user's home,
+# mj_enqueue, mjq.conf, the lists and the spool, a small tmpfs that a test
+# remounts read-only.
+
+load helpers
+load smtp_helpers
+
+# pf_port_free - a loopback port nobody listens on
+pf_port_free() {
+	local p
+	for p in $(shuf -i 20000-29999 -n 50); do
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
+setup_file() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (Postfix, useradd, tmpfs)"
+	command -v postfix >/dev/null || skip "postfix is not installed"
+	. "$BATS_TEST_DIRNAME/postfix-instance.sh"
+	W=$(mktemp -d /tmp/mjq81.XXXXXX)
+	chmod 0755 "$W"
+	# the mjq user: spool owner, runs the pipes, has the .forward
+	U=mjq81_$$
+	useradd -M -d "$W/home" -s /usr/sbin/nologin -U "$U"
+	export W U PF=$W/pf PF_PORT
+	mkdir -p "$W/home" "$W/sbin" "$W/spool" "$W/lists" "$W/aliases"
+	install -m 0755 "$TOP/enqueue/mj_enqueue" "$W/sbin/mj_enqueue"
+	mount -t tmpfs -o size=4m,mode=0750 mjq81 "$W/spool"
+	mkdir "$W/spool/tmp" "$W/spool/QUEUE"
+	chown -R "$U:$U" "$W/home" "$W/spool" "$W/lists" "$W/aliases"
+	printf '[spool]\ndir = %s\n[lists]\ndir = %s\n[enqueue]\nstart_server = no\n' \
+		"$W/spool" "$W/lists" >"$W/mjq.conf"
+	# the lists and their alias lines, as an administrator makes them;
+	# "gone" was removed later, its aliases left behind
+	{
+		"$TOP/scripts/mjq-newlist" -C "$W/mjq.conf" -e "$W/sbin/mj_enqueue" \
+			-P 20 -p 30 lists.test mylist owner@sink.test
+		"$TOP/scripts/mjq-newlist" -C "$W/mjq.conf" -e "$W/sbin/mj_enqueue" \
+			lists.test gone owner@sink.test | grep -v '^majordomo:'
+	} >"$W/aliases/aliases"
+	"$TOP/scripts/mjq-newlist" -C "$W/mjq.conf" -e "$W/sbin/mj_enqueue" \
+		lists.test fwdlist owner@sink.test >/dev/null
+	rm -r "$W/lists/lists.test/gone"
+	printf 'a@sink.test\nb@sink.test\n' >"$W/lists/lists.test/mylist/subscribers"
+	echo c@sink.test >"$W/lists/lists.test/fwdlist/subscribers"
+	# the .forward of the mjq user, for one list
+	printf '"|%s -C %s -r -d lists.test -l fwdlist"\n' "$W/sbin/mj_enqueue" \
+		"$W/mjq.conf" >"$W/home/.forward"
+	chown "$U:$U" "$W/aliases/aliases" "$W/home/.forward"
+	chmod 0644 "$W/home/.forward"
+	PF_PORT=$(pf_port_free)
+	# local(8) runs alias commands as the owner of the alias database:
+	# the file belongs to the mjq user, so postalias (dropping to the
+	# source file's owner) makes aliases.db its too.
+	pf_create "$PF" "$PF_PORT" \
+		"myhostname = pf.test" \
+		"mydestination = lists.test" \
+		"alias_maps = hash:$W/aliases/aliases" \
+		"alias_database = hash:$W/aliases/aliases" \
+		"local_recipient_maps = proxy:unix:passwd.byname \$alias_maps" \
+		"allow_mail_to_commands = alias, forward" \
+		"owner_request_special = no" \
+		"default_transport = discard" \
+		"biff = no" >"$W/pf-create.log" 2>&1
+	postalias -c "$PF/etc" "$W/aliases/aliases"
+	[ "$(stat -c %U "$W/aliases/aliases.db")" = "$U" ]
+	pf_start "$PF"
+}
+
+teardown_file() {
+	[ -n "${W:-}" ] || return 0
+	. "$BATS_TEST_DIRNAME/postfix-instance.sh"
+	pf_stop "$PF"
+	mountpoint -q "$W/spool" && umount "$W/spool"
+	userdel "$U" 2>/dev/null
+	getent group "$U" >/dev/null && groupdel "$U"
+	rm -rf "$W"
+}
+
+setup() {
+	SPOOL=$W/spool
+	CONF=$W/mjq.conf
+	# this test's sink for every list delivery
+	smtpd_start sink
+	cp "$W/mjq.conf" "$BATS_TEST_TMPDIR/run.conf"
+	printf '[transport_map]\n* = smtp:[127.0.0.1]:%s\n' "$PORT" \
+		>>"$BATS_TEST_TMPDIR/run.conf"
+	chmod 0644 "$BATS_TEST_TMPDIR/run.conf"
+	cp "$BATS_TEST_TMPDIR/run.conf" "$W/run.conf"
+	maillog_mark
+}
+
+teardown() {
+	servers_stop
+	mountpoint -q "$W/spool" && mount -o remount,rw "$W/spool"
+	# each test starts with an empty spool and a quiet Postfix queue
+	find "$W/spool/QUEUE" "$W/spool/tmp" -mindepth 1 -delete
+	timeout 10 postsuper -c "$PF/etc" -d ALL >/dev/null 2>&1 || true
+}
+
+# submit RCPT FILE - FILE from poster@example.net to RCPT over SMTP to
+# the Postfix instance
+submit() {
+	"$MJ_SMTPTRY" -H 127.0.0.1 -p "$PF_PORT" -t 10000 -f poster@example.net \
+		-r "$1" -m "$2" >"$BATS_TEST_TMPDIR/smtptry.out" 2>&1
+}
+
+# maillog_mark - from here on, maillog_has and maillog_new see only
+# what Postfix logs after this point (the log is shared by the tests)
+maillog_mark() {
+	MARK=$(wc -l <"$PF/maillog")
+}
+
+# maillog_new - the lines logged since maillog_mark
+maillog_new() {
+	tail -n +"$((MARK + 1))" "$PF/maillog"
+}
+
+# maillog_has REGEX - Postfix logged a line matching REGEX since the mark
+maillog_has() {
+	maillog_new | grep -qE "$1"
+}
+
+# run_runner - one pass of mj_queuerun as the spool owner
+run_runner() {
+	timeout 60 runuser -u "$U" -- "$MJ_QUEUERUN" -C "$W/run.conf" -1 \
+		2>>"$BATS_TEST_TMPDIR/run.log"
+}
+
+# message FILE TAG - a post that exercises the transparency of the path:
+# folded header, dots, a From_ line in the body, trailing blanks, a tab,
+# 8-bit text, a long line and an empty last line
+message() {
+	{
+		printf 'From: Poster <poster@example.net>\n'
+		printf 'To: mylist@lists.test\n'
+		printf 'Subject: transparency %s\n' "$2"
+		printf 'Date: Sat, 21 Nov 2026 10:00:00 +0000\n'
+		printf 'Message-ID: <%s@example.net>\n' "$2"
+		printf 'X-Folded: first part\n\tsecond part\n'
+		printf 'MIME-Version: 1.0\n'
+		printf 'Content-Type: text/plain; charset=utf-8\n'
+		printf 'Content-Transfer-Encoding: 8bit\n'
+		printf '\n'
+		printf 'line one\n.\n..two dots\n.leading dot\n'
+		printf 'From the body, not an envelope\n'
+		printf 'trailing blanks   \n\ttab first\n'
+		printf 'caf\xc3\xa9 \xe2\x82\xac\n'
+		printf '%0900d\n' 0
+		printf '\n'
+	} >"$1"
+}
+
+@test "a post through Postfix's local(8) lands in QUEUE with function, priorities and Return-Path" {
+	message "$BATS_TEST_TMPDIR/post" p1
+	submit mylist@lists.test "$BATS_TEST_TMPDIR/post"
+	wait_for 20 maillog_has 'to=<mylist@lists.test>.*status=sent \(delivered to command'
+	run queue_files
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" =~ ^QUEUE/20/lists.test/30/list/[A-X][A-Z][A-Z]-[0-9]+-mylist$ ]]
+	f=$SPOOL/${lines[0]}
+	# written by the mjq user, as the runners need
+	[ "$(stat -c '%U %a' "$f")" = "$U 640" ]
+	# local(8)'s own header lines on top; mj_enqueue adds no second
+	# Return-Path and drops the From_ line
+	[ "$(sed -n 1,3p "$f")" = "$(printf '%s\n' 'Return-Path: <poster@example.net>' \
+		'X-Original-To: mylist@lists.test' 'Delivered-To: mylist@lists.test')" ]
+	[ "$(grep -c '^Return-Path:' "$f")" -eq 1 ]
+	# the only From_ line left is the body's own
+	[ "$(grep -c '^From ' "$f")" -eq 1 ]
+	grep -qx 'From the body, not an envelope' "$f"
+}
+
+@test "a post through Postfix reaches every subscriber, byte for byte apart from the headers added on the way" {
+	message "$BATS_TEST_TMPDIR/post" p2
+	submit mylist@lists.test "$BATS_TEST_TMPDIR/post"
+	wait_for 20 maillog_has 'to=<mylist@lists.test>.*status=sent \(delivered to command'
+	run_runner
+	[ "$(sed 's/^[^ ]* [^ ]* //' "$BATS_TEST_TMPDIR/sink/log" | sort)" = "$(printf '%s\n' \
+		'from=<mylist-owner@lists.test> to=<a@sink.test>' \
+		'from=<mylist-owner@lists.test> to=<b@sink.test>')" ]
+	[ -z "$(queue_files)" ]
+	# one message for both (same destination): compare it with the post
+	f=$(find "$BATS_TEST_TMPDIR/sink/save/new" -type f)
+	[ "$(echo "$f" | wc -l)" -eq 1 ]
+	sed 's/\r$//' "$f" >"$BATS_TEST_TMPDIR/got"
+	# On top, exactly: the list's headers, then local(8)'s Delivered-To
+	# (its Return-Path is replaced by the list's envelope), then Postfix
+	# smtpd's Received field; then the post itself, unchanged.
+	cat >"$BATS_TEST_TMPDIR/top" <<-'EOF'
+	List-Id: <mylist.lists.test>
+	List-Post: <mailto:mylist@lists.test>
+	List-Help: <mailto:majordomo@lists.test?subject=help>
+	List-Unsubscribe: <mailto:majordomo@lists.test?body=unsubscribe%20mylist>
+	List-Subscribe: <mailto:majordomo@lists.test?body=subscribe%20mylist>
+	List-Owner: <mailto:mylist-owner@lists.test>
+	Precedence: list
+	X-Loop: mylist@lists.test
+	X-Original-To: mylist@lists.test
+	Delivered-To: mylist@lists.test
+	EOF
+	n=$(wc -l <"$BATS_TEST_TMPDIR/top")
+	diff -u "$BATS_TEST_TMPDIR/top" <(head -n "$n" "$BATS_TEST_TMPDIR/got")
+	tail -n +"$((n + 1))" "$BATS_TEST_TMPDIR/got" >"$BATS_TEST_TMPDIR/rest"
+	# then one Received field (a first line and its continuation lines),
+	# Postfix smtpd's own
+	awk 'NR == 1 || (!body && /^[ \t]/) { print; next } { body = 1 }' \
+		"$BATS_TEST_TMPDIR/rest" | tr '\n' ' ' >"$BATS_TEST_TMPDIR/received"
+	re='^Received: from [^ ]+ \([^)]*\[127\.0\.0\.1\]\)[[:space:]]+by pf\.test \(Postfix\) with ESMTP id [0-9A-F]+[[:space:]]+for <mylist@lists\.test>; [^;]+ $'
+	[[ "$(cat "$BATS_TEST_TMPDIR/received")" =~ $re ]]
+	awk 'NR == 1 || (!body && /^[ \t]/) { next } { body = 1; print }' \
+		"$BATS_TEST_TMPDIR/rest" >"$BATS_TEST_TMPDIR/rest2"
+	# and the rest is the post, byte for byte
+	cmp "$BATS_TEST_TMPDIR/post" "$BATS_TEST_TMPDIR/rest2"
+}
+
+@test "an alias whose list is gone: mj_enqueue answers 67 and Postfix bounces" {
+	message "$BATS_TEST_TMPDIR/post" p3
+	submit gone@lists.test "$BATS_TEST_TMPDIR/post"
+	wait_for 20 maillog_has 'to=<gone@lists.test>.* status=bounced'
+	# 67 is EX_NOUSER: local(8) says "user unknown" and bounces at once,
+	# with mj_enqueue's one line of stderr
+	maillog_new | grep -qF "to=<gone@lists.test>, relay=local, "
+	maillog_new | grep -qE 'to=<gone@lists\.test>, .*, dsn=5\.1\.1, status=bounced \(user unknown\. Command output: mj_enqueue: no such list gone@lists\.test \)$'
+	# the bounce goes to the poster (owner_request_special = no)
+	wait_for 20 maillog_has 'postfix/discard\[.*to=<poster@example\.net>, .*status=sent'
+	[ -z "$(queue_files)" ]
+}
+
+@test "a read-only spool makes Postfix defer (75); the mail arrives once the spool is writable" {
+	mount -o remount,ro "$W/spool"
+	message "$BATS_TEST_TMPDIR/post" p4
+	submit mylist@lists.test "$BATS_TEST_TMPDIR/post"
+	wait_for 20 maillog_has 'to=<mylist@lists.test>.* status=deferred'
+	maillog_new | grep -qE 'to=<mylist@lists.test>.* dsn=4\.3\.0, status=deferred \(temporary failure\. Command output: mj_enqueue: cannot create spool file tmp/[^ ]*: Read-only file system \)$'
+	[ -z "$(queue_files)" ]
+	# Postfix holds it
+	[ "$(postqueue -c "$PF/etc" -j | wc -l)" -eq 1 ]
+	mount -o remount,rw "$W/spool"
+	maillog_mark
+	postqueue -c "$PF/etc" -f
+	wait_for 20 maillog_has 'to=<mylist@lists.test>.*status=sent \(delivered to command'
+	run queue_files
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" =~ ^QUEUE/20/lists.test/30/list/ ]]
+	grep -qx 'Message-ID: <p4@example.net>' "$SPOOL/${lines[0]}"
+	run_runner
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/sink/log")" -eq 2 ]
+}
+
+@test "the mjq user's .forward pipe queues a post for its list" {
+	message "$BATS_TEST_TMPDIR/post" p5
+	submit "$U@lists.test" "$BATS_TEST_TMPDIR/post"
+	wait_for 20 maillog_has "to=<$U@lists.test>.*status=sent \\(delivered to command"
+	run queue_files
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" =~ ^QUEUE/10/lists.test/10/list/[A-X][A-Z][A-Z]-[0-9]+-fwdlist$ ]]
+	f=$SPOOL/${lines[0]}
+	[ "$(stat -c '%U %a' "$f")" = "$U 640" ]
+	[ "$(sed -n 1,3p "$f")" = "$(printf '%s\n' 'Return-Path: <poster@example.net>' \
+		"X-Original-To: $U@lists.test" "Delivered-To: $U@lists.test")" ]
+	run_runner
+	[ "$(sed 's/^[^ ]* [^ ]* //' "$BATS_TEST_TMPDIR/sink/log")" = \
+		'from=<fwdlist-owner@lists.test> to=<c@sink.test>' ]
+	[ -z "$(queue_files)" ]
+}
