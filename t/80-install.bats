@@ -162,6 +162,8 @@ example_keys() {
 	mylist-subscribe:        "|/usr/sbin/mj_enqueue -c subscribe -C $CONF $a -l mylist"
 	mylist-unsubscribe:      "|/usr/sbin/mj_enqueue -c unsubscribe -C $CONF $a -l mylist"
 	majordomo:               "|/usr/sbin/mj_enqueue -m -C $CONF -P 20 -d example.org"
+	# Postfix: set owner_request_special = no in main.cf, or posts arrive
+	# with owner-mylist as their sender (Return-Path)
 	EOF
 	diff -u "$BATS_TEST_TMPDIR/want" <(printf '%s\n' "$output")
 	cd "$LISTS"
