@@ -230,7 +230,7 @@ dispatch_run(struct queuerun *q, double now)
 		if ((b = dispatch_batch(q, e)) == NULL) {
 			/* Memory: hand it back untried; retried next pass. */
 			log_warnx("out of memory for a batch");
-			sched_core_done(q->sched, e, SCHED_OTHER, now, NULL);
+			sched_core_done(q->sched, e, SCHED_FAIL_OTHER, now, NULL);
 			break;
 		}
 		q->inflight++;

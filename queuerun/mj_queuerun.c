@@ -23,7 +23,7 @@
 #include "queuerun.h"
 #include "runner_link.h"
 #include "settings.h"
-#include "spool_walk.h"
+#include "spool_path.h"
 
 /* qr_usage - the synopsis, then EX_USAGE */
 static int
@@ -35,48 +35,16 @@ qr_usage(void)
 	return EX_USAGE;
 }
 
-/* qr_list_one - one line per message: where, size, when due */
-static int
-qr_list_one(void *arg, const struct spool_entry *e)
-{
-	const char *spool = arg;
-	size_t n = strlen(spool);
-	const char *rel = e->path;
-	char when[32];
-	struct tm tm;
-
-	if (strncmp(rel, spool, n) == 0 && rel[n] == '/')
-		rel += n + 1;
-	if (strcmp(e->top, SPOOL_QUEUE) != 0)
-		snprintf(when, sizeof(when), "%s",
-		    strcmp(e->top, SPOOL_HOLD) == 0 ? "held" : "quarantined");
-	else if (e->st.st_mtime <= time(NULL))
-		snprintf(when, sizeof(when), "due");
-	else if (localtime_r(&e->st.st_mtime, &tm) == NULL ||
-		 strftime(when, sizeof(when), "deferred %Y-%m-%dT%H:%M:%S",
-		     &tm) == 0)
-		snprintf(when, sizeof(when), "deferred");
-	printf("%s %lld %s%s\n", rel, (long long)e->st.st_size, when,
-	    e->stray ? " stray" : "");
-	return 0;
-}
-
-/* qr_list - the queue as ls would show it, in priority order */
+/* qr_list - mj_queuerun -l: the queue as listq.c words it */
 static int
 qr_list(const struct settings *s)
 {
-	static const char *const tops[] = {SPOOL_QUEUE, SPOOL_HOLD, SPOOL_BAD};
-	size_t i;
 	int r = 0;
 
-	for (i = 0; i < 3; i++) {
-		if (spool_walk(s->spool_dir, tops[i], qr_list_one,
-			(void *)s->spool_dir) == -1 &&
-		    i == 0) {
-			fprintf(stderr, "mj_queuerun: cannot read %s/%s: %s\n",
-			    s->spool_dir, tops[i], strerror(errno));
-			r = EX_TEMPFAIL;
-		}
+	if (queuerun_list(s, stdout) == -1) {
+		fprintf(stderr, "mj_queuerun: cannot read %s/%s: %s\n",
+		    s->spool_dir, SPOOL_QUEUE, strerror(errno));
+		r = EX_TEMPFAIL;
 	}
 	if (fflush(stdout) == EOF)
 		r = EX_IOERR;

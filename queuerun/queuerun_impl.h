@@ -22,10 +22,6 @@
 
 #include "delivery_conf.h"
 #include "queuerun.h"
-/* <pthread.h> brings the system's <sched.h>, whose SCHED_OTHER (a POSIX
- * scheduling policy, unused here) is also a name of the scheduler's enum
- * sched_outcome: only the latter is meant in this part. */
-#undef SCHED_OTHER
 #include "sched.h"
 #include "settings.h"
 #include "spool_name.h"

@@ -36,7 +36,7 @@ enum sched_action {
 enum sched_outcome {
 	SCHED_OK,	 /* delivered, or failed after the handshake */
 	SCHED_CONN_FAIL, /* connection or handshake failure: negative */
-	SCHED_OTHER	 /* any other failure: still positive feedback */
+	SCHED_FAIL_OTHER /* any other failure: still positive feedback */
 };
 
 /* Bits returned by sched_done(). */
@@ -67,11 +67,11 @@ struct sched_dest_state {
 };
 
 /* Create a scheduler; *p gives the global limits (message_recipient_*). */
-struct sched *sched_core_create(const struct sched_params *,
-    const struct sched_callbacks *);
+struct sched *sched_core_create(
+    const struct sched_params *, const struct sched_callbacks *);
 /* Add a transport with its own parameters; -1 if it exists or no memory. */
-int sched_core_transport(struct sched *, const char *name,
-    const struct sched_params *);
+int sched_core_transport(
+    struct sched *, const char *name, const struct sched_params *);
 /* Free everything; report every SCHED_DELIVER entry handed out first. */
 void sched_core_free(struct sched *);
 
@@ -80,15 +80,15 @@ void sched_core_free(struct sched *);
  * left; the first batch is read at once through the refill callback.
  * NULL: out of memory, or no recipient was read.
  */
-struct sched_msg *sched_msg_add(struct sched *, void *msg_ctx, double queued,
-    long rcpts, double now);
+struct sched_msg *sched_msg_add(
+    struct sched *, void *msg_ctx, double queued, long rcpts, double now);
 /* From inside refill: bind one recipient; -1 unknown transport or memory. */
 int sched_rcpt_add(struct sched *, struct sched_msg *, const char *transport,
     const char *nexthop, uint32_t rcpt_id);
 
 /* The next entry to deliver (or to defer, see *act); NULL if none now. */
-struct sched_entry *sched_core_select(struct sched *, double now,
-    enum sched_action *);
+struct sched_entry *sched_core_select(
+    struct sched *, double now, enum sched_action *);
 /*
  * Report a selected entry (the outcome is ignored for SCHED_DEFER) and free
  * it; *st, if not NULL, gets its destination's state after the feedback.
@@ -110,8 +110,8 @@ const uint32_t *sched_entry_rcpts(const struct sched_entry *, size_t *n);
 int sched_dest_state(const struct sched *, const char *transport,
     const char *nexthop, struct sched_dest_state *);
 /* Give a destination its own client concurrency limit (kept in core). */
-int sched_dest_limit(struct sched *, const char *transport,
-    const char *nexthop, int limit);
+int sched_dest_limit(
+    struct sched *, const char *transport, const char *nexthop, int limit);
 /* Call fn for every destination in core, e.g. to mirror the shared table. */
 void sched_dest_walk(const struct sched *,
     void (*fn)(void *, const char *transport, const char *nexthop,
