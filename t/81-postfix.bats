@@ -7,7 +7,9 @@
 # Everything the pipes touch lives under $W, a world-searchable directory
 # (bats' own temporary directories are private to root): the user's home,
 # mj_enqueue, mjq.conf, the lists and the spool, a small tmpfs that a test
-# remounts read-only.
+# remounts read-only.  The instance sets owner_request_special = no, as
+# the README asks: with Postfix's default, the owner-LIST alias makes
+# owner-LIST@myorigin the sender of every post (seen in the Return-Path).
 
 load helpers
 load smtp_helpers
@@ -48,7 +50,13 @@ setup_file() {
 			-P 20 -p 30 lists.test mylist owner@sink.test
 		"$TOP/scripts/mjq-newlist" -C "$W/mjq.conf" -e "$W/sbin/mj_enqueue" \
 			lists.test gone owner@sink.test | grep -v '^majordomo:'
+		# a broken alias (no list: 64) and a list with a tiny size limit
+		printf 'broken: "|%s -C %s -r -d lists.test"\n' \
+			"$W/sbin/mj_enqueue" "$W/mjq.conf"
+		printf 'small: "|%s -C %s -r -d lists.test -l mylist"\n' \
+			"$W/sbin/mj_enqueue" "$W/small.conf"
 	} >"$W/aliases/aliases"
+	{ cat "$W/mjq.conf"; printf 'max_message_size = 100\n'; } >"$W/small.conf"
 	"$TOP/scripts/mjq-newlist" -C "$W/mjq.conf" -e "$W/sbin/mj_enqueue" \
 		lists.test fwdlist owner@sink.test >/dev/null
 	rm -r "$W/lists/lists.test/gone"
@@ -235,6 +243,17 @@ message() {
 	maillog_new | grep -qE 'to=<gone@lists\.test>, .*, dsn=5\.1\.1, status=bounced \(user unknown\. Command output: mj_enqueue: no such list gone@lists\.test \)$'
 	# the bounce goes to the poster (owner_request_special = no)
 	wait_for 20 maillog_has 'postfix/discard\[.*to=<poster@example\.net>, .*status=sent'
+	[ -z "$(queue_files)" ]
+}
+
+@test "a broken alias (64) and an oversized message (65) bounce at once" {
+	message "$BATS_TEST_TMPDIR/post" p6
+	submit broken@lists.test "$BATS_TEST_TMPDIR/post"
+	submit small@lists.test "$BATS_TEST_TMPDIR/post"
+	wait_for 20 maillog_has 'to=<broken@lists.test>.* status=bounced'
+	wait_for 20 maillog_has 'to=<small@lists.test>.* status=bounced'
+	maillog_new | grep -qE 'to=<broken@lists\.test>, .*, dsn=5\.3\.0, status=bounced \(command line usage error\. Command output: mj_enqueue: missing -l list usage: mj_enqueue '
+	maillog_new | grep -qE 'to=<small@lists\.test>, .*, dsn=5\.6\.0, status=bounced \(data format error\. Command output: mj_enqueue: message larger than max_message_size \(100 bytes\) \)$'
 	[ -z "$(queue_files)" ]
 }
 
