@@ -114,9 +114,13 @@ dispatch_log(void *arg, const char *line)
 int
 dispatch_open(struct queuerun *q, char *err, size_t errlen)
 {
-	struct sched_callbacks cb = {dispatch_refill, dispatch_log, q};
+	struct sched_callbacks cb = {.refill = dispatch_refill,
+	    .log = dispatch_log,
+	    .arg = q,
+	    .admit = dest_share_admit};
 	int t;
 
+	dest_share_open(q);
 	if ((q->sched = sched_core_create(&q->dc.sched, &cb)) == NULL) {
 		snprintf(err, errlen, "cannot create the scheduler");
 		return -1;
@@ -189,6 +193,7 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 		return NULL;
 	b->entry = e;
 	b->msg = m;
+	b->share_rec = b->share_slot = -1;
 	b->n = n;
 	if ((b->rcpt = calloc(n ? n : 1, sizeof(*b->rcpt))) == NULL ||
 	    (b->addr = calloc(n ? n : 1, sizeof(*b->addr))) == NULL ||
@@ -230,9 +235,16 @@ dispatch_run(struct queuerun *q, double now)
 		if ((b = dispatch_batch(q, e)) == NULL) {
 			/* Memory: hand it back untried; retried next pass. */
 			log_warnx("out of memory for a batch");
-			sched_core_done(q->sched, e, SCHED_FAIL_OTHER, now, NULL);
+			if (q->admit_slot >= 0)
+				spool_dest_release(
+				    &q->share, q->admit_rec, q->admit_slot);
+			q->admit_rec = q->admit_slot = -1;
+			sched_core_done(
+			    q->sched, e, SCHED_FAIL_OTHER, now, NULL);
 			break;
 		}
+		if (act == SCHED_DELIVER)
+			dest_share_attach(q, b);
 		q->inflight++;
 		if (act == SCHED_DEFER) {
 			deliver_all(b, QR_DEFERRED, 0, "4.4.1",
@@ -254,8 +266,8 @@ dispatch_done(struct queuerun *q, struct qr_batch *b, double now)
 {
 	int flags;
 
-	flags = sched_core_done(q->sched, b->entry,
-	    b->negative ? SCHED_CONN_FAIL : SCHED_OK, now, NULL);
+	flags = dest_share_done(
+	    q, b, b->negative ? SCHED_CONN_FAIL : SCHED_OK, now);
 	if (flags & SCHED_MSG_FINISHED)
 		b->msg->finished = 1;
 	b->entry = NULL;
@@ -289,6 +301,7 @@ dispatch_free(struct queuerun *q)
 	if (q->sched != NULL)
 		sched_core_free(q->sched);
 	q->sched = NULL;
+	dest_share_close(q);
 	for (i = 0; i < q->dtab_size; i++)
 		for (d = q->dtab[i]; d != NULL; d = next) {
 			next = d->hnext;

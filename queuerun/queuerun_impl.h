@@ -24,6 +24,7 @@
 #include "queuerun.h"
 #include "sched.h"
 #include "settings.h"
+#include "spool_dest.h"
 #include "spool_name.h"
 #include "spool_path.h"
 #include "spool_state.h"
@@ -67,6 +68,7 @@ struct qr_batch {
 	char relay[300];
 	int negative; /* connection or handshake failure */
 	double t_start, t_done;
+	int share_rec, share_slot; /* shared table slot held, or -1 */
 };
 
 /* A destination: one transport and nexthop, interned per runner. */
@@ -120,6 +122,8 @@ struct queuerun {
 	size_t dtab_size, ndest;
 	struct worker_pool *pool;
 	int inflight;
+	struct spool_dest share;   /* the shared destination table */
+	int admit_rec, admit_slot; /* slot taken by the last admit */
 };
 
 /* walk.c */
@@ -179,6 +183,15 @@ void dispatch_done(struct queuerun *q, struct qr_batch *b, double now);
 double dispatch_wakeup(const struct queuerun *q);
 void dispatch_batch_free(struct qr_batch *b);
 void dispatch_free(struct queuerun *q);
+
+/* dest_share.c: the destination table shared with other runners */
+void dest_share_open(struct queuerun *q);
+int dest_share_admit(void *arg, const char *transport, const char *nexthop,
+    double now, struct sched_dest_state *st);
+void dest_share_attach(struct queuerun *q, struct qr_batch *b);
+int dest_share_done(
+    struct queuerun *q, struct qr_batch *b, enum sched_outcome o, double now);
+void dest_share_close(struct queuerun *q);
 
 /* worker.c */
 struct worker_pool;

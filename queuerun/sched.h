@@ -42,16 +42,34 @@ enum sched_outcome {
 /* Bits returned by sched_done(). */
 #define SCHED_MSG_FINISHED 1 /* the entry's message has no work left */
 
+struct sched_dest_state;
+
 /*
  * Runner-supplied callbacks.  refill: read up to `max` more recipients of
  * the message, calling sched_rcpt_add() for each, and return how many are
  * still unread afterwards.  log: one line of feedback debugging.
+ *
+ * admit (optional; NULL: every delivery the scheduler allows starts): the
+ * runner's last word before a delivery to a destination starts, for a
+ * concurrency window shared with other runners.  It returns 1 when the
+ * delivery may start (the runner has taken a slot for it) and 0 when not;
+ * either way, when shared->window >= 0 it has filled *shared with the
+ * shared state (busy = deliveries of OTHER runners), which the scheduler
+ * adopts as by sched_dest_load().  A refused destination is tried again
+ * SCHED_SHARED_RETRY seconds later (see sched_core_wakeup()), or at once
+ * if it is now dead.  The scheduler itself still does no I/O: like
+ * refill, the callback is where the runner does it.
  */
 struct sched_callbacks {
 	long (*refill)(void *arg, struct sched_msg *, void *msg_ctx, long max);
 	void (*log)(void *arg, const char *line);
 	void *arg;
+	int (*admit)(void *arg, const char *transport, const char *nexthop,
+	    double now, struct sched_dest_state *shared);
 };
+
+/* How soon a destination refused by admit is tried again (seconds). */
+#define SCHED_SHARED_RETRY 0.1
 
 /* Per-destination state, for status output and the shared table. */
 struct sched_dest_state {
@@ -64,6 +82,7 @@ struct sched_dest_state {
 	int dead;	     /* declared dead */
 	double dead_until;   /* probe allowed from this time */
 	int limit;	     /* client-side concurrency limit in force */
+	double rate_tat;     /* rate limit: theoretical arrival time */
 };
 
 /* Create a scheduler; *p gives the global limits (message_recipient_*). */
@@ -112,6 +131,16 @@ int sched_dest_state(const struct sched *, const char *transport,
 /* Give a destination its own client concurrency limit (kept in core). */
 int sched_dest_limit(
     struct sched *, const char *transport, const char *nexthop, int limit);
+/*
+ * Adopt a destination's shared state (window, success, failure,
+ * fail_cohorts, dead, dead_until, rate_tat; busy = deliveries of other
+ * runners, for the safety rule), e.g. just before reporting an outcome so
+ * that the feedback applies to the state every runner shares.  A shared
+ * "dead" defers the waiting entries as a local one does; a shared revival
+ * lets them go.  -1 if the scheduler holds no such destination.
+ */
+int sched_dest_load(struct sched *, const char *transport, const char *nexthop,
+    const struct sched_dest_state *, double now);
 /* Call fn for every destination in core, e.g. to mirror the shared table. */
 void sched_dest_walk(const struct sched *,
     void (*fn)(void *, const char *transport, const char *nexthop,

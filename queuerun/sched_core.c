@@ -346,6 +346,24 @@ sched_dest_state(const struct sched *s, const char *transport,
 	return 0;
 }
 
+/* sched_dest_load - adopt a destination's shared state */
+
+int
+sched_dest_load(struct sched *s, const char *transport, const char *nexthop,
+    const struct sched_dest_state *st, double now)
+{
+	struct sched_queue *q;
+
+	if (st->window < 0 ||
+	    (q = sched_core_queue(s, transport, nexthop)) == NULL)
+		return -1;
+	s->now = now;
+	sched_queue_load(q, st, now);
+	if (q->parked.head != NULL && sched_queue_accepts(q, now))
+		sched_queue_unpark(q);
+	return 0;
+}
+
 /* sched_dest_limit - set a destination's own client concurrency limit */
 
 int

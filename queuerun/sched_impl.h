@@ -44,6 +44,7 @@ struct sched_queue {
 	double dead_until;	       /* probe allowed after this */
 	double rate_tat;	       /* rate limit: theoretical arrival */
 	double wake_at;		       /* queued wakeup, 0 = none */
+	int others;		       /* other runners' busy, last seen */
 	SCHED_LIST(sched_peer) peers;  /* every peer of this queue */
 	SCHED_LIST(sched_peer) parked; /* peers waiting for capacity */
 	char name[];		       /* the nexthop */
@@ -162,6 +163,9 @@ void sched_queue_selected(struct sched_queue *, double now);
 void sched_queue_done(struct sched_queue *, enum sched_outcome, double now);
 void sched_queue_unpark(struct sched_queue *);
 void sched_queue_state(const struct sched_queue *, struct sched_dest_state *);
+void sched_queue_load(
+    struct sched_queue *, const struct sched_dest_state *, double now);
+int sched_queue_admit(struct sched_queue *, double now);
 
 /* sched_job.c */
 struct sched_job *sched_job_obtain(

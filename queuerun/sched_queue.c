@@ -186,7 +186,7 @@ sched_queue_positive(struct sched_queue *q)
 	 * Safety: without deliveries in flight to confirm it, a larger window
 	 * is a guess, and negative feedback would come too late to undo it.
 	 */
-	if (q->window >= q->busy + p->initial_concurrency) {
+	if (q->window >= q->busy + q->others + p->initial_concurrency) {
 		sched_queue_debug(q, "positive skipped (safety)", 0);
 		return;
 	}
@@ -303,4 +303,69 @@ sched_queue_state(const struct sched_queue *q, struct sched_dest_state *st)
 	st->dead = q->dead;
 	st->dead_until = q->dead_until;
 	st->limit = sched_queue_limit(q);
+	st->rate_tat = q->rate_tat;
+}
+
+/* sched_queue_load - adopt the state shared with other runners */
+
+void
+sched_queue_load(
+    struct sched_queue *q, const struct sched_dest_state *st, double now)
+{
+	int limit = sched_queue_limit(q);
+
+	q->window = st->window;
+	q->success = st->success;
+	q->failure = st->failure;
+	q->fail_cohorts = st->fail_cohorts;
+	q->others = st->busy > 0 ? st->busy : 0;
+	if (st->rate_tat > q->rate_tat)
+		q->rate_tat = st->rate_tat;
+	if (st->dead) {
+		/* Another runner found it dead: no connection attempt here
+		 * either until its probe time. */
+		if (!q->dead || q->dead_until != st->dead_until)
+			sched_queue_debug(q, "shared dead", 0);
+		q->dead = 1;
+		q->window = 0;
+		q->dead_until = st->dead_until;
+		if (now < q->dead_until)
+			sched_rcpt_defer_todo(q);
+		return;
+	}
+	q->dead = 0;
+	q->dead_until = 0;
+	/* Runners may disagree on limits: ours holds for our deliveries. */
+	if (limit > 0 && q->window > limit)
+		q->window = limit;
+	if (q->window < 1)
+		q->window = 1;
+}
+
+/* sched_queue_admit - the runner's shared-window check before a start */
+
+int
+sched_queue_admit(struct sched_queue *q, double now)
+{
+	struct sched *s = q->transport->sched;
+	struct sched_dest_state st;
+	int ok;
+
+	if (s->cb.admit == NULL)
+		return 1;
+	memset(&st, 0, sizeof(st));
+	st.window = -1;
+	ok = s->cb.admit(s->cb.arg, q->transport->name, q->name, now, &st);
+	if (st.window >= 0)
+		sched_queue_load(q, &st, now);
+	/*
+	 * Admitted: the runner holds a shared slot, which it only grants
+	 * below the shared window (or for the one probe of a dead
+	 * destination), so the delivery starts whatever our copy says.
+	 */
+	if (ok)
+		return 1;
+	if (!sched_queue_dead_now(q, now))
+		sched_core_wake(s, q, now + SCHED_SHARED_RETRY);
+	return 0;
 }

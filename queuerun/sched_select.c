@@ -51,9 +51,12 @@ sched_select_rr(struct sched_job *job, double now)
 	struct sched_peer *peer;
 
 	while ((peer = job->ready.head) != NULL) {
-		if (sched_queue_accepts(peer->queue, now))
+		if (sched_queue_accepts(peer->queue, now) &&
+		    sched_queue_admit(peer->queue, now))
 			return peer;
-		sched_select_park(peer);
+		/* A refusal that found the queue dead deferred the peer. */
+		if (peer->where == PEER_READY)
+			sched_select_park(peer);
 	}
 	return NULL;
 }

@@ -185,7 +185,8 @@ static void
 sim_setup(struct sim_run *run, double now)
 {
 	struct sim *sim = run->sim;
-	struct sched_callbacks cb = {sim_refill, sim_log, run};
+	struct sched_callbacks cb = {
+	    .refill = sim_refill, .log = sim_log, .arg = run};
 	size_t i;
 
 	if ((run->s = sched_core_create(&sim->p, &cb)) == NULL)

@@ -69,6 +69,7 @@ struct rcpt_rule {
 static struct {
 	int port;
 	const char *port_file, *pid_file, *log_file, *save_dir, *trace_file;
+	const char *stats_file;
 	struct stage_conf stage[ST_COUNT];
 	struct rcpt_rule *rules;
 	size_t nrules;
@@ -110,6 +111,7 @@ struct session {
 static struct session **sessions;
 static size_t nsessions;
 static unsigned long next_session_id = 1, next_msg_id = 1;
+static unsigned long open_now, open_max, refused; /* for --stats */
 static FILE *logfp, *tracefp;
 static int sigpipe_fds[2];
 
@@ -225,6 +227,8 @@ usage(int status)
 	    "  --garbage STAGE         reply with garbage at STAGE\n"
 	    "  --long-reply STAGE      reply with a 2 MB line at STAGE\n"
 	    "  --split                 write replies one byte per write\n"
+	    "  --stats F               rewritten at each connect and close:\n"
+	    "                          sessions=N open=N max_open=N refused=N\n"
 	    "STAGE: greeting ehlo helo mail rcpt data body (mid-DATA) eod "
 	    "rset quit\n");
 	exit(status);
@@ -253,7 +257,8 @@ parse_args(int argc, char **argv)
 		O_SILENT,
 		O_GARBAGE,
 		O_LONG,
-		O_SPLIT
+		O_SPLIT,
+		O_STATS
 	};
 	static const struct option opts[] = {{"port", 1, 0, 'p'},
 	    {"port-file", 1, 0, O_PORTFILE}, {"pid-file", 1, 0, O_PIDFILE},
@@ -266,7 +271,8 @@ parse_args(int argc, char **argv)
 	    {"reply", 1, 0, O_REPLY}, {"delay", 1, 0, O_DELAY},
 	    {"drop", 1, 0, O_DROP}, {"silent", 1, 0, O_SILENT},
 	    {"garbage", 1, 0, O_GARBAGE}, {"long-reply", 1, 0, O_LONG},
-	    {"split", 0, 0, O_SPLIT}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+	    {"split", 0, 0, O_SPLIT}, {"stats", 1, 0, O_STATS},
+	    {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 	const char *val;
 	size_t len;
 	int c;
@@ -344,6 +350,9 @@ parse_args(int argc, char **argv)
 			    : c == O_SILENT  ? F_SILENT
 			    : c == O_GARBAGE ? F_GARBAGE
 					     : F_LONG;
+			break;
+		case O_STATS:
+			cf.stats_file = optarg;
 			break;
 		case O_SPLIT:
 			cf.split = 1;
@@ -445,6 +454,22 @@ xact_reset(struct session *s)
 	}
 }
 
+/* stats_write - the --stats file: connections so far, open now, the
+ * most open at once, and how many got the --max-sessions 421 */
+static void
+stats_write(void)
+{
+	char buf[160];
+
+	if (cf.stats_file == NULL)
+		return;
+	snprintf(buf, sizeof(buf),
+	    "sessions=%lu open=%lu max_open=%lu "
+	    "refused=%lu\n",
+	    next_session_id - 1, open_now, open_max, refused);
+	write_file_atomic(cf.stats_file, buf);
+}
+
 /* session_close - drop the connection and free the transaction */
 static void
 session_close(struct session *s)
@@ -454,6 +479,8 @@ session_close(struct session *s)
 	xact_reset(s);
 	close(s->fd);
 	s->mode = M_CLOSED;
+	open_now--;
+	stats_write();
 }
 
 /* address_of - the path inside <...> after "MAIL FROM:" or "RCPT TO:" */
@@ -792,7 +819,7 @@ static void
 session_accept(int lfd)
 {
 	struct session *s;
-	int fd, one = 1;
+	int fd, one = 1, over;
 
 	while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK)) != -1) {
 		if (setsockopt(
@@ -805,9 +832,13 @@ session_accept(int lfd)
 		s->fd = fd;
 		s->id = next_session_id++;
 		sessions[nsessions++] = s;
-		if ((cf.max_sessions > 0 &&
-			nsessions > (size_t)cf.max_sessions) ||
-		    s->id <= (unsigned long)cf.fail_first) {
+		if (++open_now > open_max)
+			open_max = open_now;
+		over =
+		    cf.max_sessions > 0 && nsessions > (size_t)cf.max_sessions;
+		refused += over;
+		stats_write();
+		if (over || s->id <= (unsigned long)cf.fail_first) {
 			out_append(
 			    s, "421 4.3.2 service not available\r\n", 34);
 			s->close_after = 1;

@@ -1,0 +1,173 @@
+/*
+ * dest_share.c - the runner's side of the destination table shared by
+ * every runner ($spool/state/destinations, spool_dest.h).
+ *
+ * The scheduler stays pure: it asks, through its admit callback, whether
+ * a delivery may start, and adopts the shared state it is handed; here is
+ * the I/O.  Per delivery that costs the table lock twice (at the start
+ * and at the outcome) and a few reads and writes of the mapped record,
+ * never a file read or write per recipient.
+ *
+ * At the start (dest_share_admit): the record's window, feedback and dead
+ * state go to the scheduler; the delivery starts only below the shared
+ * window, counting the busy slots of all runners, and then holds a slot
+ * (a lock the kernel drops if we die).  A destination another runner
+ * found dead is deferred here too, without a connection attempt, until
+ * its probe time; then one probe over all runners is let through.
+ * At the outcome (dest_share_done): the record is loaded into the
+ * scheduler again (others may have changed it meanwhile), the feedback is
+ * applied, the result is stored back and the slot released, all under
+ * one lock, so no runner's feedback overwrites another's.
+ *
+ * Without the table (it cannot be made, or is full) a runner schedules on
+ * its own, as a lone runner always may.
+ */
+#include <string.h>
+
+#include "log.h"
+#include "queuerun_impl.h"
+
+/* dest_share_open - map the table; without it, run unshared */
+void
+dest_share_open(struct queuerun *q)
+{
+	q->admit_rec = q->admit_slot = -1;
+	if (spool_dest_open(&q->share, q->s->spool_dir, 1) == -1)
+		log_warn("cannot open %s/%s; destination concurrency is "
+			 "not shared with other runners",
+		    q->s->spool_dir, SPOOL_DEST_FILE);
+}
+
+/* dest_share_get - a record as the scheduler's state; busy: others' */
+static void
+dest_share_get(
+    const struct spool_dest_rec *r, int others, struct sched_dest_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->window = r->window;
+	st->busy = others;
+	st->success = r->success;
+	st->failure = r->failure;
+	st->fail_cohorts = r->fail_cohorts;
+	st->dead = r->dead;
+	st->dead_until = r->dead_until;
+	st->rate_tat = r->rate_tat;
+}
+
+/* dest_share_put - the scheduler's state into a record */
+static void
+dest_share_put(
+    struct spool_dest_rec *r, const struct sched_dest_state *st, double now)
+{
+	r->window = st->window;
+	r->success = st->success;
+	r->failure = st->failure;
+	r->fail_cohorts = st->fail_cohorts;
+	r->dead = st->dead;
+	r->dead_until = st->dead_until;
+	if (st->rate_tat > r->rate_tat)
+		r->rate_tat = st->rate_tat;
+	r->updated = now;
+}
+
+/* dest_share_admit - the scheduler's admit callback: may a delivery to
+ * this destination start now?  1 yes (a slot is held), 0 no */
+int
+dest_share_admit(void *arg, const char *transport, const char *nexthop,
+    double now, struct sched_dest_state *st)
+{
+	struct queuerun *q = arg;
+	struct spool_dest *sd = &q->share;
+	struct sched_dest_state local;
+	struct spool_dest_rec *r;
+	int idx, busy, mine, ok, slot = -1;
+
+	if (sd->fd == -1 || spool_dest_lock(sd) == -1)
+		return 1;
+	if ((idx = spool_dest_find(sd, transport, nexthop, 1, now)) == -1) {
+		spool_dest_unlock(sd);
+		return 1; /* table full: this one is ours alone */
+	}
+	r = &sd->rec[idx];
+	if (r->window < 0) {
+		/* First use anywhere: our state (the initial one) is it. */
+		if (sched_dest_state(q->sched, transport, nexthop, &local) ==
+		    -1)
+			local.window = 1;
+		local.rate_tat = 0;
+		dest_share_put(r, &local, now);
+	}
+	busy = spool_dest_busy(sd, idx, 0, &mine);
+	/* Looks full: a dead runner's hints may be why; check the locks. */
+	if (busy > 0 && busy >= (r->dead ? 1 : r->window))
+		busy = spool_dest_busy(sd, idx, 1, &mine);
+	if (r->dead)
+		ok = now >= r->dead_until && busy == 0; /* one probe */
+	else
+		ok = busy < r->window;
+	if (ok && (slot = spool_dest_take(sd, idx)) == -1)
+		ok = 0; /* more than SPOOL_DEST_SLOTS in flight */
+	dest_share_get(r, busy - mine, st);
+	if (ok) {
+		q->admit_rec = idx;
+		q->admit_slot = slot;
+	}
+	spool_dest_unlock(sd);
+	return ok;
+}
+
+/* dest_share_attach - the slot the last admit took goes with the batch
+ * of the entry just selected (selection starts the admitted entry at
+ * once, so they are the same destination) */
+void
+dest_share_attach(struct queuerun *q, struct qr_batch *b)
+{
+	b->share_rec = q->admit_rec;
+	b->share_slot = q->admit_slot;
+	q->admit_rec = q->admit_slot = -1;
+}
+
+/* dest_share_done - feedback through the shared state, then give the
+ * slot back; returns sched_core_done's flags */
+int
+dest_share_done(
+    struct queuerun *q, struct qr_batch *b, enum sched_outcome o, double now)
+{
+	struct spool_dest *sd = &q->share;
+	const char *tr = sched_entry_transport(b->entry);
+	const char *nh = sched_entry_nexthop(b->entry);
+	struct sched_dest_state st;
+	struct spool_dest_rec *r;
+	int flags, busy, mine, idx = b->share_rec, havelock, shared = 0;
+
+	if (b->share_slot < 0 || sd->fd == -1)
+		return sched_core_done(q->sched, b->entry, o, now, NULL);
+	havelock = spool_dest_lock(sd) == 0;
+	r = &sd->rec[idx];
+	/* The record cannot change hands while we hold a slot in it. */
+	if (havelock && spool_dest_match(sd, idx, tr, nh) && r->window >= 0) {
+		busy = spool_dest_busy(sd, idx, 0, &mine);
+		dest_share_get(r, busy - mine, &st);
+		shared = sched_dest_load(q->sched, tr, nh, &st, now) == 0;
+	}
+	flags = sched_core_done(q->sched, b->entry, o, now, &st);
+	if (shared) {
+		dest_share_put(r, &st, now);
+		if (o == SCHED_CONN_FAIL && b->n > 0)
+			strlcpy(r->last_error, b->res[0].text,
+			    sizeof(r->last_error));
+	}
+	spool_dest_release(sd, idx, b->share_slot);
+	b->share_slot = b->share_rec = -1;
+	if (havelock)
+		spool_dest_unlock(sd);
+	return flags;
+}
+
+/* dest_share_close - unmap; any slot still held is released with it */
+void
+dest_share_close(struct queuerun *q)
+{
+	if (q->share.fd != -1 || q->share.hdr != NULL)
+		spool_dest_close(&q->share);
+}

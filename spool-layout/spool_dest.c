@@ -1,0 +1,303 @@
+/*
+ * spool_dest.c - the destination table shared by every runner,
+ * $spool/state/destinations (see spool_dest.h and spool-layout/README).
+ *
+ * Why locks rather than counters for busy slots: a counter in the file
+ * is raised by a runner that may die before it lowers it again, and
+ * nothing could tell a leaked count from a real one.  A byte-range lock
+ * is owned by the open file description of the runner that took it; the
+ * kernel drops it when the runner dies, whatever the signal, so "busy"
+ * is the number of locks held, which cannot leak.  OFD locks (not POSIX
+ * process locks) because closing any descriptor of the file in the
+ * process would drop POSIX locks, and because a thread-safe owner is
+ * what a threaded runner needs.  The holder[] pids are hints written
+ * beside each lock so that counting is a few memory reads; a hint whose
+ * lock is gone (its runner died) is found by F_OFD_GETLK and cleared
+ * only when the count says "full", i.e. only when it could matter.
+ *
+ * Every update of the mapped records is done under the table lock, an
+ * OFD write lock on byte 0, held for a few memory reads and writes.
+ */
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spool_dest.h"
+#include "spool_path.h"
+
+/* Records nobody used for this long may be given to another key. */
+#define SPOOL_DEST_IDLE 600.0
+
+/* spool_dest_size - bytes of the file: a page of header, the records */
+static size_t
+spool_dest_size(void)
+{
+	return 4096 +
+	       (size_t)SPOOL_DEST_RECORDS * sizeof(struct spool_dest_rec);
+}
+
+/* spool_dest_fl - a fcntl lock request on one byte */
+static int
+spool_dest_fl(int fd, int cmd, short type, off_t byte)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = byte;
+	fl.l_len = 1;
+	if (fcntl(fd, cmd, &fl) == -1)
+		return -1;
+	return cmd == F_OFD_GETLK ? fl.l_type : 0;
+}
+
+/* spool_dest_slot_byte - the byte whose lock is slot `slot` of idx; past
+ * the end of the file, which fcntl allows */
+static off_t
+spool_dest_slot_byte(int idx, int slot)
+{
+	return (off_t)spool_dest_size() + (off_t)idx * SPOOL_DEST_SLOTS + slot;
+}
+
+/* spool_dest_open - map the table; create: make it (and state/) when
+ * missing.  -1 with errno set. */
+int
+spool_dest_open(struct spool_dest *sd, const char *spool, int create)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	size_t size = spool_dest_size();
+	struct spool_dest_hdr *h;
+	struct stat st;
+	void *map;
+	int fd, save;
+
+	memset(sd, 0, sizeof(*sd));
+	sd->fd = -1;
+	if (spool_path(dir, sizeof(dir), spool, SPOOL_STATE) == -1 ||
+	    spool_path(path, sizeof(path), spool, SPOOL_DEST_FILE) == -1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (create && mkdir(dir, SPOOL_DIR_MODE) == -1 && errno != EEXIST)
+		return -1;
+	if ((fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0),
+		 SPOOL_FILE_MODE)) == -1)
+		return -1;
+	sd->fd = fd;
+	if (spool_dest_lock(sd) == -1 || fstat(fd, &st) == -1)
+		goto fail;
+	if ((size_t)st.st_size < size) {
+		if (!create) {
+			errno = ENOENT;
+			goto fail;
+		}
+		if (ftruncate(fd, (off_t)size) == -1)
+			goto fail;
+	}
+	if ((map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 0)) == MAP_FAILED)
+		goto fail;
+	sd->hdr = h = map;
+	sd->rec = (struct spool_dest_rec *)(void *)((char *)map + 4096);
+	sd->maplen = size;
+	sd->pid = getpid();
+	if (memcmp(h->magic, SPOOL_DEST_MAGIC, sizeof(SPOOL_DEST_MAGIC)) != 0 ||
+	    h->records != SPOOL_DEST_RECORDS ||
+	    h->recsize != sizeof(struct spool_dest_rec)) {
+		/* New, or another format: runtime state, start afresh. */
+		if (!create) {
+			errno = ENOENT;
+			goto fail;
+		}
+		memset(map, 0, size);
+		memcpy(h->magic, SPOOL_DEST_MAGIC, sizeof(SPOOL_DEST_MAGIC));
+		h->records = SPOOL_DEST_RECORDS;
+		h->recsize = sizeof(struct spool_dest_rec);
+	}
+	spool_dest_unlock(sd);
+	return 0;
+fail:
+	save = errno;
+	spool_dest_close(sd);
+	errno = save;
+	return -1;
+}
+
+/* spool_dest_close - unmap and close: our slot locks go with the fd */
+void
+spool_dest_close(struct spool_dest *sd)
+{
+	if (sd->hdr != NULL)
+		(void)munmap(sd->hdr, sd->maplen);
+	if (sd->fd != -1)
+		(void)close(sd->fd);
+	sd->hdr = NULL;
+	sd->rec = NULL;
+	sd->fd = -1;
+}
+
+/* spool_dest_lock - the table lock (waits; held only for memory access) */
+int
+spool_dest_lock(struct spool_dest *sd)
+{
+	while (spool_dest_fl(sd->fd, F_OFD_SETLKW, F_WRLCK, 0) == -1)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/* spool_dest_unlock - release the table lock */
+void
+spool_dest_unlock(struct spool_dest *sd)
+{
+	(void)spool_dest_fl(sd->fd, F_OFD_SETLK, F_UNLCK, 0);
+}
+
+/* spool_dest_hash - FNV-1a over transport and nexthop */
+static uint32_t
+spool_dest_hash(const char *transport, const char *nexthop)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *transport; transport++)
+		h = (h ^ (unsigned char)*transport) * 16777619u;
+	h = (h ^ 0xff) * 16777619u;
+	for (; *nexthop; nexthop++)
+		h = (h ^ (unsigned char)*nexthop) * 16777619u;
+	return h;
+}
+
+/* spool_dest_match - does record idx belong to this destination? */
+int
+spool_dest_match(const struct spool_dest *sd, int idx, const char *transport,
+    const char *nexthop)
+{
+	const struct spool_dest_rec *r = &sd->rec[idx];
+
+	return r->used && strcmp(r->transport, transport) == 0 &&
+	       strcmp(r->nexthop, nexthop) == 0;
+}
+
+/* spool_dest_reusable - a record that may be given to another key:
+ * free, or idle long enough with nothing worth keeping */
+static int
+spool_dest_reusable(struct spool_dest *sd, int idx, double now)
+{
+	const struct spool_dest_rec *r = &sd->rec[idx];
+
+	if (!r->used)
+		return 1;
+	return !r->dead && now - r->updated > SPOOL_DEST_IDLE &&
+	       spool_dest_busy(sd, idx, 1, NULL) == 0;
+}
+
+/* spool_dest_find - the record of a destination, made when create is
+ * set and there is room; -1 when none.  Call under the table lock. */
+int
+spool_dest_find(struct spool_dest *sd, const char *transport,
+    const char *nexthop, int create, double now)
+{
+	uint32_t h = spool_dest_hash(transport, nexthop);
+	struct spool_dest_rec *r;
+	int i, idx, spare = -1;
+
+	if (strlen(transport) > SPOOL_DEST_TRANSPORT_MAX ||
+	    strlen(nexthop) > SPOOL_DEST_NEXTHOP_MAX)
+		return -1;
+	/* Records are reused in place, never emptied, so a key is always
+	 * within SPOOL_DEST_PROBE of its hash: look at all of them. */
+	for (i = 0; i < SPOOL_DEST_PROBE; i++) {
+		idx = (int)((h + (uint32_t)i) % SPOOL_DEST_RECORDS);
+		if (spool_dest_match(sd, idx, transport, nexthop))
+			return idx;
+		if (spare == -1 && create && spool_dest_reusable(sd, idx, now))
+			spare = idx;
+	}
+	if (spare == -1)
+		return -1;
+	r = &sd->rec[spare];
+	memset(r, 0, sizeof(*r));
+	r->used = 1;
+	r->window = -1; /* no feedback state yet: the first runner's */
+	r->updated = now;
+	memcpy(r->transport, transport, strlen(transport) + 1);
+	memcpy(r->nexthop, nexthop, strlen(nexthop) + 1);
+	return spare;
+}
+
+/* spool_dest_busy - deliveries in flight to idx over all runners, *mine
+ * (if not NULL) of them ours; with verify, hints of other processes are
+ * checked against their locks and stale ones (a dead runner's) cleared.
+ * Call under the table lock. */
+int
+spool_dest_busy(struct spool_dest *sd, int idx, int verify, int *mine)
+{
+	struct spool_dest_rec *r = &sd->rec[idx];
+	int i, n = 0, t;
+
+	if (mine != NULL)
+		*mine = 0;
+	for (i = 0; i < SPOOL_DEST_SLOTS; i++) {
+		if (r->holder[i] == 0)
+			continue;
+		if (mine != NULL && r->holder[i] == (int32_t)sd->pid)
+			(*mine)++;
+		/* Our own locks do not conflict with us: trust our hints. */
+		if (verify && r->holder[i] != sd->pid &&
+		    (t = spool_dest_fl(sd->fd, F_OFD_GETLK, F_WRLCK,
+			 spool_dest_slot_byte(idx, i))) == F_UNLCK) {
+			r->holder[i] = 0;
+			continue;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* spool_dest_take - lock a free slot of idx for us: the slot, or -1 */
+int
+spool_dest_take(struct spool_dest *sd, int idx)
+{
+	struct spool_dest_rec *r = &sd->rec[idx];
+	int i;
+
+	for (i = 0; i < SPOOL_DEST_SLOTS; i++) {
+		if (r->holder[i] != 0)
+			continue;
+		if (spool_dest_fl(sd->fd, F_OFD_SETLK, F_WRLCK,
+			spool_dest_slot_byte(idx, i)) == -1)
+			continue; /* held without a hint: not ours to take */
+		r->holder[i] = (int32_t)sd->pid;
+		return i;
+	}
+	return -1;
+}
+
+/* spool_dest_release - give a slot back */
+void
+spool_dest_release(struct spool_dest *sd, int idx, int slot)
+{
+	(void)spool_dest_fl(
+	    sd->fd, F_OFD_SETLK, F_UNLCK, spool_dest_slot_byte(idx, slot));
+	if (sd->rec[idx].holder[slot] == (int32_t)sd->pid)
+		sd->rec[idx].holder[slot] = 0;
+}
+
+/* spool_dest_held - the exact busy count of idx, from the locks alone
+ * (for a reader that holds none, such as mj_queueserv status) */
+int
+spool_dest_held(struct spool_dest *sd, int idx)
+{
+	int i, n = 0;
+
+	for (i = 0; i < SPOOL_DEST_SLOTS; i++)
+		if (spool_dest_fl(sd->fd, F_OFD_GETLK, F_WRLCK,
+			spool_dest_slot_byte(idx, i)) == F_WRLCK)
+			n++;
+	return n;
+}

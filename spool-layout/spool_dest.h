@@ -1,0 +1,78 @@
+/*
+ * spool_dest.h - the destination table shared by every runner:
+ * $spool/state/destinations (spool-layout/README, "The destination
+ * table").
+ *
+ * A fixed-size file of fixed-size records, memory-mapped by every runner
+ * and by mj_queueserv's status.  A record holds one destination's
+ * concurrency window, feedback state, dead-until time, rate-limit state
+ * and last error.  Busy slots are not counted in the file: each is an
+ * OFD byte-range lock (fcntl F_OFD_SETLK) on a byte of its own, held by
+ * the runner that delivers, so the kernel frees the slots of a runner
+ * that dies, even by kill -9.  The holder[] pids in the record are only
+ * hints that make counting cheap; a hint without its lock is stale and
+ * is cleared when it matters.
+ */
+#ifndef MJQ_SPOOL_DEST_H
+#define MJQ_SPOOL_DEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SPOOL_DEST_FILE "state/destinations"
+#define SPOOL_DEST_MAGIC "mjq-destinations 1\n"
+#define SPOOL_DEST_RECORDS 4096 /* destinations at once */
+#define SPOOL_DEST_SLOTS 128	/* busy slots per destination, at most */
+#define SPOOL_DEST_PROBE 32	/* records probed from a key's hash */
+#define SPOOL_DEST_TRANSPORT_MAX 15
+#define SPOOL_DEST_NEXTHOP_MAX 299
+#define SPOOL_DEST_ERROR_MAX 199
+
+/* One destination, as mapped (native byte order, one host). */
+struct spool_dest_rec {
+	uint32_t used;	/* 0: free */
+	int32_t window; /* concurrency window, 0 while dead */
+	int32_t dead;	/* declared dead */
+	int32_t pad;
+	double success;	     /* positive feedback accumulated */
+	double failure;	     /* negative hysteresis */
+	double fail_cohorts; /* failed pseudo-cohorts */
+	double dead_until;   /* probe allowed from this time (epoch s) */
+	double rate_tat;     /* rate limit: theoretical arrival time */
+	double updated;	     /* last change (epoch s) */
+	char transport[SPOOL_DEST_TRANSPORT_MAX + 1];
+	char nexthop[SPOOL_DEST_NEXTHOP_MAX + 1];
+	char last_error[SPOOL_DEST_ERROR_MAX + 1];
+	int32_t holder[SPOOL_DEST_SLOTS]; /* pid hint per busy slot, 0 free */
+};
+
+struct spool_dest_hdr {
+	char magic[32];
+	uint32_t records;
+	uint32_t recsize;
+};
+
+/* An open table: the mapping and the descriptor the locks belong to. */
+struct spool_dest {
+	int fd;
+	struct spool_dest_hdr *hdr;
+	struct spool_dest_rec *rec;
+	size_t maplen;
+	pid_t pid; /* ours, for holder[] */
+};
+
+int spool_dest_open(struct spool_dest *, const char *spool, int create);
+void spool_dest_close(struct spool_dest *);
+int spool_dest_lock(struct spool_dest *);
+void spool_dest_unlock(struct spool_dest *);
+int spool_dest_find(struct spool_dest *, const char *transport,
+    const char *nexthop, int create, double now);
+int spool_dest_match(const struct spool_dest *, int idx, const char *transport,
+    const char *nexthop);
+int spool_dest_busy(struct spool_dest *, int idx, int verify, int *mine);
+int spool_dest_take(struct spool_dest *, int idx);
+void spool_dest_release(struct spool_dest *, int idx, int slot);
+int spool_dest_held(struct spool_dest *, int idx);
+
+#endif
