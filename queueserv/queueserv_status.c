@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "queueserv.h"
+#include "spool_dest.h"
 #include "spool_walk.h"
 
 struct tier {
@@ -25,7 +26,15 @@ struct tier {
 	long outstanding, due, deferred, held, bad;
 };
 
+/* One row of the destination table, copied out of the shared map. */
+struct dest_row {
+	struct spool_dest_rec r;
+	int busy; /* locks held: exact, whoever died */
+};
+
 struct counts {
+	struct dest_row *dests;
+	size_t ndests;
 	struct tier *tiers;
 	size_t ntiers;
 	struct tier total;
@@ -129,6 +138,138 @@ status_spool(const struct qs *qs, struct counts *k)
 	return 0;
 }
 
+/* status_dest_cmp - destinations by transport, then nexthop */
+static int
+status_dest_cmp(const void *a, const void *b)
+{
+	const struct dest_row *x = a, *y = b;
+	int c;
+
+	if ((c = strcmp(x->r.transport, y->r.transport)) != 0)
+		return c;
+	return strcmp(x->r.nexthop, y->r.nexthop);
+}
+
+/* status_dests - copy the shared destination table (none: no rows) */
+static int
+status_dests(const struct qs *qs, struct counts *k)
+{
+	struct spool_dest sd;
+	struct dest_row *d;
+	int i;
+
+	if (spool_dest_open(&sd, qs->s.spool_dir, 0) == -1)
+		return 0; /* no runner has made it yet */
+	for (i = 0; i < SPOOL_DEST_RECORDS; i++) {
+		if (!sd.rec[i].used || sd.rec[i].window < 0)
+			continue;
+		if ((d = reallocarray(k->dests, k->ndests + 1, sizeof(*d))) ==
+		    NULL) {
+			spool_dest_close(&sd);
+			return -1;
+		}
+		k->dests = d;
+		d = &k->dests[k->ndests++];
+		d->r = sd.rec[i];
+		d->r.transport[sizeof(d->r.transport) - 1] = '\0';
+		d->r.nexthop[sizeof(d->r.nexthop) - 1] = '\0';
+		d->r.last_error[sizeof(d->r.last_error) - 1] = '\0';
+		d->busy = spool_dest_held(&sd, i);
+	}
+	spool_dest_close(&sd);
+	qsort(k->dests, k->ndests, sizeof(*k->dests), status_dest_cmp);
+	return 0;
+}
+
+/* status_dead_in - seconds until a dead destination's probe, 0 if due */
+static long long
+status_dead_in(const struct spool_dest_rec *r, time_t now)
+{
+	double left = r->dead_until - (double)now;
+
+	return left > 0 ? (long long)(left + 0.999) : 0;
+}
+
+/* status_text_dests - the destination table, when there is one */
+static void
+status_text_dests(const struct counts *k, time_t now, FILE *fp)
+{
+	const struct dest_row *d;
+	char name[SPOOL_DEST_TRANSPORT_MAX + SPOOL_DEST_NEXTHOP_MAX + 2];
+	char dead[32];
+	size_t i;
+
+	if (k->ndests == 0)
+		return;
+	fprintf(fp, "%-30s %6s %4s %7s %7s %7s %8s %s\n", "destination",
+	    "window", "busy", "success", "failure", "cohorts", "dead", "error");
+	for (i = 0; i < k->ndests; i++) {
+		d = &k->dests[i];
+		snprintf(
+		    name, sizeof(name), "%s:%s", d->r.transport, d->r.nexthop);
+		if (d->r.dead)
+			snprintf(dead, sizeof(dead), "%llds",
+			    status_dead_in(&d->r, now));
+		else
+			strlcpy(dead, "-", sizeof(dead));
+		fprintf(fp, "%-30s %6d %4d %7.4f %7.4f %7.4f %8s %s\n", name,
+		    d->r.window, d->busy, d->r.success, d->r.failure,
+		    d->r.fail_cohorts, dead,
+		    d->r.last_error[0] ? d->r.last_error : "-");
+	}
+}
+
+/* status_json_str - a JSON string (quotes, backslashes, controls) */
+static void
+status_json_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(fp, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(fp, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
+/* status_json_dests - the destination table as a JSON array member */
+static void
+status_json_dests(const struct counts *k, time_t now, FILE *fp)
+{
+	const struct dest_row *d;
+	size_t i;
+
+	fprintf(fp, ",\"destinations\":[");
+	for (i = 0; i < k->ndests; i++) {
+		d = &k->dests[i];
+		fprintf(fp, "%s{\"transport\":", i ? "," : "");
+		status_json_str(fp, d->r.transport);
+		fprintf(fp, ",\"nexthop\":");
+		status_json_str(fp, d->r.nexthop);
+		fprintf(fp,
+		    ",\"window\":%d,\"busy\":%d,\"success\":%.4f,"
+		    "\"failure\":%.4f,\"fail_cohorts\":%.4f,\"dead\":%s,",
+		    d->r.window, d->busy, d->r.success, d->r.failure,
+		    d->r.fail_cohorts, d->r.dead ? "true" : "false");
+		if (d->r.dead)
+			fprintf(fp, "\"dead_until\":%lld,\"dead_in\":%lld,",
+			    (long long)d->r.dead_until,
+			    status_dead_in(&d->r, now));
+		else
+			fprintf(fp, "\"dead_until\":null,\"dead_in\":null,");
+		fprintf(fp, "\"last_error\":");
+		if (d->r.last_error[0])
+			status_json_str(fp, d->r.last_error);
+		else
+			fprintf(fp, "null");
+		fprintf(fp, "}");
+	}
+	fprintf(fp, "]");
+}
+
 /* status_text - the human table */
 static void
 status_text(const struct qs *qs, const struct counts *k, FILE *fp)
@@ -168,6 +309,7 @@ status_text(const struct qs *qs, const struct counts *k, FILE *fp)
 		fprintf(fp, "oldest: %llds\n", (long long)(now - k->oldest));
 	else
 		fprintf(fp, "oldest: -\n");
+	status_text_dests(k, now, fp);
 }
 
 /* status_json_tier - one tier's counters as JSON members */
@@ -221,7 +363,9 @@ status_json(const struct qs *qs, const struct counts *k, FILE *fp)
 		status_json_tier(fp, &k->tiers[i]);
 		fprintf(fp, "}");
 	}
-	fprintf(fp, "]}}\n");
+	fprintf(fp, "]}");
+	status_json_dests(k, now, fp);
+	fprintf(fp, "}\n");
 }
 
 /* queueserv_status_write - the whole reply, ended by an empty line */
@@ -234,7 +378,7 @@ queueserv_status_write(const struct qs *qs, int fd, int json)
 
 	if ((dfd = dup(fd)) == -1 || (fp = fdopen(dfd, "w")) == NULL)
 		return -1;
-	if (status_spool(qs, &k) == -1)
+	if (status_spool(qs, &k) == -1 || status_dests(qs, &k) == -1)
 		fprintf(
 		    fp, "error: cannot read the spool %s\n", qs->s.spool_dir);
 	else if (json)
@@ -243,6 +387,7 @@ queueserv_status_write(const struct qs *qs, int fd, int json)
 		status_text(qs, &k, fp);
 	fprintf(fp, "\n");
 	free(k.tiers);
+	free(k.dests);
 	r = ferror(fp) ? -1 : 0;
 	if (fclose(fp) == EOF)
 		r = -1;

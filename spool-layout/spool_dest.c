@@ -295,8 +295,11 @@ spool_dest_held(struct spool_dest *sd, int idx)
 {
 	int i, n = 0;
 
+	/* A slot is taken and hinted in one step under the table lock, so
+	 * an unhinted slot is never held: only hinted ones are asked. */
 	for (i = 0; i < SPOOL_DEST_SLOTS; i++)
-		if (spool_dest_fl(sd->fd, F_OFD_GETLK, F_WRLCK,
+		if (sd->rec[idx].holder[i] != 0 &&
+		    spool_dest_fl(sd->fd, F_OFD_GETLK, F_WRLCK,
 			spool_dest_slot_byte(idx, i)) == F_WRLCK)
 			n++;
 	return n;

@@ -1,0 +1,196 @@
+#!/usr/bin/env bats
+# t/51-sched-shared.bats - the destination table shared by every runner
+# ($spool/state/destinations): one concurrency window per destination over
+# all runners, busy slots that a kill -9 cannot leak, dead-destination
+# state seen by every runner, its display in mj_queueserv status, and the
+# feedback debug log.
+#
+# The sink is mj_testsmtpd --stats, which counts connections and the most
+# sessions it ever had open at once, so "never more than the window" is
+# checked at the server, not taken from the runners' word.  Session
+# caching is off (smtp_connection_cache_time = 0): a cached idle session
+# holds no delivery slot, as in Postfix, and would be counted by the sink.
+
+bats_require_minimum_version 1.5.0
+load helpers
+load smtp_helpers
+
+setup() {
+	QS_PID=
+	RUNNERS=
+}
+
+teardown() {
+	local p
+	queueserv_stop
+	for p in $RUNNERS $(runner_pids); do
+		alive "$p" && kill -KILL "$p" 2>/dev/null
+	done
+	servers_stop
+	return 0
+}
+
+# conf [INI...] - sink "s" with the given mj_testsmtpd options in
+# SMTPD_ARGS, d.test routed to it, list big@ex.org; extra [delivery] lines
+conf() {
+	smtpd_start s --stats "$BATS_TEST_TMPDIR/s/stats" "${SMTPD_ARGS[@]}"
+	mjq_setup <<-EOF
+		[queuerun]
+		active_limit = 1
+		[queueserv]
+		runner_program = $MJ_QUEUERUN
+		max_runners = 1
+		handshake_timeout_ms = 200
+		runner_kill_timeout = 1s
+		queue_run_delay = 1h
+		[delivery]
+		destination_recipient_limit = 1
+		destination_concurrency_limit = 2
+		initial_destination_concurrency = 2
+		smtp_connection_cache_time = 0
+		minimal_backoff_time = 1s
+		$(printf '%s\n' "$@")
+		[transport_map]
+		d.test = smtp:[127.0.0.1]:$PORT
+	EOF
+	DEST="smtp:[127.0.0.1]:$PORT"
+}
+
+# subscribers N - list big@ex.org with u1@d.test .. uN@d.test
+subscribers() {
+	mkdir -p "$LISTS/ex.org/big"
+	seq -f 'u%g@d.test' 1 "$1" >"$LISTS/ex.org/big/subscribers"
+}
+
+post() {
+	printf 'From: p@example.net\nSubject: s%s\n\nhello\n' "$1" |
+		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l big -r -f p@example.net
+}
+
+# runq NAME - one mj_queuerun -1, its log in $BATS_TEST_TMPDIR/NAME.log
+runq() {
+	timeout 30 "$MJ_QUEUERUN" -C "$CONF" -1 \
+		2>>"$BATS_TEST_TMPDIR/$1.log" 3>&-
+}
+
+# stat NAME - a field of the sink's --stats line
+stat() {
+	tr ' ' '\n' <"$BATS_TEST_TMPDIR/s/stats" | sed -n "s/^$1=//p"
+}
+
+# deliveries - recipients the sink accepted (with repeats)
+deliveries() {
+	cat "$BATS_TEST_TMPDIR/s/log" 2>/dev/null | wc -l
+}
+
+# distinct - distinct recipients the sink accepted
+distinct() {
+	sed 's/.* to=//' "$BATS_TEST_TMPDIR/s/log" 2>/dev/null | sort -u |
+		wc -l
+}
+
+runner_pids() {
+	[ -n "${QS_PID:-}" ] || return 0
+	pgrep -P "$QS_PID" -x mj_queuerun | sort
+}
+
+# dest_line WINDOW BUSY SUCCESS FAILURE COHORTS DEAD ERROR - the status row
+dest_line() {
+	printf '%-30s %6d %4d %7.4f %7.4f %7.4f %8s %s' "$DEST" "$@"
+}
+
+# status_busy - the busy count status -j shows for the destination
+status_busy() {
+	"$MJ_QUEUESERV" -C "$CONF" status -j | grep -o '"busy":[0-9]*' |
+		cut -d: -f2
+}
+
+@test "two runners share one window: the sink never sees more than 2 sessions" {
+	SMTPD_ARGS=(--max-sessions 2 --delay eod=50)
+	conf
+	subscribers 12
+	post 1
+	post 2
+	# active_limit = 1: each runner claims one message.
+	runq a &
+	RUNNERS="$RUNNERS $!"
+	runq b &
+	RUNNERS="$RUNNERS $!"
+	wait_for 30 eval '[ "$(deliveries)" -ge 24 ] && [ -z "$(queue_files)" ]'
+	wait $RUNNERS
+	cat "$BATS_TEST_TMPDIR/s/stats"
+	[ "$(deliveries)" -eq 24 ]
+	[ "$(stat sessions)" -eq 24 ]
+	[ "$(stat max_open)" -eq 2 ]
+	[ "$(stat refused)" -eq 0 ]
+	# both runners delivered
+	grep -q 'status=sent' "$BATS_TEST_TMPDIR/a.log"
+	grep -q 'status=sent' "$BATS_TEST_TMPDIR/b.log"
+	[ -f "$SPOOL/state/destinations" ]
+}
+
+@test "kill -9 of a runner mid-delivery: busy returns to 0, the next runner delivers" {
+	SMTPD_ARGS=(--max-sessions 2 --delay eod=400)
+	conf
+	subscribers 8
+	queueserv_start
+	post 1
+	wait_for 10 eval '[ "$(status_busy)" = 2 ]'
+	local old
+	old=$(runner_pids)
+	[ -n "$old" ]
+	kill -KILL $old
+	RUNNERS="$old"
+	wait_for 30 eval '[ "$(distinct)" -eq 8 ] && [ -z "$(queue_files)" ]'
+	wait_for 5 eval '[ "$(status_busy)" = 0 ]'
+	[ "$(stat refused)" -eq 0 ]
+	[ "$(stat max_open)" -le 2 ]
+	run -0 "$MJ_QUEUESERV" -C "$CONF" status
+	echo "$output"
+	[ "${lines[-2]}" = "destination                    window busy success failure cohorts     dead error" ]
+	[ "${lines[-1]}" = "$(dest_line 2 0 0 0 0 - -)" ]
+	run -0 "$MJ_QUEUESERV" -C "$CONF" status -j
+	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","window":2,"busy":0,"success":0.0000,"failure":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"last_error":null}]}' ]]
+}
+
+@test "a destination one runner found dead is deferred by the next without a connection, then revived" {
+	# The first two sessions get 421: a handshake failure each, one
+	# failed pseudo-cohort of window 2, so the destination is dead.
+	SMTPD_ARGS=(--fail-first-sessions 2)
+	conf "destination_concurrency_failed_cohort_limit = 1" \
+		"destination_concurrency_feedback_debug = yes" \
+		"minimal_backoff_time = 2s"
+	subscribers 2
+	post 1
+	runq a
+	[ "$(stat sessions)" -eq 2 ]
+	[ "$(deliveries)" -eq 0 ]
+	grep -q "feedback dead: dest=\[127.0.0.1\]:$PORT " "$BATS_TEST_TMPDIR/a.log"
+	# Another runner, another message: deferred at once, no connection.
+	post 2
+	runq b
+	[ "$(stat sessions)" -eq 2 ]
+	[ "$(deliveries)" -eq 0 ]
+	grep -q "feedback shared dead: dest=\[127.0.0.1\]:$PORT " "$BATS_TEST_TMPDIR/b.log"
+	grep -q 'status=deferred.*delivery temporarily suspended' "$BATS_TEST_TMPDIR/b.log"
+	[ "$(grep -c 'status=deferred' "$BATS_TEST_TMPDIR/b.log")" -eq 2 ]
+	# After the backoff one probe goes through and revives it for all.
+	wait_for 10 eval 'find "$SPOOL/QUEUE" -type f ! -name ".*" -exec touch -d "1 hour ago" {} + ; runq c; [ "$(distinct)" -eq 2 ]'
+	wait_for 10 eval 'find "$SPOOL/QUEUE" -type f ! -name ".*" -exec touch -d "1 hour ago" {} + ; runq c; [ -z "$(queue_files)" ]'
+	[ "$(deliveries)" -eq 4 ]
+	grep -q "feedback revive: dest=\[127.0.0.1\]:$PORT " "$BATS_TEST_TMPDIR/c.log"
+}
+
+@test "destination_concurrency_feedback_debug logs every feedback step with its variables" {
+	conf "destination_concurrency_feedback_debug = yes" \
+		"initial_destination_concurrency = 1" \
+		"destination_concurrency_limit = 3"
+	subscribers 3
+	post 1
+	runq a
+	[ "$(deliveries)" -eq 3 ]
+	grep 'feedback ' "$BATS_TEST_TMPDIR/a.log" >"$BATS_TEST_TMPDIR/fb"
+	cat "$BATS_TEST_TMPDIR/fb"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/fb")" -eq 3 ]
+	grep -Eq "feedback positive: dest=\[127\.0\.0\.1\]:$PORT feedback=1\.0000 window=2 busy=1 success=0\.0000 failure=0\.0000 fail_cohorts=0\.0000$" "$BATS_TEST_TMPDIR/fb"
+}
