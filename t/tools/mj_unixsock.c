@@ -6,6 +6,9 @@
  *                                   line received to OUT, answer "ok"
  *   mj_unixsock mute PATH           listen and never accept or answer
  *                                   (until killed)
+ *   mj_unixsock hold PATH N         connect N clients to PATH, say
+ *                                   "connected N" on stdout, then stay
+ *                                   silent until killed
  */
 #include <err.h>
 #include <stdio.h>
@@ -62,6 +65,31 @@ unixsock_serve(int fd, long n, const char *out)
 	fclose(log);
 }
 
+/* unixsock_hold - n silent clients of path, until killed */
+static void
+unixsock_hold(const char *path, long n)
+{
+	struct sockaddr_un sun;
+	long i;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
+	    sizeof(sun.sun_path))
+		errx(1, "%s: path too long", path);
+	for (i = 0; i < n; i++) {
+		if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
+			err(1, "socket");
+		if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+			err(1, "connect %s", path);
+	}
+	printf("connected %ld\n", n);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -76,12 +104,14 @@ main(int argc, char **argv)
 		unixsock_serve(fd, atol(argv[3]), argv[4]);
 		return 0;
 	}
+	if (argc == 4 && strcmp(argv[1], "hold") == 0)
+		unixsock_hold(argv[2], atol(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "mute") == 0) {
 		unixsock_bind(argv[2], 1);
 		for (;;)
 			pause();
 	}
 	fprintf(stderr, "usage: mj_unixsock stale PATH | serve PATH N OUT | "
-			"mute PATH\n");
+			"mute PATH | hold PATH N\n");
 	return 64;
 }
