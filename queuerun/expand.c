@@ -119,6 +119,27 @@ expand_aside(
 		log_notice("%s: moved to %s: %s", m->name, top, why);
 }
 
+/* expand_state - commit m's state file with these recipients (freed
+ * here) and mark it active: the last step of every function's expansion */
+int
+expand_state(struct queuerun *q, struct qr_msg *m,
+    struct spool_state_init *init, char **rcpts, size_t n)
+{
+	struct stat sb;
+	int r;
+
+	init->arrival = fstat(m->fd, &sb) == 0 ? (long long)sb.st_mtime
+					       : (long long)m->claimed;
+	r = spool_state_create(
+	    &m->st, q->s->spool_dir, m->path, init, rcpts, n);
+	listconf_free_vec(rcpts, n);
+	if (r == -1) {
+		log_warn("%s: cannot create its state file", m->name);
+		return -1;
+	}
+	return spool_state_set_counts(&m->st, 0, 0, 1);
+}
+
 /* expand_resume - a message with a state file: count a crash if its last
  * runner died holding it; -1 when it went to BAD/ */
 static int

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "log.h"
 #include "queuerun_impl.h"
@@ -188,8 +187,6 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 	char sender[SPOOL_ADDR_MAX + 1], from[SPOOL_ADDR_MAX + 1], err[300];
 	char **subs;
 	size_t n;
-	struct stat sb;
-	int r;
 
 	if (expand_list_loop(m, text, len)) {
 		expand_aside(q, m, SPOOL_BAD,
@@ -229,16 +226,7 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 	init.from = from;
 	init.kind = "post";
 	init.verp = lc->verp;
-	init.arrival = fstat(m->fd, &sb) == 0 ? (long long)sb.st_mtime
-					      : (long long)m->claimed;
-	r = spool_state_create(
-	    &m->st, q->s->spool_dir, m->path, &init, subs, n);
-	listconf_free_vec(subs, n);
-	if (r == -1) {
-		log_warn("%s: cannot create its state file", m->name);
-		return -1;
-	}
-	if (spool_state_set_counts(&m->st, 0, 0, 1) == -1)
+	if (expand_state(q, m, &init, subs, n) == -1)
 		return -1;
 	log_info("%s: from=<%s>, list=%s@%s, nrcpt=%zu", m->name, from, m->list,
 	    m->domain, n);

@@ -8,7 +8,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "log.h"
 #include "queuerun_impl.h"
@@ -21,7 +20,6 @@ expand_owner(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 	struct spool_state_init init;
 	char from[SPOOL_ADDR_MAX + 1], err[512];
 	struct listconf lc;
-	struct stat sb;
 	char **owners;
 	size_t n;
 	int r;
@@ -51,16 +49,7 @@ expand_owner(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 	init.sender = from;
 	init.from = from;
 	init.kind = "forward";
-	init.arrival = fstat(m->fd, &sb) == 0 ? (long long)sb.st_mtime
-					      : (long long)m->claimed;
-	r = spool_state_create(
-	    &m->st, q->s->spool_dir, m->path, &init, owners, n);
-	listconf_free_vec(owners, n);
-	if (r == -1) {
-		log_warn("%s: cannot create its state file", m->name);
-		return -1;
-	}
-	if (spool_state_set_counts(&m->st, 0, 0, 1) == -1)
+	if (expand_state(q, m, &init, owners, n) == -1)
 		return -1;
 	log_info("%s: from=<%s>, owner of %s@%s, nrcpt=%zu", m->name, from,
 	    m->list, m->domain, n);

@@ -166,6 +166,8 @@ int expand_list_text(
 int expand_owner(
     struct queuerun *q, struct qr_msg *m, const char *text, size_t len);
 int expand_plain_text(struct qr_msg *m, const char *text, size_t len);
+int expand_state(struct queuerun *q, struct qr_msg *m,
+    struct spool_state_init *init, char **rcpts, size_t n);
 const char *expand_header_end(const char *text, size_t len);
 int expand_return_path(const char *text, size_t len, char *out, size_t outlen);
 int expand_memfd(
