@@ -18,18 +18,27 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-/* unixsock_bind - a bound (and listening, if asked) socket on path */
-static int
-unixsock_bind(const char *path, int listening)
+/* unixsock_addr - the address of path */
+static struct sockaddr_un
+unixsock_addr(const char *path)
 {
 	struct sockaddr_un sun;
-	int fd;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
 	    sizeof(sun.sun_path))
 		errx(1, "%s: path too long", path);
+	return sun;
+}
+
+/* unixsock_bind - a bound (and listening, if asked) socket on path */
+static int
+unixsock_bind(const char *path, int listening)
+{
+	struct sockaddr_un sun = unixsock_addr(path);
+	int fd;
+
 	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
 		err(1, "socket");
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
@@ -69,15 +78,10 @@ unixsock_serve(int fd, long n, const char *out)
 static void
 unixsock_hold(const char *path, long n)
 {
-	struct sockaddr_un sun;
+	struct sockaddr_un sun = unixsock_addr(path);
 	long i;
 	int fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
-	    sizeof(sun.sun_path))
-		errx(1, "%s: path too long", path);
 	for (i = 0; i < n; i++) {
 		if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
 			err(1, "socket");
