@@ -1,0 +1,164 @@
+#!/usr/bin/env bats
+# t/62-crash.bats - kill -9 at random points, many times: mj_enqueue while
+# it writes (nothing partial ever visible in QUEUE/, the leftovers swept),
+# and runners, the server and all of them at once while a 10,000-recipient
+# post is delivered (nobody lost; duplicates only from batches in flight).
+
+bats_require_minimum_version 1.5.0
+load helpers
+load smtp_helpers
+
+setup() {
+	QS_PID=
+	SEEN=
+}
+
+teardown() {
+	queueserv_stop
+	local p
+	for p in $SEEN; do
+		alive "$p" && kill -KILL "$p" 2>/dev/null
+	done
+	servers_stop
+	return 0
+}
+
+# runner_pids - the current server's runners
+runner_pids() {
+	[ -n "${QS_PID:-}" ] || return 0
+	pgrep -P "$QS_PID" -x mj_queuerun || true
+}
+
+# restart_server - start the server again after it was killed; its
+# runners (orphans now) are remembered for teardown
+restart_server() {
+	{ wait "$QS_PID"; } 2>/dev/null || true
+	queueserv_start
+}
+
+@test "kill -9 of mj_enqueue mid-write, 30 times: QUEUE/ holds only whole messages, tmp/ is swept" {
+	mjq_setup </dev/null
+	mjq_list example.org big a@example.org
+	# 8 MB in two halves with a pause between: a kill in the pause or
+	# in either half finds mj_enqueue with a partial tmp file
+	local big=$BATS_TEST_TMPDIR/big i f killed=0 done=0
+	{
+		printf 'From: a@example.net\nSubject: big\n\n'
+		head -c 6000000 /dev/urandom | base64
+	} >"$big"
+	local size half
+	size=$(stat -c %s "$big")
+	half=$((size / 2))
+	for i in $(seq 1 30); do
+		{
+			head -c "$half" "$big"
+			sleep 0.3
+			tail -c +$((half + 1)) "$big"
+		} | "$MJ_ENQUEUE" -C "$CONF" -d example.org -l big -r &
+		local pid=$!
+		sleep "0.$(printf '%03d' $((RANDOM % 450)))"
+		if kill -KILL "$pid" 2>/dev/null; then killed=$((killed + 1)); fi
+		{ wait "$pid"; } 2>/dev/null && done=$((done + 1))
+		# every message in QUEUE/ is the whole input, byte for byte
+		for f in $(queue_files); do
+			cmp -s "$big" "$SPOOL/$f" || {
+				echo "partial or damaged: $f" >&2
+				return 1
+			}
+		done
+	done
+	local left
+	left=$(find "$SPOOL/tmp" -type f | wc -l)
+	echo "# mj_enqueue: $killed kills, $done committed, $left tmp leftovers" >&3
+	[ "$killed" -ge 10 ]
+	[ "$done" -ge 1 ]
+	[ "$left" -ge 1 ]
+	# what committed is there, once each
+	[ "$(queue_files | wc -l)" -eq "$done" ]
+	# the leftovers are old (tmp_max_age is at least 60 s): the sweeper
+	# removes them at the server's start and logs each
+	find "$SPOOL/tmp" -type f -exec touch -d '2 days ago' {} +
+	printf '[queueserv]\nqueue_run_delay = 1h\nrunner_program = %s\n' \
+		"$MJ_QUEUERUN" >>"$CONF"
+	queueserv_start
+	wait_for 10 eval '[ -z "$(ls -A "$SPOOL/tmp")" ]'
+	[ "$(grep -c 'sweep: removed tmp/' "$QS_LOG")" -eq "$left" ]
+}
+
+# all_seen N - every one of the N subscribers is in some server's log
+all_seen() {
+	[ "$(cat "$BATS_TEST_TMPDIR"/s*/log | sed 's/.* to=//' | sort -u | wc -l)" -eq "$1" ]
+}
+
+@test "a 10,000-recipient post through 60 random kills of runners, server and all: nobody lost" {
+	local d i
+	for d in 0 1 2 3; do
+		smtpd_start "s$d" --delay eod=40
+		echo "d$d.test = smtp:[127.0.0.1]:$PORT" >>"$BATS_TEST_TMPDIR/map"
+	done
+	# small limits, so the duplicates bound below means something:
+	# in flight at a kill are at most runners x threads x recipients
+	local runners=3 threads=2 rlimit=10
+	mjq_setup <<-EOF
+		poke_timeout_ms = 2000
+		[queueserv]
+		runner_program = $MJ_QUEUERUN
+		max_runners = $runners
+		queue_run_delay = 1s
+		handshake_timeout_ms = 200
+		runner_kill_timeout = 1s
+		shutdown_timeout = 5s
+		[queuerun]
+		max_crashes = 1000
+		[delivery]
+		delivery_threads = $threads
+		destination_recipient_limit = $rlimit
+		destination_concurrency_limit = 2
+		[transport_map]
+		$(cat "$BATS_TEST_TMPDIR/map")
+	EOF
+	mkdir -p "$LISTS/ex.org/big"
+	for i in $(seq 1 10000); do echo "u$i@d$((i % 4)).test"; done \
+		>"$LISTS/ex.org/big/subscribers"
+	printf 'From: poster@example.net\nSubject: crash\n\nhello\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l big -r -f poster@example.net
+	queueserv_start
+	local kills=0 busy_kills=0 what p victims
+	while [ "$kills" -lt 60 ]; do
+		sleep "0.$(printf '%03d' $((100 + RANDOM % 300)))"
+		what=$((RANDOM % 10))
+		if [ "$what" -lt 6 ]; then
+			# one runner, or the only one there is
+			victims=$(runner_pids | shuf -n 1)
+			[ -n "$victims" ] || continue
+			kill -KILL $victims 2>/dev/null || continue
+		elif [ "$what" -lt 8 ]; then
+			SEEN="$SEEN $(runner_pids)"
+			kill -KILL "$QS_PID"
+			restart_server
+		else
+			victims=$(runner_pids)
+			SEEN="$SEEN $victims"
+			kill -KILL "$QS_PID" $victims 2>/dev/null
+			restart_server
+		fi
+		kills=$((kills + 1))
+		[ -z "$(queue_files)" ] || busy_kills=$((busy_kills + 1))
+	done
+	# whatever a kill left deferred is due now
+	"$MJ_QUEUESERV" -C "$CONF" flush >/dev/null
+	wait_for 120 eval '[ -z "$(queue_files)" ]'
+	cat "$BATS_TEST_TMPDIR"/s*/log | sed 's/.* to=//' | sort >"$BATS_TEST_TMPDIR/got"
+	local uniq total dups bound
+	uniq=$(sort -u "$BATS_TEST_TMPDIR/got" | wc -l)
+	total=$(wc -l <"$BATS_TEST_TMPDIR/got")
+	dups=$((total - uniq))
+	bound=$((kills * runners * threads * rlimit))
+	echo "# kills: $kills ($busy_kills with the post still queued), lost: $((10000 - uniq)), duplicates: $dups (bound $bound)" >&3
+	# nobody lost, nothing in BAD/, duplicates within the bound
+	[ "$uniq" -eq 10000 ]
+	[ ! -d "$SPOOL/BAD" ] || [ -z "$(find "$SPOOL/BAD" -type f)" ]
+	[ "$dups" -le "$bound" ]
+	# the kills landed while there was work
+	[ "$busy_kills" -ge 50 ]
+}
