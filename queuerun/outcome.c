@@ -187,7 +187,11 @@ outcome_finish(struct queuerun *q, struct qr_msg *m, double now)
 	if (ndefer == 0) {
 		/* The message goes first: a state file without its message
 		 * is inert, a message without its state would be expanded
-		 * and sent again. */
+		 * and sent again.  The pass ends with the state synced, as
+		 * every pass does: a power loss that undoes the unlinks then
+		 * finds the recipients marked, not the whole list to do. */
+		if (spool_state_sync(&m->st) == -1)
+			log_warn("%s: cannot sync %s", m->name, m->st.path);
 		if (unlink(m->path) == -1 && errno != ENOENT)
 			log_warn("%s: cannot remove", m->name);
 		else if (unlink(m->st.path) == -1 && errno != ENOENT)
