@@ -91,14 +91,16 @@ spool_dest_open(struct spool_dest *sd, const char *spool, int create)
 	sd->fd = fd;
 	if (spool_dest_lock(sd) == -1 || fstat(fd, &st) == -1)
 		goto fail;
-	if ((size_t)st.st_size < size) {
-		if (!create) {
-			errno = ENOENT;
-			goto fail;
-		}
-		if (ftruncate(fd, (off_t)size) == -1)
-			goto fail;
+	if ((size_t)st.st_size < size && !create) {
+		errno = ENOENT;
+		goto fail;
 	}
+	/* Allocated, not just sized: a store into a sparse page of a full
+	 * file system kills the process with SIGBUS, where this fails
+	 * with ENOSPC and the runner schedules on its own.  A file an
+	 * older runner made sparse is filled in here too. */
+	if (create && (errno = posix_fallocate(fd, 0, (off_t)size)) != 0)
+		goto fail;
 	if ((map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		 0)) == MAP_FAILED)
 		goto fail;
