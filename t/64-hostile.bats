@@ -91,6 +91,8 @@ sent() {
 	grep -qx '<b@d.test>' "$BATS_TEST_TMPDIR/got"
 	[ "$(grep -c . "$BATS_TEST_TMPDIR/s/log")" -eq "$(wc -l <"$BATS_TEST_TMPDIR/got")" ]
 	! grep -q 'to=<not an address>\|to=<@d.test>\|to=<b@>' "$BATS_TEST_TMPDIR/s/log"
+	grep -q 'subscribers:3: invalid address skipped' "$BATS_TEST_TMPDIR/run.log"
+	grep -q 'duplicate address a@d.test skipped' "$BATS_TEST_TMPDIR/run.log"
 	[ -z "$(queue_files)" ]
 }
 
