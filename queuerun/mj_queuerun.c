@@ -4,6 +4,7 @@
  *   mj_queuerun [-dfk] [-C file] -s fd   as a runner of mj_queueserv
  *   mj_queuerun [-d] [-C file] -1         one pass: until nothing is due
  *   mj_queuerun [-C file] -l              list the queue
+ *   mj_queuerun [-C file] -c              check and repair the spool
  *
  * The delivery work is queuerun.h's; this file picks the mode.  With -s,
  * runner_link.c owns the loop and speaks to the server over fd; -f logs
@@ -31,7 +32,8 @@ qr_usage(void)
 {
 	fprintf(stderr, "usage: mj_queuerun [-dfk] [-C file] -s fd\n"
 			"       mj_queuerun [-d] [-C file] -1\n"
-			"       mj_queuerun [-C file] -l\n");
+			"       mj_queuerun [-C file] -l\n"
+			"       mj_queuerun [-C file] -c\n");
 	return EX_USAGE;
 }
 
@@ -49,6 +51,22 @@ qr_list(const struct settings *s)
 	if (fflush(stdout) == EOF)
 		r = EX_IOERR;
 	return r;
+}
+
+/* qr_check - mj_queuerun -c: 0 when the spool is sound after repair */
+static int
+qr_check(const struct settings *s)
+{
+	long left;
+
+	if ((left = queuerun_check(s, stdout)) == -1) {
+		fprintf(stderr, "mj_queuerun: cannot read %s/%s: %s\n",
+		    s->spool_dir, SPOOL_QUEUE, strerror(errno));
+		return EX_TEMPFAIL;
+	}
+	if (fflush(stdout) == EOF)
+		return EX_IOERR;
+	return left == 0 ? 0 : 1;
 }
 
 /* qr_once - one pass: step until nothing is due or in hand */
@@ -79,17 +97,20 @@ main(int argc, char **argv)
 	struct settings s;
 	struct queuerun *q;
 	char err[512], *end;
-	int c, once = 0, list = 0, fg = 0, debug = 0, r;
+	int c, once = 0, list = 0, check = 0, fg = 0, debug = 0, r;
 
 	setprogname("mj_queuerun");
 	umask(027);
-	while ((c = getopt(argc, argv, "1C:dfkls:")) != -1) {
+	while ((c = getopt(argc, argv, "1C:cdfkls:")) != -1) {
 		switch (c) {
 		case '1':
 			once = 1;
 			break;
 		case 'C':
 			config = optarg;
+			break;
+		case 'c':
+			check = 1;
 			break;
 		case 'd':
 			debug = 1;
@@ -113,7 +134,7 @@ main(int argc, char **argv)
 			return qr_usage();
 		}
 	}
-	if (optind != argc || once + list + (o.fd != -1) != 1)
+	if (optind != argc || once + list + check + (o.fd != -1) != 1)
 		return qr_usage();
 	/* A runner's stderr is the daemon's /dev/null unless the server
 	 * runs in the foreground. */
@@ -127,6 +148,8 @@ main(int argc, char **argv)
 	}
 	if (list)
 		return qr_list(&s);
+	if (check)
+		return qr_check(&s);
 	if ((q = queuerun_open(&s, config, err, sizeof(err))) == NULL) {
 		log_errx("%s", err);
 		return EX_CONFIG;

@@ -19,8 +19,8 @@
 struct queuerun;
 
 /* queuerun_open - set up a runner for this spool; NULL with err */
-struct queuerun *queuerun_open(const struct settings *s, const char *config,
-    char *err, size_t errlen);
+struct queuerun *queuerun_open(
+    const struct settings *s, const char *config, char *err, size_t errlen);
 /* queuerun_rescan - walk the spool again at the next step (new mail) */
 void queuerun_rescan(struct queuerun *q);
 /* queuerun_step - make progress without blocking; *timeout_ms is set to
@@ -43,5 +43,9 @@ void queuerun_close(struct queuerun *q);
  * and BAD/ (age, size, function, recipients left of total, next try,
  * last error), then a count; -1 when QUEUE/ cannot be read */
 int queuerun_list(const struct settings *s, FILE *out);
+/* queuerun_check - mj_queuerun -c: one line per finding (orphan dot
+ * files removed, strays and damaged state quarantined in BAD/), then a
+ * summary; returns the problems left, or -1 when QUEUE/ is unreadable */
+long queuerun_check(const struct settings *s, FILE *out);
 
 #endif

@@ -27,12 +27,15 @@ struct spool_entry {
 	struct spool_name name;
 	struct stat st;
 	int stray; /* not a queue file name (name is not filled in) */
+	int dot;   /* a dot file (spool_walk_dots only): .name, .name.why ... */
 };
 
 /* spool_walk_fn - one message; return nonzero to stop the walk */
 typedef int spool_walk_fn(void *arg, const struct spool_entry *e);
 
 int spool_walk(
+    const char *spool, const char *top, spool_walk_fn *fn, void *arg);
+int spool_walk_dots(
     const char *spool, const char *top, spool_walk_fn *fn, void *arg);
 int spool_state_path(char *buf, size_t len, const char *message_path);
 
