@@ -54,7 +54,8 @@ main(int argc, char **argv)
 		else if (c == 'i')
 			input = optarg;
 		else
-			errx(64, "usage: mj_measure -n RUNS -i INPUT -- CMD...");
+			errx(
+			    64, "usage: mj_measure -n RUNS -i INPUT -- CMD...");
 	}
 	if (optind >= argc || input == NULL || runs < 1)
 		errx(64, "usage: mj_measure -n RUNS -i INPUT -- CMD...");
