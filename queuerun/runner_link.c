@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "runner_link.h"
 
@@ -45,16 +46,6 @@ struct link {
 
 static volatile sig_atomic_t link_got_term;
 static int link_sig_w = -1;
-
-/* link_now - monotonic milliseconds */
-static long long
-link_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* link_on_term - note SIGTERM and wake the loop */
 static void
@@ -134,7 +125,7 @@ link_beat(struct link *l, int idle)
 	    queuerun_busy(l->q), queuerun_done(l->q));
 	l->was_idle = idle;
 	l->told_inhand = queuerun_busy(l->q);
-	l->last_beat = link_now();
+	l->last_beat = clock_ms();
 	l->next_beat = l->last_beat + runner_link_beat_ms(l->s);
 }
 
@@ -313,7 +304,7 @@ runner_link_serve(struct queuerun *q, const struct settings *s,
 			break;
 		}
 		l.walk_asked = 0;
-		now = link_now();
+		now = clock_ms();
 		if (link_after_step(&l, now))
 			break;
 		pfd[0] = (struct pollfd){l.fd, POLLIN, 0};

@@ -27,19 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "smtp_session.h"
 
 #define SMTP_QUIT_MAX_MS 10000 /* QUIT is a courtesy: never wait long */
-
-/* smtp_session_now - monotonic milliseconds */
-static long long
-smtp_session_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* smtp_session_timeouts - Postfix's default timeouts */
 void
@@ -72,7 +63,7 @@ smtp_session_wait(struct smtp_session *s, short events, long long deadline)
 	int n;
 
 	for (;;) {
-		if ((left = deadline - smtp_session_now()) <= 0)
+		if ((left = deadline - clock_ms()) <= 0)
 			return smtp_session_io(s, SMTP_IO_TIMEOUT, ETIMEDOUT);
 		if ((n = poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left)) >
 		    0)
@@ -87,7 +78,7 @@ int
 smtp_session_send(
     struct smtp_session *s, const char *buf, size_t len, int timeout_ms)
 {
-	long long deadline = smtp_session_now() + timeout_ms;
+	long long deadline = clock_ms() + timeout_ms;
 	ssize_t n;
 
 	if (s->broken)
@@ -111,7 +102,7 @@ int
 smtp_session_reply(
     struct smtp_session *s, int timeout_ms, struct smtp_reply *out)
 {
-	long long deadline = smtp_session_now() + timeout_ms;
+	long long deadline = clock_ms() + timeout_ms;
 	enum smtp_reply_status rs;
 	size_t used;
 	ssize_t n;
@@ -201,7 +192,7 @@ static int
 smtp_session_connect(struct smtp_session *s, const struct sockaddr *sa,
     socklen_t salen, struct smtp_status *st)
 {
-	long long deadline = smtp_session_now() + s->to.connect_ms;
+	long long deadline = clock_ms() + s->to.connect_ms;
 	socklen_t len = sizeof(int);
 	int err = 0, one = 1;
 

@@ -38,16 +38,6 @@
 static volatile sig_atomic_t got_term, got_hup, got_chld;
 static int sig_pipe_w = -1;
 
-/* queueserv_now - milliseconds of the monotonic clock */
-long long
-queueserv_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* qs_on_signal - note the signal and wake the loop; nothing else */
 static void
 qs_on_signal(int sig)
@@ -162,8 +152,7 @@ queueserv_reload(struct qs *qs, char *err, size_t errlen)
 		return -1;
 	}
 	queueserv_listen_perms(qs);
-	qs->next_timer_run =
-	    queueserv_now() + ns.queueserv_queue_run_delay * 1000;
+	qs->next_timer_run = clock_ms() + ns.queueserv_queue_run_delay * 1000;
 	qs->reloading = 1;
 	log_notice("reloaded %s; replacing the runners",
 	    qs->config[0] ? qs->config : SETTINGS_DEFAULT_FILE);
@@ -362,7 +351,7 @@ qs_loop(struct qs *qs)
 		ns = qs->nslots;
 		for (i = 0; i < ns; i++)
 			pfd[n++] = (struct pollfd){qs->slots[i].fd, POLLIN, 0};
-		if (poll(pfd, n, qs_timeout(qs, queueserv_now())) == -1 &&
+		if (poll(pfd, n, qs_timeout(qs, clock_ms())) == -1 &&
 		    errno != EINTR) {
 			log_err("poll");
 			sleep(1);
@@ -381,7 +370,7 @@ qs_loop(struct qs *qs)
 			queueserv_listen_accept(qs);
 		if (pfd[0].revents || got_chld || got_term || got_hup)
 			qs_signals_taken(qs);
-		now = queueserv_now();
+		now = clock_ms();
 		queueserv_listen_timeouts(qs, now);
 		qs_timers(qs, now);
 		queueserv_pool_tick(qs, now);
@@ -468,7 +457,7 @@ main(int argc, char **argv)
 		return r;
 	}
 	qs.pid = getpid();
-	qs.started = queueserv_now();
+	qs.started = clock_ms();
 	qs.started_wall = time(NULL);
 	/* Mail may have come while no server ran: walk at once. */
 	qs.want_run = 1;

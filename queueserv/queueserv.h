@@ -10,7 +10,7 @@
  * queueserv_control.c, spool counts in queueserv_status.c, the tmp/
  * sweeper in queueserv_sweep.c.
  *
- * Times are milliseconds of CLOCK_MONOTONIC (queueserv_now) unless the
+ * Times are milliseconds of CLOCK_MONOTONIC (clock_ms) unless the
  * name says otherwise.
  */
 #ifndef MJQ_QUEUESERV_H
@@ -21,6 +21,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "clock.h"
 #include "settings.h"
 
 #define QS_LINE_MAX 256		/* a request or runner line, with newline */
@@ -118,7 +119,6 @@ struct qs {
 };
 
 /* mj_queueserv.c */
-long long queueserv_now(void);
 void queueserv_stop(struct qs *qs, const char *why);
 int queueserv_reload(struct qs *qs, char *err, size_t errlen);
 

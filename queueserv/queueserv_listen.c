@@ -155,8 +155,7 @@ queueserv_listen_accept(struct qs *qs)
 		c = &qs->clients[qs->nclients++];
 		memset(c, 0, sizeof(*c));
 		c->fd = fd;
-		c->deadline =
-		    queueserv_now() + qs->s.queueserv_client_timeout_ms;
+		c->deadline = clock_ms() + qs->s.queueserv_client_timeout_ms;
 		n++;
 	}
 	return n;

@@ -238,7 +238,7 @@ queueserv_pool_event(struct qs *qs, struct slot *sl, enum slot_event ev)
 	if (!t->valid)
 		return;
 	sl->state = t->next;
-	t->action(qs, sl, queueserv_now());
+	t->action(qs, sl, clock_ms());
 	if (from != sl->state)
 		log_debug("slot %d: %s -> %s", sl->index,
 		    pool_state_names[from], pool_state_names[sl->state]);
@@ -462,7 +462,7 @@ queueserv_pool_input(struct qs *qs, struct slot *sl)
 			queueserv_pool_event(qs, sl, EV_EOF);
 			return;
 		}
-		sl->heard = queueserv_now();
+		sl->heard = clock_ms();
 		sl->inlen += (size_t)n;
 		sl->in[sl->inlen] = '\0';
 		p = sl->in;

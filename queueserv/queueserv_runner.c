@@ -139,7 +139,7 @@ queueserv_runner_spawn(struct qs *qs, struct slot *sl)
 	sl->pid = pid;
 	sl->fd = sv[0];
 	sl->inlen = 0;
-	sl->spawned = sl->heard = queueserv_now();
+	sl->spawned = sl->heard = clock_ms();
 	sl->started_wall = time(NULL);
 	sl->deadline = 0;
 	sl->rescan_sent = 0;
