@@ -71,17 +71,22 @@ delivery_transport_lookup(const char *name, enum qr_transport *t)
 	return -1;
 }
 
+/* delivery_conf_hostname - the default EHLO name: the host name */
+static void
+delivery_conf_hostname(char *buf, size_t len)
+{
+	if (gethostname(buf, len) == -1 || buf[0] == '\0')
+		strlcpy(buf, "localhost", len);
+	buf[len - 1] = '\0';
+}
+
 /* delivery_conf_init - every default; the helo name is the host name */
 void
 delivery_conf_init(struct delivery_conf *dc)
 {
 	memset(dc, 0, sizeof(*dc));
 	conf_defaults(delivery_keys, NKEYS, &dc->base);
-	if (gethostname(dc->base.helo_name, sizeof(dc->base.helo_name)) == -1 ||
-	    dc->base.helo_name[0] == '\0')
-		strlcpy(dc->base.helo_name, "localhost",
-		    sizeof(dc->base.helo_name));
-	dc->base.helo_name[sizeof(dc->base.helo_name) - 1] = '\0';
+	delivery_conf_hostname(dc->base.helo_name, sizeof(dc->base.helo_name));
 	sched_params_defaults(&dc->sched);
 }
 
@@ -93,6 +98,12 @@ delivery_conf_set(struct delivery_params *p, struct sched_params *sp,
 {
 	int r1, r2;
 
+	/* Empty means the default, as for the other keys: the host name (never
+	 * "EHLO " with nothing). */
+	if (strcmp(key, "smtp_helo_name") == 0 && *value == '\0') {
+		delivery_conf_hostname(p->helo_name, sizeof(p->helo_name));
+		return 0;
+	}
 	if ((r1 = conf_set(delivery_keys, NKEYS, p, key, value, err, errlen)) ==
 	    -1)
 		return -1;

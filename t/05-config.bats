@@ -3,8 +3,13 @@
 # mj_enqueue: every error names file, line, section and key.
 
 load helpers
+load smtp_helpers
 
 MSG=$'Subject: x\n\nbody\n'
+
+teardown() {
+	servers_stop
+}
 
 setup() {
 	mjq_setup </dev/null
@@ -84,4 +89,15 @@ try_conf() {
 @test "the first of several errors is the one reported" {
 	try_conf $'[enqueue]\nstart_server = maybe\npoke_timeout_ms = 0'
 	[ "$output" = "mj_enqueue: $CONF:8: [enqueue] start_server: 'maybe' is not yes or no" ]
+}
+
+@test "an empty smtp_helo_name means the host name, never an empty EHLO" {
+	smtpd_start sink
+	mjq_list example.org mylist a@example.net
+	printf '[delivery]\nsmtp_helo_name =\n[transport_map]\nexample.net = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
+	"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r <<<"$MSG"
+	run "$MJ_QUEUERUN" -C "$CONF" -1
+	[ "$status" -eq 0 ]
+	grep -q " EHLO $(hostname)\$" "$BATS_TEST_TMPDIR/sink/trace"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/sink/log")" -eq 1 ]
 }
