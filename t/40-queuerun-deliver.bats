@@ -22,16 +22,6 @@ post() {
 		-f poster@example.net
 }
 
-# runq - one pass of the runner, its log in $BATS_TEST_TMPDIR/run.log
-runq() {
-	timeout 60 "$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/run.log"
-}
-
-# make_due - every queued message due now
-make_due() {
-	find "$SPOOL/QUEUE" -type f ! -name '.*' -exec touch -d '1 hour ago' {} +
-}
-
 # saved SERVER - the one message SERVER saved, without CRs: its path
 saved() {
 	local f
@@ -39,11 +29,6 @@ saved() {
 	[ "$(echo "$f" | wc -l)" -eq 1 ] || return 1
 	tr -d '\r' <"$f" >"$BATS_TEST_TMPDIR/$1.txt"
 	echo "$BATS_TEST_TMPDIR/$1.txt"
-}
-
-# state_files - the state files in QUEUE/
-state_files() {
-	find "$SPOOL/QUEUE" -type f -name '.*' ! -name '*.why' | sort
 }
 
 @test "a post to 1000 subscribers over 10 domains arrives exactly once each" {

@@ -20,18 +20,6 @@ post() {
 		"$MJ_ENQUEUE" -C "$CONF" -d "$1" -l "$2" -r -f poster@example.net
 }
 
-runq() {
-	timeout 60 "$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/run.log"
-}
-
-make_due() {
-	find "$SPOOL/QUEUE" -type f ! -name '.*' -exec touch -d '1 hour ago' {} +
-}
-
-state_files() {
-	find "$SPOOL/QUEUE" -type f -name '.*' | sort
-}
-
 # lines FILE... - how many lines in all of them
 lines() {
 	cat "$@" 2>/dev/null | wc -l

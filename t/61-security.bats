@@ -47,12 +47,6 @@ open_path() {
 	done
 }
 
-# runq - one pass of the runner, its log in $BATS_TEST_TMPDIR/run.log
-# (this file's own, not request_helpers')
-runq() {
-	timeout 60 "$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/run.log"
-}
-
 # post DOMAIN LIST [ARG...] - a post from poster@example.net
 post() {
 	local d=$1 l=$2
@@ -231,7 +225,7 @@ post() {
 	run find "$BATS_TEST_TMPDIR" -name '*escaped*'
 	[ "$output" = "" ]
 	[ "$(ls -A "$MAIL")" = "ok@d.test" ]
-	[ "$(grep -c 'unusable maildir path' "$BATS_TEST_TMPDIR/run.log")" -eq 4 ]
+	[ "$(grep -c 'unusable maildir path' "$RUNLOG")" -eq 4 ]
 }
 
 @test "list names and tokens from requests never reach a path unchecked" {

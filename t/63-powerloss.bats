@@ -80,10 +80,10 @@ traced_run() {
 	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$P" >>"$CONF"
 	mjq_list ex.org l a@d.test
 	post
-	"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/run.log"
-	st=$(find "$SPOOL/QUEUE" -type f -name '.*')
+	runq
+	st=$(state_files)
 	sed -i 's/^crashes      0$/crashes      2/; s/^active 0$/active 1/' "$st"
-	find "$SPOOL/QUEUE" -type f ! -name '.*' -exec touch -d '1 hour ago' {} +
+	make_due
 	traced_run
 	[ "$status" -eq 0 ]
 	[ "$output" = "runner order ok: mkdir mkdir mkdir mkdir mkdir link-why fsync-dir unlink-tmp move-state move-msg fsync-dir unlink-msg unlink-state fsync-olddir exit0" ]

@@ -25,10 +25,6 @@ teardown() {
 	servers_stop
 }
 
-runq() {
-	timeout 60 "$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/run.log"
-}
-
 # sink [OPTION...] - a test server for d.test
 sink() {
 	smtpd_start s "$@"

@@ -87,3 +87,21 @@ queueserv_stop() {
 	wait "$QS_PID" 2>/dev/null
 	QS_PID=
 }
+
+# runq - one pass of the runner (mj_queuerun -1), its log appended to
+# $RUNLOG (default $BATS_TEST_TMPDIR/run.log), given RUNQ_TIMEOUT
+# seconds (default 60) before it counts as hung
+runq() {
+	timeout "${RUNQ_TIMEOUT:-60}" "$MJ_QUEUERUN" -C "$CONF" -1 \
+		2>>"${RUNLOG:-$BATS_TEST_TMPDIR/run.log}"
+}
+
+# make_due - every queued message due now
+make_due() {
+	find "$SPOOL/QUEUE" -type f ! -name '.*' -exec touch -d '1 hour ago' {} +
+}
+
+# state_files - the state files under QUEUE/ (full paths), sorted
+state_files() {
+	find "$SPOOL/QUEUE" -type f -name '.*' ! -name '*.why' | sort
+}

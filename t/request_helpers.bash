@@ -1,11 +1,9 @@
 # t/request_helpers.bash - for the list-management tests (t/7N-*.bats):
-# one pass of the runner, and the mail it delivered to per-recipient
+# the runner's time limit, and the mail it delivered to per-recipient
 # maildirs ($MAIL/<address>/new).  Load after helpers.bash.
 
-# runq - one pass of the runner; its log appended to $RUNLOG
-runq() {
-	timeout 30 "$MJ_QUEUERUN" -C "$CONF" -1 2>>"$RUNLOG"
-}
+# runq (helpers.bash) runs the runner; these tests give it 30 s
+RUNQ_TIMEOUT=30
 
 # mails ADDR - how many messages ADDR has received
 mails() {
