@@ -134,7 +134,9 @@ status_spool(const struct qs *qs, struct counts *k)
 			return -1;
 	if (k->failed)
 		return -1;
-	qsort(k->tiers, k->ntiers, sizeof(*k->tiers), status_cmp);
+	/* qsort's array may not be NULL, even with no element (C11 7.1.4) */
+	if (k->ntiers > 0)
+		qsort(k->tiers, k->ntiers, sizeof(*k->tiers), status_cmp);
 	return 0;
 }
 
@@ -177,7 +179,8 @@ status_dests(const struct qs *qs, struct counts *k)
 		d->busy = spool_dest_held(&sd, i);
 	}
 	spool_dest_close(&sd);
-	qsort(k->dests, k->ndests, sizeof(*k->dests), status_dest_cmp);
+	if (k->ndests > 0)
+		qsort(k->dests, k->ndests, sizeof(*k->dests), status_dest_cmp);
 	return 0;
 }
 
