@@ -2,11 +2,12 @@
  * dispatch.c - the one place that decides what to deliver next: the
  * runner's side of the scheduler (sched.h, postfix-scheduler.txt).
  *
- * Each claimed message is routed once, recipient by recipient, to an
- * interned destination (transport + nexthop), and entered into the
- * scheduler with the number of recipients still to do.  The scheduler
- * reads them in batches through the refill callback (so a huge list is
- * scheduled with bounded memory), forms entries of up to
+ * Each claimed message is entered into the scheduler with the number of
+ * recipients still to do.  The scheduler reads them in batches through
+ * the refill callback, which reads the state file in order and routes
+ * each recipient to an interned destination (transport + nexthop), so a
+ * huge list is scheduled with bounded memory (rcpt_pool.c).  It forms
+ * entries of up to
  * destination_recipient_limit recipients, applies the concurrency
  * feedback and the preemptive job selection, and says for each entry
  * "deliver" or "defer" (dead destination).  Entries become batches for
@@ -78,26 +79,72 @@ dispatch_dest(struct queuerun *q, enum qr_transport t, const char *nexthop)
 	return d;
 }
 
+/* dispatch_route - the destination of one recipient; NULL when its
+ * address cannot be routed (it fails) or memory ran out (it waits) */
+static struct qr_dest *
+dispatch_route(
+    struct queuerun *q, struct qr_msg *m, const struct spool_rcpt *rc)
+{
+	char nexthop[QR_NEXTHOP_MAX];
+	enum qr_transport t;
+
+	if (m->archive[0] != '\0' && strcmp(rc->addr, m->archive_rcpt) == 0) {
+		/* The list's archive copy: its own maildir. */
+		t = QR_MAILDIR;
+		strlcpy(nexthop, m->archive, sizeof(nexthop));
+	} else if (route_rcpt(q, rc->addr, &t, nexthop, sizeof(nexthop)) ==
+		   -1) {
+		fail_log_add(q, m, rc->off, rc->status, rc->addr, "5.1.3",
+		    "x-mjq; bad recipient address");
+		return NULL;
+	}
+	return dispatch_dest(q, t, nexthop);
+}
+
 /* dispatch_refill - the scheduler's callback: up to max more recipients
- * of a message; returns how many are left unread */
+ * of a message, read from its state file; returns how many are left
+ * unread.  A recipient that cannot be read or entered stays as the file
+ * has it (pending or deferred): tried again at the next pass. */
 static long
 dispatch_refill(void *arg, struct sched_msg *sm, void *ctx, long max)
 {
 	struct queuerun *q = arg;
 	struct qr_msg *m = ctx;
+	struct spool_rcpt rc;
 	struct qr_dest *d;
+	uint32_t id;
+	int k;
 
-	for (; max > 0 && m->cursor < m->st.nrcpt; m->cursor++) {
-		if ((d = m->route[m->cursor]) == NULL)
+	while (max > 0 && m->unread > 0) {
+		if ((k = spool_state_read_rcpt(m->reader, &rc)) != 1) {
+			if (k == -1)
+				log_warn(
+				    "%s: cannot read %s", m->name, m->st.path);
+			m->unread = 0;
+			break;
+		}
+		if (rc.status != SPOOL_RCPT_PENDING &&
+		    rc.status != SPOOL_RCPT_DEFERRED)
 			continue;
-		if (sched_rcpt_add(q->sched, sm,
-			delivery_transport_names[d->transport], d->nexthop,
-			(uint32_t)m->cursor) == -1) {
-			log_warnx("%s: scheduler refused a recipient", m->name);
+		m->unread--;
+		if ((d = dispatch_route(q, m, &rc)) == NULL)
+			continue;
+		if (rcpt_pool_add(q, &rc, &id) == -1) {
+			log_warn("%s: no memory for <%s>", m->name, rc.addr);
 			continue;
 		}
-		m->unread--;
+		if (sched_rcpt_add(q->sched, sm,
+			delivery_transport_names[d->transport], d->nexthop,
+			id) == -1) {
+			log_warnx("%s: scheduler refused a recipient", m->name);
+			rcpt_pool_drop(q, id);
+			continue;
+		}
 		max--;
+	}
+	if (m->unread == 0) {
+		free(m->reader);
+		m->reader = NULL;
 	}
 	return (long)m->unread;
 }
@@ -135,47 +182,28 @@ dispatch_open(struct queuerun *q, char *err, size_t errlen)
 	return 0;
 }
 
-/* dispatch_add - route every recipient still to do and enter the
- * message into the scheduler; a message with nothing to deliver is
- * finished at once */
+/* dispatch_add - enter a message into the scheduler with the number
+ * of its recipients still to do; the scheduler reads them in batches
+ * (dispatch_refill).  A message with nothing to deliver is finished at
+ * once. */
 int
 dispatch_add(struct queuerun *q, struct qr_msg *m, double now)
 {
-	char nexthop[QR_NEXTHOP_MAX];
-	enum qr_transport t;
-	size_t i, n = m->st.nrcpt ? m->st.nrcpt : 1;
-
-	if ((m->pass = calloc(n, 1)) == NULL ||
-	    (m->why = calloc(n, sizeof(char *))) == NULL ||
-	    (m->route = calloc(n, sizeof(*m->route))) == NULL)
-		return -1;
-	for (i = 0; i < m->st.nrcpt; i++) {
-		if (m->st.status[i] != SPOOL_RCPT_PENDING &&
-		    m->st.status[i] != SPOOL_RCPT_DEFERRED)
-			continue;
-		if (m->archive[0] != '\0' &&
-		    strcmp(m->st.rcpt[i], m->archive_rcpt) == 0) {
-			/* The list's archive copy: its own maildir. */
-			t = QR_MAILDIR;
-			strlcpy(nexthop, m->archive, sizeof(nexthop));
-		} else if (route_rcpt(q, m->st.rcpt[i], &t, nexthop,
-			       sizeof(nexthop)) == -1) {
-			m->pass[i] = QR_PASS_BOUNCE;
-			m->why[i] =
-			    strdup("5.1.3\tx-mjq; bad recipient address");
-			continue;
-		}
-		if ((m->route[i] = dispatch_dest(q, t, nexthop)) == NULL)
-			return -1;
-		m->unread++;
-	}
+	m->unread =
+	    m->st.count[SPOOL_RCPT_PENDING] + m->st.count[SPOOL_RCPT_DEFERRED];
 	if (m->unread == 0) {
 		m->finished = 1;
 		return 0;
 	}
-	if ((m->smsg = sched_msg_add(q->sched, m, (double)m->st.arrival,
-		 (long)m->unread, now)) == NULL)
+	if ((m->reader = malloc(sizeof(*m->reader))) == NULL)
 		return -1;
+	spool_state_read_start(m->reader, m->st.fd, m->st.rcpt_start);
+	if ((m->smsg = sched_msg_add(q->sched, m, (double)m->st.arrival,
+		 (long)m->unread, now)) == NULL) {
+		if (m->unread > 0)
+			return -1;
+		m->finished = 1; /* every recipient failed at routing */
+	}
 	return 0;
 }
 
@@ -203,7 +231,7 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 	}
 	for (i = 0; i < n; i++) {
 		b->rcpt[i] = ids[i];
-		b->addr[i] = m->st.rcpt[ids[i]];
+		b->addr[i] = rcpt_pool_get(q, ids[i])->addr;
 	}
 	if (delivery_transport_lookup(
 		sched_entry_transport(e), &b->transport) == -1)
@@ -302,6 +330,7 @@ dispatch_free(struct queuerun *q)
 		sched_core_free(q->sched);
 	q->sched = NULL;
 	dest_share_close(q);
+	rcpt_pool_free(q);
 	for (i = 0; i < q->dtab_size; i++)
 		for (d = q->dtab[i]; d != NULL; d = next) {
 			next = d->hnext;

@@ -8,6 +8,11 @@
  * the two sends at worst a second bounce, never none.  It lives under the
  * causing message's domain and tiers, in owner/, named for the causing
  * list; its state file is what marks it as already expanded.
+ *
+ * The failed recipients are read back from the pass's fail log, and at
+ * most DSN_LIST_MAX of them are named (each in both parts); a post that
+ * fails for a whole large list gives its owner a bounce of bounded size
+ * that says how many more there were, and the log names every one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +25,12 @@
 #include "spool_move.h"
 
 #define DSN_HEADERS_MAX 65536
+#define DSN_LIST_MAX 1000 /* recipients named in one bounce */
+
+struct dsn_list {
+	FILE *fp;
+	size_t n;
+};
 
 /* dsn_date - an RFC 5322 date */
 static void
@@ -51,15 +62,58 @@ dsn_headers(FILE *fp, const struct qr_msg *m)
 	free(buf);
 }
 
+/* dsn_human - fail_log_each's callback: a line of the text part */
+static int
+dsn_human(void *arg, const struct fail_rec *r)
+{
+	struct dsn_list *l = arg;
+
+	if (l->n++ < DSN_LIST_MAX)
+		fprintf(l->fp, "<%s>: %s\n", r->addr, r->diag);
+	return 0;
+}
+
+/* dsn_report - fail_log_each's callback: a per-recipient block of the
+ * delivery-status part */
+static int
+dsn_report(void *arg, const struct fail_rec *r)
+{
+	struct dsn_list *l = arg;
+
+	if (l->n++ < DSN_LIST_MAX)
+		fprintf(l->fp,
+		    "\nFinal-Recipient: rfc822; %s\n"
+		    "Action: failed\n"
+		    "Status: %s\n"
+		    "Diagnostic-Code: %s\n",
+		    r->addr, r->dsn, r->diag);
+	return 0;
+}
+
+/* dsn_list - every failed recipient through fn, then how many were
+ * left out */
+static int
+dsn_list(struct qr_msg *m, FILE *fp, int (*fn)(void *, const struct fail_rec *))
+{
+	struct dsn_list l = {fp, 0};
+
+	if (fail_log_each(m, fn, &l) == -1)
+		return -1;
+	if (l.n > DSN_LIST_MAX)
+		fprintf(fp,
+		    "\n(%zu more recipient(s) failed; the mail log has each "
+		    "of them.)\n",
+		    l.n - DSN_LIST_MAX);
+	return 0;
+}
+
 /* dsn_text - the whole report */
 static int
-dsn_text(const struct qr_msg *m, const char *host, int expired, char **text,
-    size_t *len)
+dsn_text(
+    struct qr_msg *m, const char *host, int expired, char **text, size_t *len)
 {
 	char date[64], arrival[64], boundary[320];
-	const char *tab;
 	FILE *fp;
-	size_t i;
 	time_t now = time(NULL);
 
 	if ((fp = open_memstream(text, len)) == NULL)
@@ -93,12 +147,11 @@ dsn_text(const struct qr_msg *m, const char *host, int expired, char **text,
 	    m->domain, m->st.sender, date, (long long)now, arc4random(),
 	    m->name, host, boundary, boundary, host,
 	    expired ? " before its time in the queue ran out" : "");
-	for (i = 0; i < m->st.nrcpt; i++)
-		if (m->pass[i] == QR_PASS_BOUNCE)
-			fprintf(fp, "<%s>: %s\n", m->st.rcpt[i],
-			    m->why[i] && (tab = strchr(m->why[i], '\t'))
-				? tab + 1
-				: "delivery failed");
+	if (dsn_list(m, fp, dsn_human) == -1) {
+		fclose(fp);
+		free(*text);
+		return -1;
+	}
 	fprintf(fp,
 	    "\n--%s\n"
 	    "Content-Description: Delivery report\n"
@@ -108,18 +161,10 @@ dsn_text(const struct qr_msg *m, const char *host, int expired, char **text,
 	    "X-Mjq-Queue-ID: %s\n"
 	    "Arrival-Date: %s\n",
 	    boundary, host, m->name, arrival);
-	for (i = 0; i < m->st.nrcpt; i++) {
-		if (m->pass[i] != QR_PASS_BOUNCE)
-			continue;
-		tab = m->why[i] ? strchr(m->why[i], '\t') : NULL;
-		fprintf(fp,
-		    "\nFinal-Recipient: rfc822; %s\n"
-		    "Action: failed\n"
-		    "Status: %.*s\n"
-		    "Diagnostic-Code: %s\n",
-		    m->st.rcpt[i], tab ? (int)(tab - m->why[i]) : 5,
-		    tab ? m->why[i] : "5.0.0",
-		    tab ? tab + 1 : "x-mjq; delivery failed");
+	if (dsn_list(m, fp, dsn_report) == -1) {
+		fclose(fp);
+		free(*text);
+		return -1;
 	}
 	fprintf(fp,
 	    "\n--%s\n"

@@ -119,25 +119,62 @@ expand_aside(
 		log_notice("%s: moved to %s: %s", m->name, top, why);
 }
 
-/* expand_state - commit m's state file with these recipients (freed
- * here) and mark it active: the last step of every function's expansion */
+/* expand_state_open - start m's state file: its header written, the
+ * recipients to follow (spool_state_write_rcpt) */
 int
-expand_state(struct queuerun *q, struct qr_msg *m,
-    struct spool_state_init *init, char **rcpts, size_t n)
+expand_state_open(struct queuerun *q, struct qr_msg *m,
+    struct spool_state_init *init, struct spool_state_writer *w)
 {
 	struct stat sb;
-	int r;
 
 	init->arrival = fstat(m->fd, &sb) == 0 ? (long long)sb.st_mtime
 					       : (long long)m->claimed;
-	r = spool_state_create(
-	    &m->st, q->s->spool_dir, m->path, init, rcpts, n);
-	listconf_free_vec(rcpts, n);
-	if (r == -1) {
+	if (spool_state_write_open(w, q->s->spool_dir, init) == -1) {
+		log_warn("%s: cannot create its state file", m->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* expand_state_commit - commit m's state file and mark it active: the
+ * last step of every function's expansion */
+int
+expand_state_commit(struct qr_msg *m, struct spool_state_writer *w)
+{
+	if (spool_state_write_commit(w, &m->st, m->path) == -1) {
 		log_warn("%s: cannot create its state file", m->name);
 		return -1;
 	}
 	return spool_state_set_counts(&m->st, 0, 0, 1);
+}
+
+/* expand_state - commit m's state file with these recipients (freed
+ * here) and mark it active */
+int
+expand_state(struct queuerun *q, struct qr_msg *m,
+    struct spool_state_init *init, char **rcpts, size_t n)
+{
+	struct spool_state_writer *w;
+	size_t i;
+	int r = -1;
+
+	if ((w = malloc(sizeof(*w))) == NULL) {
+		listconf_free_vec(rcpts, n);
+		return -1;
+	}
+	if (expand_state_open(q, m, init, w) == 0) {
+		for (i = 0; i < n; i++)
+			if (spool_state_write_rcpt(w, rcpts[i]) == -1)
+				break;
+		if (i < n) {
+			log_warn("%s: cannot write its state file", m->name);
+			spool_state_write_abort(w);
+		} else
+			r = expand_state_commit(m, w);
+	}
+	listconf_free_vec(rcpts, n);
+	free(w);
+	return r;
 }
 
 /* expand_resume - a message with a state file: count a crash if its last
@@ -146,7 +183,7 @@ static int
 expand_resume(struct queuerun *q, struct qr_msg *m)
 {
 	char why[300];
-	int crashes = m->st.crashes;
+	int crashes = m->st.crashes, n;
 
 	if (m->st.active)
 		crashes++;
@@ -164,6 +201,15 @@ expand_resume(struct queuerun *q, struct qr_msg *m)
 		log_warn("%s: cannot update %s", m->name, m->st.path);
 		return -1;
 	}
+	/* failed words are a bounce its runner did not live to commit. */
+	if ((n = spool_state_recover(&m->st)) == -1) {
+		log_warn("%s: cannot update %s", m->name, m->st.path);
+		return -1;
+	}
+	if (n > 0)
+		log_info("%s: %d failed recipient(s) without their bounce: "
+			 "deferred, to be tried again",
+		    m->name, n);
 	return 0;
 }
 

@@ -178,6 +178,48 @@ expand_list_text(
 	return r;
 }
 
+/* expand_list_rcpt - listconf_subscribers_each's callback: a state
+ * file line */
+static int
+expand_list_rcpt(void *arg, const char *addr)
+{
+	return spool_state_write_rcpt(arg, addr);
+}
+
+/* expand_list_snapshot - the subscribers, and the archive as one more
+ * recipient (delivered, retried and recorded like the others), streamed
+ * into the new state file */
+static int
+expand_list_snapshot(struct queuerun *q, struct qr_msg *m,
+    const struct listconf *lc, struct spool_state_init *init, size_t *n)
+{
+	struct spool_state_writer *w;
+	char err[300];
+	int r = -1;
+
+	if ((w = malloc(sizeof(*w))) == NULL)
+		return -1;
+	if (expand_state_open(q, m, init, w) == -1) {
+		free(w);
+		return -1;
+	}
+	if (listconf_subscribers_each(q->s, m->domain, m->list,
+		expand_list_rcpt, w, err, sizeof(err)) == -1)
+		log_warnx("%s: %s", m->name, err);
+	else if (lc->archive[0] != '\0' &&
+		 spool_state_write_rcpt(w, m->archive_rcpt) == -1)
+		log_warn("%s: cannot write its state file", m->name);
+	else {
+		*n = w->n;
+		r = expand_state_commit(m, w);
+		free(w);
+		return r;
+	}
+	spool_state_write_abort(w);
+	free(w);
+	return r;
+}
+
 /* expand_list_first - first processing: checks, then the snapshot */
 static int
 expand_list_first(struct queuerun *q, struct qr_msg *m,
@@ -185,8 +227,7 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 {
 	struct spool_state_init init;
 	char sender[SPOOL_ADDR_MAX + 1], from[SPOOL_ADDR_MAX + 1], err[300];
-	char **subs;
-	size_t n;
+	size_t n = 0;
 
 	if (expand_list_loop(m, text, len)) {
 		expand_aside(q, m, SPOOL_BAD,
@@ -202,23 +243,6 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 		expand_aside(q, m, SPOOL_HOLD, err);
 		return -2;
 	}
-	if (listconf_subscribers(
-		q->s, m->domain, m->list, &subs, &n, err, sizeof(err)) == -1) {
-		log_warnx("%s: %s", m->name, err);
-		return -1;
-	}
-	if (lc->archive[0] != '\0') {
-		/* The archive is one more recipient: delivered, retried and
-		 * recorded like the others. */
-		char **nv;
-		if ((nv = reallocarray(subs, n + 1, sizeof(*subs))) == NULL ||
-		    (nv[n] = strdup(m->archive_rcpt)) == NULL) {
-			listconf_free_vec(nv ? nv : subs, n);
-			return -1;
-		}
-		subs = nv;
-		n++;
-	}
 	expand_return_path(text, len, from, sizeof(from));
 	snprintf(sender, sizeof(sender), "%s-owner@%s", m->list, m->domain);
 	memset(&init, 0, sizeof(init));
@@ -226,7 +250,7 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 	init.from = from;
 	init.kind = "post";
 	init.verp = lc->verp;
-	if (expand_state(q, m, &init, subs, n) == -1)
+	if (expand_list_snapshot(q, m, lc, &init, &n) == -1)
 		return -1;
 	log_info("%s: from=<%s>, list=%s@%s, nrcpt=%zu", m->name, from, m->list,
 	    m->domain, n);

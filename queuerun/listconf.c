@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
+#include "addr_set.h"
 #include "log.h"
 #include "queuerun_impl.h"
 
@@ -91,6 +93,11 @@ listconf_cmp(const void *a, const void *b)
 	return strcasecmp(*(char *const *)a, *(char *const *)b);
 }
 
+struct listconf_vec {
+	char ***v;
+	size_t *n, cap;
+};
+
 /* listconf_push - append a copy of an address */
 static int
 listconf_push(char ***v, size_t *n, size_t *cap, const char *addr)
@@ -109,40 +116,56 @@ listconf_push(char ***v, size_t *n, size_t *cap, const char *addr)
 	return 0;
 }
 
-/* listconf_dedup - sort and drop repeated addresses */
-static void
-listconf_dedup(char **v, size_t *n, const char *what)
+/* listconf_clean - the address on a subscribers line, without its
+ * comment and blanks ("" for none) */
+static char *
+listconf_clean(char *line)
 {
-	size_t i, k = 0;
+	char *p, *e;
 
-	if (*n < 2)
-		return;
-	qsort(v, *n, sizeof(*v), listconf_cmp);
-	for (i = 0; i < *n; i++) {
-		if (k > 0 && strcasecmp(v[k - 1], v[i]) == 0) {
-			log_warnx(
-			    "%s: duplicate address %s skipped", what, v[i]);
-			free(v[i]);
-			continue;
-		}
-		v[k++] = v[i];
-	}
-	*n = k;
+	if ((p = strchr(line, '#')) != NULL)
+		*p = '\0';
+	for (p = line; isspace((unsigned char)*p); p++)
+		;
+	for (e = p + strlen(p); e > p && isspace((unsigned char)e[-1]);)
+		*--e = '\0';
+	return p;
 }
 
-/* listconf_subscribers - the list's subscribers, checked, sorted and
- * without duplicates; a missing file is an empty list */
-int
-listconf_subscribers(const struct settings *s, const char *domain,
-    const char *list, char ***out, size_t *n, char *err, size_t errlen)
+/* listconf_same - addr_set's callback: the line at off of the open
+ * subscribers file holds addr */
+static int
+listconf_same(void *arg, off_t off, const char *addr)
 {
-	char path[PATH_MAX], *line = NULL, *p, *e;
-	size_t cap = 0, lcap = 0, lineno = 0;
+	char buf[SPOOL_ADDR_MAX + 256], *nl;
+	ssize_t n;
+
+	if ((n = pread(fileno((FILE *)arg), buf, sizeof(buf) - 1, off)) <= 0)
+		return 0;
+	buf[n] = '\0';
+	if ((nl = strchr(buf, '\n')) != NULL)
+		*nl = '\0';
+	return strcasecmp(listconf_clean(buf), addr) == 0;
+}
+
+/* listconf_subscribers_each - fn(arg, address) for each of the list's
+ * subscribers in the file's order, each once: invalid addresses and
+ * repeats are skipped with a warning.  Only one line is in core at a
+ * time, and 8 to 16 bytes per subscriber to know repeats (addr_set.c).
+ * A missing file is an empty list; fn's -1 stops the reading. */
+int
+listconf_subscribers_each(const struct settings *s, const char *domain,
+    const char *list, int (*fn)(void *arg, const char *addr), void *arg,
+    char *err, size_t errlen)
+{
+	char path[PATH_MAX], *line = NULL, *p;
+	struct addr_set seen = {NULL, 0, 0};
+	size_t lcap = 0, lineno = 0;
+	off_t off = 0;
 	ssize_t len;
 	FILE *fp;
+	int r = -1, k;
 
-	*out = NULL;
-	*n = 0;
 	if (listconf_path(path, sizeof(path), s, domain, list, "subscribers") ==
 	    -1) {
 		snprintf(err, errlen, "list path too long");
@@ -155,42 +178,73 @@ listconf_subscribers(const struct settings *s, const char *domain,
 		    err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
-	while ((len = getline(&line, &lcap, fp)) != -1) {
+	for (; (len = getline(&line, &lcap, fp)) != -1; off += len) {
 		lineno++;
-		if ((p = strchr(line, '#')) != NULL)
-			*p = '\0';
-		for (p = line; isspace((unsigned char)*p); p++)
-			;
-		for (e = p + strlen(p); e > p && isspace((unsigned char)e[-1]);)
-			*--e = '\0';
-		if (*p == '\0')
+		if (*(p = listconf_clean(line)) == '\0')
 			continue;
 		if (!spool_state_addr_ok(p)) {
 			log_warnx(
 			    "%s:%zu: invalid address skipped", path, lineno);
 			continue;
 		}
-		if (listconf_push(out, n, &cap, p) == -1) {
-			snprintf(err, errlen, "out of memory");
-			goto fail;
+		if ((k = addr_set_seen(&seen, p, off, listconf_same, fp)) ==
+		    -1) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto done;
+		}
+		if (k == 1) {
+			log_warnx("%s: duplicate address %s skipped", path, p);
+			continue;
+		}
+		if (fn(arg, p) == -1) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto done;
 		}
 	}
 	if (ferror(fp)) {
 		snprintf(
 		    err, errlen, "cannot read %s: %s", path, strerror(errno));
-		goto fail;
+		goto done;
 	}
+	r = 0;
+done:
+	addr_set_free(&seen);
 	free(line);
 	fclose(fp);
-	listconf_dedup(*out, n, path);
-	return 0;
-fail:
-	free(line);
-	fclose(fp);
-	listconf_free_vec(*out, *n);
+	return r;
+}
+
+/* listconf_collect - listconf_subscribers_each's callback for a vector */
+static int
+listconf_collect(void *arg, const char *addr)
+{
+	struct listconf_vec *v = arg;
+
+	return listconf_push(v->v, v->n, &v->cap, addr);
+}
+
+/* listconf_subscribers - the list's subscribers, checked, sorted and
+ * without duplicates, as a vector (for commands on small lists; a post
+ * reads them with listconf_subscribers_each); a missing file is an
+ * empty list */
+int
+listconf_subscribers(const struct settings *s, const char *domain,
+    const char *list, char ***out, size_t *n, char *err, size_t errlen)
+{
+	struct listconf_vec v = {out, n, 0};
+
 	*out = NULL;
 	*n = 0;
-	return -1;
+	if (listconf_subscribers_each(
+		s, domain, list, listconf_collect, &v, err, errlen) == -1) {
+		listconf_free_vec(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return -1;
+	}
+	if (*n > 1)
+		qsort(*out, *n, sizeof(**out), listconf_cmp);
+	return 0;
 }
 
 /* listconf_split - addresses separated by commas or spaces */

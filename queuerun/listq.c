@@ -44,7 +44,7 @@ listq_one(void *arg, const struct spool_entry *e)
 	struct spool_state st;
 	char why[128], age[32], next[32], left[48];
 	const char *rel = e->path, *error = "";
-	size_t n = strlen(c->spool), i, todo = 0;
+	size_t n = strlen(c->spool);
 	long long arrival = e->st.st_mtime;
 	struct tm tm;
 	int have;
@@ -53,10 +53,8 @@ listq_one(void *arg, const struct spool_entry *e)
 		rel += n + 1;
 	have = spool_state_open(&st, e->path, why, sizeof(why)) == 0;
 	if (have) {
-		for (i = 0; i < st.nrcpt; i++)
-			todo += st.status[i] == SPOOL_RCPT_PENDING ||
-				st.status[i] == SPOOL_RCPT_DEFERRED;
-		snprintf(left, sizeof(left), "%zu/%zu", todo, st.nrcpt);
+		snprintf(left, sizeof(left), "%zu/%zu", spool_state_todo(&st),
+		    st.nrcpt);
 		arrival = st.arrival;
 		error = st.error;
 	} else

@@ -2,13 +2,13 @@
  * outcome.c - what a delivery result does to a message.
  *
  * Per batch (outcome_batch): one log line per recipient, the status word
- * written in place (delivered and deferred at once; bounced only after
- * its DSN is committed).  Per message, once
- * nothing of it is waiting or in flight (outcome_finish): expiry, the
- * DSN, then either removal or the next try as the file's mtime.  The
- * state file is synced in groups: every OUTCOME_SYNC_GROUP updates and at
- * the end of each pass, never per recipient.  The destination feedback is
- * the scheduler's (dispatch_done).
+ * written in place: delivered and deferred at once, failed with its
+ * reason kept aside (fail_log.c), bounced only after the DSN is
+ * committed.  Per message, once nothing of it is waiting or in flight
+ * (outcome_finish): expiry, the DSN, then either removal or the next try as the
+ * file's mtime.  The state file is synced in groups: every OUTCOME_SYNC_GROUP
+ * updates and at the end of each pass, never per recipient.  The destination
+ * feedback is the scheduler's (dispatch_done).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,20 +24,6 @@
 
 static const char *const outcome_words[] = {"sent", "deferred", "bounced"};
 
-/* outcome_why - "dsn<TAB>diagnostic" kept for the DSN */
-static char *
-outcome_why(const struct qr_result *r)
-{
-	char *s;
-	int n;
-
-	if (r->code)
-		n = asprintf(&s, "%s\tsmtp; %s", r->dsn, r->text);
-	else
-		n = asprintf(&s, "%s\tx-mjq; %s", r->dsn, r->text);
-	return n == -1 ? NULL : s;
-}
-
 /* outcome_batch - a batch is back from its worker (or deferred without
  * a try); the main thread alone runs this */
 void
@@ -45,37 +31,41 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 {
 	struct qr_msg *m = b->msg;
 	const struct qr_result *r;
-	size_t i, k;
+	const struct qr_rcpt *rec;
+	char diag[400];
+	size_t i;
 
 	q->inflight--;
 	for (i = 0; i < b->n; i++) {
-		k = b->rcpt[i];
+		rec = rcpt_pool_get(q, b->rcpt[i]);
 		r = &b->res[i];
 		log_info("%s: to=<%s>, relay=%s, delay=%.2f, dsn=%s, "
 			 "status=%s (%s)",
-		    m->name, m->st.rcpt[k], b->relay,
-		    now - (double)m->st.arrival, r->dsn,
-		    outcome_words[r->outcome], r->text);
+		    m->name, rec->addr, b->relay, now - (double)m->st.arrival,
+		    r->dsn, outcome_words[r->outcome], r->text);
 		switch (r->outcome) {
 		case QR_SENT:
-			m->pass[k] = QR_PASS_SENT;
-			if (spool_state_set_rcpt(
-				&m->st, k, SPOOL_RCPT_DELIVERED) == -1)
+			if (spool_state_set_rcpt(&m->st, rec->off, rec->status,
+				SPOOL_RCPT_DELIVERED) == -1)
 				log_warn("%s: cannot update %s", m->name,
 				    m->st.path);
 			break;
 		case QR_DEFERRED:
-			m->pass[k] = QR_PASS_DEFER;
-			spool_state_set_rcpt(&m->st, k, SPOOL_RCPT_DEFERRED);
+			if (spool_state_set_rcpt(&m->st, rec->off, rec->status,
+				SPOOL_RCPT_DEFERRED) == -1)
+				log_warn("%s: cannot update %s", m->name,
+				    m->st.path);
 			snprintf(m->last_error, sizeof(m->last_error),
 			    "%s %.180s", r->dsn, r->text);
 			break;
 		case QR_BOUNCED:
-			m->pass[k] = QR_PASS_BOUNCE;
-			free(m->why[k]);
-			m->why[k] = outcome_why(r);
+			snprintf(diag, sizeof(diag), "%s; %s",
+			    r->code ? "smtp" : "x-mjq", r->text);
+			fail_log_add(q, m, rec->off, rec->status, rec->addr,
+			    r->dsn, diag);
 			break;
 		}
+		rcpt_pool_drop(q, b->rcpt[i]);
 	}
 	if (m->st.unsynced >= OUTCOME_SYNC_GROUP && spool_state_sync(&m->st))
 		log_warn("%s: cannot sync %s", m->name, m->st.path);
@@ -84,51 +74,66 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 	dispatch_batch_free(b);
 }
 
-/* outcome_todo - the recipient is still to be delivered after this pass:
- * deferred now, or never tried (the pass was cut short) */
-static int
-outcome_todo(const struct qr_msg *m, size_t i)
-{
-	return m->pass[i] == QR_PASS_DEFER ||
-	       (m->pass[i] == QR_PASS_NONE &&
-		   (m->st.status[i] == SPOOL_RCPT_PENDING ||
-		       m->st.status[i] == SPOOL_RCPT_DEFERRED));
-}
-
-/* outcome_expire - past its lifetime: deferred recipients bounce */
+/* outcome_expire - past its lifetime: every recipient still to do
+ * fails, read from the state file in order */
 static int
 outcome_expire(struct queuerun *q, struct qr_msg *m, double now)
 {
 	const struct delivery_params *p = &q->dc.base;
 	long long life =
 	    m->st.sender[0] == '\0' ? p->bounce_lifetime : p->queue_lifetime;
-	size_t i;
-	int n = 0;
+	struct spool_state_reader *r;
+	struct spool_rcpt rc;
+	char diag[SPOOL_STATE_ERROR_MAX + 80];
+	int n = 0, k;
 
-	if (now < (double)(m->st.arrival + life))
+	if (now < (double)(m->st.arrival + life) ||
+	    m->st.count[SPOOL_RCPT_PENDING] +
+		    m->st.count[SPOOL_RCPT_DEFERRED] ==
+		0)
 		return 0;
-	for (i = 0; i < m->st.nrcpt; i++) {
-		if (!outcome_todo(m, i))
-			continue;
-		m->pass[i] = QR_PASS_BOUNCE;
-		free(m->why[i]);
-		if (asprintf(&m->why[i],
-			"4.4.7\tx-mjq; delivery time expired (last error: "
-			"%s)",
-			m->last_error) == -1)
-			m->why[i] = NULL;
-		n++;
+	if ((r = malloc(sizeof(*r))) == NULL) {
+		log_warn("%s: cannot expire it now", m->name);
+		return 0;
 	}
+	snprintf(diag, sizeof(diag),
+	    "x-mjq; delivery time expired (last error: %s)", m->last_error);
+	spool_state_read_start(r, m->st.fd, m->st.rcpt_start);
+	while ((k = spool_state_read_rcpt(r, &rc)) == 1)
+		if (rc.status == SPOOL_RCPT_PENDING ||
+		    rc.status == SPOOL_RCPT_DEFERRED) {
+			fail_log_add(
+			    q, m, rc.off, rc.status, rc.addr, "4.4.7", diag);
+			n++;
+		}
+	if (k == -1)
+		log_warn("%s: cannot read %s", m->name, m->st.path);
+	free(r);
 	return n;
 }
 
+/* outcome_mark - fail_log_each's callback: a failed recipient's word
+ * becomes the one outcome_bounce chose */
+static int
+outcome_mark(void *arg, const struct fail_rec *r)
+{
+	struct qr_msg *m = ((void **)arg)[0];
+	const enum spool_rcpt_status *to = ((void **)arg)[1];
+
+	if (spool_state_set_rcpt(&m->st, r->off, SPOOL_RCPT_FAILED, *to) == -1)
+		log_warn("%s: cannot update %s", m->name, m->st.path);
+	return 0;
+}
+
 /* outcome_bounce - the DSN, then the bounced words; -1 leaves the
- * bounced recipients deferred (the DSN could not be committed) */
+ * failed recipients deferred (the DSN could not be committed) */
 static int
 outcome_bounce(
     struct queuerun *q, struct qr_msg *m, size_t nbounce, int expired)
 {
-	size_t i;
+	enum spool_rcpt_status to = SPOOL_RCPT_BOUNCED;
+	void *arg[2] = {m, &to};
+	int r = 0;
 
 	if (m->st.sender[0] == '\0' || strcmp(m->st.kind, "dsn") == 0)
 		log_info("%s: sender is the null sender: no bounce for %zu "
@@ -137,19 +142,14 @@ outcome_bounce(
 	else if (dsn_create(q, m, nbounce, expired) == -1) {
 		log_warn("%s: cannot commit the bounce; trying again later",
 		    m->name);
-		for (i = 0; i < m->st.nrcpt; i++)
-			if (m->pass[i] == QR_PASS_BOUNCE) {
-				m->pass[i] = QR_PASS_DEFER;
-				spool_state_set_rcpt(
-				    &m->st, i, SPOOL_RCPT_DEFERRED);
-			}
-		return -1;
+		to = SPOOL_RCPT_DEFERRED;
+		r = -1;
 	}
-	for (i = 0; i < m->st.nrcpt; i++)
-		if (m->pass[i] == QR_PASS_BOUNCE &&
-		    spool_state_set_rcpt(&m->st, i, SPOOL_RCPT_BOUNCED) == -1)
-			log_warn("%s: cannot update %s", m->name, m->st.path);
-	return 0;
+	if (fail_log_each(m, outcome_mark, arg) == -1) {
+		log_warn("%s: cannot read back its failed recipients", m->name);
+		r = -1; /* those left failed are deferred by the next run */
+	}
+	return r;
 }
 
 /* outcome_backoff - seconds to the next try: the message's age, kept
@@ -171,19 +171,17 @@ outcome_backoff(struct queuerun *q, const struct qr_msg *m, double now)
 int
 outcome_finish(struct queuerun *q, struct qr_msg *m, double now)
 {
-	size_t i, ndefer = 0, nbounce = 0;
+	size_t ndefer, nbounce;
 	int expired;
 	long long next;
 
 	expired = outcome_expire(q, m, now) > 0;
-	for (i = 0; i < m->st.nrcpt; i++) {
-		if (m->pass[i] == QR_PASS_BOUNCE)
-			nbounce++;
-		else if (outcome_todo(m, i))
-			ndefer++;
-	}
-	if (nbounce > 0 && outcome_bounce(q, m, nbounce, expired) == -1)
-		ndefer += nbounce;
+	nbounce = m->nfail;
+	if (nbounce > 0 && outcome_bounce(q, m, nbounce, expired) == -1 &&
+	    m->st.count[SPOOL_RCPT_FAILED] > 0 &&
+	    spool_state_recover(&m->st) == -1)
+		log_warn("%s: cannot update %s", m->name, m->st.path);
+	ndefer = spool_state_todo(&m->st);
 	if (ndefer == 0) {
 		/* The message goes first: a state file without its message
 		 * is inert, a message without its state would be expanded

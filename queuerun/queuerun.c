@@ -169,15 +169,9 @@ queuerun_drain(struct queuerun *q)
 void
 queuerun_msg_free(struct queuerun *q, struct qr_msg *m)
 {
-	size_t i;
-
 	(void)q;
-	if (m->why != NULL)
-		for (i = 0; i < m->st.nrcpt; i++)
-			free(m->why[i]);
-	free(m->why);
-	free(m->pass);
-	free(m->route);
+	fail_log_close(m);
+	free(m->reader);
 	if (m->st.fd != -1)
 		spool_state_close(&m->st);
 	if (m->datafd != -1)

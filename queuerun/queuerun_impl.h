@@ -17,6 +17,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -39,8 +40,14 @@ struct qr_result {
 	char text[300];
 };
 
-/* Per recipient, this pass only (never on disk): what to do at finish. */
-enum qr_pass { QR_PASS_NONE, QR_PASS_SENT, QR_PASS_DEFER, QR_PASS_BOUNCE };
+/* A recipient given to the scheduler, in core from the refill that read
+ * it until its outcome is written; the scheduler knows it by its slot
+ * in the runner's pool (rcpt_pool.c). */
+struct qr_rcpt {
+	off_t off;	      /* its status field in the state file */
+	unsigned char status; /* enum spool_rcpt_status, as read */
+	char addr[];
+};
 
 struct qr_msg;
 struct qr_dest;
@@ -52,13 +59,13 @@ struct qr_batch {
 	struct qr_msg *msg;
 	struct sched_entry *entry; /* the scheduler's, until dispatch_done */
 	size_t n;
-	uint32_t *rcpt; /* indices into msg->st.rcpt */
+	uint32_t *rcpt; /* ids in the runner's recipient pool */
 	/* What the worker needs, copied so it never reads main's data. */
 	enum qr_transport transport;
 	const struct delivery_params *params;
 	const char *nexthop; /* the entry's */
 	char sender[SPOOL_ADDR_MAX + 1];
-	const char **addr; /* recipient addresses (point into msg->st) */
+	const char **addr; /* recipient addresses (in the pool's records) */
 	int datafd;	   /* the text as delivered (shared, pread only) */
 	off_t datasize;
 	int verp;
@@ -91,15 +98,14 @@ struct qr_msg {
 	int datafd; /* the text as delivered */
 	off_t datasize;
 	struct spool_state st;
-	unsigned char *pass; /* enum qr_pass per recipient */
-	char **why;	     /* bounce reason per recipient, this pass */
+	struct spool_state_reader *reader; /* the scheduler's refills */
+	size_t unread; /* recipients to do not yet given to the scheduler */
+	FILE *fails;   /* this pass's failed recipients (fail_log.c) */
+	size_t nfail;
 	char verp_prefix[NAME_LIST_MAX + 16];
 	char archive[PATH_MAX]; /* the list's archive maildir, or "" */
 	char archive_rcpt[NAME_LIST_MAX + NAME_DOMAIN_MAX + 16];
-	struct qr_dest **route; /* per recipient; NULL: nothing to do */
 	struct sched_msg *smsg;
-	size_t cursor;	/* next recipient for the scheduler's refill */
-	size_t unread;	/* recipients to do not yet given to it */
 	int finished;	/* the scheduler has nothing more of it */
 	size_t batches; /* in flight */
 	double claimed;
@@ -120,6 +126,9 @@ struct queuerun {
 	struct sched *sched;
 	struct qr_dest **dtab;
 	size_t dtab_size, ndest;
+	struct qr_rcpt **rtab; /* the recipient pool: records by id */
+	uint32_t *rfree;       /* ids free for reuse */
+	size_t rtab_size, nrfree;
 	struct worker_pool *pool;
 	int inflight;
 	struct spool_dest share;   /* the shared destination table */
@@ -148,6 +157,9 @@ struct listconf {
 };
 int listconf_load(const struct settings *s, const char *domain,
     const char *list, struct listconf *lc, char *err, size_t errlen);
+int listconf_subscribers_each(const struct settings *s, const char *domain,
+    const char *list, int (*fn)(void *arg, const char *addr), void *arg,
+    char *err, size_t errlen);
 int listconf_subscribers(const struct settings *s, const char *domain,
     const char *list, char ***out, size_t *n, char *err, size_t errlen);
 int listconf_split(const char *text, char ***out, size_t *n);
@@ -168,6 +180,9 @@ int expand_owner(
 int expand_plain_text(struct qr_msg *m, const char *text, size_t len);
 int expand_state(struct queuerun *q, struct qr_msg *m,
     struct spool_state_init *init, char **rcpts, size_t n);
+int expand_state_open(struct queuerun *q, struct qr_msg *m,
+    struct spool_state_init *init, struct spool_state_writer *w);
+int expand_state_commit(struct qr_msg *m, struct spool_state_writer *w);
 const char *expand_header_end(const char *text, size_t len);
 int expand_return_path(const char *text, size_t len, char *out, size_t outlen);
 int expand_memfd(
@@ -185,6 +200,25 @@ void dispatch_done(struct queuerun *q, struct qr_batch *b, double now);
 double dispatch_wakeup(const struct queuerun *q);
 void dispatch_batch_free(struct qr_batch *b);
 void dispatch_free(struct queuerun *q);
+
+/* rcpt_pool.c: the recipients the scheduler holds */
+int rcpt_pool_add(
+    struct queuerun *q, const struct spool_rcpt *rc, uint32_t *id);
+struct qr_rcpt *rcpt_pool_get(const struct queuerun *q, uint32_t id);
+void rcpt_pool_drop(struct queuerun *q, uint32_t id);
+void rcpt_pool_free(struct queuerun *q);
+
+/* fail_log.c: this pass's failed recipients, on disk until the bounce */
+struct fail_rec {
+	off_t off;
+	const char *addr, *dsn, *diag;
+};
+void fail_log_add(struct queuerun *q, struct qr_msg *m, off_t off,
+    enum spool_rcpt_status from, const char *addr, const char *dsn,
+    const char *diag);
+int fail_log_each(struct qr_msg *m,
+    int (*fn)(void *arg, const struct fail_rec *r), void *arg);
+void fail_log_close(struct qr_msg *m);
 
 /* dest_share.c: the destination table shared with other runners */
 void dest_share_open(struct queuerun *q);

@@ -1,9 +1,12 @@
 /*
- * spool_state.c - a message's delivery state file, .<name> beside it.
+ * spool_state.c - a message's delivery state file, .<name> beside it:
+ * open, update in place, close.
  *
- * The file is written once, whole, by the commit protocol (tmp, fsync,
- * link, fsync directory), so a reader never sees half a recipient list.
- * After that only fixed-width fields change, in place: a status word is
+ * The file is written once, whole (spool_state_write.c).  Opening checks
+ * every line, a buffer at a time (spool_state_read.c), and keeps only the
+ * header and the number of recipients in each status, so a state file
+ * costs the same memory whatever its size.  After that only fixed-width
+ * fields change, in place: a status word is
  * always SPOOL_STATUS_WIDTH bytes and a counter always the same number of
  * digits, so a pwrite can never shift the lines after it.  The text is
  * the whole truth about a message's progress; nothing is kept elsewhere.
@@ -16,8 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io.h"
-#include "spool_commit.h"
 #include "spool_path.h"
 #include "spool_state.h"
 #include "spool_walk.h"
@@ -27,6 +28,7 @@ static const char *const spool_state_words[] = {
     "delivered",
     "deferred",
     "bounced",
+    "failed",
 };
 
 /* spool_state_word - the status word of a recipient */
@@ -64,73 +66,6 @@ spool_state_clean(char *dst, const char *src)
 	for (i = 0; i < SPOOL_STATE_ERROR_MAX && src[i] != '\0'; i++)
 		dst[i] = (src[i] < 0x20 || src[i] == 0x7f) ? ' ' : src[i];
 	dst[i] = '\0';
-}
-
-/* spool_state_format - the whole text of a new state file (malloc'd) */
-int
-spool_state_format(const struct spool_state_init *init, char *const *rcpts,
-    size_t n, char **text, size_t *len)
-{
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *fp;
-	size_t i;
-
-	if ((fp = open_memstream(&buf, &size)) == NULL)
-		return -1;
-	fprintf(fp,
-	    "%s\nkind %s\nsender <%s>\nfrom <%s>\narrival %lld\nverp %d\n"
-	    "tries %6d\ncrashes %6d\nactive %d\nerror %-*s\n"
-	    "recipients %zu\n",
-	    SPOOL_STATE_MAGIC, init->kind, init->sender, init->from,
-	    init->arrival, init->verp ? 1 : 0, 0, 0, 0, SPOOL_STATE_ERROR_MAX,
-	    "", n);
-	for (i = 0; i < n; i++)
-		fprintf(fp, "%-*s %s\n", SPOOL_STATUS_WIDTH,
-		    spool_state_words[SPOOL_RCPT_PENDING], rcpts[i]);
-	if (ferror(fp)) {
-		fclose(fp);
-		free(buf);
-		errno = ENOMEM;
-		return -1;
-	}
-	if (fclose(fp) == EOF) {
-		free(buf);
-		return -1;
-	}
-	*text = buf;
-	*len = size;
-	return 0;
-}
-
-/* spool_state_create - commit a new state file for the message at
- * msgpath and open it, as spool_state_open would */
-int
-spool_state_create(struct spool_state *st, const char *spool,
-    const char *msgpath, const struct spool_state_init *init,
-    char *const *rcpts, size_t n)
-{
-	struct spool_tmp tmp;
-	char path[PATH_MAX], why[128];
-	char *text;
-	size_t len;
-
-	if (spool_state_path(path, sizeof(path), msgpath) == -1)
-		return -1;
-	if (spool_state_format(init, rcpts, n, &text, &len) == -1)
-		return -1;
-	if (spool_tmp_open(&tmp, spool) == -1) {
-		free(text);
-		return -1;
-	}
-	if (io_write_all(tmp.fd, text, len) == -1 ||
-	    spool_tmp_sync(&tmp) == -1 || spool_tmp_link_as(&tmp, path) == -1) {
-		free(text);
-		spool_tmp_discard(&tmp);
-		return -1;
-	}
-	free(text);
-	return spool_state_open(st, msgpath, why, sizeof(why));
 }
 
 /* spool_state_key - the value after "key " on a header line, or NULL */
@@ -230,127 +165,105 @@ spool_state_header(struct spool_state *st, char *line, off_t off)
 	return -1;
 }
 
-/* spool_state_rcpt - parse one recipient line */
+/* spool_state_scan - check the whole file a line at a time: the header
+ * into st, then every recipient line, counted by status; why says what
+ * is broken */
 static int
-spool_state_rcpt(struct spool_state *st, size_t i, char *line, off_t off)
+spool_state_scan(struct spool_state *st, char *why, size_t wl)
 {
-	size_t s;
-
-	if (strlen(line) < SPOOL_STATUS_WIDTH + 2 ||
-	    line[SPOOL_STATUS_WIDTH] != ' ')
-		return -1;
-	line[SPOOL_STATUS_WIDTH] = '\0';
-	for (s = 0; s < 4; s++) {
-		size_t n = strlen(spool_state_words[s]);
-		if (strncmp(line, spool_state_words[s], n) == 0 &&
-		    strspn(line + n, " ") == SPOOL_STATUS_WIDTH - n)
-			break;
-	}
-	if (s == 4 || !spool_state_addr_ok(line + SPOOL_STATUS_WIDTH + 1))
-		return -1;
-	st->status[i] = (unsigned char)s;
-	st->rcpt[i] = line + SPOOL_STATUS_WIDTH + 1;
-	st->off[i] = off;
-	return 0;
-}
-
-/* spool_state_parse - split buf into fields; why says what is broken */
-static int
-spool_state_parse(struct spool_state *st, size_t len, char *why, size_t wl)
-{
-	char *p = st->buf, *nl, *v;
+	struct spool_state_reader *r;
+	enum spool_rcpt_status s;
+	char *line, *addr, *v;
 	long long n = -1;
 	size_t lineno = 0, i = 0;
+	off_t off, size = lseek(st->fd, 0, SEEK_END);
+	int k, ok = -1;
 
+	if ((r = malloc(sizeof(*r))) == NULL) {
+		snprintf(why, wl, "out of memory");
+		return -1;
+	}
+	spool_state_read_start(r, st->fd, 0);
 	st->off_tries = st->off_crashes = st->off_active = st->off_error = -1;
-	while (p < st->buf + len) {
-		off_t off = p - st->buf;
-		if ((nl = memchr(p, '\n', len - (size_t)off)) == NULL) {
-			snprintf(why, wl, "line %zu: truncated", lineno + 1);
-			return -1;
-		}
-		*nl = '\0';
+	while ((k = spool_state_read_line(r, &line, &off)) == 1) {
 		lineno++;
 		if (lineno == 1) {
-			if (strcmp(p, SPOOL_STATE_MAGIC) != 0) {
+			if (strcmp(line, SPOOL_STATE_MAGIC) != 0) {
 				snprintf(why, wl, "not a state file");
-				return -1;
+				goto done;
 			}
-		} else if (n < 0 && (v = spool_state_key(p, "recipients"))) {
-			if (spool_state_num(v, &n) == -1 ||
-			    (unsigned long long)n > len / 2) {
+		} else if (n < 0 && (v = spool_state_key(line, "recipients"))) {
+			if (spool_state_num(v, &n) == -1 || n > size / 2) {
 				snprintf(
 				    why, wl, "line %zu: bad count", lineno);
-				return -1;
+				goto done;
 			}
-			st->nrcpt = (size_t)n;
-			if ((st->rcpt = calloc(n ? n : 1, sizeof(char *))) ==
-				NULL ||
-			    (st->status = calloc(n ? n : 1, 1)) == NULL ||
-			    (st->off = calloc(n ? n : 1, sizeof(off_t))) ==
-				NULL) {
-				snprintf(why, wl, "out of memory");
-				return -1;
-			}
-		} else if (n < 0 ? spool_state_header(st, p, off) == -1
-				 : (i >= (size_t)n || spool_state_rcpt(st, i++,
-							  p, off) == -1)) {
+			st->rcpt_start = r->next - (off_t)(r->len - r->pos);
+		} else if (n < 0
+			       ? spool_state_header(st, line, off) == -1
+			       : (i >= (size_t)n || spool_state_parse_rcpt(line,
+							&s, &addr) == -1)) {
 			snprintf(why, wl, "line %zu: malformed", lineno);
-			return -1;
+			goto done;
+		} else if (n >= 0) {
+			st->count[s]++;
+			i++;
 		}
-		p = nl + 1;
+	}
+	if (k == -1) {
+		if (errno == EINVAL)
+			snprintf(why, wl, "line %zu: %s", lineno + 1,
+			    r->eof ? "truncated" : "too long");
+		else
+			snprintf(why, wl, "%s", strerror(errno));
+		goto done;
 	}
 	if (n < 0 || i != (size_t)n || st->off_tries < 0 ||
 	    st->off_crashes < 0 || st->off_active < 0 || st->off_error < 0) {
 		snprintf(why, wl, "incomplete");
-		return -1;
+		goto done;
 	}
-	return 0;
+	st->nrcpt = (size_t)n;
+	ok = 0;
+done:
+	if (ok == -1 && k != -1)
+		errno = EINVAL;
+	free(r);
+	return ok;
 }
 
 /* spool_state_open - read and check the state file of the message at
  * msgpath; -1 with errno ENOENT when there is none, or EINVAL with why
- * when it is damaged */
+ * when it is damaged.  Only the header and the counts stay in core. */
 int
 spool_state_open(
     struct spool_state *st, const char *msgpath, char *why, size_t whylen)
 {
-	struct stat sb;
-	ssize_t r;
-	size_t got = 0;
+	int e;
 
 	memset(st, 0, sizeof(*st));
 	st->fd = -1;
 	if (spool_state_path(st->path, sizeof(st->path), msgpath) == -1)
 		return -1;
-	if ((st->fd = open(st->path, O_RDWR | O_CLOEXEC)) == -1)
+	if ((st->fd = open(st->path, O_RDWR | O_CLOEXEC)) == -1) {
+		snprintf(why, whylen, "%s", strerror(errno));
 		return -1;
-	if (fstat(st->fd, &sb) == -1)
-		goto fail;
-	if ((st->buf = malloc((size_t)sb.st_size + 1)) == NULL)
-		goto fail;
-	while (got < (size_t)sb.st_size) {
-		if ((r = read(st->fd, st->buf + got,
-			 (size_t)sb.st_size - got)) == -1) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
 	}
-	st->buf[got] = '\0';
-	if (spool_state_parse(st, got, why, whylen) == -1) {
+	if (spool_state_scan(st, why, whylen) == -1) {
+		e = errno;
 		spool_state_close(st);
-		errno = EINVAL;
+		errno = e;
 		return -1;
 	}
 	return 0;
-fail:
-	snprintf(why, whylen, "%s", strerror(errno));
-	spool_state_close(st);
-	return -1;
+}
+
+/* spool_state_todo - recipients still to be delivered */
+size_t
+spool_state_todo(const struct spool_state *st)
+{
+	return st->count[SPOOL_RCPT_PENDING] + st->count[SPOOL_RCPT_DEFERRED] +
+	       st->count[SPOOL_RCPT_FAILED];
 }
 
 /* spool_state_put - pwrite a field, counting it for the next sync */
@@ -366,20 +279,53 @@ spool_state_put(struct spool_state *st, off_t off, const char *text, size_t n)
 	return 0;
 }
 
-/* spool_state_set_rcpt - a recipient's new status, in place */
+/* spool_state_set_rcpt - a recipient's new status, in place, at the
+ * offset a reader gave; from is its status as the caller knows it */
 int
-spool_state_set_rcpt(struct spool_state *st, size_t i, enum spool_rcpt_status s)
+spool_state_set_rcpt(struct spool_state *st, off_t off,
+    enum spool_rcpt_status from, enum spool_rcpt_status to)
 {
 	char word[SPOOL_STATUS_WIDTH + 1];
 
-	if (st->status[i] == s)
+	if (from == to)
 		return 0;
 	snprintf(word, sizeof(word), "%-*s", SPOOL_STATUS_WIDTH,
-	    spool_state_words[s]);
-	if (spool_state_put(st, st->off[i], word, SPOOL_STATUS_WIDTH) == -1)
+	    spool_state_words[to]);
+	if (spool_state_put(st, off, word, SPOOL_STATUS_WIDTH) == -1)
 		return -1;
-	st->status[i] = (unsigned char)s;
+	st->count[from]--;
+	st->count[to]++;
 	return 0;
+}
+
+/* spool_state_recover - a runner died between a bounce decision and its
+ * bounce: failed recipients are deferred again (they are retried, and
+ * bounce again if they still fail); returns how many, or -1 */
+int
+spool_state_recover(struct spool_state *st)
+{
+	struct spool_state_reader *r;
+	struct spool_rcpt rc;
+	int k, n = 0;
+
+	if (st->count[SPOOL_RCPT_FAILED] == 0)
+		return 0;
+	if ((r = malloc(sizeof(*r))) == NULL)
+		return -1;
+	spool_state_read_start(r, st->fd, st->rcpt_start);
+	while ((k = spool_state_read_rcpt(r, &rc)) == 1)
+		if (rc.status == SPOOL_RCPT_FAILED) {
+			if (spool_state_set_rcpt(st, rc.off, rc.status,
+				SPOOL_RCPT_DEFERRED) == -1) {
+				k = -1;
+				break;
+			}
+			n++;
+		}
+	free(r);
+	if (k == -1 || spool_state_sync(st) == -1)
+		return -1;
+	return n;
 }
 
 /* spool_state_set_counts - tries, crashes and the active flag */
@@ -451,15 +397,8 @@ spool_state_close(struct spool_state *st)
 	if (st->fd != -1)
 		close(st->fd);
 	st->fd = -1;
-	free(st->buf);
-	free(st->rcpt);
-	free(st->status);
-	free(st->off);
-	st->buf = NULL;
-	st->rcpt = NULL;
-	st->status = NULL;
-	st->off = NULL;
 	st->nrcpt = 0;
+	memset(st->count, 0, sizeof(st->count));
 }
 
 /* spool_state_set_next - the message's next try, as its mtime */

@@ -2,7 +2,9 @@
  * spool_state.h - a message's delivery state file, .<name> beside it.
  *
  * Text, so that cat shows where a message stands (spool-layout/README,
- * "State file").  The header fields that change (tries, crashes, active,
+ * "State file").  Only the header is held in core; the recipients are
+ * read from the file in order, so a list of any size is handled in
+ * bounded memory.  The header fields that change (tries, crashes, active,
  * error) and every recipient's status are fixed width, so they are
  * updated in place with pwrite and made durable in groups by
  * spool_state_sync: a crash costs at most the updates since the last sync.
@@ -12,22 +14,31 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <time.h>
+
+#include "spool_commit.h"
 
 #define SPOOL_STATE_MAGIC "mjq-state 1"
 #define SPOOL_ADDR_MAX 512
 #define SPOOL_STATE_ERROR_MAX 200
 #define SPOOL_STATE_KIND_MAX 15
 
-/* A recipient's status word; the field is SPOOL_STATUS_WIDTH wide. */
+/* A recipient's status word; the field is SPOOL_STATUS_WIDTH wide.
+ * failed: the recipient bounced in this pass and its bounce is not yet
+ * committed (bounced follows the commit); a runner that opens the file
+ * after a crash turns failed back into deferred (spool_state_recover). */
 enum spool_rcpt_status {
 	SPOOL_RCPT_PENDING,
 	SPOOL_RCPT_DELIVERED,
 	SPOOL_RCPT_DEFERRED,
 	SPOOL_RCPT_BOUNCED,
+	SPOOL_RCPT_FAILED,
+	SPOOL_RCPT_NSTATUS
 };
 #define SPOOL_STATUS_WIDTH 9
+#define SPOOL_COUNT_WIDTH 10 /* "recipients N": N right-aligned */
 
 /* What the creator of a state file says about the message. */
 struct spool_state_init {
@@ -38,6 +49,10 @@ struct spool_state_init {
 	int verp;	    /* per-recipient envelope senders */
 };
 
+/* An open state file: the header in core, the recipients on disk.  Only
+ * the counts per status are kept; recipients are read in order with a
+ * spool_state_reader, a buffer at a time, so memory does not grow with
+ * the number of recipients. */
 struct spool_state {
 	int fd; /* open read-write; -1 when closed */
 	char path[PATH_MAX];
@@ -49,25 +64,68 @@ struct spool_state {
 	int tries, crashes, active;
 	char error[SPOOL_STATE_ERROR_MAX + 1];
 	off_t off_tries, off_crashes, off_active, off_error;
+	off_t rcpt_start; /* offset of the first recipient line */
 	size_t nrcpt;
-	char **rcpt;	       /* addresses, pointing into buf */
-	unsigned char *status; /* enum spool_rcpt_status */
-	off_t *off;	       /* offset of each status field */
-	char *buf;	       /* the file's text, NUL-split */
-	int unsynced;	       /* updates since the last sync */
+	size_t count[SPOOL_RCPT_NSTATUS]; /* recipients per status */
+	int unsynced;			  /* updates since the last sync */
+};
+
+/* One recipient line, as a reader returns it. */
+struct spool_rcpt {
+	size_t index;		       /* its line among the recipients */
+	off_t off;		       /* offset of its status field */
+	enum spool_rcpt_status status; /* as read */
+	const char *addr;	       /* valid until the next read */
+};
+
+/* Reads a state file's lines in order through one fixed buffer. */
+#define SPOOL_STATE_READ_BUF 16384
+struct spool_state_reader {
+	int fd;
+	off_t next;	 /* file offset of buf[len] */
+	size_t pos, len; /* unread text is buf[pos..len) */
+	size_t index;	 /* recipients returned so far */
+	int eof;
+	char buf[SPOOL_STATE_READ_BUF];
 };
 
 const char *spool_state_word(enum spool_rcpt_status s);
 int spool_state_addr_ok(const char *addr);
+
+/* spool_state_write.c: new state files */
+struct spool_state_writer {
+	struct spool_tmp tmp;
+	off_t count_off; /* where the count goes */
+	size_t n;	 /* recipients written */
+	size_t len;	 /* bytes in buf not yet written */
+	char buf[8192];
+};
 int spool_state_format(const struct spool_state_init *init, char *const *rcpts,
     size_t n, char **text, size_t *len);
+int spool_state_write_open(struct spool_state_writer *w, const char *spool,
+    const struct spool_state_init *init);
+int spool_state_write_rcpt(struct spool_state_writer *w, const char *addr);
+int spool_state_write_commit(
+    struct spool_state_writer *w, struct spool_state *st, const char *msgpath);
+void spool_state_write_abort(struct spool_state_writer *w);
 int spool_state_create(struct spool_state *st, const char *spool,
     const char *msgpath, const struct spool_state_init *init,
     char *const *rcpts, size_t n);
+
+/* spool_state_read.c: reading in order */
+void spool_state_read_start(struct spool_state_reader *r, int fd, off_t start);
+int spool_state_read_line(
+    struct spool_state_reader *r, char **line, off_t *off);
+int spool_state_read_rcpt(struct spool_state_reader *r, struct spool_rcpt *rc);
+int spool_state_parse_rcpt(char *line, enum spool_rcpt_status *s, char **addr);
+
+/* spool_state.c: open, update in place, close */
 int spool_state_open(
     struct spool_state *st, const char *msgpath, char *why, size_t whylen);
-int spool_state_set_rcpt(
-    struct spool_state *st, size_t i, enum spool_rcpt_status s);
+size_t spool_state_todo(const struct spool_state *st);
+int spool_state_set_rcpt(struct spool_state *st, off_t off,
+    enum spool_rcpt_status from, enum spool_rcpt_status to);
+int spool_state_recover(struct spool_state *st);
 int spool_state_set_counts(
     struct spool_state *st, int tries, int crashes, int active);
 int spool_state_set_error(struct spool_state *st, const char *error);

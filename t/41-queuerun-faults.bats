@@ -162,7 +162,7 @@ lines() {
 	grep -q '^arrival [0-9]*$' "$st"
 	grep -qx 'tries      1' "$st"
 	grep -qx 'active 0' "$st"
-	grep -qx 'recipients 2' "$st"
+	grep -qx 'recipients          2' "$st"
 	[ "$(tail -2 "$st" | tr '\n' '|')" = "deferred  a@d.test|deferred  b@d.test|" ]
 	# the error line is fixed width: 6 + 200 characters
 	[ "$(grep '^error ' "$st" | awk '{ print length($0) }')" -eq 206 ]

@@ -59,7 +59,7 @@ fuzz_init(void)
 static void
 fuzz_check(const struct spool_state *st, size_t size)
 {
-	size_t i;
+	size_t i, sum = 0;
 
 	if (st->fd == -1 || strlen(st->error) > SPOOL_STATE_ERROR_MAX ||
 	    st->tries < 0 || st->tries > 999999 || st->crashes < 0 ||
@@ -67,13 +67,44 @@ fuzz_check(const struct spool_state *st, size_t size)
 	    (size_t)st->off_tries + 6 > size ||
 	    (size_t)st->off_crashes + 6 > size ||
 	    (size_t)st->off_active + 1 > size ||
-	    (size_t)st->off_error + SPOOL_STATE_ERROR_MAX > size)
+	    (size_t)st->off_error + SPOOL_STATE_ERROR_MAX > size ||
+	    (size_t)st->rcpt_start > size)
 		abort();
-	for (i = 0; i < st->nrcpt; i++)
-		if (st->status[i] > SPOOL_RCPT_BOUNCED ||
-		    !spool_state_addr_ok(st->rcpt[i]) ||
-		    (size_t)st->off[i] + SPOOL_STATUS_WIDTH > size)
+	for (i = 0; i < SPOOL_RCPT_NSTATUS; i++)
+		sum += st->count[i];
+	if (sum != st->nrcpt)
+		abort();
+}
+
+/* fuzz_walk - read every recipient, check it, and give it a new status
+ * (when set) or compare it with the one given (when !set); statuses are
+ * kept in want[], one per recipient */
+static void
+fuzz_walk(struct spool_state *st, size_t size, unsigned char *want, int set)
+{
+	static struct spool_state_reader r;
+	struct spool_rcpt rc;
+	size_t n = 0;
+	int k;
+
+	spool_state_read_start(&r, st->fd, st->rcpt_start);
+	while ((k = spool_state_read_rcpt(&r, &rc)) == 1) {
+		if (rc.index != n || !spool_state_addr_ok(rc.addr) ||
+		    (size_t)rc.off + SPOOL_STATUS_WIDTH > size ||
+		    rc.status >= SPOOL_RCPT_NSTATUS)
 			abort();
+		if (set) {
+			want[n] = (unsigned char)((rc.status + 1 + n) %
+						  SPOOL_RCPT_NSTATUS);
+			if (spool_state_set_rcpt(st, rc.off, rc.status,
+				(enum spool_rcpt_status)want[n]) == -1)
+				abort();
+		} else if (rc.status != want[n])
+			abort();
+		n++;
+	}
+	if (k != 0 || n != st->nrcpt)
+		abort();
 }
 
 int
@@ -82,6 +113,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static int ready;
 	struct spool_state st, again;
 	char why[256], error[SPOOL_STATE_ERROR_MAX + 1];
+	unsigned char *want;
 	size_t i;
 
 	if (!ready)
@@ -91,19 +123,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	why[0] = '\0';
 	if (spool_state_open(&st, fuzz_msg, why, sizeof(why)) == -1) {
-		if (errno != EINVAL || why[0] == '\0' || st.fd != -1 ||
-		    st.buf != NULL)
+		if (errno != EINVAL || why[0] == '\0' || st.fd != -1)
 			abort();
 		return 0;
 	}
 	fuzz_check(&st, size);
 	/* What a runner writes in place: every status, the counters, an
 	 * error with control characters and more than the width. */
-	for (i = 0; i < st.nrcpt; i++)
-		if (spool_state_set_rcpt(&st, i,
-			(enum spool_rcpt_status)((st.status[i] + 1 + i) % 4)) ==
-		    -1)
-			abort();
+	if ((want = malloc(st.nrcpt + 1)) == NULL)
+		abort();
+	fuzz_walk(&st, size, want, 1);
 	memset(error, 'e', sizeof(error) - 1);
 	error[0] = '\n';
 	error[sizeof(error) - 1] = '\0';
@@ -118,12 +147,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    again.crashes != 999999 || again.active != st.active ||
 	    strcmp(again.error, st.error) != 0 ||
 	    strcmp(again.sender, st.sender) != 0 ||
-	    strcmp(again.kind, st.kind) != 0 || again.arrival != st.arrival)
+	    strcmp(again.kind, st.kind) != 0 || again.arrival != st.arrival ||
+	    again.rcpt_start != st.rcpt_start)
 		abort();
-	for (i = 0; i < st.nrcpt; i++)
-		if (again.status[i] != st.status[i] ||
-		    strcmp(again.rcpt[i], st.rcpt[i]) != 0)
+	for (i = 0; i < SPOOL_RCPT_NSTATUS; i++)
+		if (again.count[i] != st.count[i])
 			abort();
+	fuzz_walk(&again, size, want, 0);
+	free(want);
 	spool_state_close(&again);
 	spool_state_close(&st);
 	return 0;

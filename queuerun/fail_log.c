@@ -1,0 +1,137 @@
+/*
+ * fail_log.c - the recipients of a message that failed in this pass,
+ * with their reasons, kept on disk until the bounce is written.
+ *
+ * A failed recipient is marked "failed" in the state file at once (it is
+ * no longer to do; it becomes "bounced" when its bounce is committed),
+ * and its address and reason go to an unlinked file in the spool's tmp/,
+ * one line each: offset, address, DSN status and diagnostic, tab
+ * separated.  The bounce (dsn.c) reads them back; so a pass in which a
+ * million recipients fail holds none of them in core.  If the file
+ * cannot be written (a full disk), the recipient is marked deferred
+ * instead: it is tried again, and bounces then.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "queuerun_impl.h"
+
+/* fail_log_open - the unlinked spill file in $spool/tmp */
+static FILE *
+fail_log_open(struct queuerun *q)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	FILE *fp;
+	int fd;
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", q->s->spool_dir,
+		SPOOL_TMP) >= sizeof(dir) ||
+	    (size_t)snprintf(path, sizeof(path), "%s/fail.XXXXXX", dir) >=
+		sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd == -1 && (errno == EOPNOTSUPP || errno == EISDIR)) {
+		/* A file system without O_TMPFILE: a named file, unlinked. */
+		if ((fd = mkostemp(path, O_CLOEXEC)) != -1)
+			unlink(path);
+	}
+	if (fd == -1)
+		return NULL;
+	if ((fp = fdopen(fd, "w+")) == NULL)
+		close(fd);
+	return fp;
+}
+
+/* fail_log_clean - a field with no tabs, newlines or control bytes */
+static void
+fail_log_clean(FILE *fp, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, fp);
+}
+
+/* fail_log_add - the recipient at off failed: record why, mark it */
+void
+fail_log_add(struct queuerun *q, struct qr_msg *m, off_t off,
+    enum spool_rcpt_status from, const char *addr, const char *dsn,
+    const char *diag)
+{
+	if (m->fails == NULL && (m->fails = fail_log_open(q)) == NULL)
+		log_warn("%s: cannot keep the reason for <%s>", m->name, addr);
+	if (m->fails != NULL) {
+		fprintf(m->fails, "%lld\t%s\t", (long long)off, addr);
+		fail_log_clean(m->fails, dsn);
+		fputc('\t', m->fails);
+		fail_log_clean(m->fails, diag);
+		fputc('\n', m->fails);
+	}
+	if (m->fails == NULL || fflush(m->fails) == EOF || ferror(m->fails)) {
+		if (m->fails != NULL)
+			log_warn("%s: cannot keep the reason for <%s>", m->name,
+			    addr);
+		/* No bounce without its reason: tried again instead. */
+		if (spool_state_set_rcpt(
+			&m->st, off, from, SPOOL_RCPT_DEFERRED) == -1)
+			log_warn("%s: cannot update %s", m->name, m->st.path);
+		snprintf(m->last_error, sizeof(m->last_error), "%s %.180s", dsn,
+		    diag);
+		return;
+	}
+	if (spool_state_set_rcpt(&m->st, off, from, SPOOL_RCPT_FAILED) == -1)
+		log_warn("%s: cannot update %s", m->name, m->st.path);
+	m->nfail++;
+}
+
+/* fail_log_each - call fn for every failed recipient, in order; stops at
+ * fn's nonzero return, which it returns; -1 when the file is unreadable */
+int
+fail_log_each(
+    struct qr_msg *m, int (*fn)(void *arg, const struct fail_rec *r), void *arg)
+{
+	struct fail_rec r;
+	char *line = NULL, *f[4], *p;
+	size_t cap = 0;
+	ssize_t len;
+	int i, k = 0;
+
+	if (m->fails == NULL)
+		return 0;
+	if (fflush(m->fails) == EOF || fseeko(m->fails, 0, SEEK_SET) == -1)
+		return -1;
+	while (k == 0 && (len = getline(&line, &cap, m->fails)) != -1) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		p = line;
+		for (i = 0; i < 4; i++)
+			f[i] = strsep(&p, "\t");
+		if (f[3] == NULL)
+			continue; /* cannot happen: we wrote it */
+		r.off = (off_t)strtoll(f[0], NULL, 10);
+		r.addr = f[1];
+		r.dsn = f[2];
+		r.diag = f[3];
+		k = fn(arg, &r);
+	}
+	free(line);
+	if (ferror(m->fails))
+		k = -1;
+	fseeko(m->fails, 0, SEEK_END);
+	return k;
+}
+
+/* fail_log_close - the pass is over */
+void
+fail_log_close(struct qr_msg *m)
+{
+	if (m->fails != NULL)
+		fclose(m->fails);
+	m->fails = NULL;
+	m->nfail = 0;
+}

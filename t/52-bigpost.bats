@@ -1,0 +1,156 @@
+#!/usr/bin/env bats
+# t/52-bigpost.bats - a list of any size in bounded memory: the state file
+# is read a buffer at a time, the scheduler holds only its recipient
+# limits, failed recipients wait on disk for their bounce, and a bounce
+# names a bounded number of them.  Memory is the runner's peak RSS
+# (mj_measure), compared between a list and one ten times its size in
+# the same run; nothing here is timed.
+
+bats_require_minimum_version 1.5.0
+load helpers
+load smtp_helpers
+
+MJ_MEASURE=$TOP/t/tools/mj_measure
+
+setup() {
+	mjq_setup <<-EOF
+	[delivery]
+	message_recipient_limit = 2000
+	recipient_limit = 2000
+	EOF
+}
+
+teardown() {
+	servers_stop
+}
+
+post() {
+	printf 'From: p@example.net\nSubject: big\n\nhello\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l "$1" -r -f p@example.net
+}
+
+# subscribers LIST N - a list of N subscribers over 20 domains
+subscribers() {
+	mkdir -p "$LISTS/ex.org/$1"
+	awk -v n="$2" 'BEGIN { for (i = 1; i <= n; i++) printf "u%d@d%d.test\n", i, i % 20 }' \
+		>"$LISTS/ex.org/$1/subscribers"
+}
+
+# measured_run TAG - one runner pass under mj_measure; its peak RSS in
+# kB is printed and kept in $BATS_TEST_TMPDIR/TAG.rss
+measured_run() {
+	"$MJ_MEASURE" -n 1 -i /dev/null -- "$MJ_QUEUERUN" -C "$CONF" -1 \
+		2>>"$BATS_TEST_TMPDIR/run.log" >"$BATS_TEST_TMPDIR/$1.out"
+	sed -n 's/.*max_rss_kb=\([0-9]*\).*/\1/p' "$BATS_TEST_TMPDIR/$1.out" |
+		tee "$BATS_TEST_TMPDIR/$1.rss"
+}
+
+# revive - the first pass found the server down and marked its
+# destinations dead until minimal_backoff_time: forget that (the table is
+# runtime state, safe to remove while no runner runs) and make the post
+# due
+revive() {
+	rm -f "$SPOOL/state/destinations"
+	make_due
+}
+
+# route_to PORT - every d*.test domain to one server
+route_to() {
+	printf '[transport_map]\n' >>"$CONF"
+	for d in $(seq 0 19); do
+		printf 'd%d.test = smtp:[127.0.0.1]:%s\n' "$d" "$1" >>"$CONF"
+	done
+}
+
+@test "a post to 200,000 subscribers is expanded and delivered in the memory of one to 20,000" {
+	# Each list is expanded in a first pass while its server is down (all
+	# deferred), then delivered in a second pass: the two phases are
+	# measured apart.
+	P=$(free_port)
+	route_to "$P"
+	subscribers small 20000
+	subscribers big 200000
+	post small
+	small_expand=$(measured_run small-expand)
+	revive
+	smtpd_start s --port "$P"
+	small_deliver=$(measured_run small-deliver)
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -eq 20000 ]
+	[ -z "$(queue_files)" ]
+	servers_stop
+
+	post big
+	big_expand=$(measured_run big-expand)
+	revive
+	smtpd_start s2 --port "$P"
+	big_deliver=$(measured_run big-deliver)
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/s2/log")" -eq 200000 ]
+	[ "$(sort -u "$BATS_TEST_TMPDIR/s2/log" | wc -l)" -eq 200000 ]
+	[ -z "$(queue_files)" ]
+
+	echo "peak RSS kB: expand $small_expand -> $big_expand, deliver $small_deliver -> $big_deliver"
+	# Delivery: the same memory within 2 MB for 180,000 more recipients
+	# (about 11 bytes each; holding the list would be over 100).
+	[ "$big_deliver" -lt $((small_deliver + 2048)) ]
+	# Expansion: only the repeat check grows, 8 to 16 bytes a subscriber.
+	[ "$big_expand" -lt $((small_expand + 180000 * 24 / 1024)) ]
+}
+
+@test "a pass in which 1,500 recipients fail sends one bounce naming 1,000 and counting the rest" {
+	smtpd_start s --rcpt 'u*@d.test=550 5.1.1 no such user'
+	SPORT=$PORT
+	smtpd_start owner
+	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\nex.org = smtp:[127.0.0.1]:%s\n' \
+		"$SPORT" "$PORT" >>"$CONF"
+	mkdir -p "$LISTS/ex.org/l"
+	seq 1 1500 | sed 's/.*/u&@d.test/' >"$LISTS/ex.org/l/subscribers"
+	post l
+	runq
+	[ "$(grep -c 'status=bounced (550 5.1.1 no such user)' "$BATS_TEST_TMPDIR/run.log")" -eq 1500 ]
+	# one bounce, to the owner
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/owner/log")" -eq 1 ]
+	f=$(find "$BATS_TEST_TMPDIR/owner/save/new" -type f)
+	[ "$(grep -c '^Final-Recipient: rfc822; u[0-9]*@d.test' "$f")" -eq 1000 ]
+	[ "$(grep -c '^<u[0-9]*@d.test>: smtp; 550 5.1.1 no such user' "$f")" -eq 1000 ]
+	[ "$(grep -c '^(500 more recipient(s) failed; the mail log has each of them.)' "$f")" -eq 2 ]
+	[ -z "$(queue_files)" ]
+	# the reasons waited in an unlinked file: nothing is left in tmp/
+	[ -z "$(ls -A "$SPOOL/tmp")" ]
+}
+
+@test "kill -9 between a recipient's failure and its bounce: the next runner retries it and bounces it once" {
+	smtpd_start bad --rcpt 'bad*@b.test=550 5.1.1 no such user'
+	BPORT=$PORT
+	smtpd_start owner
+	OPORT=$PORT
+	smtpd_start slow --silent greeting
+	SPORT=$PORT
+	printf '[transport_map]\nb.test = smtp:[127.0.0.1]:%s\nex.org = smtp:[127.0.0.1]:%s\nslow.test = smtp:[127.0.0.1]:%s\n' \
+		"$BPORT" "$OPORT" "$SPORT" >>"$CONF"
+	mjq_list ex.org l bad1@b.test bad2@b.test ok@slow.test
+	post l
+	"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/run.log" &
+	RUNNER=$!
+	# the two failures are on disk while the runner waits for slow.test
+	wait_for 30 eval '[ "$(grep -c "^failed    bad" "$(state_files)" 2>/dev/null)" -eq 2 ]'
+	kill -KILL "$RUNNER"
+	wait "$RUNNER" || true
+	# no bounce was committed: only the post is queued
+	[ "$(queue_files | wc -l)" -eq 1 ]
+	grep -q '^failed    bad1@b.test$' "$(state_files)"
+
+	# slow.test answers now
+	stop_pid "$(cat "$BATS_TEST_TMPDIR/slow/pid")"
+	smtpd_start slow2 --port "$SPORT"
+	runq
+	grep -q '2 failed recipient(s) without their bounce: deferred, to be tried again' \
+		"$BATS_TEST_TMPDIR/run.log"
+	[ "$(grep -c 'to=<bad1@b.test>.*status=bounced' "$BATS_TEST_TMPDIR/run.log")" -eq 2 ]
+	grep -q 'to=<ok@slow.test>' "$BATS_TEST_TMPDIR/slow2/log"
+	# exactly one bounce, naming both
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/owner/log")" -eq 1 ]
+	f=$(find "$BATS_TEST_TMPDIR/owner/save/new" -type f)
+	grep -q '^Final-Recipient: rfc822; bad1@b.test' "$f"
+	grep -q '^Final-Recipient: rfc822; bad2@b.test' "$f"
+	[ -z "$(queue_files)" ]
+}
