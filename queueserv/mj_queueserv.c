@@ -197,6 +197,28 @@ qs_drop_privileges(struct qs *qs)
 	return 0;
 }
 
+/* qs_pidfile_write - our pid into the pidfile we hold.  libbsd's
+ * pidfile_write, when the write fails (a full spool), removes the file,
+ * drops its lock and leaves a handle pidfile_remove will not free; here
+ * the file stays, empty but locked, so one server per spool still holds
+ * and the handle is freed at exit as usual. */
+static int
+qs_pidfile_write(struct pidfh *pfh)
+{
+	char pid[32];
+	ssize_t w;
+	int fd, n;
+
+	if ((fd = pidfile_fileno(pfh)) == -1 || ftruncate(fd, 0) == -1)
+		return -1;
+	n = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	if ((w = pwrite(fd, pid, (size_t)n, 0)) == n)
+		return 0;
+	if (w >= 0)
+		errno = ENOSPC; /* a short write: no room for the rest */
+	return -1;
+}
+
 /* qs_start - everything up to the loop; an exit code on failure */
 static int
 qs_start(struct qs *qs, struct pidfh **pfh)
@@ -242,7 +264,7 @@ qs_start(struct qs *qs, struct pidfh **pfh)
 		}
 		log_open("mj_queueserv", LOG_TO_SYSLOG);
 	}
-	if (pidfile_write(*pfh) == -1)
+	if (qs_pidfile_write(*pfh) == -1)
 		log_warn("cannot write pidfile");
 	if (qs_signals(qs) == -1) {
 		log_err("signals");

@@ -81,6 +81,10 @@ fill() {
 	queueserv_start
 	wait_for 15 grep -q 'No space left on device' "$QS_LOG"
 	alive "$QS_PID"
+	# the pidfile could not be written, yet it is kept and locked
+	grep -q 'cannot write pidfile' "$QS_LOG"
+	run -1 timeout 10 "$MJ_QUEUESERV" -f -C "$CONF"
+	[[ "$output" == "mj_queueserv: already running for $SPOOL "* ]]
 	run -0 "$MJ_QUEUESERV" -C "$CONF" status
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -eq 1 ]
 	[ -n "$(queue_files)" ]
