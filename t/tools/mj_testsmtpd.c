@@ -574,7 +574,8 @@ cmd_rcpt(struct session *s, const char *arg)
 			}
 	}
 	reply(s, ST_RCPT, text);
-	if (text[0] != '2') {
+	/* --drop rcpt has closed the session: no envelope to add to */
+	if (text[0] != '2' || s->mode == M_CLOSED) {
 		free(addr);
 		return;
 	}
@@ -593,8 +594,9 @@ cmd_data(struct session *s)
 		return;
 	}
 	reply(s, ST_DATA, "354 End data with <CR><LF>.<CR><LF>");
-	if (cf.stage[ST_DATA].reply != NULL &&
-	    cf.stage[ST_DATA].reply[0] != '3')
+	/* --drop data has closed the session: it must stay closed */
+	if (s->mode == M_CLOSED || (cf.stage[ST_DATA].reply != NULL &&
+				       cf.stage[ST_DATA].reply[0] != '3'))
 		return;
 	s->mode = M_DATA;
 	s->dstate = D_BOL;
