@@ -11,10 +11,20 @@
  * BAD/ with a .why, since re-expanding a post whose recipient snapshot is
  * lost would send it again to everyone.  A message a runner holds (its
  * lock is taken) is left alone.
+ *
+ * Permissions: everything in the spool belongs to the spool's owner (the
+ * mjq user), files at least rw and directories rwx for it (mj_queueserv
+ * already closes a spool open to the world).  What is not (a file left by
+ * a command run as root, a directory someone closed) is reported with
+ * what this pass could not read or write there; run as root, the pass
+ * gives it back to the spool's owner with mode 0640 or 0750.  A state
+ * file that cannot be opened is such a finding, never a damaged one: its
+ * message must not go to BAD/ for a wrong mode.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -34,6 +44,10 @@ struct check_ctx {
 	const char *spool;
 	FILE *out;
 	long messages, findings, repaired, remaining;
+	uid_t uid; /* the spool's owner, who must own everything in it */
+	gid_t gid;
+	char owner[64]; /* its name */
+	int root;	/* we may repair owners and modes */
 };
 
 /* check_rel - a spool path as the operator sees it */
@@ -57,6 +71,112 @@ check_report(struct check_ctx *c, const char *path, const char *what,
 	else
 		c->remaining++;
 	fprintf(c->out, "%s: %s: %s\n", check_rel(c, path), what, action);
+}
+
+/* check_user - a user's name, or its number */
+static void
+check_user(uid_t uid, char *buf, size_t len)
+{
+	struct passwd *pw;
+
+	if ((pw = getpwuid(uid)) != NULL)
+		strlcpy(buf, pw->pw_name, len);
+	else
+		snprintf(buf, len, "%lu", (unsigned long)uid);
+}
+
+/* check_wrong - describe in buf how st's owner or mode is wrong for the
+ * spool; 0 when it is right */
+static int
+check_wrong(
+    const struct check_ctx *c, const struct stat *st, char *buf, size_t len)
+{
+	int dir = S_ISDIR(st->st_mode);
+	mode_t need = dir ? 0700 : 0600, mode = st->st_mode & 07777;
+	char user[64];
+
+	if (st->st_uid == c->uid && (mode & need) == need)
+		return 0;
+	check_user(st->st_uid, user, sizeof(user));
+	snprintf(buf, len, "owner %s, mode %04o (want %s, %04o)", user,
+	    (unsigned)mode, c->owner, dir ? SPOOL_DIR_MODE : SPOOL_FILE_MODE);
+	return 1;
+}
+
+/* check_access - what a runner cannot do to path: an errno, or 0 */
+static int
+check_access(const char *path, const struct stat *st)
+{
+	const char *base = strrchr(path, '/');
+	int mode = R_OK;
+
+	if (S_ISDIR(st->st_mode))
+		mode = R_OK | W_OK | X_OK;
+	else if (base != NULL && base[1] == '.')
+		mode = R_OK | W_OK; /* a state file is updated in place */
+
+	return faccessat(AT_FDCWD, path, mode, AT_EACCESS) == -1 ? errno : 0;
+}
+
+/* check_perms - path (st, or NULL when it could not be examined) as
+ * the spool's owner needs it, err what it could not be used for; a
+ * finding when not, repaired as root; -1 when it is left wrong */
+static int
+check_perms(
+    struct check_ctx *c, const char *path, const struct stat *st, int err)
+{
+	char wrong[200], what[400], action[300];
+	mode_t mode;
+	int bad;
+
+	bad = st != NULL && check_wrong(c, st, wrong, sizeof(wrong));
+	if (!bad && err == 0)
+		return 0;
+	if (err != 0)
+		snprintf(what, sizeof(what), "cannot %s: %s%s%s",
+		    st != NULL && S_ISDIR(st->st_mode) ? "read or write"
+						       : "open",
+		    strerror(err), bad ? "; " : "", bad ? wrong : "");
+	else
+		snprintf(what, sizeof(what), "wrong permissions: %s", wrong);
+	if (bad && c->root) {
+		mode = S_ISDIR(st->st_mode) ? SPOOL_DIR_MODE : SPOOL_FILE_MODE;
+		if (chown(path, c->uid, c->gid) == 0 &&
+		    chmod(path, mode) == 0) {
+			snprintf(action, sizeof(action),
+			    "owner and mode set to %s, %04o", c->owner,
+			    (unsigned)mode);
+			check_report(c, path, what, action, 1);
+			return 0;
+		}
+		snprintf(action, sizeof(action), "cannot repair: %s",
+		    strerror(errno));
+	} else if (bad)
+		snprintf(action, sizeof(action),
+		    "left (mj_queuerun -c as root gives it to %s)", c->owner);
+	else
+		snprintf(action, sizeof(action), "left (fix it by hand)");
+	check_report(c, path, what, action, 0);
+	return -1;
+}
+
+/* check_tops - the spool and its fixed directories */
+static void
+check_tops(struct check_ctx *c)
+{
+	static const char *const tops[] = {
+	    "", SPOOL_QUEUE, SPOOL_TMP, SPOOL_HOLD, SPOOL_BAD, SPOOL_STATE};
+	char path[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(tops) / sizeof(tops[0]); i++)
+		if ((i == 0 ? strlcpy(path, c->spool, sizeof(path)) <
+				  sizeof(path)
+			    : spool_path(path, sizeof(path), c->spool,
+				  tops[i]) == 0) &&
+		    lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			check_perms(c, path, &st, check_access(path, &st));
 }
 
 /* check_quarantine - move a message (and its state) to BAD/ with why */
@@ -136,13 +256,15 @@ check_message(struct check_ctx *c, const struct spool_entry *e)
 		return;
 	}
 	why[0] = '\0';
-	if (spool_state_open(&st, e->path, why, sizeof(why)) == -1) {
-		snprintf(what, sizeof(what), "damaged state file: %s",
-		    why[0] ? why : strerror(errno));
-		check_quarantine(c, e->path, what);
-	} else {
+	if (spool_state_open(&st, e->path, why, sizeof(why)) == 0)
 		spool_state_close(&st);
-	}
+	else if (errno == EINVAL) {
+		snprintf(what, sizeof(what), "damaged state file: %s", why);
+		check_quarantine(c, e->path, what);
+	} else if (errno != EACCES && errno != EPERM && errno != ENOENT)
+		/* (a permission problem is the state file's own finding) */
+		check_report(
+		    c, spath, "cannot open the state file", strerror(errno), 0);
 	close(fd);
 }
 
@@ -152,6 +274,18 @@ check_one(void *arg, const struct spool_entry *e)
 {
 	struct check_ctx *c = arg;
 
+	if (e->error != 0 || e->dir) {
+		check_perms(c, e->path, e->st.st_ino != 0 ? &e->st : NULL,
+		    e->error != 0 ? e->error : check_access(e->path, &e->st));
+		return 0;
+	}
+	if (S_ISREG(e->st.st_mode) &&
+	    check_perms(c, e->path, &e->st, check_access(e->path, &e->st)) ==
+		-1) {
+		if (!e->dot && !e->stray && strcmp(e->top, SPOOL_BAD) != 0)
+			c->messages++;
+		return 0;
+	}
 	if (e->dot && !e->stray)
 		check_dot(c, e);
 	else if (e->stray && !S_ISREG(e->st.st_mode))
@@ -170,12 +304,21 @@ long
 queuerun_check(const struct settings *s, FILE *out)
 {
 	static const char *const tops[] = {SPOOL_QUEUE, SPOOL_HOLD, SPOOL_BAD};
-	struct check_ctx c = {s->spool_dir, out, 0, 0, 0, 0};
+	struct check_ctx c = {s->spool_dir, out, 0, 0, 0, 0, 0, 0, "", 0};
+	struct stat st;
 	size_t i;
 
+	if (stat(s->spool_dir, &st) == -1)
+		return -1;
+	c.uid = st.st_uid;
+	c.gid = st.st_gid;
+	check_user(c.uid, c.owner, sizeof(c.owner));
+	c.root = geteuid() == 0;
+	check_tops(&c);
 	for (i = 0; i < sizeof(tops) / sizeof(tops[0]); i++)
-		if (spool_walk_dots(s->spool_dir, tops[i], check_one, &c) ==
-			-1 &&
+		if (spool_walk_flags(s->spool_dir, tops[i],
+			SPOOL_WALK_DOTS | SPOOL_WALK_ERRORS | SPOOL_WALK_DIRS,
+			check_one, &c) == -1 &&
 		    i == 0)
 			return -1;
 	fprintf(out,

@@ -10,9 +10,17 @@
  * file, held as long as the message is in the active set: the kernel
  * drops it when the runner dies, and the next runner takes over from the
  * state file.
+ *
+ * What the runner cannot read or write (a message, a directory of
+ * QUEUE/, tmp/: a wrong owner or mode) is left where it is and logged
+ * with its path and the reason, once per minimal_backoff_time per path
+ * and runner, like a deferral: every walk meets it again, and a line per
+ * walk would flood the log.  mj_queuerun -c names it and, run as root,
+ * repairs it.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -22,6 +30,14 @@
 #include "log.h"
 #include "queuerun_impl.h"
 #include "spool_walk.h"
+
+#define WALK_SAID_MAX 64
+
+/* Paths the runner could not use, and when that was last logged. */
+static struct walk_said {
+	uint64_t hash; /* FNV-1a of the path; 0: free */
+	double when;
+} walk_said[WALK_SAID_MAX];
 
 struct walk_cand {
 	char *path;
@@ -44,6 +60,36 @@ struct walk_ctx {
 	size_t nactive;
 	time_t next; /* earliest future mtime */
 };
+
+/* walk_complain - log that path cannot be used (errno err), unless
+ * that was logged less than minimal_backoff_time ago */
+static void
+walk_complain(
+    struct queuerun *q, double now, const char *path, int err, const char *what)
+{
+	uint64_t h = 14695981039346656037ULL;
+	const char *p;
+	size_t i, slot = 0;
+
+	for (p = path; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h |= 1;
+	for (i = 0; i < WALK_SAID_MAX; i++) {
+		if (walk_said[i].hash == h) {
+			if (now - walk_said[i].when <
+			    (double)q->dc.base.min_backoff)
+				return;
+			slot = i;
+			break;
+		}
+		if (walk_said[i].when < walk_said[slot].when)
+			slot = i; /* free, or the oldest */
+	}
+	walk_said[slot].hash = h;
+	walk_said[slot].when = now;
+	log_warnx("%s: %s: %s; left in place, not logged again for %llds", path,
+	    what, strerror(err), q->dc.base.min_backoff);
+}
 
 /* walk_ino_cmp - qsort/bsearch on inode numbers */
 static int
@@ -76,6 +122,12 @@ walk_visit(void *arg, const struct spool_entry *e)
 	struct walk_ctx *c = arg;
 	struct walk_cand *w;
 
+	if (e->error != 0) {
+		walk_complain(c->q, c->now, e->path, e->error,
+		    e->dir ? "cannot read this directory of the queue"
+			   : "cannot examine");
+		return 0;
+	}
 	if (e->stray)
 		return 0;
 	if (e->st.st_mtime > (time_t)c->now) {
@@ -115,14 +167,19 @@ walk_visit(void *arg, const struct spool_entry *e)
 
 /* walk_take - try to claim one candidate; the new message or NULL */
 static struct qr_msg *
-walk_take(const struct walk_cand *w, double now)
+walk_take(struct queuerun *q, const struct walk_cand *w, double now)
 {
 	struct qr_msg *m;
 	struct stat sb;
 	int fd;
 
-	if ((fd = open(w->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return NULL; /* finished by another runner meanwhile */
+	if ((fd = open(w->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		/* ENOENT: finished by another runner meanwhile */
+		if (errno != ENOENT)
+			walk_complain(
+			    q, now, w->path, errno, "cannot open the message");
+		return NULL;
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
 		close(fd);
 		return NULL;
@@ -166,7 +223,7 @@ walk_from(struct queuerun *q, struct walk_cand *v, size_t n, size_t *pos,
 			*full = 1;
 			break;
 		}
-		if ((m = walk_take(&v[*pos], now)) == NULL)
+		if ((m = walk_take(q, &v[*pos], now)) == NULL)
 			continue;
 		if (spool_name_parse(m->name, &sn) == 0)
 			strlcpy(m->list, sn.list, sizeof(m->list));
@@ -189,6 +246,19 @@ walk_free_cands(struct walk_cand *v, size_t from, size_t n)
 	for (; from < n; from++)
 		free(v[from].path);
 	free(v);
+}
+
+/* walk_tmp - new messages need tmp/ for their state files: say so when
+ * the runner cannot write there (they wait, deferred, until it can) */
+static void
+walk_tmp(struct queuerun *q, double now)
+{
+	char path[PATH_MAX];
+
+	if (spool_path(path, sizeof(path), q->s->spool_dir, SPOOL_TMP) == 0 &&
+	    faccessat(AT_FDCWD, path, W_OK | X_OK, AT_EACCESS) == -1)
+		walk_complain(q, now, path, errno,
+		    "cannot write the spool's tmp/: new messages wait");
 }
 
 /* walk_claim - walk QUEUE/ and claim due messages up to the active
@@ -215,9 +285,16 @@ walk_claim(struct queuerun *q, double now)
 		c.nactive = k;
 		qsort(c.active, c.nactive, sizeof(ino_t), walk_ino_cmp);
 	}
-	if (spool_walk(q->s->spool_dir, SPOOL_QUEUE, walk_visit, &c) == -1 &&
-	    errno != ENOENT)
-		log_warn("cannot walk %s/%s", q->s->spool_dir, SPOOL_QUEUE);
+	walk_tmp(q, now);
+	if (spool_walk_flags(q->s->spool_dir, SPOOL_QUEUE, SPOOL_WALK_ERRORS,
+		walk_visit, &c) == -1 &&
+	    errno != ENOENT) {
+		char path[PATH_MAX];
+		int err = errno;
+		if (spool_path(
+			path, sizeof(path), q->s->spool_dir, SPOOL_QUEUE) == 0)
+			walk_complain(q, now, path, err, "cannot walk");
+	}
 	if (c.n > 0) /* c.v is NULL then, which qsort must not get */
 		qsort(c.v, c.n, sizeof(*c.v), walk_cand_cmp);
 	got = walk_from(q, c.v, c.n, &i, now, &full);

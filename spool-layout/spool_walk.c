@@ -5,7 +5,10 @@
  * the order is the priority order whatever readdir returns.  Directory
  * entries that do not fit the layout are skipped here (the tree is the
  * contract; see spool-layout/README).  The walk holds at most one
- * directory listing per level in memory.
+ * directory listing per level in memory.  A directory that exists but
+ * cannot be read (wrong owner or mode) is skipped too; with
+ * SPOOL_WALK_ERRORS the callback is told, so that the runner can log it
+ * and the check pass report it instead of losing its messages silently.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,6 +18,14 @@
 #include <sys/stat.h>
 
 #include "spool_walk.h"
+
+/* One walk: the callback, what it asked to see, whether it stopped. */
+struct walk_run {
+	spool_walk_fn *fn;
+	void *arg;
+	int flags;
+	int stop;
+};
 
 /* walk_prio - a two-digit priority directory name, or -1 */
 static int
@@ -42,6 +53,7 @@ walk_list(const char *dir, char ***out, size_t *count, int sort, int dots)
 	struct dirent *de;
 	char **v = NULL, **nv;
 	size_t n = 0, cap = 0;
+	int saved;
 
 	*count = 0;
 	*out = NULL;
@@ -69,10 +81,12 @@ walk_list(const char *dir, char ***out, size_t *count, int sort, int dots)
 	*out = v;
 	return 0;
 fail:
+	saved = errno;
 	while (n > 0)
 		free(v[--n]);
 	free(v);
 	closedir(d);
+	errno = saved;
 	return -1;
 }
 
@@ -85,64 +99,104 @@ walk_free(char **v, size_t n)
 	free(v);
 }
 
-/* walk_files - the messages of one function directory */
+/* walk_report - tell the callback about a directory, or an entry that
+ * could not be examined (err), when it asked for such entries */
+static void
+walk_report(struct walk_run *w, struct spool_entry *e, const char *path,
+    int dir, int err)
+{
+	const char *slash;
+
+	if (w->stop || (err != 0 && !(w->flags & SPOOL_WALK_ERRORS)) ||
+	    (err == 0 && !(dir && (w->flags & SPOOL_WALK_DIRS))))
+		return;
+	if (strlcpy(e->path, path, sizeof(e->path)) >= sizeof(e->path))
+		return;
+	memset(&e->st, 0, sizeof(e->st));
+	if (lstat(path, &e->st) == -1 && err == 0)
+		return; /* gone meanwhile */
+	slash = strrchr(e->path, '/');
+	e->file = slash != NULL ? slash + 1 : e->path;
+	e->dot = 0;
+	e->stray = 1; /* not a message */
+	e->dir = dir;
+	e->error = err;
+	w->stop = w->fn(w->arg, e);
+	e->dir = e->error = 0;
+}
+
+/* walk_dir - list one directory of the tree and report it; -1 (and
+ * nothing to walk) when it is missing or cannot be read */
 static int
-walk_files(struct spool_entry *e, const char *dir, spool_walk_fn *fn, void *arg,
-    int dots)
+walk_dir(struct walk_run *w, struct spool_entry *e, const char *dir,
+    char ***out, size_t *n, int sort, int dots)
+{
+	if (walk_list(dir, out, n, sort, dots) == -1) {
+		if (errno != ENOENT)
+			walk_report(w, e, dir, 1, errno);
+		return -1;
+	}
+	walk_report(w, e, dir, 1, 0);
+	return 0;
+}
+
+/* walk_files - the messages of one function directory */
+static void
+walk_files(struct walk_run *w, struct spool_entry *e, const char *dir)
 {
 	char **files;
 	size_t n, i;
-	int stop = 0, r;
+	int r;
 
-	if (walk_list(dir, &files, &n, 0, dots) == -1)
-		return 0;
-	for (i = 0; i < n && !stop; i++) {
+	if (walk_dir(w, e, dir, &files, &n, 0, w->flags & SPOOL_WALK_DOTS) ==
+	    -1)
+		return;
+	for (i = 0; i < n && !w->stop; i++) {
 		r = snprintf(e->path, sizeof(e->path), "%s/%s", dir, files[i]);
 		if (r < 0 || (size_t)r >= sizeof(e->path))
 			continue;
-		if (lstat(e->path, &e->st) == -1)
-			continue; /* finished by another runner meanwhile */
 		e->file = files[i];
+		if (lstat(e->path, &e->st) == -1) {
+			/* ENOENT: finished by another runner meanwhile */
+			if (errno != ENOENT)
+				walk_report(w, e, e->path, 0, errno);
+			continue;
+		}
 		e->dot = files[i][0] == '.';
 		e->stray =
 		    !S_ISREG(e->st.st_mode) ||
 		    (!e->dot && spool_name_parse(files[i], &e->name) == -1);
-		stop = fn(arg, e);
+		w->stop = w->fn(w->arg, e);
 	}
 	walk_free(files, n);
-	return stop;
 }
 
 /* walk_tier - every function directory of one domain and list tier */
-static int
-walk_tier(struct spool_entry *e, const char *dir, spool_walk_fn *fn, void *arg,
-    int dots)
+static void
+walk_tier(struct walk_run *w, struct spool_entry *e, const char *dir)
 {
 	char path[PATH_MAX];
 	int f, r;
 
-	for (f = 0; f < SPOOL_FN_COUNT; f++) {
+	for (f = 0; f < SPOOL_FN_COUNT && !w->stop; f++) {
 		e->function = (enum spool_function)f;
 		r = snprintf(path, sizeof(path), "%s/%s", dir,
 		    spool_function_name(e->function));
 		if (r < 0 || (size_t)r >= sizeof(path))
 			continue;
-		if (walk_files(e, path, fn, arg, dots))
-			return 1;
+		walk_files(w, e, path);
 	}
-	return 0;
 }
 
-/* walk_top - every entry of the function directories under $spool/top */
+/* walk_top - every entry of the function directories under $spool/top;
+ * -1 when top itself cannot be read, 1 when the callback stopped it */
 static int
-walk_top(
-    const char *spool, const char *top, spool_walk_fn *fn, void *arg, int dots)
+walk_top(struct walk_run *w, const char *spool, const char *top)
 {
 	char root[PATH_MAX], p1[PATH_MAX], p2[PATH_MAX], p3[PATH_MAX];
-	char **xx, **dom, **yy;
-	size_t nxx, ndom, nyy, i, j, k;
+	char **xx, **dom, **yy, **fn;
+	size_t nxx, ndom, nyy, nfn, i, j, k;
 	struct spool_entry e;
-	int stop = 0;
 
 	memset(&e, 0, sizeof(e));
 	e.top = top;
@@ -150,31 +204,37 @@ walk_top(
 		return -1;
 	if (walk_list(root, &xx, &nxx, 1, 0) == -1)
 		return -1;
-	for (i = 0; i < nxx && !stop; i++) {
+	for (i = 0; i < nxx && !w->stop; i++) {
+		e.domain = "";
 		if ((e.domain_prio = walk_prio(xx[i])) == -1 ||
 		    (size_t)snprintf(p1, sizeof(p1), "%s/%s", root, xx[i]) >=
 			sizeof(p1) ||
-		    walk_list(p1, &dom, &ndom, 0, 0) == -1)
+		    walk_dir(w, &e, p1, &dom, &ndom, 0, 0) == -1)
 			continue;
-		for (j = 0; j < ndom && !stop; j++) {
+		for (j = 0; j < ndom && !w->stop; j++) {
 			e.domain = dom[j];
 			if ((size_t)snprintf(p2, sizeof(p2), "%s/%s", p1,
 				dom[j]) >= sizeof(p2) ||
-			    walk_list(p2, &yy, &nyy, 1, 0) == -1)
+			    walk_dir(w, &e, p2, &yy, &nyy, 1, 0) == -1)
 				continue;
-			for (k = 0; k < nyy && !stop; k++) {
+			for (k = 0; k < nyy && !w->stop; k++) {
 				if ((e.list_prio = walk_prio(yy[k])) == -1 ||
 				    (size_t)snprintf(p3, sizeof(p3), "%s/%s",
 					p2, yy[k]) >= sizeof(p3))
 					continue;
-				stop = walk_tier(&e, p3, fn, arg, dots);
+				/* Read only to know it can be: the
+				 * function names are fixed. */
+				if (walk_dir(w, &e, p3, &fn, &nfn, 0, 0) == -1)
+					continue;
+				walk_free(fn, nfn);
+				walk_tier(w, &e, p3);
 			}
 			walk_free(yy, nyy);
 		}
 		walk_free(dom, ndom);
 	}
 	walk_free(xx, nxx);
-	return stop;
+	return w->stop ? 1 : 0;
 }
 
 /* spool_walk - every message under $spool/top, priority order; returns
@@ -182,7 +242,7 @@ walk_top(
 int
 spool_walk(const char *spool, const char *top, spool_walk_fn *fn, void *arg)
 {
-	return walk_top(spool, top, fn, arg, 0);
+	return spool_walk_flags(spool, top, 0, fn, arg);
 }
 
 /* spool_walk_dots - as spool_walk, and the dot files beside the messages
@@ -191,7 +251,18 @@ int
 spool_walk_dots(
     const char *spool, const char *top, spool_walk_fn *fn, void *arg)
 {
-	return walk_top(spool, top, fn, arg, 1);
+	return spool_walk_flags(spool, top, SPOOL_WALK_DOTS, fn, arg);
+}
+
+/* spool_walk_flags - as spool_walk, with more shown to the callback as
+ * flags ask (SPOOL_WALK_DOTS, SPOOL_WALK_ERRORS, SPOOL_WALK_DIRS) */
+int
+spool_walk_flags(
+    const char *spool, const char *top, int flags, spool_walk_fn *fn, void *arg)
+{
+	struct walk_run w = {fn, arg, flags, 0};
+
+	return walk_top(&w, spool, top);
 }
 
 /* spool_state_path - the state file of a message: .<name> beside it */

@@ -6,6 +6,8 @@
  * caller sees the messages of every function.  Dot files (state, .why)
  * and names that are not queue names are not messages; the latter are
  * reported to the callback as strays so a check pass can quarantine them.
+ * Directories that cannot be read are skipped; spool_walk_flags can
+ * report them (and every directory) to the callback, as strays too.
  */
 #ifndef MJQ_SPOOL_WALK_H
 #define MJQ_SPOOL_WALK_H
@@ -28,7 +30,14 @@ struct spool_entry {
 	struct stat st;
 	int stray; /* not a queue file name (name is not filled in) */
 	int dot;   /* a dot file (spool_walk_dots only): .name, .name.why ... */
+	int dir;   /* a directory of the tree (SPOOL_WALK_DIRS; stray too) */
+	int error; /* errno: path could not be read (SPOOL_WALK_ERRORS) */
 };
+
+/* What spool_walk_flags shows besides the messages and strays. */
+#define SPOOL_WALK_DOTS 1   /* dot files, flagged dot */
+#define SPOOL_WALK_ERRORS 2 /* what cannot be read, flagged error */
+#define SPOOL_WALK_DIRS 4   /* each directory once read, flagged dir */
 
 /* spool_walk_fn - one message; return nonzero to stop the walk */
 typedef int spool_walk_fn(void *arg, const struct spool_entry *e);
@@ -37,6 +46,8 @@ int spool_walk(
     const char *spool, const char *top, spool_walk_fn *fn, void *arg);
 int spool_walk_dots(
     const char *spool, const char *top, spool_walk_fn *fn, void *arg);
+int spool_walk_flags(const char *spool, const char *top, int flags,
+    spool_walk_fn *fn, void *arg);
 int spool_state_path(char *buf, size_t len, const char *message_path);
 
 #endif
