@@ -15,6 +15,7 @@
 
 #include "delivery_conf.h"
 #include "names.h"
+#include "spool_dest.h"
 
 const char *const delivery_transport_names[QR_NTRANSPORT] = {
     "smtp",
@@ -109,6 +110,15 @@ delivery_conf_set(struct delivery_params *p, struct sched_params *sp,
 		return -1;
 	if ((r2 = sched_params_set(sp, key, value, err, errlen)) == -1)
 		return -1;
+	/* The shared table tracks this many deliveries per destination. */
+	if (strcmp(key, "destination_concurrency_limit") == 0 &&
+	    sp->concurrency_limit > SPOOL_DEST_SLOTS) {
+		snprintf(err, errlen,
+		    "must be at most %d, the deliveries in flight per "
+		    "destination that the runners' shared table holds",
+		    SPOOL_DEST_SLOTS);
+		return -1;
+	}
 	if (r1 == -2 && r2 == -2) {
 		snprintf(err, errlen, "unknown key");
 		return -2;

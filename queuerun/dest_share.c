@@ -10,11 +10,12 @@
  *
  * At the start (dest_share_admit): the record's window, feedback and dead
  * state go to the scheduler; the delivery starts only below the shared
- * window, counting the busy slots of all runners, and then holds a slot
- * (a lock the kernel drops if we die).  A destination another runner
- * found dead is deferred here too, without a connection attempt, until
- * its probe time; then one probe over all runners is let through.
- * At the outcome (dest_share_done): the record is loaded into the
+ * window, counting the busy slots of all runners, and within the shared
+ * destination_rate_limit (taken at once, so the rate holds over all
+ * runners), and then holds a slot (a lock the kernel drops if we die).  A
+ * destination another runner found dead is deferred here too, without a
+ * connection attempt, until its probe time; then one probe over all runners is
+ * let through. At the outcome (dest_share_done): the record is loaded into the
  * scheduler again (others may have changed it meanwhile), the feedback is
  * applied, the result is stored back and the slot released, all under
  * one lock, so no runner's feedback overwrites another's.
@@ -80,6 +81,7 @@ dest_share_admit(void *arg, const char *transport, const char *nexthop,
 	struct spool_dest *sd = &q->share;
 	struct sched_dest_state local;
 	struct spool_dest_rec *r;
+	double interval = st->rate_interval, tat;
 	int idx, busy, mine, ok, slot = -1;
 
 	if (sd->fd == -1 || spool_dest_lock(sd) == -1)
@@ -105,9 +107,18 @@ dest_share_admit(void *arg, const char *transport, const char *nexthop,
 		ok = now >= r->dead_until && busy == 0; /* one probe */
 	else
 		ok = busy < r->window;
-	if (ok && (slot = spool_dest_take(sd, idx)) == -1)
+	/* The rate is taken here, under the lock, so that every runner's
+	 * starts count at once; the scheduler is handed the time before
+	 * this start, and takes the same step on its own copy. */
+	tat = r->rate_tat;
+	if (ok && !r->dead && !sched_rate_take(&r->rate_tat, now, interval))
+		ok = 0;
+	if (ok && (slot = spool_dest_take(sd, idx)) == -1) {
 		ok = 0; /* more than SPOOL_DEST_SLOTS in flight */
+		r->rate_tat = tat;
+	}
 	dest_share_get(r, busy - mine, st);
+	st->rate_tat = tat;
 	if (ok) {
 		q->admit_rec = idx;
 		q->admit_slot = slot;

@@ -73,17 +73,26 @@ struct sched_callbacks {
 
 /* Per-destination state, for status output and the shared table. */
 struct sched_dest_state {
-	int window;	     /* concurrency window (0 while dead) */
-	int busy;	     /* deliveries in flight */
-	long todo;	     /* entries waiting */
-	double success;	     /* positive feedback accumulated */
-	double failure;	     /* negative hysteresis remaining */
-	double fail_cohorts; /* failed pseudo-cohorts so far */
-	int dead;	     /* declared dead */
-	double dead_until;   /* probe allowed from this time */
-	int limit;	     /* client-side concurrency limit in force */
-	double rate_tat;     /* rate limit: theoretical arrival time */
+	int window;	      /* concurrency window (0 while dead) */
+	int busy;	      /* deliveries in flight */
+	long todo;	      /* entries waiting */
+	double success;	      /* positive feedback accumulated */
+	double failure;	      /* negative hysteresis remaining */
+	double fail_cohorts;  /* failed pseudo-cohorts so far */
+	int dead;	      /* declared dead */
+	double dead_until;    /* probe allowed from this time */
+	int limit;	      /* client-side concurrency limit in force */
+	double rate_tat;      /* rate limit: theoretical arrival time */
+	double rate_interval; /* to admit: seconds between starts (0: none) */
 };
+
+/*
+ * destination_rate_limit N/period: starts at least period/N apart, so at
+ * most N in any period.  The one rule, for a scheduler's own state and
+ * for state shared between runners: 1 and *tat advanced when a start
+ * may happen now, else 0 and *tat left (the start may happen at *tat).
+ */
+int sched_rate_take(double *tat, double now, double interval);
 
 /* Create a scheduler; *p gives the global limits (message_recipient_*). */
 struct sched *sched_core_create(

@@ -112,24 +112,37 @@ sched_queue_dead_now(const struct sched_queue *q, double now)
 int
 sched_queue_accepts(struct sched_queue *q, double now)
 {
-	const struct sched_params *p = &q->transport->p;
-	double interval, slack;
-
 	/* A dead destination gets one probe at a time once it is due. */
 	if (q->dead)
 		return now >= q->dead_until && q->busy == 0;
 	if (q->window <= q->busy)
 		return 0;
-	if (p->rate_count > 0) {
-		/* GCRA: at most rate_count starts in any rate_period. */
-		interval = p->rate_period / p->rate_count;
-		slack = p->rate_period - interval;
-		if (q->rate_tat - now > slack + EPS) {
-			sched_core_wake(
-			    q->transport->sched, q, q->rate_tat - slack);
-			return 0;
-		}
+	if (q->rate_tat > now + EPS) {
+		sched_core_wake(q->transport->sched, q, q->rate_tat);
+		return 0;
 	}
+	return 1;
+}
+
+/* sched_rate_interval - seconds between starts, 0 without a rate limit */
+
+static double
+sched_rate_interval(const struct sched_params *p)
+{
+	return p->rate_count > 0 ? p->rate_period / p->rate_count : 0;
+}
+
+/* sched_rate_take - the rate rule (sched.h): a theoretical arrival time
+ * (GCRA without burst tolerance) */
+
+int
+sched_rate_take(double *tat, double now, double interval)
+{
+	if (interval <= 0)
+		return 1;
+	if (*tat > now + EPS)
+		return 0;
+	*tat = (*tat > now ? *tat : now) + interval;
 	return 1;
 }
 
@@ -142,9 +155,7 @@ sched_queue_selected(struct sched_queue *q, double now)
 
 	q->busy++;
 	q->transport->busy++;
-	if (p->rate_count > 0)
-		q->rate_tat = (q->rate_tat > now ? q->rate_tat : now) +
-			      p->rate_period / p->rate_count;
+	sched_rate_take(&q->rate_tat, now, sched_rate_interval(p));
 }
 
 /* sched_queue_debug - one feedback debug line with every variable */
@@ -355,17 +366,21 @@ sched_queue_admit(struct sched_queue *q, double now)
 		return 1;
 	memset(&st, 0, sizeof(st));
 	st.window = -1;
+	st.rate_interval = sched_rate_interval(&q->transport->p);
 	ok = s->cb.admit(s->cb.arg, q->transport->name, q->name, now, &st);
 	if (st.window >= 0)
 		sched_queue_load(q, &st, now);
 	/*
 	 * Admitted: the runner holds a shared slot, which it only grants
 	 * below the shared window (or for the one probe of a dead
-	 * destination), so the delivery starts whatever our copy says.
+	 * destination) and within the shared rate, so the delivery starts
+	 * whatever our copy says.  Refused for the rate: woken when it has
+	 * room (sched_queue_accepts sees the shared time now); for the
+	 * window: other runners' deliveries must end first.
 	 */
 	if (ok)
 		return 1;
-	if (!sched_queue_dead_now(q, now))
+	if (sched_queue_accepts(q, now))
 		sched_core_wake(s, q, now + SCHED_SHARED_RETRY);
 	return 0;
 }

@@ -194,3 +194,54 @@ status_busy() {
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/fb")" -eq 3 ]
 	grep -Eq "feedback positive: dest=\[127\.0\.0\.1\]:$PORT feedback=1\.0000 window=2 busy=1 success=0\.0000 failure=0\.0000 fail_cohorts=0\.0000$" "$BATS_TEST_TMPDIR/fb"
 }
+
+# mail_times NAME... - when each traced runner wrote a MAIL FROM (strace
+# -ttt), all of them in order
+mail_times() {
+	local n
+	for n in "$@"; do
+		grep 'MAIL FROM:' "$BATS_TEST_TMPDIR/$n.trace" | awk '{ print $2 }'
+	done | sort -n
+}
+
+@test "two runners share destination_rate_limit: at most 4 transactions start in any second over both" {
+	command -v strace >/dev/null || skip "no strace"
+	SMTPD_ARGS=(--max-sessions 2 --delay eod=300)
+	conf "destination_rate_limit = 4/1s"
+	subscribers 6
+	post 1
+	post 2
+	for n in a b; do
+		strace -f -ttt -qq -e trace=write,sendto,sendmsg \
+			-o "$BATS_TEST_TMPDIR/$n.trace" \
+			"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/$n.log" 3>&- &
+		RUNNERS="$RUNNERS $!"
+	done
+	wait_for 60 eval '[ "$(deliveries)" -ge 12 ] && [ -z "$(queue_files)" ]'
+	wait $RUNNERS
+	[ "$(deliveries)" -eq 12 ]
+	grep -q 'status=sent' "$BATS_TEST_TMPDIR/a.log"
+	grep -q 'status=sent' "$BATS_TEST_TMPDIR/b.log"
+	mail_times a b >"$BATS_TEST_TMPDIR/times"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/times")" -eq 12 ]
+	# starts are 0.25 s apart over both runners: any five span a second
+	# (less 0.1 s for the gap between the admission and the write)
+	run awk '{ t[NR] = $1 } END {
+		for (i = 1; i + 4 <= NR; i++)
+			if (t[i + 4] - t[i] < 0.9) { printf "5 starts in %.3f s from %s\n", t[i + 4] - t[i], t[i]; bad = 1 }
+		exit bad }' "$BATS_TEST_TMPDIR/times"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "a destination_concurrency_limit above the shared table's 128 slots is refused with file, line and key" {
+	mjq_setup <<-EOF
+		[delivery]
+		destination_concurrency_limit = 129
+	EOF
+	run -78 "$MJ_QUEUERUN" -C "$CONF" -1
+	echo "$output"
+	[[ "$output" == *"$CONF:8: [delivery] destination_concurrency_limit: must be at most 128, the deliveries in flight per destination that the runners' shared table holds" ]]
+	sed -i 's/= 129/= 128/' "$CONF"
+	run -0 "$MJ_QUEUERUN" -C "$CONF" -1
+}
