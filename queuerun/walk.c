@@ -12,7 +12,8 @@
  * state file.
  *
  * What the runner cannot read or write (a message, a directory of
- * QUEUE/, tmp/: a wrong owner or mode) is left where it is and logged
+ * QUEUE/, tmp/: a wrong owner or mode), and a message it does not own
+ * (it could not put it off), is left where it is and logged
  * with its path and the reason, once per minimal_backoff_time per path
  * and runner, like a deferral: every walk meets it again, and a line per
  * walk would flood the log.  mj_queuerun -c names it and, run as root,
@@ -188,6 +189,16 @@ walk_take(struct queuerun *q, const struct walk_cand *w, double now)
 	if (fstat(fd, &sb) == -1 || sb.st_nlink == 0 ||
 	    sb.st_mtime > (time_t)now || !S_ISREG(sb.st_mode)) {
 		close(fd);
+		return NULL;
+	}
+	/* Its next try is its mtime, which only its owner may set: taken
+	 * from another user, a deferral would leave it due, and it would be
+	 * delivered again at every walk, without end. */
+	if (sb.st_uid != geteuid() && geteuid() != 0) {
+		close(fd);
+		walk_complain(q, now, w->path, EPERM,
+		    "not owned by the runner's user, so it could not be put "
+		    "off");
 		return NULL;
 	}
 	if ((m = calloc(1, sizeof(*m))) == NULL) {

@@ -27,7 +27,8 @@ setup() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root: creates a user, chowns"
 	TUSER=mjqpm$$
 	useradd -M -U -s /usr/sbin/nologin "$TUSER"
-	smtpd_start sink --rcpt 'bad@*=550 5.1.1 no such user'
+	smtpd_start sink --rcpt 'bad@*=550 5.1.1 no such user' \
+		--rcpt 'later@*=450 4.2.0 try later'
 	mjq_setup <<-EOF
 		[queueserv]
 		user = $TUSER
@@ -146,37 +147,56 @@ nothing_bad() {
 	[ ! -d "$SPOOL/BAD" ] || [ -z "$(find "$SPOOL/BAD" -type f)" ]
 }
 
-@test "a message file the runner cannot read (root's, 0600) stays, is logged once, named by -c and repaired as root" {
+@test "message files not the user's (root's 0600, root's 0644 with a deferral) stay, are logged once, named by -c and repaired as root" {
+	# later@ok.test gets 450: its message must be put off, and only the
+	# file's owner can set the mtime that says when
+	echo later@ok.test >>"$LISTS/ex.com/l/subscribers"
 	post ex.org victim
+	post ex.com readable
 	post ex.org other1
 	post ex.net other2
-	local v rel
+	local v rel v2 rel2
 	v=$(path_of victim)
 	rel=${v#"$SPOOL"/}
+	v2=$(path_of readable)
+	rel2=${v2#"$SPOOL"/}
 	cp "$v" "$BATS_TEST_TMPDIR/victim.copy"
-	chown root:root "$v"
+	cp "$v2" "$BATS_TEST_TMPDIR/readable.copy"
+	chown root:root "$v" "$v2"
 	chmod 0600 "$v"
+	chmod 0644 "$v2"
 	start
 	wait_for 20 eval 'delivered other1 && delivered other2'
 	more_walks 3
 	runner_intact
 	[ "$(said "$v: cannot open the message: Permission denied")" -eq 1 ]
+	[ "$(said "$v2: not owned by the runner's user, so it could not be put off: Operation not permitted")" -eq 1 ]
+	# not taken, so never delivered again and again
+	[ "$(said "cannot set its next try")" -eq 0 ]
 	run -1 delivered victim
+	run -1 delivered readable
 	cmp "$v" "$BATS_TEST_TMPDIR/victim.copy"
+	cmp "$v2" "$BATS_TEST_TMPDIR/readable.copy"
 	[ "$(stat -c '%U %a' "$v")" = "root 600" ]
 	# the spool's user sees what its runners see
 	check_as user
 	[ "$status" -eq 1 ]
-	[ "${lines[0]}" = "$rel: cannot open: Permission denied; owner root, mode 0600 (want $TUSER, 0640): left (mj_queuerun -c as root gives it to $TUSER)" ]
-	[ "${lines[1]}" = "check: 1 message, 1 finding, 0 repaired, 1 left" ]
+	[ "${lines[0]}" = "$rel2: wrong permissions: owner root, mode 0644 (want $TUSER, 0640): left (mj_queuerun -c as root gives it to $TUSER)" ]
+	[ "${lines[1]}" = "$rel: cannot open: Permission denied; owner root, mode 0600 (want $TUSER, 0640): left (mj_queuerun -c as root gives it to $TUSER)" ]
+	[ "${lines[2]}" = "check: 2 messages, 2 findings, 0 repaired, 2 left" ]
 	nothing_bad
-	# root repairs it, and the runner delivers it at its next walk
+	# root repairs them, and the runner delivers them at its next walk
 	check_as root
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "$rel: wrong permissions: owner root, mode 0600 (want $TUSER, 0640): owner and mode set to $TUSER, 0640" ]
+	[ "${lines[0]}" = "$rel2: wrong permissions: owner root, mode 0644 (want $TUSER, 0640): owner and mode set to $TUSER, 0640" ]
+	[ "${lines[1]}" = "$rel: wrong permissions: owner root, mode 0600 (want $TUSER, 0640): owner and mode set to $TUSER, 0640" ]
 	[ "$(stat -c '%U %a' "$v")" = "$TUSER 640" ]
-	wait_for 20 delivered victim
-	wait_for 10 eval '[ -z "$(queue_files)" ]'
+	wait_for 20 eval 'delivered victim && delivered readable'
+	# later@ok.test keeps its message, put off
+	wait_for 10 eval '[ "$(queue_files)" = "$rel2" ]'
+	[ "$(stat -c %Y "$v2")" -gt "$(date +%s)" ]
+	more_walks 2
+	[ "$(said "$(basename "$v2"): to=<later@ok.test>")" -eq 1 ]
 	runner_intact
 	nothing_bad
 }
