@@ -132,20 +132,21 @@ listconf_clean(char *line)
 	return p;
 }
 
-/* listconf_same - addr_set's callback: the line at off of the open
- * subscribers file holds addr */
+/* listconf_same - addr_set's callback: the address kept at off of the
+ * open subscribers file (where listconf_clean found it) is addr */
 static int
 listconf_same(void *arg, off_t off, const char *addr)
 {
-	char buf[SPOOL_ADDR_MAX + 256], *nl;
+	char buf[SPOOL_ADDR_MAX + 2];
 	ssize_t n;
 
 	if ((n = pread(fileno((FILE *)arg), buf, sizeof(buf) - 1, off)) <= 0)
 		return 0;
 	buf[n] = '\0';
-	if ((nl = strchr(buf, '\n')) != NULL)
-		*nl = '\0';
-	return strcasecmp(listconf_clean(buf), addr) == 0;
+	/* An address has no blanks: it ends at a blank, a comment or the
+	 * end of its line, as listconf_clean cut it. */
+	buf[strcspn(buf, " \t\r\n\v\f#")] = '\0';
+	return strcasecmp(buf, addr) == 0;
 }
 
 /* listconf_subscribers_each - fn(arg, address) for each of the list's
@@ -187,8 +188,8 @@ listconf_subscribers_each(const struct settings *s, const char *domain,
 			    "%s:%zu: invalid address skipped", path, lineno);
 			continue;
 		}
-		if ((k = addr_set_seen(&seen, p, off, listconf_same, fp)) ==
-		    -1) {
+		if ((k = addr_set_seen(&seen, p, off + (p - line),
+			 listconf_same, fp)) == -1) {
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			goto done;
 		}
