@@ -39,6 +39,7 @@ measure_now_us(void)
 	return ts.tv_sec * 1000000L + ts.tv_nsec / 1000;
 }
 
+/* main - run the command RUNS times, then print the one line */
 int
 main(int argc, char **argv)
 {
@@ -87,5 +88,6 @@ main(int argc, char **argv)
 	       "tree_rss_kb=%ld failures=%ld\n",
 	    runs, us[runs / 2], us[(runs * 9) / 10], maxrss, ru.ru_maxrss,
 	    failures);
+	free(us);
 	return failures ? 1 : 0;
 }
