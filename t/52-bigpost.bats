@@ -12,6 +12,17 @@ load smtp_helpers
 
 MJ_MEASURE=$TOP/t/tools/mj_measure
 
+# SAN_KB - what the runner's allocator may add under make SAN=1.  ASan's
+# quarantine, which holds freed blocks up to 256 MB, is off for the
+# measured runs (measured_run); its size-class regions still map a few
+# MB more over a longer run whatever the live memory (the blocks live at
+# exit are the same for both lists).  Holding 180,000 more recipients
+# would still take well over this.
+SAN_KB=0
+if ldd "$MJ_QUEUERUN" 2>/dev/null | grep -q libasan; then
+	SAN_KB=6144
+fi
+
 setup() {
 	mjq_setup <<-EOF
 	[delivery]
@@ -39,7 +50,8 @@ subscribers() {
 # measured_run TAG - one runner pass under mj_measure; its peak RSS in
 # kB is kept in $BATS_TEST_TMPDIR/TAG.rss
 measured_run() {
-	"$MJ_MEASURE" -n 1 -i /dev/null -- "$MJ_QUEUERUN" -C "$CONF" -1 \
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0:thread_local_quarantine_size_kb=0 \
+		"$MJ_MEASURE" -n 1 -i /dev/null -- "$MJ_QUEUERUN" -C "$CONF" -1 \
 		2>>"$BATS_TEST_TMPDIR/run.log" >"$BATS_TEST_TMPDIR/$1.out"
 	sed -n 's/.*max_rss_kb=\([0-9]*\).*/\1/p' "$BATS_TEST_TMPDIR/$1.out" \
 		>"$BATS_TEST_TMPDIR/$1.rss"
@@ -92,9 +104,9 @@ expand_then_deliver() {
 	echo "peak RSS kB: expand $small_expand -> $big_expand, deliver $small_deliver -> $big_deliver"
 	# Delivery: the same memory within 2 MB for 180,000 more recipients
 	# (about 11 bytes each; holding the list would be over 100).
-	[ "$big_deliver" -lt $((small_deliver + 2048)) ]
+	[ "$big_deliver" -lt $((small_deliver + 2048 + SAN_KB)) ]
 	# Expansion: only the repeat check grows, 8 to 16 bytes a subscriber.
-	[ "$big_expand" -lt $((small_expand + 180000 * 24 / 1024)) ]
+	[ "$big_expand" -lt $((small_expand + 180000 * 24 / 1024 + SAN_KB)) ]
 }
 
 @test "a pass in which 1,500 recipients fail sends one bounce naming 1,000 and counting the rest" {
