@@ -290,7 +290,8 @@ expand_message(struct queuerun *q, struct qr_msg *m)
 		expand_aside(q, m, SPOOL_BAD, text);
 		r = -2;
 	} else {
-		log_warn("%s: cannot open its state file", m->name);
+		log_warn(
+		    "%s: cannot open its state file %s", m->name, m->st.path);
 		r = -1;
 	}
 	if (r == 0 && m->datafd == -1) {

@@ -57,25 +57,43 @@ fail_log_clean(FILE *fp, const char *s)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, fp);
 }
 
+/* fail_log_broken - the reasons cannot be kept: said once per pass of
+ * the message, with the directory; the rest is counted for the close */
+static void
+fail_log_broken(struct queuerun *q, struct qr_msg *m)
+{
+	if (m->fails_lost++ == 0)
+		log_warn("%s: cannot keep failure reasons in %s/%s; failed "
+			 "recipients are deferred instead",
+		    m->name, q->s->spool_dir, SPOOL_TMP);
+	if (m->fails != NULL)
+		fclose(m->fails);
+	m->fails = NULL;
+}
+
 /* fail_log_add - the recipient at off failed: record why, mark it */
 void
 fail_log_add(struct queuerun *q, struct qr_msg *m, off_t off,
     enum spool_rcpt_status from, const char *addr, const char *dsn,
     const char *diag)
 {
-	if (m->fails == NULL && (m->fails = fail_log_open(q)) == NULL)
-		log_warn("%s: cannot keep the reason for <%s>", m->name, addr);
-	if (m->fails != NULL) {
+	if (m->fails_lost == 0 && m->fails == NULL &&
+	    (m->fails = fail_log_open(q)) == NULL)
+		fail_log_broken(q, m);
+	else if (m->fails != NULL) {
 		fprintf(m->fails, "%lld\t%s\t", (long long)off, addr);
 		fail_log_clean(m->fails, dsn);
 		fputc('\t', m->fails);
 		fail_log_clean(m->fails, diag);
 		fputc('\n', m->fails);
-	}
-	if (m->fails == NULL || fflush(m->fails) == EOF || ferror(m->fails)) {
-		if (m->fails != NULL)
-			log_warn("%s: cannot keep the reason for <%s>", m->name,
-			    addr);
+		if (fflush(m->fails) == EOF || ferror(m->fails)) {
+			/* What it held is lost too: those go back to
+			 * deferred when the pass ends (outcome_finish). */
+			fail_log_broken(q, m);
+		}
+	} else
+		m->fails_lost++;
+	if (m->fails == NULL) {
 		/* No bounce without its reason: tried again instead. */
 		if (spool_state_set_rcpt(
 			&m->st, off, from, SPOOL_RCPT_DEFERRED) == -1)
@@ -130,8 +148,12 @@ fail_log_each(
 void
 fail_log_close(struct qr_msg *m)
 {
+	if (m->fails_lost > 1)
+		log_warnx("%s: %zu failed recipient(s) deferred instead of "
+			  "bounced: their reasons could not be kept",
+		    m->name, m->fails_lost);
 	if (m->fails != NULL)
 		fclose(m->fails);
 	m->fails = NULL;
-	m->nfail = 0;
+	m->nfail = m->fails_lost = 0;
 }

@@ -176,6 +176,14 @@ outcome_finish(struct queuerun *q, struct qr_msg *m, double now)
 	long long next;
 
 	expired = outcome_expire(q, m, now) > 0;
+	if (m->fails_lost > 0 && m->nfail > 0) {
+		/* The fail log broke: the reasons it held are gone too, so
+		 * no bounce now; those recipients are deferred again. */
+		if (spool_state_recover(&m->st) == -1)
+			log_warn("%s: cannot update %s", m->name, m->st.path);
+		m->fails_lost += m->nfail;
+		m->nfail = 0;
+	}
 	nbounce = m->nfail;
 	if (nbounce > 0 && outcome_bounce(q, m, nbounce, expired) == -1 &&
 	    m->st.count[SPOOL_RCPT_FAILED] > 0 &&

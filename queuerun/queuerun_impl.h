@@ -102,6 +102,7 @@ struct qr_msg {
 	size_t unread; /* recipients to do not yet given to the scheduler */
 	FILE *fails;   /* this pass's failed recipients (fail_log.c) */
 	size_t nfail;
+	size_t fails_lost; /* failures deferred: no room for their reasons */
 	char verp_prefix[NAME_LIST_MAX + 16];
 	char archive[PATH_MAX]; /* the list's archive maildir, or "" */
 	char archive_rcpt[NAME_LIST_MAX + NAME_DOMAIN_MAX + 16];
