@@ -202,9 +202,19 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 	char dead[32];
 	size_t i;
 
+	int width = 30, n;
+
 	if (k->ndests == 0)
 		return;
-	fprintf(fp, "%-30s %6s %4s %7s %7s %7s %8s %s\n", "destination",
+	/* The first column is as wide as the longest name (a maildir path
+	 * can be long), so the numbers stay in their columns. */
+	for (i = 0; i < k->ndests; i++) {
+		d = &k->dests[i];
+		n = (int)(strlen(d->r.transport) + 1 + strlen(d->r.nexthop));
+		if (n > width)
+			width = n;
+	}
+	fprintf(fp, "%-*s %6s %4s %7s %7s %7s %8s %s\n", width, "destination",
 	    "window", "busy", "success", "failure", "cohorts", "dead", "error");
 	for (i = 0; i < k->ndests; i++) {
 		d = &k->dests[i];
@@ -215,8 +225,8 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 			    status_dead_in(&d->r, now));
 		else
 			strlcpy(dead, "-", sizeof(dead));
-		fprintf(fp, "%-30s %6d %4d %7.4f %7.4f %7.4f %8s %s\n", name,
-		    d->r.window, d->busy, d->r.success, d->r.failure,
+		fprintf(fp, "%-*s %6d %4d %7.4f %7.4f %7.4f %8s %s\n", width,
+		    name, d->r.window, d->busy, d->r.success, d->r.failure,
 		    d->r.fail_cohorts, dead,
 		    d->r.last_error[0] ? d->r.last_error : "-");
 	}

@@ -246,3 +246,26 @@ mail_times() {
 	sed -i 's/= 129/= 128/' "$CONF"
 	run -0 "$MJ_QUEUERUN" -C "$CONF" -1
 }
+
+@test "status keeps its columns when a destination's name is long (a maildir path)" {
+	conf
+	long=$BATS_TEST_TMPDIR/a/rather/long/path/to/the/mail/of/the/list/members
+	printf 'm.test = maildir:%s/${user}\n' "$long" >>"$CONF"
+	mjq_list ex.org big u1@d.test u2@m.test
+	post 1
+	runq a
+	[ -z "$(queue_files)" ]
+	queueserv_start
+	run -0 "$MJ_QUEUESERV" -C "$CONF" status
+	echo "$output"
+	# the header and both rows: "window" and the numbers end in one column
+	local head smtp mail
+	head=$(grep '^destination ' <<<"$output")
+	smtp=$(grep '^smtp:' <<<"$output")
+	mail=$(grep "^maildir:$long" <<<"$output")
+	[ -n "$head" ] && [ -n "$smtp" ] && [ -n "$mail" ]
+	w=$(awk '{ print index($0, "window") + 5 }' <<<"$head")
+	for row in "$smtp" "$mail"; do
+		[ "${row:w-1:1}" != " " ] && [ "${row:w:1}" = " " ]
+	done
+}
