@@ -122,7 +122,7 @@ demo:
 bench:
 	@sh scripts/deps.sh bench
 	@$(MAKE) --no-print-directory all
-	@for b in t/bench/*.sh; do sh $$b || exit 1; done
+	@for b in t/bench/*.sh; do bash $$b || exit 1; done
 
 # make fuzz: every t/fuzz/fuzz_NAME.c is a libFuzzer target (clang), built
 # with ASan and UBSan, run FUZZ_SECONDS on its corpus t/fuzz/corpus/NAME

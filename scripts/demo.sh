@@ -4,6 +4,7 @@
 # mail arriving in maildirs (maildir transport: nothing else needed).
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/scripts/mjq-workdir.sh"
 DIR=$TOP/demo
 ENQ=$TOP/enqueue/mj_enqueue
 QS=$TOP/queueserv/mj_queueserv
@@ -23,14 +24,9 @@ say() {
 }
 
 rm -rf "$DIR"
-mkdir -p "$DIR/spool/tmp" "$DIR/spool/QUEUE" "$DIR/lists/demo.example/announce" "$DIR/mail"
-cat >"$DIR/mjq.conf" <<EOF
-[spool]
-dir = $DIR/spool
-[lists]
-dir = $DIR/lists
-[enqueue]
-start_server = no
+mjq_workdir "$DIR"
+mkdir -p "$DIR/lists/demo.example/announce" "$DIR/mail"
+cat >>"$DIR/mjq.conf" <<EOF
 [queueserv]
 max_runners = 2
 [transport_map]

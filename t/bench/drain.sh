@@ -27,6 +27,7 @@ SINKS=()
 PF=
 
 . "$TOP/t/postfix-instance.sh"
+. "$TOP/scripts/mjq-workdir.sh"
 
 cleanup() {
 	local p
@@ -91,18 +92,18 @@ msg() {
 }
 
 # --- mjq -----------------------------------------------------------------
-mkdir -p "$DIR/mjq/spool/tmp" "$DIR/mjq/spool/QUEUE" "$DIR/mjq/lists/bench.example/list"
+mjq_workdir "$DIR/mjq"
+mkdir -p "$DIR/mjq/lists/bench.example/list"
 cp "$DIR/subscribers" "$DIR/mjq/lists/bench.example/list/subscribers"
 {
-	printf '[spool]\ndir = %s\n[lists]\ndir = %s\n' "$DIR/mjq/spool" "$DIR/mjq/lists"
-	printf '[enqueue]\nstart_server = no\n[delivery]\ndelivery_threads = 100\n'
+	printf '[delivery]\ndelivery_threads = 100\n'
 	printf '[transport_map]\n'
 	sed 's/ / = /' "$DIR/map"
-} >"$DIR/mjq.conf"
-msg | "$ENQ" -C "$DIR/mjq.conf" -d bench.example -l list -r -f poster@example.net
+} >>"$DIR/mjq/mjq.conf"
+msg | "$ENQ" -C "$DIR/mjq/mjq.conf" -d bench.example -l list -r -f poster@example.net
 t0=$(ms)
 /usr/bin/time -f '%U %S %M' -o "$DIR/mjq.time" \
-	"$QR" -C "$DIR/mjq.conf" -1 2>"$DIR/mjq.log"
+	"$QR" -C "$DIR/mjq/mjq.conf" -1 2>"$DIR/mjq.log"
 t1=$(ms)
 mjq_ms=$((t1 - t0))
 mjq_sent=$(grep -c 'status=sent' "$DIR/mjq.log" || true)

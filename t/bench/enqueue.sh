@@ -14,6 +14,7 @@ runs=${1:-50}
 work=$(mktemp -d /tmp/mjq-bench-enqueue.XXXXXX)
 chmod 755 "$work" # Postfix daemons run as postfix and must reach their queue
 . "$top/t/postfix-instance.sh"
+. "$top/scripts/mjq-workdir.sh"
 trap 'pf_stop "$work/pf"; rm -rf "$work"' EXIT
 measure=$top/t/tools/mj_measure
 [ -x "$measure" ] || make -C "$top" -s t/tools/mj_measure
@@ -29,15 +30,8 @@ measure=$top/t/tools/mj_measure
 	done
 } >"$work/msg"
 
-mkdir -p "$work/spool/tmp" "$work/spool/QUEUE" "$work/lists/example.org/list"
-cat >"$work/mjq.conf" <<CF
-[spool]
-dir = $work/spool
-[lists]
-dir = $work/lists
-[enqueue]
-start_server = no
-CF
+mjq_workdir "$work"
+mkdir -p "$work/lists/example.org/list"
 
 pf_create "$work/pf" 0 "default_transport = discard" "local_transport = discard" >/dev/null
 sed -i '/^127.0.0.1:0 inet/d' "$work/pf/etc/master.cf"

@@ -10,6 +10,7 @@
 # finishes the DATA phase, so the runner stays busy throughout.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$TOP/scripts/mjq-workdir.sh"
 QS=$TOP/queueserv/mj_queueserv
 ENQ=$TOP/enqueue/mj_enqueue
 RUNNER=${MJQ_TEST_RUNNER:-$TOP/queuerun/mj_queuerun}
@@ -23,17 +24,12 @@ trap '[ -n "$QS_PID" ] && kill "$QS_PID"; [ -n "$SMTPD_PID" ] && kill "$SMTPD_PI
 # setup MAX MIN - a fresh spool and config
 setup() {
 	rm -rf "$DIR/spool" "$DIR/lists"
-	mkdir -p "$DIR/spool/tmp" "$DIR/spool/QUEUE" \
-		"$DIR/lists/example.org/test" "$DIR/lists/example.org/slow"
+	mjq_workdir "$DIR"
+	mkdir -p "$DIR/lists/example.org/test" "$DIR/lists/example.org/slow"
 	: >"$DIR/lists/example.org/test/subscribers"
 	echo "u@slow.test" >"$DIR/lists/example.org/slow/subscribers"
-	cat >"$DIR/mjq.conf" <<-EOF
-		[spool]
-		dir = $DIR/spool
-		[lists]
-		dir = $DIR/lists
+	cat >>"$DIR/mjq.conf" <<-EOF
 		[enqueue]
-		start_server = no
 		poke_timeout_ms = 5000
 		[queueserv]
 		runner_program = $RUNNER
