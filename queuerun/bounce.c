@@ -133,7 +133,6 @@ bounce_process(
 {
 	struct bounce_found bf;
 	struct listconf lc;
-	char err[512];
 	long long count;
 	size_t i;
 	int member;
@@ -141,12 +140,8 @@ bounce_process(
 	bounce_parse(m, text, len, &bf);
 	if (!bf.is_bounce || (bf.n == 0 && !bf.delayed))
 		return 1;
-	if (listconf_load(q->s, m->domain, m->list, &lc, err, sizeof(err)) ==
-	    -1) {
-		log_warnx(
-		    "%s: list %s@%s: %s", m->name, m->list, m->domain, err);
+	if (expand_listconf(q, m, &lc) == -1)
 		return -1;
-	}
 	if (bf.delayed)
 		log_info("%s: delivery delay warning, not counted", m->name);
 	for (i = 0; i < bf.n; i++) {

@@ -147,11 +147,8 @@ dsn_text(
 	    m->domain, m->st.sender, date, (long long)now, arc4random(),
 	    m->name, host, boundary, boundary, host,
 	    expired ? " before its time in the queue ran out" : "");
-	if (dsn_list(m, fp, dsn_human) == -1) {
-		fclose(fp);
-		free(*text);
-		return -1;
-	}
+	if (dsn_list(m, fp, dsn_human) == -1)
+		goto fail;
 	fprintf(fp,
 	    "\n--%s\n"
 	    "Content-Description: Delivery report\n"
@@ -161,11 +158,8 @@ dsn_text(
 	    "X-Mjq-Queue-ID: %s\n"
 	    "Arrival-Date: %s\n",
 	    boundary, host, m->name, arrival);
-	if (dsn_list(m, fp, dsn_report) == -1) {
-		fclose(fp);
-		free(*text);
-		return -1;
-	}
+	if (dsn_list(m, fp, dsn_report) == -1)
+		goto fail;
 	fprintf(fp,
 	    "\n--%s\n"
 	    "Content-Description: Undelivered Message Headers\n"
@@ -175,6 +169,10 @@ dsn_text(
 	dsn_headers(fp, m);
 	fprintf(fp, "\n--%s--\n", boundary);
 	return fclose(fp) == EOF ? -1 : 0;
+fail:
+	fclose(fp);
+	free(*text);
+	return -1;
 }
 
 /* dsn_create - commit the bounce of m's QR_PASS_BOUNCE recipients */

@@ -119,6 +119,21 @@ expand_aside(
 		log_notice("%s: moved to %s: %s", m->name, top, why);
 }
 
+/* expand_listconf - the config of m's list; a broken one is logged */
+int
+expand_listconf(struct queuerun *q, struct qr_msg *m, struct listconf *lc)
+{
+	char err[512];
+
+	if (listconf_load(q->s, m->domain, m->list, lc, err, sizeof(err)) ==
+	    -1) {
+		log_warnx(
+		    "%s: list %s@%s: %s", m->name, m->list, m->domain, err);
+		return -1;
+	}
+	return 0;
+}
+
 /* expand_state_open - start m's state file: its header written, the
  * recipients to follow (spool_state_write_rcpt) */
 int

@@ -262,15 +262,10 @@ int
 expand_list(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 {
 	struct listconf lc;
-	char err[512];
 	int r;
 
-	if (listconf_load(q->s, m->domain, m->list, &lc, err, sizeof(err)) ==
-	    -1) {
-		log_warnx(
-		    "%s: list %s@%s: %s", m->name, m->list, m->domain, err);
+	if (expand_listconf(q, m, &lc) == -1)
 		return -1;
-	}
 	if (lc.archive[0] != '\0' && lc.archive[0] != '/') {
 		log_warnx("%s: list %s@%s: archive must be an absolute path",
 		    m->name, m->list, m->domain);

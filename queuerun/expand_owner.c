@@ -18,18 +18,14 @@ int
 expand_owner(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 {
 	struct spool_state_init init;
-	char from[SPOOL_ADDR_MAX + 1], err[512];
+	char from[SPOOL_ADDR_MAX + 1];
 	struct listconf lc;
 	char **owners;
 	size_t n;
 	int r;
 
-	if (listconf_load(q->s, m->domain, m->list, &lc, err, sizeof(err)) ==
-	    -1) {
-		log_warnx(
-		    "%s: list %s@%s: %s", m->name, m->list, m->domain, err);
+	if (expand_listconf(q, m, &lc) == -1)
 		return -1;
-	}
 	if (listconf_split(lc.owners, &owners, &n) == -1)
 		return -1;
 	if (n == 0) {

@@ -181,6 +181,7 @@ int expand_owner(
 int expand_plain_text(struct qr_msg *m, const char *text, size_t len);
 int expand_state(struct queuerun *q, struct qr_msg *m,
     struct spool_state_init *init, char **rcpts, size_t n);
+int expand_listconf(struct queuerun *q, struct qr_msg *m, struct listconf *lc);
 int expand_state_open(struct queuerun *q, struct qr_msg *m,
     struct spool_state_init *init, struct spool_state_writer *w);
 int expand_state_commit(struct qr_msg *m, struct spool_state_writer *w);

@@ -36,17 +36,6 @@ need_root() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root: creates a user and a group"
 }
 
-# open_path DIR - let other users traverse DIR and the directories above
-# it (bats makes its tmp directories 0700), so a daemon that dropped its
-# privileges can reach the spool and the configuration
-open_path() {
-	local d=$1
-	while [ "$d" != / ] && [ "$d" != /tmp ]; do
-		chmod o+x "$d"
-		d=$(dirname "$d")
-	done
-}
-
 # post DOMAIN LIST [ARG...] - a post from poster@example.net
 post() {
 	local d=$1 l=$2

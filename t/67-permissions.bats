@@ -62,16 +62,6 @@ teardown() {
 	return 0
 }
 
-# open_path DIR - let other users traverse DIR and the directories above
-# it (bats makes its tmp directories 0700)
-open_path() {
-	local d=$1
-	while [ "$d" != / ] && [ "$d" != /tmp ]; do
-		chmod o+x "$d"
-		d=$(dirname "$d")
-	done
-}
-
 # as_user COMMAND... - run it as the spool's user
 as_user() {
 	runuser -u "$TUSER" -- "$@"

@@ -49,6 +49,17 @@ wait_for() {
 	done
 }
 
+# open_path DIR - let other users traverse DIR and the directories above
+# it (bats makes its tmp directories 0700), so a daemon that dropped its
+# privileges can reach the spool and the configuration
+open_path() {
+	local d=$1
+	while [ "$d" != / ] && [ "$d" != /tmp ]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
+}
+
 # queue_files - the message files under QUEUE/, one per line, sorted
 queue_files() {
 	(cd "$SPOOL" && find QUEUE -type f ! -name '.*' | sort)
