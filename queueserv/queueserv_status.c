@@ -389,8 +389,12 @@ queueserv_status_write(const struct qs *qs, int fd, int json)
 	FILE *fp;
 	int dfd, r;
 
-	if ((dfd = dup(fd)) == -1 || (fp = fdopen(dfd, "w")) == NULL)
+	if ((dfd = dup(fd)) == -1)
 		return -1;
+	if ((fp = fdopen(dfd, "w")) == NULL) {
+		close(dfd);
+		return -1;
+	}
 	if (status_spool(qs, &k) == -1 || status_dests(qs, &k) == -1)
 		fprintf(
 		    fp, "error: cannot read the spool %s\n", qs->s.spool_dir);
