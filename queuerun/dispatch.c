@@ -94,6 +94,9 @@ dispatch_route(
 		strlcpy(nexthop, m->archive, sizeof(nexthop));
 	} else if (route_rcpt(q, rc->addr, &t, nexthop, sizeof(nexthop)) ==
 		   -1) {
+		log_info("%s: to=<%s>, relay=none, delay=0.00, dsn=5.1.3, "
+			 "status=bounced (bad recipient address)",
+		    m->name, rc->addr);
 		fail_log_add(q, m, rc->off, rc->status, rc->addr, "5.1.3",
 		    "x-mjq; bad recipient address");
 		return NULL;

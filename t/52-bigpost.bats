@@ -167,3 +167,22 @@ expand_then_deliver() {
 	grep -q '^Final-Recipient: rfc822; bad2@b.test' "$f"
 	[ -z "$(queue_files)" ]
 }
+
+@test "a subscriber whose domain is too long to route fails at once: a log line, 5.1.3 in the owner's bounce, the others delivered" {
+	smtpd_start s
+	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\nex.org = smtp:[127.0.0.1]:%s\n' \
+		"$PORT" "$PORT" >>"$CONF"
+	long=u@$(printf 'x%.0s' $(seq 1 300)).test
+	mjq_list ex.org l a@d.test "$long" b@d.test
+	post l
+	runq
+	grep -qF "to=<$long>, relay=none, delay=0.00, dsn=5.1.3, status=bounced (bad recipient address)" \
+		"$BATS_TEST_TMPDIR/run.log"
+	grep -q 'to=<a@d.test>' "$BATS_TEST_TMPDIR/s/log"
+	grep -q 'to=<b@d.test>' "$BATS_TEST_TMPDIR/s/log"
+	f=$(grep -l '^Final-Recipient: rfc822; u@xxx' "$BATS_TEST_TMPDIR"/s/save/new/*)
+	tr -d '\r' <"$f" >"$BATS_TEST_TMPDIR/dsn"
+	grep -qx 'Status: 5.1.3' "$BATS_TEST_TMPDIR/dsn"
+	grep -qx 'Diagnostic-Code: x-mjq; bad recipient address' "$BATS_TEST_TMPDIR/dsn"
+	[ -z "$(queue_files)" ]
+}
