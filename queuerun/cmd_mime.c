@@ -254,6 +254,78 @@ cmd_mime_decode(
 	return n;
 }
 
+/* cmd_mime_word - one RFC 2047 encoded-word at p (=?charset?Q?text?=
+ * or B), decoded into out; its length in p, or 0 when p is not one */
+static size_t
+cmd_mime_word(const char *p, char *out, size_t *outn)
+{
+	const char *q, *text, *end;
+	char *tmp;
+	size_t n, i;
+	int enc;
+
+	if (p[0] != '=' || p[1] != '?' || (q = strchr(p + 2, '?')) == NULL ||
+	    q == p + 2 || q[1] == '\0' || q[2] != '?')
+		return 0;
+	enc = tolower((unsigned char)q[1]);
+	text = q + 3;
+	if ((enc != 'q' && enc != 'b') || (end = strstr(text, "?=")) == NULL ||
+	    memchr(p, ' ', (size_t)(end - p)) != NULL)
+		return 0;
+	n = (size_t)(end - text);
+	if (enc == 'b') {
+		*outn = cmd_mime_decode(text, n, "base64", out, n);
+	} else {
+		/* Q: quoted-printable, with _ for a space */
+		if ((tmp = malloc(n + 1)) == NULL)
+			return 0;
+		for (i = 0; i < n; i++)
+			tmp[i] = text[i] == '_' ? ' ' : text[i];
+		*outn = cmd_mime_decode(tmp, n, "quoted-printable", out, n);
+		free(tmp);
+	}
+	for (i = 0; i < *outn; i++)
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+			out[i] = ' ';
+	return (size_t)(end + 2 - p);
+}
+
+/* cmd_mime_words - decode the RFC 2047 encoded-words of a header value
+ * in place (never longer decoded); blanks between two encoded-words go,
+ * as RFC 2047 section 6.2 says; decoded control bytes become blanks */
+void
+cmd_mime_words(char *s)
+{
+	size_t len = strlen(s), n, k, o = 0, blank = 0;
+	const char *p = s;
+	char *out;
+	int prev_word = 0;
+
+	if ((out = malloc(len + 1)) == NULL)
+		return;
+	while (*p != '\0') {
+		/* Between two words the blanks go: write over them. */
+		if ((k = cmd_mime_word(
+			 p, out + o - (prev_word ? blank : 0), &n)) > 0) {
+			o = o - (prev_word ? blank : 0) + n;
+			p += k;
+			prev_word = 1;
+			blank = 0;
+			continue;
+		}
+		if (*p == ' ' || *p == '\t')
+			blank++;
+		else {
+			prev_word = 0;
+			blank = 0;
+		}
+		out[o++] = *p++;
+	}
+	out[o] = '\0';
+	memcpy(s, out, o + 1);
+	free(out);
+}
+
 /* cmd_mime_plain - the first text/plain part, decoded, at most max bytes
  * (malloc'd, NUL-terminated); an empty text when there is none */
 int

@@ -20,6 +20,7 @@ int cmd_mime_param(
 int cmd_mime_plain(
     const char *text, size_t len, size_t max, char **out, size_t *outlen);
 int cmd_mime_addr(const char *value, char *out, size_t outlen);
+void cmd_mime_words(char *s);
 int cmd_mime_find(const char *text, size_t len, const char *type,
     const char **part, size_t *partlen);
 

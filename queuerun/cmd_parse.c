@@ -184,6 +184,7 @@ cmd_parse_subject(
 
 	if (cmd_mime_header(text, len, "Subject", subj, sizeof(subj)) == -1)
 		return;
+	cmd_mime_words(subj); /* =?UTF-8?Q?subscribe?= */
 	for (p = subj;;) {
 		while (*p == ' ')
 			p++;

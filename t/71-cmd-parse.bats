@@ -184,3 +184,16 @@ truncated" ]
 	[ "${output:0:37}" = "error: line too long: subscribe mylis" ]
 	[ "${output: -3}" = "..." ]
 }
+
+@test "an RFC 2047 encoded subject is decoded: Q and B words, blanks between words dropped" {
+	run "$PARSE" <<<$'Subject: =?UTF-8?Q?subscribe_mylist?=\n\n'
+	[ "$output" = "subscribe list=mylist" ]
+	# two words with folding between them make one text; a B word
+	run "$PARSE" <<<$'Subject: Re: =?utf-8?q?unsub?=\n =?ISO-8859-1?Q?scribe_mylist?=\n\n'
+	[ "$output" = "unsubscribe list=mylist" ]
+	run "$PARSE" <<<$'Subject: =?UTF-8?B?d2hvIG15bGlzdA==?=\n\n'
+	[ "$output" = "who list=mylist" ]
+	# not encoded-words: left as they are (and not a command)
+	run "$PARSE" <<<$'Subject: =?UTF-8?X?help?= =?broken\n\nlists\n'
+	[ "$output" = "lists" ]
+}
