@@ -9,10 +9,11 @@
  * causing message's domain and tiers, in owner/, named for the causing
  * list; its state file is what marks it as already expanded.
  *
- * The failed recipients are read back from the pass's fail log, and at
- * most DSN_LIST_MAX of them are named (each in both parts); a post that
- * fails for a whole large list gives its owner a bounce of bounded size
- * that says how many more there were, and the log names every one.
+ * The failed recipients are read back from the pass's fail log, and one
+ * report names at most FAIL_BATCH_MAX of them (each in both of its parts):
+ * more make more reports, each of bounded size, so every failed
+ * recipient is named (a list owner's bounce counting needs them all) and
+ * no report needs more memory than FAIL_BATCH_MAX recipients.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,12 +26,6 @@
 #include "spool_move.h"
 
 #define DSN_HEADERS_MAX 65536
-#define DSN_LIST_MAX 1000 /* recipients named in one bounce */
-
-struct dsn_list {
-	FILE *fp;
-	size_t n;
-};
 
 /* dsn_date - an RFC 5322 date */
 static void
@@ -62,55 +57,35 @@ dsn_headers(FILE *fp, const struct qr_msg *m)
 	free(buf);
 }
 
-/* dsn_human - fail_log_each's callback: a line of the text part */
-static int
-dsn_human(void *arg, const struct fail_rec *r)
+/* dsn_human - the text part's lines, one per failed recipient */
+static void
+dsn_human(FILE *fp, const struct fail_batch *b)
 {
-	struct dsn_list *l = arg;
+	size_t i;
 
-	if (l->n++ < DSN_LIST_MAX)
-		fprintf(l->fp, "<%s>: %s\n", r->addr, r->diag);
-	return 0;
+	for (i = 0; i < b->n; i++)
+		fprintf(fp, "<%s>: %s\n", b->rec[i].addr, b->rec[i].diag);
 }
 
-/* dsn_report - fail_log_each's callback: a per-recipient block of the
- * delivery-status part */
-static int
-dsn_report(void *arg, const struct fail_rec *r)
+/* dsn_report - the delivery-status part's per-recipient blocks */
+static void
+dsn_report(FILE *fp, const struct fail_batch *b)
 {
-	struct dsn_list *l = arg;
+	size_t i;
 
-	if (l->n++ < DSN_LIST_MAX)
-		fprintf(l->fp,
+	for (i = 0; i < b->n; i++)
+		fprintf(fp,
 		    "\nFinal-Recipient: rfc822; %s\n"
 		    "Action: failed\n"
 		    "Status: %s\n"
 		    "Diagnostic-Code: %s\n",
-		    r->addr, r->dsn, r->diag);
-	return 0;
-}
-
-/* dsn_list - every failed recipient through fn, then how many were
- * left out */
-static int
-dsn_list(struct qr_msg *m, FILE *fp, int (*fn)(void *, const struct fail_rec *))
-{
-	struct dsn_list l = {fp, 0};
-
-	if (fail_log_each(m, fn, &l) == -1)
-		return -1;
-	if (l.n > DSN_LIST_MAX)
-		fprintf(fp,
-		    "\n(%zu more recipient(s) failed; the mail log has each "
-		    "of them.)\n",
-		    l.n - DSN_LIST_MAX);
-	return 0;
+		    b->rec[i].addr, b->rec[i].dsn, b->rec[i].diag);
 }
 
 /* dsn_text - the whole report */
 static int
-dsn_text(
-    struct qr_msg *m, const char *host, int expired, char **text, size_t *len)
+dsn_text(struct qr_msg *m, const char *host, const struct dsn_part *part,
+    char **text, size_t *len)
 {
 	char date[64], arrival[64], boundary[320];
 	FILE *fp;
@@ -146,9 +121,13 @@ dsn_text(
 	    "\n",
 	    m->domain, m->st.sender, date, (long long)now, arc4random(),
 	    m->name, host, boundary, boundary, host,
-	    expired ? " before its time in the queue ran out" : "");
-	if (dsn_list(m, fp, dsn_human) == -1)
-		goto fail;
+	    part->expired ? " before its time in the queue ran out" : "");
+	if (part->parts > 1)
+		fprintf(fp,
+		    "(This is report %zu of %zu: each names at most %d of "
+		    "the %zu recipients.)\n\n",
+		    part->part, part->parts, FAIL_BATCH_MAX, part->total);
+	dsn_human(fp, part->batch);
 	fprintf(fp,
 	    "\n--%s\n"
 	    "Content-Description: Delivery report\n"
@@ -158,8 +137,7 @@ dsn_text(
 	    "X-Mjq-Queue-ID: %s\n"
 	    "Arrival-Date: %s\n",
 	    boundary, host, m->name, arrival);
-	if (dsn_list(m, fp, dsn_report) == -1)
-		goto fail;
+	dsn_report(fp, part->batch);
 	fprintf(fp,
 	    "\n--%s\n"
 	    "Content-Description: Undelivered Message Headers\n"
@@ -169,15 +147,11 @@ dsn_text(
 	dsn_headers(fp, m);
 	fprintf(fp, "\n--%s--\n", boundary);
 	return fclose(fp) == EOF ? -1 : 0;
-fail:
-	fclose(fp);
-	free(*text);
-	return -1;
 }
 
-/* dsn_create - commit the bounce of m's QR_PASS_BOUNCE recipients */
+/* dsn_create - commit one report: part of m's failed recipients */
 int
-dsn_create(struct queuerun *q, struct qr_msg *m, size_t nbounce, int expired)
+dsn_create(struct queuerun *q, struct qr_msg *m, const struct dsn_part *part)
 {
 	struct spool_state_init init;
 	struct spool_name name;
@@ -195,7 +169,7 @@ dsn_create(struct queuerun *q, struct qr_msg *m, size_t nbounce, int expired)
 	init.kind = "dsn";
 	init.arrival = (long long)time(NULL);
 	rcpt[0] = m->st.sender;
-	if (dsn_text(m, host, expired, &text, &tlen) == -1 ||
+	if (dsn_text(m, host, part, &text, &tlen) == -1 ||
 	    spool_state_format(&init, rcpt, 1, &state, &slen) == -1 ||
 	    spool_queue_dir(dir, sizeof(dir), q->s->spool_dir, SPOOL_QUEUE,
 		m->domain_prio, m->domain, m->list_prio,
@@ -207,7 +181,7 @@ dsn_create(struct queuerun *q, struct qr_msg *m, size_t nbounce, int expired)
 		goto done;
 	log_info("%s: sender non-delivery notification: %s (%zu "
 		 "recipient(s) to <%s>)",
-	    m->name, strrchr(final, '/') + 1, nbounce, m->st.sender);
+	    m->name, strrchr(final, '/') + 1, part->batch->n, m->st.sender);
 	r = 0;
 done:
 	free(text);

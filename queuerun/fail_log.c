@@ -6,8 +6,9 @@
  * no longer to do; it becomes "bounced" when its bounce is committed),
  * and its address and reason go to an unlinked file in the spool's tmp/,
  * one line each: offset, address, DSN status and diagnostic, tab
- * separated.  The bounce (dsn.c) reads them back; so a pass in which a
- * million recipients fail holds none of them in core.  If the file
+ * separated.  The bounces (dsn.c) read them back FAIL_BATCH_MAX at a
+ * time; so a pass in which a million recipients fail holds a thousand of
+ * them in core, never all.  If the file
  * cannot be written (a full disk), the recipient is marked deferred
  * instead: it is tried again, and bounces then.
  */
@@ -107,23 +108,44 @@ fail_log_add(struct queuerun *q, struct qr_msg *m, off_t off,
 	m->nfail++;
 }
 
-/* fail_log_each - call fn for every failed recipient, in order; stops at
- * fn's nonzero return, which it returns; -1 when the file is unreadable */
+/* fail_log_rewind - read the failed recipients again from the first */
 int
-fail_log_each(
-    struct qr_msg *m, int (*fn)(void *arg, const struct fail_rec *r), void *arg)
+fail_log_rewind(struct qr_msg *m)
 {
-	struct fail_rec r;
-	char *line = NULL, *f[4], *p;
-	size_t cap = 0;
-	ssize_t len;
-	int i, k = 0;
-
 	if (m->fails == NULL)
 		return 0;
-	if (fflush(m->fails) == EOF || fseeko(m->fails, 0, SEEK_SET) == -1)
-		return -1;
-	while (k == 0 && (len = getline(&line, &cap, m->fails)) != -1) {
+	return fflush(m->fails) == EOF || fseeko(m->fails, 0, SEEK_SET) == -1
+		   ? -1
+		   : 0;
+}
+
+/* fail_log_batch_free - the batch's copies */
+void
+fail_log_batch_free(struct fail_batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		free(b->line[i]);
+	b->n = 0;
+}
+
+/* fail_log_batch - the next (up to) FAIL_BATCH_MAX failed recipients
+ * after fail_log_rewind, copied into b; 0 at the end, -1 when the file
+ * cannot be read */
+int
+fail_log_batch(struct qr_msg *m, struct fail_batch *b)
+{
+	char *line = NULL, *p, *f[4];
+	size_t cap = 0;
+	ssize_t len;
+	int i;
+
+	b->n = 0;
+	if (m->fails == NULL)
+		return 0;
+	while (b->n < FAIL_BATCH_MAX &&
+	       (len = getline(&line, &cap, m->fails)) != -1) {
 		if (len > 0 && line[len - 1] == '\n')
 			line[len - 1] = '\0';
 		p = line;
@@ -131,17 +153,20 @@ fail_log_each(
 			f[i] = strsep(&p, "\t");
 		if (f[3] == NULL)
 			continue; /* cannot happen: we wrote it */
-		r.off = (off_t)strtoll(f[0], NULL, 10);
-		r.addr = f[1];
-		r.dsn = f[2];
-		r.diag = f[3];
-		k = fn(arg, &r);
+		b->rec[b->n].off = (off_t)strtoll(f[0], NULL, 10);
+		b->rec[b->n].addr = f[1];
+		b->rec[b->n].dsn = f[2];
+		b->rec[b->n].diag = f[3];
+		b->line[b->n++] = line; /* the record points into it */
+		line = NULL;
+		cap = 0;
 	}
 	free(line);
-	if (ferror(m->fails))
-		k = -1;
-	fseeko(m->fails, 0, SEEK_END);
-	return k;
+	if (ferror(m->fails)) {
+		fail_log_batch_free(b);
+		return -1;
+	}
+	return b->n > 0;
 }
 
 /* fail_log_close - the pass is over */

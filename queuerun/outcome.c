@@ -112,43 +112,61 @@ outcome_expire(struct queuerun *q, struct qr_msg *m, double now)
 	return n;
 }
 
-/* outcome_mark - fail_log_each's callback: a failed recipient's word
- * becomes the one outcome_bounce chose */
-static int
-outcome_mark(void *arg, const struct fail_rec *r)
+/* outcome_mark - a batch of failed recipients gets its new word */
+static void
+outcome_mark(
+    struct qr_msg *m, const struct fail_batch *b, enum spool_rcpt_status to)
 {
-	struct qr_msg *m = ((void **)arg)[0];
-	const enum spool_rcpt_status *to = ((void **)arg)[1];
+	size_t i;
 
-	if (spool_state_set_rcpt(&m->st, r->off, SPOOL_RCPT_FAILED, *to) == -1)
-		log_warn("%s: cannot update %s", m->name, m->st.path);
-	return 0;
+	for (i = 0; i < b->n; i++)
+		if (spool_state_set_rcpt(
+			&m->st, b->rec[i].off, SPOOL_RCPT_FAILED, to) == -1)
+			log_warn("%s: cannot update %s", m->name, m->st.path);
 }
 
-/* outcome_bounce - the DSN, then the bounced words; -1 leaves the
- * failed recipients deferred (the DSN could not be committed) */
+/* outcome_bounce - one report per FAIL_BATCH_MAX failed recipients, read
+ * from the fail log once, in order; after each its recipients are
+ * bounced.  -1 leaves the recipients of reports not committed deferred
+ * (or failed, when the log cannot be read: outcome_finish defers them). */
 static int
 outcome_bounce(
     struct queuerun *q, struct qr_msg *m, size_t nbounce, int expired)
 {
+	struct dsn_part part = {NULL, 0, 0, nbounce, expired};
 	enum spool_rcpt_status to = SPOOL_RCPT_BOUNCED;
-	void *arg[2] = {m, &to};
-	int r = 0;
+	struct fail_batch *batch;
+	int nobounce, k, r = 0;
 
-	if (m->st.sender[0] == '\0' || strcmp(m->st.kind, "dsn") == 0)
+	if ((nobounce =
+		    m->st.sender[0] == '\0' || strcmp(m->st.kind, "dsn") == 0))
 		log_info("%s: sender is the null sender: no bounce for %zu "
 			 "recipient(s)",
 		    m->name, nbounce);
-	else if (dsn_create(q, m, nbounce, expired) == -1) {
-		log_warn("%s: cannot commit the bounce; trying again later",
-		    m->name);
-		to = SPOOL_RCPT_DEFERRED;
+	if ((batch = malloc(sizeof(*batch))) == NULL ||
+	    fail_log_rewind(m) == -1) {
+		free(batch);
+		return -1;
+	}
+	part.batch = batch;
+	part.parts = (nbounce + FAIL_BATCH_MAX - 1) / FAIL_BATCH_MAX;
+	for (part.part = 1; (k = fail_log_batch(m, batch)) == 1; part.part++) {
+		if (!nobounce && to == SPOOL_RCPT_BOUNCED &&
+		    dsn_create(q, m, &part) == -1) {
+			log_warn("%s: cannot commit the bounce; trying again "
+				 "later",
+			    m->name);
+			to = SPOOL_RCPT_DEFERRED;
+			r = -1;
+		}
+		outcome_mark(m, batch, to);
+		fail_log_batch_free(batch);
+	}
+	if (k == -1) {
+		log_warn("%s: cannot read back its failed recipients", m->name);
 		r = -1;
 	}
-	if (fail_log_each(m, outcome_mark, arg) == -1) {
-		log_warn("%s: cannot read back its failed recipients", m->name);
-		r = -1; /* those left failed are deferred by the next run */
-	}
+	free(batch);
 	return r;
 }
 

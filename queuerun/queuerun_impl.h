@@ -218,8 +218,15 @@ struct fail_rec {
 void fail_log_add(struct queuerun *q, struct qr_msg *m, off_t off,
     enum spool_rcpt_status from, const char *addr, const char *dsn,
     const char *diag);
-int fail_log_each(struct qr_msg *m,
-    int (*fn)(void *arg, const struct fail_rec *r), void *arg);
+#define FAIL_BATCH_MAX 1000 /* failed recipients named in one bounce */
+struct fail_batch {
+	size_t n;
+	struct fail_rec rec[FAIL_BATCH_MAX];
+	char *line[FAIL_BATCH_MAX]; /* the text the records point into */
+};
+int fail_log_rewind(struct qr_msg *m);
+int fail_log_batch(struct qr_msg *m, struct fail_batch *b);
+void fail_log_batch_free(struct fail_batch *b);
 void fail_log_close(struct qr_msg *m);
 
 /* dest_share.c: the destination table shared with other runners */
@@ -254,9 +261,15 @@ double deliver_now(void);
 void outcome_batch(struct queuerun *q, struct qr_batch *b, double now);
 int outcome_finish(struct queuerun *q, struct qr_msg *m, double now);
 
-/* dsn.c */
+/* dsn.c: one report names one batch of the fail log */
+struct dsn_part {
+	const struct fail_batch *batch; /* its recipients */
+	size_t part, parts;		/* 1 of 1, or n of more */
+	size_t total;			/* failed recipients in all parts */
+	int expired; /* the message outlived its queue lifetime */
+};
 int dsn_create(
-    struct queuerun *q, struct qr_msg *m, size_t nbounce, int expired);
+    struct queuerun *q, struct qr_msg *m, const struct dsn_part *part);
 
 /* queuerun.c */
 void queuerun_msg_free(struct queuerun *q, struct qr_msg *m);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # t/52-bigpost.bats - a list of any size in bounded memory: the state file
 # is read a buffer at a time, the scheduler holds only its recipient
-# limits, failed recipients wait on disk for their bounce, and a bounce
-# names a bounded number of them.  Memory is the runner's peak RSS
+# limits, failed recipients wait on disk for their bounce, and bounces
+# name a bounded number of them each.  Memory is the runner's peak RSS
 # (mj_measure), compared between a list and one ten times its size in
 # the same run; nothing here is timed.
 
@@ -109,7 +109,7 @@ expand_then_deliver() {
 	[ "$big_expand" -lt $((small_expand + 180000 * 24 / 1024 + SAN_KB)) ]
 }
 
-@test "a pass in which 1,500 recipients fail sends one bounce naming 1,000 and counting the rest" {
+@test "a pass in which 1,500 recipients fail sends two bounces, of 1,000 and 500, naming each recipient once" {
 	smtpd_start s --rcpt 'u*@d.test=550 5.1.1 no such user'
 	SPORT=$PORT
 	smtpd_start owner
@@ -120,12 +120,20 @@ expand_then_deliver() {
 	post l
 	runq
 	[ "$(grep -c 'status=bounced (550 5.1.1 no such user)' "$BATS_TEST_TMPDIR/run.log")" -eq 1500 ]
-	# one bounce, to the owner
-	[ "$(wc -l <"$BATS_TEST_TMPDIR/owner/log")" -eq 1 ]
-	f=$(find "$BATS_TEST_TMPDIR/owner/save/new" -type f)
-	[ "$(grep -c '^Final-Recipient: rfc822; u[0-9]*@d.test' "$f")" -eq 1000 ]
-	[ "$(grep -c '^<u[0-9]*@d.test>: smtp; 550 5.1.1 no such user' "$f")" -eq 1000 ]
-	[ "$(grep -c '^(500 more recipient(s) failed; the mail log has each of them.)' "$f")" -eq 2 ]
+	# two bounces to the owner, of bounded size, together naming all
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/owner/log")" -eq 2 ]
+	cat "$BATS_TEST_TMPDIR"/owner/save/new/* | tr -d '\r' >"$BATS_TEST_TMPDIR/dsns"
+	[ "$(grep -c '^Final-Recipient: rfc822; u[0-9]*@d.test$' "$BATS_TEST_TMPDIR/dsns")" -eq 1500 ]
+	[ "$(grep '^Final-Recipient: ' "$BATS_TEST_TMPDIR/dsns" | sort -u | wc -l)" -eq 1500 ]
+	[ "$(grep -c '^<u[0-9]*@d.test>: smtp; 550 5.1.1 no such user$' "$BATS_TEST_TMPDIR/dsns")" -eq 1500 ]
+	for f in "$BATS_TEST_TMPDIR"/owner/save/new/*; do
+		n=$(grep -c '^Final-Recipient: ' "$f")
+		[ "$n" -eq 1000 ] || [ "$n" -eq 500 ]
+	done
+	grep -qx '(This is report 1 of 2: each names at most 1000 of the 1500 recipients.)' "$BATS_TEST_TMPDIR/dsns"
+	grep -qx '(This is report 2 of 2: each names at most 1000 of the 1500 recipients.)' "$BATS_TEST_TMPDIR/dsns"
+	grep -q 'sender non-delivery notification: .* (1000 recipient(s) to <l-owner@ex.org>)' "$BATS_TEST_TMPDIR/run.log"
+	grep -q 'sender non-delivery notification: .* (500 recipient(s) to <l-owner@ex.org>)' "$BATS_TEST_TMPDIR/run.log"
 	[ -z "$(queue_files)" ]
 	# the reasons waited in an unlinked file: nothing is left in tmp/
 	[ -z "$(ls -A "$SPOOL/tmp")" ]
