@@ -185,14 +185,19 @@ truncated" ]
 	[ "${output: -3}" = "..." ]
 }
 
+# subject_gives SUBJECT COMMANDS - a message with that Subject (and
+# "lists" in its body) gives those commands
+subject_gives() {
+	run "$PARSE" <<<"Subject: $1"$'\n\nlists\n'
+	[ "$output" = "$2"$'\nlists' ]
+}
+
 @test "an RFC 2047 encoded subject is decoded: Q and B words, blanks between words dropped" {
-	run "$PARSE" <<<$'Subject: =?UTF-8?Q?subscribe_mylist?=\n\n'
-	[ "$output" = "subscribe list=mylist" ]
-	# two words with folding between them make one text; a B word
-	run "$PARSE" <<<$'Subject: Re: =?utf-8?q?unsub?=\n =?ISO-8859-1?Q?scribe_mylist?=\n\n'
-	[ "$output" = "unsubscribe list=mylist" ]
-	run "$PARSE" <<<$'Subject: =?UTF-8?B?d2hvIG15bGlzdA==?=\n\n'
-	[ "$output" = "who list=mylist" ]
+	subject_gives '=?UTF-8?Q?subscribe_mylist?=' 'subscribe list=mylist'
+	# two words with folding between them make one text
+	subject_gives $'Re: =?utf-8?q?unsub?=\n =?ISO-8859-1?Q?scribe_mylist?=' \
+		'unsubscribe list=mylist'
+	subject_gives '=?UTF-8?B?d2hvIG15bGlzdA==?=' 'who list=mylist'
 	# not encoded-words: left as they are (and not a command)
 	run "$PARSE" <<<$'Subject: =?UTF-8?X?help?= =?broken\n\nlists\n'
 	[ "$output" = "lists" ]
