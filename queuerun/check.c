@@ -197,6 +197,26 @@ check_quarantine(struct check_ctx *c, const char *path, const char *what)
 	check_report(c, path, what, "moved to BAD/", 1);
 }
 
+/* check_failed - failed recipients in a message nobody holds: their
+ * runner died before their bounce; deferred again, as the next runner
+ * would do (spool_state_recover), so they are tried and bounce once */
+static void
+check_failed(struct check_ctx *c, struct spool_state *st, const char *spath)
+{
+	char what[128];
+	size_t n = st->count[SPOOL_RCPT_FAILED];
+	int r;
+
+	if (n == 0)
+		return;
+	snprintf(what, sizeof(what),
+	    "%zu failed recipient(s) without their bounce (a runner died)", n);
+	if ((r = spool_state_recover(st)) == -1)
+		check_report(c, spath, what, strerror(errno), 0);
+	else
+		check_report(c, spath, what, "deferred, to be tried again", 1);
+}
+
 /* check_dot - a dot file: its message must exist beside it */
 static void
 check_dot(struct check_ctx *c, const struct spool_entry *e)
@@ -256,9 +276,10 @@ check_message(struct check_ctx *c, const struct spool_entry *e)
 		return;
 	}
 	why[0] = '\0';
-	if (spool_state_open(&st, e->path, why, sizeof(why)) == 0)
+	if (spool_state_open(&st, e->path, why, sizeof(why)) == 0) {
+		check_failed(c, &st, spath);
 		spool_state_close(&st);
-	else if (errno == EINVAL) {
+	} else if (errno == EINVAL) {
 		snprintf(what, sizeof(what), "damaged state file: %s", why);
 		check_quarantine(c, e->path, what);
 	} else if (errno != EACCES && errno != EPERM && errno != ENOENT)

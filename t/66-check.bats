@@ -105,3 +105,16 @@ check() {
 	check
 	[[ "${lines[0]}" == "${MSGS[2]}: damaged state file: "* ]]
 }
+
+@test "failed recipients left by a runner that died before their bounce are deferred again" {
+	state=$DIR/.$(basename "${MSGS[0]}")
+	sed -i 's/^deferred  b@example.net$/failed    b@example.net/' "$state"
+	grep -qx 'failed    b@example.net' "$state"
+	check
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "${MSGS[0]%/*}/.$(basename "${MSGS[0]}"): 1 failed recipient(s) without their bounce (a runner died): deferred, to be tried again" ]
+	[ "${lines[1]}" = "check: 3 messages, 1 finding, 1 repaired, 0 left" ]
+	grep -qx 'deferred  b@example.net' "$state"
+	check
+	[ "$output" = "check: 3 messages, 0 findings, 0 repaired, 0 left" ]
+}
