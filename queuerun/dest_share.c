@@ -122,7 +122,8 @@ dest_share_admit(void *arg, const char *transport, const char *nexthop,
 	if (ok) {
 		q->admit_rec = idx;
 		q->admit_slot = slot;
-	}
+	} else
+		q->share_seq = spool_dest_seq(sd); /* dest_wait.c waits on */
 	spool_dest_unlock(sd);
 	return ok;
 }
@@ -179,6 +180,7 @@ dest_share_done(
 void
 dest_share_close(struct queuerun *q)
 {
+	dest_wait_stop(q);
 	if (q->share.fd != -1 || q->share.hdr != NULL)
 		spool_dest_close(&q->share);
 }

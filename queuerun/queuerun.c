@@ -99,6 +99,9 @@ queuerun_step(struct queuerun *q, int *timeout_ms)
 	double now = deliver_now(), wait, next, wake;
 
 	queuerun_collect(q, now);
+	/* Another runner gave back a slot we were refused. */
+	if (dest_wait_woken(q))
+		sched_core_shared_retry(q->sched, now);
 	if (!q->draining && q->nactive < q->s->queuerun_active_limit) {
 		if (q->walk_left != NULL)
 			walk_more(q, now);
@@ -113,6 +116,7 @@ queuerun_step(struct queuerun *q, int *timeout_ms)
 	 * message may be finished once more after dispatching. */
 	if (dispatch_run(q, now) >= 0)
 		queuerun_finish(q, now);
+	dest_wait_arm(q);
 	*timeout_ms = -1;
 	next = q->draining ? 0 : q->next_walk;
 	if ((wake = dispatch_wakeup(q)) > 0 && (next == 0 || wake < next))
@@ -191,6 +195,7 @@ queuerun_close(struct queuerun *q)
 	if (q == NULL)
 		return;
 	q->draining = 1;
+	dest_wait_stop(q); /* it pokes the pool */
 	worker_stop(q->pool);
 	queuerun_collect(q, deliver_now());
 	while ((m = q->active) != NULL) {

@@ -132,8 +132,10 @@ struct queuerun {
 	size_t rtab_size, nrfree;
 	struct worker_pool *pool;
 	int inflight;
-	struct spool_dest share;   /* the shared destination table */
-	int admit_rec, admit_slot; /* slot taken by the last admit */
+	struct spool_dest share;    /* the shared destination table */
+	int admit_rec, admit_slot;  /* slot taken by the last admit */
+	uint32_t share_seq;	    /* its release count at the last refusal */
+	struct dest_waiter *waiter; /* dest_wait.c */
 };
 
 /* walk.c */
@@ -238,10 +240,17 @@ int dest_share_done(
     struct queuerun *q, struct qr_batch *b, enum sched_outcome o, double now);
 void dest_share_close(struct queuerun *q);
 
+/* dest_wait.c: woken when another runner gives a slot back */
+struct dest_waiter;
+void dest_wait_arm(struct queuerun *q);
+int dest_wait_woken(struct queuerun *q);
+void dest_wait_stop(struct queuerun *q);
+
 /* worker.c */
 struct worker_pool;
 struct worker_pool *worker_open(int max_threads, char *err, size_t errlen);
 int worker_event_fd(const struct worker_pool *p);
+void worker_poke(struct worker_pool *p);
 void worker_submit(struct worker_pool *p, struct qr_batch *b);
 struct qr_batch *worker_collect(struct worker_pool *p);
 void worker_stop(struct worker_pool *p);

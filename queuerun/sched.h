@@ -68,8 +68,9 @@ struct sched_callbacks {
 	    double now, struct sched_dest_state *shared);
 };
 
-/* How soon a destination refused by admit is tried again (seconds). */
-#define SCHED_SHARED_RETRY 0.1
+/* How soon a destination refused by admit is tried again (seconds) when
+ * no sched_core_shared_retry comes first. */
+#define SCHED_SHARED_RETRY 1.0
 
 /* Per-destination state, for status output and the shared table. */
 struct sched_dest_state {
@@ -127,6 +128,10 @@ int sched_core_done(struct sched *, struct sched_entry *, enum sched_outcome,
     double now, struct sched_dest_state *);
 /* When a rate-limited destination next gets room (0: nothing waits). */
 double sched_core_wakeup(const struct sched *);
+/* Destinations refused by admit for the shared window wait (1), or not. */
+int sched_core_shared_waiting(const struct sched *);
+/* The shared window may have room again: ask those destinations now. */
+void sched_core_shared_retry(struct sched *, double now);
 
 /* What an entry is: the runner's message, transport, nexthop, recipients. */
 void *sched_entry_msg_ctx(const struct sched_entry *);

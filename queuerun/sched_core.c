@@ -215,9 +215,53 @@ sched_core_wakeups(struct sched *s, double now)
 		if (w.queue->wake_at != w.at)
 			continue;
 		w.queue->wake_at = 0;
+		w.queue->shared_wait = 0;
 		if (sched_queue_accepts(w.queue, now))
 			sched_queue_unpark(w.queue);
 	}
+}
+
+/* sched_core_shared_queue - the heap item i is the live wakeup of a
+ * queue refused by the shared window */
+static struct sched_queue *
+sched_core_shared_queue(const struct sched *s, size_t i)
+{
+	struct sched_queue *q = s->wake[i].queue;
+
+	return q->shared_wait && q->wake_at == s->wake[i].at ? q : NULL;
+}
+
+/* sched_core_shared_waiting - queues refused by the shared window wait */
+
+int
+sched_core_shared_waiting(const struct sched *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nwake; i++)
+		if (sched_core_shared_queue(s, i) != NULL)
+			return 1;
+	return 0;
+}
+
+/* sched_core_shared_retry - another runner gave a slot back: queues
+ * refused by the shared window are asked again now */
+
+void
+sched_core_shared_retry(struct sched *s, double now)
+{
+	struct sched_queue **v, *q;
+	size_t i, n = 0;
+
+	if (s->nwake == 0 || (v = malloc(s->nwake * sizeof(*v))) == NULL)
+		return; /* (then their fallback wakeup asks again) */
+	for (i = 0; i < s->nwake; i++)
+		if ((q = sched_core_shared_queue(s, i)) != NULL &&
+		    q->wake_at > now)
+			v[n++] = q;
+	for (i = 0; i < n; i++)
+		sched_core_wake(s, v[i], now);
+	free(v);
 }
 
 /* sched_core_wakeup - earliest time a waiting queue gets room, or 0 */

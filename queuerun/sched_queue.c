@@ -376,11 +376,15 @@ sched_queue_admit(struct sched_queue *q, double now)
 	 * destination) and within the shared rate, so the delivery starts
 	 * whatever our copy says.  Refused for the rate: woken when it has
 	 * room (sched_queue_accepts sees the shared time now); for the
-	 * window: other runners' deliveries must end first.
+	 * window: when another runner's delivery ends.
 	 */
 	if (ok)
 		return 1;
-	if (sched_queue_accepts(q, now))
+	if (sched_queue_accepts(q, now)) {
+		/* Woken when another runner gives a slot back
+		 * (sched_core_shared_retry), at the latest after this. */
 		sched_core_wake(s, q, now + SCHED_SHARED_RETRY);
+		q->shared_wait = 1;
+	}
 	return 0;
 }

@@ -160,6 +160,13 @@ worker_submit(struct worker_pool *p, struct qr_batch *b)
 	pthread_mutex_unlock(&p->mu);
 }
 
+/* worker_poke - wake the main thread with no batch (dest_wait.c) */
+void
+worker_poke(struct worker_pool *p)
+{
+	(void)!write(p->pipe[1], "", 1);
+}
+
 /* worker_collect - one finished batch, or NULL; drains the pipe first */
 struct qr_batch *
 worker_collect(struct worker_pool *p)

@@ -17,12 +17,21 @@
  *
  * Every update of the mapped records is done under the table lock, an
  * OFD write lock on byte 0, held for a few memory reads and writes.
+ *
+ * A runner whose delivery the window refused waits for another runner
+ * to give a slot back: the header's release count is a futex word in
+ * the shared mapping; spool_dest_release raises it and wakes the
+ * sleepers (FUTEX_WAKE, a system call only when the waiter count says
+ * someone sleeps), spool_dest_wait sleeps on it.
  */
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/futex.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -280,7 +289,8 @@ spool_dest_take(struct spool_dest *sd, int idx)
 	return -1;
 }
 
-/* spool_dest_release - give a slot back */
+/* spool_dest_release - give a slot back, and wake the runners waiting
+ * for one (spool_dest_wait) */
 void
 spool_dest_release(struct spool_dest *sd, int idx, int slot)
 {
@@ -288,6 +298,39 @@ spool_dest_release(struct spool_dest *sd, int idx, int slot)
 	    sd->fd, F_OFD_SETLK, F_UNLCK, spool_dest_slot_byte(idx, slot));
 	if (sd->rec[idx].holder[slot] == (int32_t)sd->pid)
 		sd->rec[idx].holder[slot] = 0;
+	/* The count first, then the waiters: a waiter counts itself before
+	 * the kernel compares the count, so one of the two sees the other. */
+	__atomic_add_fetch(&sd->hdr->release_seq, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&sd->hdr->waiters, __ATOMIC_SEQ_CST) > 0)
+		(void)syscall(SYS_futex, &sd->hdr->release_seq, FUTEX_WAKE,
+		    INT_MAX, NULL, NULL, 0);
+}
+
+/* spool_dest_seq - slots given back so far, to wait on */
+uint32_t
+spool_dest_seq(const struct spool_dest *sd)
+{
+	return __atomic_load_n(&sd->hdr->release_seq, __ATOMIC_SEQ_CST);
+}
+
+/* spool_dest_wait - sleep until a slot is given back after seq was
+ * read, or timeout_ms; 0 when one was, -1 otherwise.  Any thread may
+ * wait: the futex is on the shared mapping, so every process's
+ * spool_dest_release wakes it. */
+int
+spool_dest_wait(struct spool_dest *sd, uint32_t seq, int timeout_ms)
+{
+	struct timespec ts;
+	long r;
+
+	ts.tv_sec = timeout_ms / 1000;
+	ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000L;
+	__atomic_add_fetch(&sd->hdr->waiters, 1, __ATOMIC_SEQ_CST);
+	r = syscall(
+	    SYS_futex, &sd->hdr->release_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
+	__atomic_sub_fetch(&sd->hdr->waiters, 1, __ATOMIC_SEQ_CST);
+	(void)r;
+	return spool_dest_seq(sd) != seq ? 0 : -1;
 }
 
 /* spool_dest_held - the exact busy count of idx, from the locks alone

@@ -51,6 +51,8 @@ struct spool_dest_hdr {
 	char magic[32];
 	uint32_t records;
 	uint32_t recsize;
+	uint32_t release_seq; /* slots given back so far (a futex word) */
+	uint32_t waiters;     /* runners waiting for release_seq to move */
 };
 
 /* An open table: the mapping and the descriptor the locks belong to. */
@@ -74,5 +76,7 @@ int spool_dest_busy(struct spool_dest *, int idx, int verify, int *mine);
 int spool_dest_take(struct spool_dest *, int idx);
 void spool_dest_release(struct spool_dest *, int idx, int slot);
 int spool_dest_held(struct spool_dest *, int idx);
+uint32_t spool_dest_seq(const struct spool_dest *);
+int spool_dest_wait(struct spool_dest *, uint32_t seq, int timeout_ms);
 
 #endif

@@ -269,3 +269,38 @@ mail_times() {
 		[ "${row:w-1:1}" != " " ] && [ "${row:w:1}" = " " ]
 	done
 }
+
+@test "a runner the shared window refuses sleeps until another runner's delivery ends, instead of asking ten times a second" {
+	command -v strace >/dev/null || skip "no strace"
+	SMTPD_ARGS=(--delay eod=1500)
+	conf "destination_concurrency_limit = 1" "initial_destination_concurrency = 1"
+	subscribers 1
+	post 1
+	post 2
+	for n in a b; do
+		ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=fcntl,futex \
+			-o "$BATS_TEST_TMPDIR/$n.trace" \
+			"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/$n.log" 3>&- &
+		RUNNERS="$RUNNERS $!"
+	done
+	wait_for 30 eval '[ "$(deliveries)" -ge 2 ] && [ -z "$(queue_files)" ]'
+	wait $RUNNERS
+	[ "$(deliveries)" -eq 2 ]
+	[ "$(stat max_open)" -eq 1 ]
+	# one runner was refused: it slept on the table's shared futex (not
+	# a private one), and the other's release woke it
+	refused=
+	for n in a b; do
+		grep -q 'FUTEX_WAIT, ' "$BATS_TEST_TMPDIR/$n.trace" && refused="$refused $n"
+	done
+	echo "refused:$refused"
+	[ "$(wc -w <<<"$refused")" -eq 1 ]
+	other=a
+	[ "$refused" = " a" ] && other=b
+	grep -q 'FUTEX_WAKE, ' "$BATS_TEST_TMPDIR/$other.trace"
+	# it took the table lock a few times in 1.5 s, where polling every
+	# 0.1 s would have taken it 15 times or more
+	locks=$(grep -c 'F_OFD_SETLKW' "$BATS_TEST_TMPDIR/${refused# }.trace")
+	echo "table locks by the refused runner: $locks"
+	[ "$locks" -le 8 ]
+}
