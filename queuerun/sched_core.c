@@ -169,6 +169,7 @@ sched_core_wake(struct sched *s, struct sched_queue *q, double at)
 		s->wake_cap = s->wake_cap ? s->wake_cap * 2 : 16;
 	}
 	q->wake_at = at;
+	q->wake_refs++;
 	i = s->nwake++;
 	s->wake[i].at = at;
 	s->wake[i].queue = q;
@@ -211,9 +212,13 @@ sched_core_wakeups(struct sched *s, double now)
 
 	while (s->nwake > 0 && s->wake[0].at <= now) {
 		w = sched_core_wake_pop(s);
-		/* Stale heap items (a later or earlier wake replaced it). */
-		if (w.queue->wake_at != w.at)
+		w.queue->wake_refs--;
+		/* Stale heap items (a later or earlier wake replaced it): the
+		 * queue was kept for them, and may go now. */
+		if (w.queue->wake_at != w.at) {
+			sched_queue_idle(w.queue, now);
 			continue;
+		}
 		w.queue->wake_at = 0;
 		w.queue->shared_wait = 0;
 		if (sched_queue_accepts(w.queue, now))

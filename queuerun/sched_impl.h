@@ -44,6 +44,7 @@ struct sched_queue {
 	double dead_until;	       /* probe allowed after this */
 	double rate_tat;	       /* rate limit: theoretical arrival */
 	double wake_at;		       /* queued wakeup, 0 = none */
+	int wake_refs;		       /* heap items naming it, stale too */
 	int shared_wait;	       /* refused by the shared window */
 	int others;		       /* other runners' busy, last seen */
 	SCHED_LIST(sched_peer) peers;  /* every peer of this queue */

@@ -81,10 +81,12 @@ sched_queue_idle(struct sched_queue *q, double now)
 	/*
 	 * Like Postfix, forget an idle destination, so memory follows the
 	 * destinations in use, not all ever seen.  Keep it while it is dead,
-	 * rate limited, waiting for a wakeup or configured on its own.
+	 * rate limited, waiting for a wakeup (or named by a stale item of
+	 * the wakeup heap, which would otherwise point at freed memory) or
+	 * configured on its own.
 	 */
 	if (q->peers.head != NULL || q->busy > 0 || q->dead || q->limit > 0 ||
-	    q->wake_at != 0 || q->rate_tat > now)
+	    q->wake_at != 0 || q->wake_refs > 0 || q->rate_tat > now)
 		return;
 	sched_hash_remove(&q->transport->queues, &q->hnode);
 	sched_core_release(
