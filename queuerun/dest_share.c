@@ -122,8 +122,12 @@ dest_share_admit(void *arg, const char *transport, const char *nexthop,
 	if (ok) {
 		q->admit_rec = idx;
 		q->admit_slot = slot;
-	} else
-		q->share_seq = spool_dest_seq(sd); /* dest_wait.c waits on */
+	} else if (!q->share_seq_set) {
+		/* The first refusal since the waiter last armed: a slot given
+		 * back after this may be the one (dest_wait.c). */
+		q->share_seq = spool_dest_seq(sd);
+		q->share_seq_set = 1;
+	}
 	spool_dest_unlock(sd);
 	return ok;
 }

@@ -103,14 +103,19 @@ dest_wait_arm(struct queuerun *q)
 	if (q->share.fd == -1 || q->pool == NULL ||
 	    !sched_core_shared_waiting(q->sched))
 		return;
-	/* Without the thread the scheduler's own retry still comes. */
-	if (q->waiter == NULL && (q->waiter = dest_wait_start(q)) == NULL)
+	/* Without the thread the scheduler's own retry still comes; it is
+	 * not tried again (nor its failure logged again). */
+	if (q->waiter == NULL &&
+	    (q->waiter_failed || (q->waiter = dest_wait_start(q)) == NULL)) {
+		q->waiter_failed = 1;
 		return;
+	}
 	w = q->waiter;
 	pthread_mutex_lock(&w->mu);
-	if (!w->armed) {
+	if (!w->armed && q->share_seq_set) {
 		w->armed = 1;
 		w->seq = q->share_seq;
+		q->share_seq_set = 0;
 		pthread_cond_signal(&w->cv);
 	}
 	pthread_mutex_unlock(&w->mu);

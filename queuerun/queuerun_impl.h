@@ -134,8 +134,10 @@ struct queuerun {
 	int inflight;
 	struct spool_dest share;    /* the shared destination table */
 	int admit_rec, admit_slot;  /* slot taken by the last admit */
-	uint32_t share_seq;	    /* its release count at the last refusal */
+	uint32_t share_seq;	    /* its release count at the first refusal */
+	int share_seq_set;	    /* since the waiter last armed */
 	struct dest_waiter *waiter; /* dest_wait.c */
+	int waiter_failed;	    /* its thread could not start */
 };
 
 /* walk.c */
