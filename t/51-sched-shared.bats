@@ -195,6 +195,24 @@ status_busy() {
 	grep -Eq "feedback positive: dest=\[127\.0\.0\.1\]:$PORT feedback=1\.0000 window=2 busy=1 success=0\.0000 failure=0\.0000 fail_cohorts=0\.0000$" "$BATS_TEST_TMPDIR/fb"
 }
 
+# traced_pair N STRACE_ARG... - runners a and b at once, each under
+# strace (trace in NAME.trace, log in NAME.log); returns when the sink
+# has N deliveries, the queue is empty and both have exited.  (Leak
+# checking is off: LeakSanitizer cannot run under ptrace, make SAN=1.)
+traced_pair() {
+	local want=$1 n
+	shift
+	for n in a b; do
+		ASAN_OPTIONS=detect_leaks=0 strace -f -qq "$@" \
+			-o "$BATS_TEST_TMPDIR/$n.trace" \
+			"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/$n.log" 3>&- &
+		RUNNERS="$RUNNERS $!"
+	done
+	wait_for 60 eval '[ "$(deliveries)" -ge '"$want"' ] && [ -z "$(queue_files)" ]'
+	wait $RUNNERS
+	[ "$(deliveries)" -eq "$want" ]
+}
+
 # mail_times NAME... - when each traced runner wrote a MAIL FROM (strace
 # -ttt), all of them in order
 mail_times() {
@@ -211,16 +229,7 @@ mail_times() {
 	subscribers 6
 	post 1
 	post 2
-	# LeakSanitizer cannot run under ptrace (make test SAN=1): off here
-	for n in a b; do
-		ASAN_OPTIONS=detect_leaks=0 strace -f -ttt -qq -e trace=write,sendto,sendmsg \
-			-o "$BATS_TEST_TMPDIR/$n.trace" \
-			"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/$n.log" 3>&- &
-		RUNNERS="$RUNNERS $!"
-	done
-	wait_for 60 eval '[ "$(deliveries)" -ge 12 ] && [ -z "$(queue_files)" ]'
-	wait $RUNNERS
-	[ "$(deliveries)" -eq 12 ]
+	traced_pair 12 -ttt -e trace=write,sendto,sendmsg
 	grep -q 'status=sent' "$BATS_TEST_TMPDIR/a.log"
 	grep -q 'status=sent' "$BATS_TEST_TMPDIR/b.log"
 	mail_times a b >"$BATS_TEST_TMPDIR/times"
@@ -277,15 +286,7 @@ mail_times() {
 	subscribers 1
 	post 1
 	post 2
-	for n in a b; do
-		ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=fcntl,futex \
-			-o "$BATS_TEST_TMPDIR/$n.trace" \
-			"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/$n.log" 3>&- &
-		RUNNERS="$RUNNERS $!"
-	done
-	wait_for 30 eval '[ "$(deliveries)" -ge 2 ] && [ -z "$(queue_files)" ]'
-	wait $RUNNERS
-	[ "$(deliveries)" -eq 2 ]
+	traced_pair 2 -e trace=fcntl,futex
 	[ "$(stat max_open)" -eq 1 ]
 	# one runner was refused: it slept on the table's shared futex (not
 	# a private one), and the other's release woke it
