@@ -74,6 +74,27 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 	dispatch_batch_free(b);
 }
 
+/* What an expiry fails its recipients with. */
+struct outcome_expiry {
+	struct queuerun *q;
+	struct qr_msg *m;
+	int n; /* recipients failed so far */
+	char diag[SPOOL_STATE_ERROR_MAX + 80];
+};
+
+/* outcome_expire_one - spool_state_each's callback: one recipient still
+ * to do fails */
+static int
+outcome_expire_one(void *arg, const struct spool_rcpt *rc)
+{
+	struct outcome_expiry *x = arg;
+
+	fail_log_add(
+	    x->q, x->m, rc->off, rc->status, rc->addr, "4.4.7", x->diag);
+	x->n++;
+	return 0;
+}
+
 /* outcome_expire - past its lifetime: every recipient still to do
  * fails, read from the state file in order */
 static int
@@ -82,34 +103,21 @@ outcome_expire(struct queuerun *q, struct qr_msg *m, double now)
 	const struct delivery_params *p = &q->dc.base;
 	long long life =
 	    m->st.sender[0] == '\0' ? p->bounce_lifetime : p->queue_lifetime;
-	struct spool_state_reader *r;
-	struct spool_rcpt rc;
-	char diag[SPOOL_STATE_ERROR_MAX + 80];
-	int n = 0, k;
+	struct outcome_expiry x = {q, m, 0, ""};
 
 	if (now < (double)(m->st.arrival + life) ||
 	    m->st.count[SPOOL_RCPT_PENDING] +
 		    m->st.count[SPOOL_RCPT_DEFERRED] ==
 		0)
 		return 0;
-	if ((r = malloc(sizeof(*r))) == NULL) {
-		log_warn("%s: cannot expire it now", m->name);
-		return 0;
-	}
-	snprintf(diag, sizeof(diag),
+	snprintf(x.diag, sizeof(x.diag),
 	    "x-mjq; delivery time expired (last error: %s)", m->last_error);
-	spool_state_read_start(r, m->st.fd, m->st.rcpt_start);
-	while ((k = spool_state_read_rcpt(r, &rc)) == 1)
-		if (rc.status == SPOOL_RCPT_PENDING ||
-		    rc.status == SPOOL_RCPT_DEFERRED) {
-			fail_log_add(
-			    q, m, rc.off, rc.status, rc.addr, "4.4.7", diag);
-			n++;
-		}
-	if (k == -1)
+	if (spool_state_each(&m->st,
+		SPOOL_RCPT_BIT(SPOOL_RCPT_PENDING) |
+		    SPOOL_RCPT_BIT(SPOOL_RCPT_DEFERRED),
+		outcome_expire_one, &x) == -1)
 		log_warn("%s: cannot read %s", m->name, m->st.path);
-	free(r);
-	return n;
+	return x.n;
 }
 
 /* outcome_mark - a batch of failed recipients gets its new word */

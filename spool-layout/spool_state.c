@@ -298,32 +298,27 @@ spool_state_set_rcpt(struct spool_state *st, off_t off,
 	return 0;
 }
 
+/* spool_state_unfail - spool_state_each's callback: failed to deferred */
+static int
+spool_state_unfail(void *arg, const struct spool_rcpt *rc)
+{
+	return spool_state_set_rcpt(
+	    arg, rc->off, rc->status, SPOOL_RCPT_DEFERRED);
+}
+
 /* spool_state_recover - a runner died between a bounce decision and its
  * bounce: failed recipients are deferred again (they are retried, and
  * bounce again if they still fail); returns how many, or -1 */
 int
 spool_state_recover(struct spool_state *st)
 {
-	struct spool_state_reader *r;
-	struct spool_rcpt rc;
-	int k, n = 0;
+	int n;
 
 	if (st->count[SPOOL_RCPT_FAILED] == 0)
 		return 0;
-	if ((r = malloc(sizeof(*r))) == NULL)
-		return -1;
-	spool_state_read_start(r, st->fd, st->rcpt_start);
-	while ((k = spool_state_read_rcpt(r, &rc)) == 1)
-		if (rc.status == SPOOL_RCPT_FAILED) {
-			if (spool_state_set_rcpt(st, rc.off, rc.status,
-				SPOOL_RCPT_DEFERRED) == -1) {
-				k = -1;
-				break;
-			}
-			n++;
-		}
-	free(r);
-	if (k == -1 || spool_state_sync(st) == -1)
+	if ((n = spool_state_each(st, SPOOL_RCPT_BIT(SPOOL_RCPT_FAILED),
+		 spool_state_unfail, st)) == -1 ||
+	    spool_state_sync(st) == -1)
 		return -1;
 	return n;
 }

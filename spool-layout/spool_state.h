@@ -118,6 +118,9 @@ int spool_state_read_line(
     struct spool_state_reader *r, char **line, off_t *off);
 int spool_state_read_rcpt(struct spool_state_reader *r, struct spool_rcpt *rc);
 int spool_state_parse_rcpt(char *line, enum spool_rcpt_status *s, char **addr);
+#define SPOOL_RCPT_BIT(s) (1u << (s))
+int spool_state_each(struct spool_state *st, unsigned mask,
+    int (*fn)(void *arg, const struct spool_rcpt *rc), void *arg);
 
 /* spool_state.c: open, update in place, close */
 int spool_state_open(

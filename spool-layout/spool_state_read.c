@@ -9,6 +9,7 @@
  * a last line without its newline, is damage, not a line.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -128,4 +129,29 @@ spool_state_read_rcpt(struct spool_state_reader *r, struct spool_rcpt *rc)
 	rc->off = off;
 	rc->addr = addr;
 	return 1;
+}
+
+/* spool_state_each - fn(arg, recipient) for every recipient of st whose
+ * status is in the mask (SPOOL_RCPT_BIT), in order, through a reader of
+ * its own; stops at fn's -1.  Returns how many fn took, or -1 when the
+ * file cannot be read (or memory for the reader is short) or fn failed */
+int
+spool_state_each(struct spool_state *st, unsigned mask,
+    int (*fn)(void *arg, const struct spool_rcpt *rc), void *arg)
+{
+	struct spool_state_reader *r;
+	struct spool_rcpt rc;
+	int k, n = 0;
+
+	if ((r = malloc(sizeof(*r))) == NULL)
+		return -1;
+	spool_state_read_start(r, st->fd, st->rcpt_start);
+	while ((k = spool_state_read_rcpt(r, &rc)) == 1)
+		if (mask & SPOOL_RCPT_BIT(rc.status)) {
+			if ((k = fn(arg, &rc)) == -1)
+				break;
+			n++;
+		}
+	free(r);
+	return k == -1 ? -1 : n;
 }
