@@ -43,12 +43,14 @@ spool_state_print_header(
 	return off;
 }
 
-/* spool_state_print_rcpt - one new recipient line */
-static void
-spool_state_print_rcpt(FILE *fp, const char *addr)
+/* spool_state_rcpt_line - a new recipient's line into buf (room for
+ * SPOOL_STATE_LINE_MAX); its length */
+#define SPOOL_STATE_LINE_MAX (SPOOL_STATUS_WIDTH + SPOOL_ADDR_MAX + 3)
+static size_t
+spool_state_rcpt_line(char *buf, const char *addr)
 {
-	fprintf(fp, "%-*s %s\n", SPOOL_STATUS_WIDTH,
-	    spool_state_word(SPOOL_RCPT_PENDING), addr);
+	return (size_t)snprintf(buf, SPOOL_STATE_LINE_MAX, "%-*s %s\n",
+	    SPOOL_STATUS_WIDTH, spool_state_word(SPOOL_RCPT_PENDING), addr);
 }
 
 /* spool_state_format - the whole text of a new state file (malloc'd) */
@@ -56,15 +58,17 @@ int
 spool_state_format(const struct spool_state_init *init, char *const *rcpts,
     size_t n, char **text, size_t *len)
 {
-	char *buf = NULL;
+	char *buf = NULL, line[SPOOL_STATE_LINE_MAX];
 	size_t size = 0, i;
 	FILE *fp;
 
 	if ((fp = open_memstream(&buf, &size)) == NULL)
 		return -1;
 	spool_state_print_header(fp, init, (long long)n);
-	for (i = 0; i < n; i++)
-		spool_state_print_rcpt(fp, rcpts[i]);
+	for (i = 0; i < n; i++) {
+		spool_state_rcpt_line(line, rcpts[i]);
+		fputs(line, fp);
+	}
 	if (ferror(fp)) {
 		fclose(fp);
 		free(buf);
@@ -126,17 +130,14 @@ spool_state_write_open(struct spool_state_writer *w, const char *spool,
 int
 spool_state_write_rcpt(struct spool_state_writer *w, const char *addr)
 {
-	size_t need = SPOOL_STATUS_WIDTH + strlen(addr) + 2;
-
 	if (!spool_state_addr_ok(addr)) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (w->len + need >= sizeof(w->buf) && spool_state_write_flush(w) == -1)
+	if (w->len + SPOOL_STATE_LINE_MAX > sizeof(w->buf) &&
+	    spool_state_write_flush(w) == -1)
 		return -1;
-	snprintf(w->buf + w->len, sizeof(w->buf) - w->len, "%-*s %s\n",
-	    SPOOL_STATUS_WIDTH, spool_state_word(SPOOL_RCPT_PENDING), addr);
-	w->len += need;
+	w->len += spool_state_rcpt_line(w->buf + w->len, addr);
 	w->n++;
 	return 0;
 }
