@@ -64,11 +64,6 @@ enqueue() {
 	done
 }
 
-# runner_pids - the server's runners, sorted
-runner_pids() {
-	pgrep -P "$QS_PID" -x "$(basename "$RUNNER")" | sort
-}
-
 # record_runners - remember every runner seen, for teardown
 record_runners() {
 	[ -n "${QS_PID:-}" ] && SEEN_RUNNERS="$SEEN_RUNNERS $(runner_pids)"

@@ -89,11 +89,6 @@ distinct() {
 		wc -l
 }
 
-runner_pids() {
-	[ -n "${QS_PID:-}" ] || return 0
-	pgrep -P "$QS_PID" -x mj_queuerun | sort
-}
-
 # dest_line WINDOW BUSY SUCCESS FAILURE COHORTS DEAD ERROR - the status row
 dest_line() {
 	printf '%-30s %6d %4d %7.4f %7.4f %7.4f %8s %s' "$DEST" "$@"

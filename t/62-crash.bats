@@ -26,12 +26,6 @@ teardown() {
 	return 0
 }
 
-# runner_pids - the current server's runners
-runner_pids() {
-	[ -n "${QS_PID:-}" ] || return 0
-	pgrep -P "$QS_PID" -x mj_queuerun || true
-}
-
 # server_pid - the pid the server answering on the socket gives, or ""
 server_pid() {
 	"$MJ_QUEUESERV" -C "$CONF" status -j 2>/dev/null |

@@ -86,6 +86,14 @@ queueserv_start() {
 	wait_for 10 queueserv_answers
 }
 
+# runner_pids - the runners of the server of queueserv_start (programs
+# named as $RUNNER, if a test sets it, else mj_queuerun), sorted; none
+# when it is not running
+runner_pids() {
+	[ -n "${QS_PID:-}" ] || return 0
+	pgrep -P "$QS_PID" -x "$(basename "${RUNNER:-mj_queuerun}")" | sort
+}
+
 # queueserv_stop - stop the server of queueserv_start (SIGTERM, SIGKILL
 # after 10 s) and reap it
 queueserv_stop() {
