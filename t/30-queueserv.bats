@@ -22,13 +22,7 @@ setup() {
 
 teardown() {
 	record_runners
-	queueserv_stop
-	local p
-	for p in $SEEN_RUNNERS; do
-		alive "$p" && kill -KILL "$p" 2>/dev/null
-	done
-	servers_stop
-	return 0
+	stop_everything $SEEN_RUNNERS
 }
 
 # qs_conf [INI...] - this test's config: short timeouts, the extra

@@ -21,13 +21,7 @@ setup() {
 }
 
 teardown() {
-	local p
-	queueserv_stop
-	for p in $RUNNERS $(runner_pids); do
-		alive "$p" && kill -KILL "$p" 2>/dev/null
-	done
-	servers_stop
-	return 0
+	stop_everything $RUNNERS $(runner_pids)
 }
 
 # conf [INI...] - sink "s" with the given mj_testsmtpd options in

@@ -17,13 +17,7 @@ setup() {
 }
 
 teardown() {
-	queueserv_stop
-	local p
-	for p in $SEEN; do
-		alive "$p" && kill -KILL "$p" 2>/dev/null
-	done
-	servers_stop
-	return 0
+	stop_everything $SEEN
 }
 
 # server_pid - the pid the server answering on the socket gives, or ""

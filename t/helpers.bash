@@ -86,6 +86,19 @@ queueserv_start() {
 	wait_for 10 queueserv_answers
 }
 
+# stop_everything [PID...] - teardown of the tests that run a server and
+# loose runners: the server stopped, each PID still alive killed, the
+# test's SMTP and DNS servers stopped (servers_stop, smtp_helpers.bash)
+stop_everything() {
+	local p
+	queueserv_stop
+	for p in "$@"; do
+		alive "$p" && kill -KILL "$p" 2>/dev/null
+	done
+	servers_stop
+	return 0
+}
+
 # runner_pids - the runners of the server of queueserv_start (programs
 # named as $RUNNER, if a test sets it, else mj_queuerun), sorted; none
 # when it is not running
