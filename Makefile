@@ -4,12 +4,17 @@
 # file to a part needs no edit here.
 #   common/*.c        -> common/libcommon.a   (no mail knowledge)
 #   spool-layout/*.c  -> spool-layout/libspool.a
-#   queuerun/sched_*.c-> queuerun/libsched.a  (the pure scheduler)
+#   sched/*.c         -> sched/libsched.a     (the pure scheduler)
+#   smtp/*.c          -> smtp/libsmtp.a       (SMTP client and DNS)
+#   lists/*.c         -> lists/liblists.a     (what a list is)
 #   enqueue/*.c       -> enqueue/mj_enqueue
 #   queueserv/*.c     -> queueserv/mj_queueserv
-#   queuerun/*.c      -> queuerun/libqueuerun.a (all but sched_*.c and
-#                        mj_queuerun.c, the main), queuerun/mj_queuerun
+#   queuerun/*.c      -> queuerun/libqueuerun.a (all but mj_queuerun.c,
+#                        the main), queuerun/mj_queuerun
 #   schedsim/*.c      -> schedsim/mj_schedsim
+# Each library has one public header named after its folder (sched.h,
+# smtp.h, lists.h); a part's own files find its private headers beside
+# them, so only the libraries' folders are on the include path.
 #   t/tools/*.c       -> t/tools/<name>      (test helpers, one file each,
 #                        linked with every library above)
 
@@ -25,7 +30,8 @@ CFLAGS   ?= $(OPT) -g
 WARN      = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Werror
 CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
-            -Icommon -Ispool-layout -iquote queuerun
+            -Icommon -Ispool-layout \
+            -iquote sched -iquote smtp -iquote lists
 LDLIBS   += -linih -lbsd -lm -pthread
 
 # make SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer everywhere.
@@ -44,17 +50,21 @@ ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS)
 
 COMMON_SRC := $(wildcard common/*.c)
 SPOOL_SRC  := $(wildcard spool-layout/*.c)
-SCHED_SRC  := $(wildcard queuerun/sched_*.c)
+SCHED_SRC  := $(wildcard sched/*.c)
+SMTP_SRC   := $(wildcard smtp/*.c)
+LISTS_SRC  := $(wildcard lists/*.c)
 ENQ_SRC    := $(wildcard enqueue/*.c)
 QS_SRC     := $(wildcard queueserv/*.c)
 QR_MAIN    := $(wildcard queuerun/mj_queuerun.c)
-QR_SRC     := $(filter-out $(SCHED_SRC) $(QR_MAIN),$(wildcard queuerun/*.c))
+QR_SRC     := $(filter-out $(QR_MAIN),$(wildcard queuerun/*.c))
 SIM_SRC    := $(wildcard schedsim/*.c)
 TOOL_SRC   := $(wildcard t/tools/*.c)
 
 LIBCOMMON := common/libcommon.a
 LIBSPOOL  := spool-layout/libspool.a
-LIBSCHED  := queuerun/libsched.a
+LIBSCHED  := sched/libsched.a
+LIBSMTP   := smtp/libsmtp.a
+LIBLISTS  := lists/liblists.a
 LIBQR     := queuerun/libqueuerun.a
 
 PROGS := enqueue/mj_enqueue
@@ -83,25 +93,30 @@ $(LIBSPOOL): $(SPOOL_SRC:.c=.o)
 	$(AR) rcs $@ $^
 $(LIBSCHED): $(SCHED_SRC:.c=.o)
 	$(AR) rcs $@ $^
+$(LIBSMTP): $(SMTP_SRC:.c=.o)
+	$(AR) rcs $@ $^
+$(LIBLISTS): $(LISTS_SRC:.c=.o)
+	$(AR) rcs $@ $^
 $(LIBQR): $(QR_SRC:.c=.o)
 	$(AR) rcs $@ $^
 
 enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) $(ENQ_STATIC) -o $@ $^ $(ENQ_LIBS)
-queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBSPOOL) $(LIBSCHED) $(LIBCOMMON)
+queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBSPOOL) $(LIBSCHED) $(LIBCOMMON)
+queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBSCHED) $(LIBSMTP) \
+    $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lresolv
 schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-TOOL_LIBS := $(if $(QR_SRC),$(LIBQR)) $(LIBSPOOL) $(if $(SCHED_SRC),$(LIBSCHED)) $(LIBCOMMON)
+TOOL_LIBS := $(LIBQR) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 # mj_enqueue linked dynamically, for valgrind (t/60-valgrind.bats): in the
 # static binary valgrind cannot replace malloc and reports glibc's own
 # start-up as errors; these are the very same objects.
 t/tools/mj_enqueue_dyn: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENQ_LIBS)
 t/tools/%: t/tools/%.c $(TOOL_LIBS)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lresolv
+	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lresolv
 
 -include $(wildcard */*.d t/tools/*.d)
 
@@ -137,7 +152,8 @@ FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS   = -std=c11 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) \
                 -DADDR_SET_TAG_BITS=2
 FUZZ_OBJDIR   = t/fuzz/bin/obj
-FUZZ_LIB_SRC := $(COMMON_SRC) $(SPOOL_SRC) $(SCHED_SRC) $(QR_SRC) \
+FUZZ_LIB_SRC := $(COMMON_SRC) $(SPOOL_SRC) $(SCHED_SRC) $(SMTP_SRC) \
+                $(LISTS_SRC) $(QR_SRC) \
                 $(filter-out enqueue/mj_enqueue.c,$(ENQ_SRC))
 FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,$(FUZZ_LIB_SRC))
 FUZZ_LIB     := t/fuzz/bin/libmjqfuzz.a
@@ -150,7 +166,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 t/fuzz/bin/%: t/fuzz/%.c $(FUZZ_LIB)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+	$(FUZZ_CC) $(CPPFLAGS) -iquote queuerun $(FUZZ_CFLAGS) -fsanitize=fuzzer \
 	    -o $@ $< $(FUZZ_LIB) $(LDLIBS) -lresolv
 -include $(wildcard $(FUZZ_OBJDIR)/*/*.d)
 fuzz:

@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "cmd_mime.h"
+#include "header.h"
 #include "request.h"
 
 #define BOUNCE_TEXT_MAX 65536
@@ -148,7 +149,7 @@ bounce_looks(const char *text, size_t len)
 {
 	char v[1024], addr[SPOOL_ADDR_MAX + 1], type[128];
 
-	if (expand_return_path(text, len, addr, sizeof(addr)) == 0 &&
+	if (header_return_path(text, len, addr, sizeof(addr)) == 0 &&
 	    addr[0] == '\0')
 		return 1;
 	if (cmd_mime_header(text, len, "Content-Type", v, sizeof(v)) == 0 &&

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "header.h"
 #include "queuerun_impl.h"
 #include "spool_move.h"
 
@@ -51,7 +52,7 @@ dsn_headers(FILE *fp, const struct qr_msg *m)
 	if ((buf = malloc(want + 1)) == NULL)
 		return;
 	if ((n = pread(m->datafd, buf, want, 0)) > 0) {
-		end = expand_header_end(buf, (size_t)n);
+		end = header_end(buf, (size_t)n);
 		fwrite(buf, 1, (size_t)(end - buf), fp);
 	}
 	free(buf);

@@ -17,54 +17,11 @@
 #include <unistd.h>
 
 #include "io.h"
+#include "header.h"
 #include "log.h"
 #include "queuerun_impl.h"
 #include "request.h"
 #include "spool_move.h"
-
-/* expand_header_end - the start of the body (after the empty line), or
- * the end of the text when there is no body */
-const char *
-expand_header_end(const char *text, size_t len)
-{
-	const char *p = text, *end = text + len, *nl;
-
-	while (p < end) {
-		if (*p == '\n')
-			return p + 1;
-		if (*p == '\r' && p + 1 < end && p[1] == '\n')
-			return p + 2;
-		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
-			return end;
-		p = nl + 1;
-	}
-	return end;
-}
-
-/* expand_return_path - the address of the first Return-Path header; 0
- * found (possibly empty: the null sender), -1 none */
-int
-expand_return_path(const char *text, size_t len, char *out, size_t outlen)
-{
-	const char *hend = expand_header_end(text, len), *p = text, *nl, *lt;
-	const char *gt;
-
-	while (p < hend) {
-		if ((nl = memchr(p, '\n', (size_t)(hend - p))) == NULL)
-			nl = hend;
-		if (nl - p > 12 && strncasecmp(p, "Return-Path:", 12) == 0 &&
-		    (lt = memchr(p, '<', (size_t)(nl - p))) != NULL &&
-		    (gt = memchr(lt, '>', (size_t)(nl - lt))) != NULL &&
-		    (size_t)(gt - lt - 1) < outlen) {
-			memcpy(out, lt + 1, (size_t)(gt - lt - 1));
-			out[gt - lt - 1] = '\0';
-			return 0;
-		}
-		p = nl + 1;
-	}
-	out[0] = '\0';
-	return -1;
-}
 
 /* expand_memfd - the delivered text (a, then b) in an anonymous file that
  * every worker can pread */
@@ -91,7 +48,7 @@ expand_memfd(
 int
 expand_plain_text(struct qr_msg *m, const char *text, size_t len)
 {
-	const char *hend = expand_header_end(text, len), *p = text, *nl;
+	const char *hend = header_end(text, len), *p = text, *nl;
 
 	/* mj_enqueue puts Return-Path on top; it is the only one removed. */
 	if (hend - p > 12 && strncasecmp(p, "Return-Path:", 12) == 0 &&

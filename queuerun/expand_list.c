@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "log.h"
+#include "header.h"
 #include "queuerun_impl.h"
 
 /* Headers this list replaces with its own. */
@@ -60,7 +61,7 @@ expand_list_field(const char *p, const char *hend)
 static int
 expand_list_loop(const struct qr_msg *m, const char *text, size_t len)
 {
-	const char *hend = expand_header_end(text, len), *p, *e;
+	const char *hend = header_end(text, len), *p, *e;
 	char id[NAME_LIST_MAX + NAME_DOMAIN_MAX + 4];
 	char loop[NAME_LIST_MAX + NAME_DOMAIN_MAX + 4];
 
@@ -107,7 +108,7 @@ int
 expand_list_text(
     struct qr_msg *m, const struct listconf *lc, const char *text, size_t len)
 {
-	const char *hend = expand_header_end(text, len), *p, *e, *v;
+	const char *hend = header_end(text, len), *p, *e, *v;
 	char prefix[160], *buf = NULL;
 	size_t size = 0, i;
 	int drop, r;
@@ -243,7 +244,7 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 		expand_aside(q, m, SPOOL_HOLD, err);
 		return -2;
 	}
-	expand_return_path(text, len, from, sizeof(from));
+	header_return_path(text, len, from, sizeof(from));
 	snprintf(sender, sizeof(sender), "%s-owner@%s", m->list, m->domain);
 	memset(&init, 0, sizeof(init));
 	init.sender = sender;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "header.h"
 #include "queuerun_impl.h"
 #include "request.h"
 
@@ -40,7 +41,7 @@ expand_owner(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 		listconf_free_vec(owners, n);
 		return r;
 	}
-	expand_return_path(text, len, from, sizeof(from));
+	header_return_path(text, len, from, sizeof(from));
 	memset(&init, 0, sizeof(init));
 	init.sender = from;
 	init.from = from;

@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "delivery_conf.h"
+#include "listconf.h"
 #include "queuerun.h"
 #include "sched.h"
 #include "settings.h"
@@ -146,32 +147,6 @@ int walk_more(struct queuerun *q, double now);
 void walk_forget(struct queuerun *q);
 void walk_release(struct queuerun *q, struct qr_msg *m);
 
-/* listconf.c */
-struct listconf {
-	char owners[2048];
-	char subject_prefix[128];
-	char reply_to[SPOOL_ADDR_MAX + 1];
-	long long max_message_size;
-	int verp;
-	char archive[PATH_MAX]; /* a maildir that keeps every post */
-	/* request and bounce handling (request.c, bounce.c) */
-	int subscribe_approval;
-	char who_access[16];
-	long long bounce_max_count;
-	long long bounce_max_age;
-};
-int listconf_load(const struct settings *s, const char *domain,
-    const char *list, struct listconf *lc, char *err, size_t errlen);
-int listconf_subscribers_each(const struct settings *s, const char *domain,
-    const char *list, int (*fn)(void *arg, const char *addr), void *arg,
-    char *err, size_t errlen);
-int listconf_subscribers(const struct settings *s, const char *domain,
-    const char *list, char ***out, size_t *n, char *err, size_t errlen);
-int listconf_split(const char *text, char ***out, size_t *n);
-void listconf_free_vec(char **v, size_t n);
-int listconf_path(char *buf, size_t len, const struct settings *s,
-    const char *domain, const char *list, const char *file);
-
 /* expand.c, expand_list.c, expand_owner.c */
 int expand_message(struct queuerun *q, struct qr_msg *m);
 void expand_aside(
@@ -189,8 +164,6 @@ int expand_listconf(struct queuerun *q, struct qr_msg *m, struct listconf *lc);
 int expand_state_open(struct queuerun *q, struct qr_msg *m,
     struct spool_state_init *init, struct spool_state_writer *w);
 int expand_state_commit(struct qr_msg *m, struct spool_state_writer *w);
-const char *expand_header_end(const char *text, size_t len);
-int expand_return_path(const char *text, size_t len, char *out, size_t outlen);
 int expand_memfd(
     struct qr_msg *m, const char *a, size_t alen, const char *b, size_t blen);
 

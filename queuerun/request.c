@@ -22,6 +22,7 @@
 
 #include "cmd_mime.h"
 #include "log.h"
+#include "header.h"
 #include "request.h"
 
 /* request_finish - the message is done with: a state file without
@@ -122,7 +123,7 @@ request_process(
 	struct request r;
 	int known, ok;
 
-	known = expand_return_path(text, len, sender, sizeof(sender)) == 0;
+	known = header_return_path(text, len, sender, sizeof(sender)) == 0;
 	request_address(m, self, sizeof(self));
 	memset(&r, 0, sizeof(r));
 	r.q = q;

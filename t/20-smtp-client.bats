@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The SMTP client (queuerun/smtp_*) driven by mj_smtptry against
+# The SMTP client (smtp/smtp_*) driven by mj_smtptry against
 # mj_testsmtpd and Postfix's smtp-sink on loopback: delivery, extensions,
 # per-recipient outcomes, feedback classes and misbehaving servers.
 

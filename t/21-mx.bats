@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Nexthop resolution (queuerun/mx_*) on canned answers from mj_testdns:
+# Nexthop resolution (smtp/mx_*) on canned answers from mj_testdns:
 # MX preference order, shuffling of equal preferences, A/AAAA fallback,
 # [host] and IP literals, failures; then the client trying the next MX.
 

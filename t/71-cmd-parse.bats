@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The request command parser (queuerun/cmd_parse.c, cmd_mime.c) through
+# The request command parser (lists/cmd_parse.c, cmd_mime.c) through
 # t/tools/mj_cmdparse: which lines of which part become which commands.
 
 load helpers

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The subscribers file under concurrent change (queuerun/subs_edit.c,
+# The subscribers file under concurrent change (lists/subs_edit.c,
 # common/lockedit.c): runners and an administrator who takes the same
 # lock never lose an update, and the layout of the file is kept.
 

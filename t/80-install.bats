@@ -37,10 +37,10 @@ code_keys() {
 	         s/^ *\{"([a-z_]+)", CONF_[A-Z]+, "([^"]*)".*/delivery \1 \2/p' \
 		"$TOP/queuerun/delivery_conf.c"
 	sed -nE 's/^ *\{"([a-z_]+)", P_[A-Z]+,.*/delivery \1 ?/p' \
-		"$TOP/queuerun/sched_params.c"
+		"$TOP/sched/sched_params.c"
 	sed -nE 's/^ *LSTR\("([a-z_]+)",.*/list \1 /p
 	         s/^ *\{"([a-z_]+)", CONF_[A-Z]+, "([^"]*)".*/list \1 \2/p' \
-		"$TOP/queuerun/listconf.c"
+		"$TOP/lists/listconf.c"
 }
 
 # example_keys FILE - "section key default" for each "#key = default"

@@ -1,8 +1,8 @@
 /*
  * fuzz_header - libFuzzer target: the runner's header handling.
  *
- * Any bytes as a stored message.  expand_header_end must point inside
- * the text; expand_return_path must fill no more than it is given (the
+ * Any bytes as a stored message.  header_end must point inside
+ * the text; header_return_path must fill no more than it is given (the
  * size comes from the first input byte) and NUL-terminate; the header a
  * list post is delivered with (expand_list_text, the list options taken
  * from the second byte) must carry exactly one of each list header,
@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "queuerun_impl.h"
+#include "header.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -69,7 +70,7 @@ fuzz_list(const char *text, size_t len, unsigned opt)
 	    "List-Unsubscribe", "List-Subscribe", "List-Owner", "Precedence"};
 	static struct qr_msg m;
 	struct listconf lc;
-	const char *hend = expand_header_end(text, len);
+	const char *hend = header_end(text, len);
 	size_t blen = (size_t)(text + len - hend), i;
 	char *out;
 
@@ -130,12 +131,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	opt = data[1];
 	text = (const char *)data + 2;
 	len = size - 2;
-	hend = expand_header_end(text, len);
+	hend = header_end(text, len);
 	if (hend < text || hend > text + len)
 		abort();
 	if ((out = malloc(outlen)) == NULL)
 		return 0;
-	if (expand_return_path(text, len, out, outlen) == 0) {
+	if (header_return_path(text, len, out, outlen) == 0) {
 		if (strlen(out) >= outlen)
 			abort();
 	} else if (out[0] != '\0')

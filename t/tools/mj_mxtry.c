@@ -1,5 +1,5 @@
 /*
- * mj_mxtry - print what the resolver (queuerun/mx_*) makes of a nexthop.
+ * mj_mxtry - print what the resolver (smtp/mx_*) makes of a nexthop.
  *
  * One line per address to try, in order: "host pref addr port"; or the
  * failure with exit 75 (defer) or 68 (bounce).  With -n N it resolves N

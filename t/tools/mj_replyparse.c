@@ -1,6 +1,6 @@
 /*
  * mj_replyparse - feed standard input to the SMTP reply parser
- * (queuerun/smtp_reply.c) in chunks of -c bytes and print each reply:
+ * (smtp/smtp_reply.c) in chunks of -c bytes and print each reply:
  * "code dsn lines=N text" with the text as smtp_reply_format gives it,
  * or "error: why".  The tests use it on canned bytes; it is also the
  * shape of a fuzzing harness.

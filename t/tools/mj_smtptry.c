@@ -1,5 +1,5 @@
 /*
- * mj_smtptry - drive the SMTP client (queuerun/smtp_*) from the tests.
+ * mj_smtptry - drive the SMTP client (smtp/smtp_*) from the tests.
  *
  * Opens one session, runs one transaction per recipient group over it
  * (RSET between), closes with QUIT, and prints one line per recipient

@@ -16,7 +16,7 @@
 
 #include "lockedit.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "listconf.h"
 #include "subs_edit.h"
 
 /* subs_edit_is - the line (without its newline) subscribes addr */

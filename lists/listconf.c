@@ -17,7 +17,7 @@
 
 #include "addr_set.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "listconf.h"
 
 #define L(f) offsetof(struct listconf, f)
 #define LSTR(n, f)                                                             \

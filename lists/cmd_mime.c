@@ -14,7 +14,7 @@
 #include <strings.h>
 
 #include "cmd_mime.h"
-#include "queuerun_impl.h"
+#include "header.h"
 
 /* cmd_mime_next_line - the start of the line after p (or end) */
 static const char *
@@ -31,7 +31,7 @@ int
 cmd_mime_header(
     const char *text, size_t len, const char *name, char *out, size_t outlen)
 {
-	const char *hend = expand_header_end(text, len), *p, *e, *v;
+	const char *hend = header_end(text, len), *p, *e, *v;
 	size_t k = strlen(name), n = 0;
 
 	for (p = text; p < hend; p = e) {
@@ -126,7 +126,7 @@ cmd_mime_walk(const char *text, size_t len, const char *want, int depth,
     const char **body, size_t *blen, char *cte, size_t ctelen)
 {
 	char ct[256], type[64], boundary[80];
-	const char *end = text + len, *hend = expand_header_end(text, len);
+	const char *end = text + len, *hend = header_end(text, len);
 	const char *p, *part = NULL, *stop;
 	size_t bl;
 	int d;

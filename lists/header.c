@@ -1,0 +1,52 @@
+/*
+ * header.c - reading a stored message's header: where the body starts,
+ * and the envelope sender mj_enqueue recorded in Return-Path.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "header.h"
+
+/* header_end - the start of the body (after the empty line), or
+ * the end of the text when there is no body */
+const char *
+header_end(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *nl;
+
+	while (p < end) {
+		if (*p == '\n')
+			return p + 1;
+		if (*p == '\r' && p + 1 < end && p[1] == '\n')
+			return p + 2;
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			return end;
+		p = nl + 1;
+	}
+	return end;
+}
+
+/* header_return_path - the address of the first Return-Path header; 0
+ * found (possibly empty: the null sender), -1 none */
+int
+header_return_path(const char *text, size_t len, char *out, size_t outlen)
+{
+	const char *hend = header_end(text, len), *p = text, *nl, *lt;
+	const char *gt;
+
+	while (p < hend) {
+		if ((nl = memchr(p, '\n', (size_t)(hend - p))) == NULL)
+			nl = hend;
+		if (nl - p > 12 && strncasecmp(p, "Return-Path:", 12) == 0 &&
+		    (lt = memchr(p, '<', (size_t)(nl - p))) != NULL &&
+		    (gt = memchr(lt, '>', (size_t)(nl - lt))) != NULL &&
+		    (size_t)(gt - lt - 1) < outlen) {
+			memcpy(out, lt + 1, (size_t)(gt - lt - 1));
+			out[gt - lt - 1] = '\0';
+			return 0;
+		}
+		p = nl + 1;
+	}
+	out[0] = '\0';
+	return -1;
+}

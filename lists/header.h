@@ -1,0 +1,12 @@
+/*
+ * header.h - reading a stored message's header (header.c).
+ */
+#ifndef MJQ_HEADER_H
+#define MJQ_HEADER_H
+
+#include <stddef.h>
+
+const char *header_end(const char *text, size_t len);
+int header_return_path(const char *text, size_t len, char *out, size_t outlen);
+
+#endif

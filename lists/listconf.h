@@ -1,0 +1,38 @@
+/*
+ * listconf.h - a list's configuration and subscribers (listconf.c).
+ */
+#ifndef MJQ_LISTCONF_H
+#define MJQ_LISTCONF_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "settings.h"
+#include "spool_state.h"
+
+struct listconf {
+	char owners[2048];
+	char subject_prefix[128];
+	char reply_to[SPOOL_ADDR_MAX + 1];
+	long long max_message_size;
+	int verp;
+	char archive[PATH_MAX]; /* a maildir that keeps every post */
+	/* request and bounce handling (request.c, bounce.c) */
+	int subscribe_approval;
+	char who_access[16];
+	long long bounce_max_count;
+	long long bounce_max_age;
+};
+int listconf_load(const struct settings *s, const char *domain,
+    const char *list, struct listconf *lc, char *err, size_t errlen);
+int listconf_subscribers_each(const struct settings *s, const char *domain,
+    const char *list, int (*fn)(void *arg, const char *addr), void *arg,
+    char *err, size_t errlen);
+int listconf_subscribers(const struct settings *s, const char *domain,
+    const char *list, char ***out, size_t *n, char *err, size_t errlen);
+int listconf_split(const char *text, char ***out, size_t *n);
+void listconf_free_vec(char **v, size_t n);
+int listconf_path(char *buf, size_t len, const struct settings *s,
+    const char *domain, const char *list, const char *file);
+
+#endif

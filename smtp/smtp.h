@@ -1,0 +1,16 @@
+/*
+ * smtp.h - libsmtp, the SMTP client: a session (connect, greeting, EHLO),
+ * a transaction (MAIL, RCPT, DATA with dot-stuffing), replies, and the
+ * DNS look-ups that turn a nexthop into addresses to try (MX, A/AAAA).
+ */
+#ifndef MJQ_SMTP_H
+#define MJQ_SMTP_H
+
+#include "mx_parse.h"
+#include "mx_resolve.h"
+#include "smtp_data.h"
+#include "smtp_reply.h"
+#include "smtp_session.h"
+#include "smtp_xact.h"
+
+#endif
