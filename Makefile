@@ -46,6 +46,12 @@ LDFLAGS  += -fsanitize=address,undefined
 ENQ_STATIC =
 endif
 
+# make MJQ_TEST_FAULTS=1: a test build whose runner crashes on a message
+# that asks for it (queuerun/test_fault.c); never for installed programs.
+ifeq ($(MJQ_TEST_FAULTS),1)
+CPPFLAGS += -DMJQ_TEST_FAULTS
+endif
+
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS)
 
 COMMON_SRC := $(wildcard common/*.c)
@@ -81,7 +87,7 @@ TOOLS := $(TOOL_SRC:.c=)
 
 MAN8 := $(wildcard */*.8)
 
-.PHONY: all test demo install clean deps fuzz bench
+.PHONY: all test demo install clean deps fuzz bench fault-runner
 all: $(PROGS) $(TOOLS) t/tools/mj_enqueue_dyn
 
 %.o: %.c
@@ -107,6 +113,16 @@ queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBSCHED) $(LIBSMTP) \
     $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lresolv
+# make fault-runner FAULT_DIR=dir: dir/mj_queuerun, the runner with
+# test_fault.c built with MJQ_TEST_FAULTS (its object, linked before the
+# library, replaces the library's empty one); for t/68 only.
+fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) \
+    $(LIBSPOOL) $(LIBCOMMON)
+	@test -n "$(FAULT_DIR)" || { echo "fault-runner: FAULT_DIR=dir" >&2; exit 2; }
+	$(CC) $(CPPFLAGS) -DMJQ_TEST_FAULTS $(ALL_CFLAGS) -c \
+	    -o $(FAULT_DIR)/test_fault.o queuerun/test_fault.c
+	$(CC) $(LDFLAGS) -o $(FAULT_DIR)/mj_queuerun $(QR_MAIN:.c=.o) \
+	    $(FAULT_DIR)/test_fault.o $(filter %.a,$^) $(LDLIBS) -lresolv
 schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 TOOL_LIBS := $(LIBQR) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)

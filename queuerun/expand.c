@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "crash.h"
 #include "io.h"
 #include "header.h"
 #include "log.h"
@@ -117,7 +118,7 @@ expand_state_commit(struct qr_msg *m, struct spool_state_writer *w)
 		log_warn("%s: cannot create its state file", m->name);
 		return -1;
 	}
-	return spool_state_set_counts(&m->st, 0, 0, 1);
+	return spool_state_set_counts(&m->st, 0, 0, (int)getpid());
 }
 
 /* expand_state - commit m's state file with these recipients (freed
@@ -149,27 +150,34 @@ expand_state(struct queuerun *q, struct qr_msg *m,
 	return r;
 }
 
-/* expand_resume - a message with a state file: count a crash if its last
- * runner died holding it; -1 when it went to BAD/ */
+/* expand_resume - a message with a state file: weigh the death of its
+ * last runner if it died holding it (crash.c); -2 when it went to BAD/ */
 static int
 expand_resume(struct queuerun *q, struct qr_msg *m)
 {
-	char why[300];
+	char why[500], how[200];
 	int crashes = m->st.crashes, n;
+	size_t settled = spool_state_settled(&m->st);
 
-	if (m->st.active)
+	if (m->st.active &&
+	    crash_weigh(q, m->name, (pid_t)m->st.active, crashes,
+		settled != m->st.crash_settled, how, sizeof(how))) {
 		crashes++;
-	if (crashes >= q->s->queuerun_max_crashes) {
-		snprintf(why, sizeof(why),
-		    "a runner died %d times while delivering it "
-		    "([queuerun] max_crashes = %lld)",
-		    crashes, q->s->queuerun_max_crashes);
-		spool_state_set_counts(&m->st, m->st.tries, crashes, 0);
-		spool_state_sync(&m->st);
-		expand_aside(q, m, SPOOL_BAD, why);
-		return -2;
+		if (spool_state_set_crash_settled(&m->st, settled) == -1)
+			log_warn("%s: cannot update %s", m->name, m->st.path);
+		if (crashes >= q->s->queuerun_max_crashes) {
+			snprintf(why, sizeof(why),
+			    "a runner died %d times while delivering it (the "
+			    "last one %s; [queuerun] max_crashes = %lld)",
+			    crashes, how, q->s->queuerun_max_crashes);
+			spool_state_set_counts(&m->st, m->st.tries, crashes, 0);
+			spool_state_sync(&m->st);
+			expand_aside(q, m, SPOOL_BAD, why);
+			return -2;
+		}
 	}
-	if (spool_state_set_counts(&m->st, m->st.tries, crashes, 1) == -1) {
+	if (spool_state_set_counts(
+		&m->st, m->st.tries, crashes, (int)getpid()) == -1) {
 		log_warn("%s: cannot update %s", m->name, m->st.path);
 		return -1;
 	}
@@ -204,23 +212,30 @@ expand_first(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 
 /* expand_attempt - first processing, counted in .<name>.try so that a
  * message that kills every runner before its state file exists still
- * ends in BAD/ after max_crashes */
+ * ends in BAD/ after max_crashes; an attempt that never finished is
+ * weighed as expand_resume weighs a death (no progress is possible) */
 static int
 expand_attempt(
     struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 {
-	char why[200];
-	int died, r;
+	char why[500], how[200] = "died, how unknown";
+	int died, counted, r;
+	pid_t last, self = getpid();
 
-	if ((died = spool_state_attempt(m->path)) == -1) {
+	if ((died = spool_state_attempt(m->path, self, &counted, &last)) ==
+	    -1) {
 		log_warn("%s: cannot count its first processing", m->name);
-		died = 0;
+		died = counted = 0;
 	}
-	if (died >= q->s->queuerun_max_crashes) {
+	if (died == 1 &&
+	    crash_weigh(q, m->name, last, counted, 0, how, sizeof(how)) &&
+	    spool_state_attempt_count(m->path, ++counted, self) == -1)
+		log_warn("%s: cannot count its first processing", m->name);
+	if (counted >= q->s->queuerun_max_crashes) {
 		snprintf(why, sizeof(why),
-		    "a runner died %d times while processing it the first time "
-		    "([queuerun] max_crashes = %lld)",
-		    died, q->s->queuerun_max_crashes);
+		    "a runner died %d times while processing it the first "
+		    "time (the last one %s; [queuerun] max_crashes = %lld)",
+		    counted, how, q->s->queuerun_max_crashes);
 		expand_aside(q, m, SPOOL_BAD, why);
 		r = -2;
 	} else
@@ -273,6 +288,8 @@ expand_message(struct queuerun *q, struct qr_msg *m)
 			 -1)
 			log_warn("%s: cannot prepare the text", m->name);
 	}
+	if (r == 0)
+		test_fault(map, (size_t)sb.st_size);
 	munmap(map, (size_t)sb.st_size);
 	if (r == 0 && dispatch_add(q, m, m->claimed) == -1) {
 		log_warn("%s: cannot route its recipients", m->name);

@@ -18,6 +18,7 @@
 
 #include "log.h"
 #include "queuerun_impl.h"
+#include "spool_death.h"
 
 /* queuerun_params - the delivery parameters of a transport */
 const struct delivery_params *
@@ -59,6 +60,11 @@ queuerun_open(
 		return NULL;
 	}
 	q->rescan = 1;
+	/* A line an earlier process with this pid left in state/runners
+	 * would otherwise be read as this runner's death. */
+	if (spool_death_forget(s->spool_dir, getpid()) == -1)
+		log_warn("cannot clear this runner's line in %s",
+		    SPOOL_DEATH_FILE);
 	return q;
 }
 
@@ -113,8 +119,10 @@ queuerun_step(struct queuerun *q, int *timeout_ms)
 	}
 	queuerun_finish(q, now);
 	/* Batches for dead destinations end here, without a worker, so a
-	 * message may be finished once more after dispatching. */
-	if (dispatch_run(q, now) >= 0)
+	 * message may be finished once more after dispatching.  A runner
+	 * told to stop takes no new batch: what is in hand but not in
+	 * flight stays for the next runner. */
+	if (!q->draining && dispatch_run(q, now) >= 0)
 		queuerun_finish(q, now);
 	dest_wait_arm(q);
 	*timeout_ms = -1;
@@ -162,11 +170,50 @@ queuerun_done(const struct queuerun *q)
 	return q->done;
 }
 
-/* queuerun_drain - claim nothing more; what is in hand goes on */
+/* queuerun_inflight - batches at the workers */
+int
+queuerun_inflight(const struct queuerun *q)
+{
+	return q->inflight;
+}
+
+/* queuerun_drain - claim nothing and start no batch more; the batches
+ * in flight end, the rest is released by queuerun_close */
 void
 queuerun_drain(struct queuerun *q)
 {
 	q->draining = 1;
+}
+
+/* queuerun_release_all - every message in hand marked no longer active
+ * (synced), so the runner that takes it over sees no crash */
+static void
+queuerun_release_all(struct queuerun *q)
+{
+	struct qr_msg *m;
+
+	for (m = q->active; m != NULL; m = m->next) {
+		if (m->st.fd == -1)
+			continue;
+		if (spool_state_set_counts(
+			&m->st, m->st.tries, m->st.crashes, 0) == -1 ||
+		    spool_state_sync(&m->st) == -1)
+			log_warn("%s: cannot update %s", m->name, m->st.path);
+	}
+}
+
+/* queuerun_abandon - out of time to stop: leave the batches in flight
+ * (their recipients stay pending, delivered again by the next runner)
+ * and mark what is in hand no longer active; the process exits next,
+ * without waiting for the workers (queuerun_close does nothing more) */
+void
+queuerun_abandon(struct queuerun *q)
+{
+	log_notice("stopping: %d batch(es) in flight abandoned, %d message(s) "
+		   "released",
+	    q->inflight, q->nactive);
+	queuerun_release_all(q);
+	q->abandoned = 1;
 }
 
 /* queuerun_msg_free - free a message and drop its claim */
@@ -192,20 +239,16 @@ queuerun_close(struct queuerun *q)
 {
 	struct qr_msg *m;
 
-	if (q == NULL)
+	if (q == NULL || q->abandoned)
 		return;
 	q->draining = 1;
 	dest_wait_stop(q); /* it pokes the pool */
 	worker_stop(q->pool);
 	queuerun_collect(q, deliver_now());
-	while ((m = q->active) != NULL) {
-		if (m->st.fd != -1) {
-			spool_state_set_counts(
-			    &m->st, m->st.tries, m->st.crashes, 0);
-			spool_state_sync(&m->st);
-		}
+	queuerun_finish(q, deliver_now());
+	queuerun_release_all(q);
+	while ((m = q->active) != NULL)
 		walk_release(q, m);
-	}
 	worker_close(q->pool);
 	walk_forget(q);
 	dispatch_free(q);

@@ -37,6 +37,11 @@ int queuerun_idle(const struct queuerun *q);
 long queuerun_done(const struct queuerun *q);
 /* queuerun_drain - stop claiming; finish or release what is in hand */
 void queuerun_drain(struct queuerun *q);
+/* queuerun_inflight - batches being delivered by the workers */
+int queuerun_inflight(const struct queuerun *q);
+/* queuerun_abandon - leave the batches in flight, mark every message in
+ * hand no longer active; the caller exits (queuerun_close then returns) */
+void queuerun_abandon(struct queuerun *q);
 /* queuerun_close - release every claim and free */
 void queuerun_close(struct queuerun *q);
 /* queuerun_list - mj_queuerun -l: one line per message of QUEUE/, HOLD/

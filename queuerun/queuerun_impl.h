@@ -121,6 +121,7 @@ struct queuerun {
 	int nactive;
 	long done;
 	int rescan, draining, idle_walk;
+	int abandoned; /* queuerun_abandon: exit without the workers */
 	int quick_walks; /* walks in a row whose claims all ended at once */
 	void *walk_left; /* due messages the last walk had no room for */
 	size_t walk_nleft, walk_pos;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cmd_mime.h"
 #include "log.h"
@@ -42,7 +43,7 @@ request_finish(
 					      : (long long)m->claimed;
 	if (spool_state_create(
 		&m->st, q->s->spool_dir, m->path, &init, NULL, 0) == -1 ||
-	    spool_state_set_counts(&m->st, 0, 0, 1) == -1) {
+	    spool_state_set_counts(&m->st, 0, 0, (int)getpid()) == -1) {
 		log_warn("%s: cannot create its state file", m->name);
 		return -1;
 	}

@@ -36,6 +36,7 @@ struct link {
 	char in[LINK_LINE_MAX];
 	size_t inlen;
 	int draining;
+	long long abandon_at; /* draining: leave the batches in flight then */
 	int keep;	 /* no idle exit */
 	const char *bye; /* why we leave */
 	int walk_asked;	 /* a run or rescan since the last step */
@@ -137,6 +138,9 @@ link_drain(struct link *l, const char *why)
 		return;
 	l->draining = 1;
 	l->bye = why;
+	/* Out before the server's kill at shutdown_timeout: a kill would
+	 * leave the messages in hand marked active, as a crash does. */
+	l->abandon_at = clock_ms() + l->s->queueserv_shutdown_timeout * 800;
 	queuerun_drain(l->q);
 	log_debug("draining (%s)", why);
 }
@@ -218,13 +222,19 @@ link_after_step(struct link *l, long long now)
 {
 	int idle = queuerun_idle(l->q) && !l->walk_asked;
 
-	if (l->draining)
-		return queuerun_busy(l->q) == 0;
-	if (queuerun_done(l->q) >= l->s->queueserv_runner_max_messages) {
+	if (queuerun_done(l->q) >= l->s->queueserv_runner_max_messages &&
+	    !l->draining) {
 		log_info("%ld messages done: leaving for a fresh runner",
 		    queuerun_done(l->q));
 		link_drain(l, "limit");
-		return queuerun_busy(l->q) == 0;
+	}
+	if (l->draining) {
+		if (queuerun_inflight(l->q) == 0)
+			return 1;
+		if (now < l->abandon_at)
+			return 0;
+		queuerun_abandon(l->q);
+		return 1;
 	}
 	/* The messages in hand change often under load: at most ten
 	 * beats a second say so. */
@@ -253,6 +263,8 @@ link_sleep(const struct link *l, int step_ms, long long now)
 	long long d = step_ms < 0 ? 60000 : step_ms, x;
 
 	if ((x = l->next_beat - now) < d)
+		d = x;
+	if (l->draining && (x = l->abandon_at - now) < d)
 		d = x;
 	if (!l->keep && l->idle_since != 0 &&
 	    (x = l->idle_since + l->s->queueserv_runner_idle_timeout * 1000 -

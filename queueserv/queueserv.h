@@ -79,6 +79,8 @@ struct slot {
 	int inhand;	     /* from its last beat */
 	long done;	     /* from its last beat */
 	int wait_status;     /* of the last exit */
+	int hang_stop;	     /* the hang watchdog asked it to go */
+	int sent_kill;	     /* we sent SIGKILL */
 	time_t started_wall; /* for status */
 };
 

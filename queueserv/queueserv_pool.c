@@ -23,10 +23,12 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "queueserv.h"
+#include "spool_death.h"
 
 typedef void pool_action_fn(struct qs *qs, struct slot *sl, long long now);
 
@@ -162,6 +164,7 @@ act_hang(struct qs *qs, struct slot *sl, long long now)
 {
 	log_warnx("runner %ld (slot %d) silent for %llds: terminating",
 	    (long)sl->pid, sl->index, (now - sl->heard) / 1000);
+	sl->hang_stop = 1;
 	queueserv_runner_signal(sl, SIGTERM);
 	sl->deadline = now + qs->s.queueserv_runner_kill_timeout * 1000;
 }
@@ -191,7 +194,52 @@ act_kill(struct qs *qs, struct slot *sl, long long now)
 	log_warnx("runner %ld (slot %d) did not exit: killing", (long)sl->pid,
 	    sl->index);
 	queueserv_runner_signal(sl, SIGKILL);
+	sl->sent_kill = 1;
 	sl->deadline = 0;
+}
+
+/* pool_death_how - how a runner ended, as the runner that takes its
+ * messages over weighs it: a fault or the watchdog's kill may be the
+ * message's doing; our kill past shutdown_timeout and a kill from
+ * outside (an administrator, the OOM killer, a reboot) are not by
+ * themselves */
+static enum spool_death_how
+pool_death_how(const struct slot *sl, int st)
+{
+	if (!WIFSIGNALED(st))
+		return SPOOL_DEATH_EXIT;
+	switch (WTERMSIG(st)) {
+	case SIGSEGV:
+	case SIGBUS:
+	case SIGILL:
+	case SIGFPE:
+	case SIGABRT:
+	case SIGSYS:
+	case SIGTRAP:
+		return SPOOL_DEATH_FAULT;
+	case SIGKILL:
+		if (sl->sent_kill)
+			return sl->hang_stop ? SPOOL_DEATH_HANG
+					     : SPOOL_DEATH_STOP;
+		return SPOOL_DEATH_KILLED;
+	default:
+		return SPOOL_DEATH_KILLED;
+	}
+}
+
+/* pool_death_record - tell the runners how this one ended (state/) */
+static void
+pool_death_record(struct qs *qs, const struct slot *sl, int st)
+{
+	struct spool_death d;
+
+	d.pid = sl->pid;
+	d.how = pool_death_how(sl, st);
+	d.sig = WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st);
+	d.when = time(NULL);
+	if (spool_death_record(qs->s.spool_dir, &d) == -1)
+		log_warn("runner %ld (slot %d): cannot record how it ended",
+		    (long)sl->pid, sl->index);
 }
 
 /* act_exit - reaped: log how, throttle the slot, and have the work
@@ -202,6 +250,7 @@ act_exit(struct qs *qs, struct slot *sl, long long now)
 	int st = sl->wait_status, clean;
 
 	queueserv_runner_close(sl);
+	pool_death_record(qs, sl, st);
 	clean = WIFEXITED(st) && WEXITSTATUS(st) == 0;
 	if (WIFSIGNALED(st))
 		log_warnx("runner %ld (slot %d) killed by signal %d (%s)",

@@ -144,6 +144,8 @@ queueserv_runner_spawn(struct qs *qs, struct slot *sl)
 	sl->deadline = 0;
 	sl->rescan_sent = 0;
 	sl->said_idle_bye = 0;
+	sl->hang_stop = 0;
+	sl->sent_kill = 0;
 	sl->inhand = 0;
 	sl->done = 0;
 	sl->shake[0] = '\0';

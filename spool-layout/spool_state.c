@@ -155,10 +155,21 @@ spool_state_header(struct spool_state *st, char *line, off_t off)
 		}
 		return 0;
 	}
+	if ((p = spool_state_key(line, "crash_settled")) != NULL) {
+		if (strlen(p) != SPOOL_COUNT_WIDTH ||
+		    spool_state_num(p, &v) == -1)
+			return -1;
+		st->crash_settled = (size_t)v;
+		st->off_crash_settled = off + (p - line);
+		return 0;
+	}
 	if ((p = spool_state_key(line, "active")) != NULL) {
-		if (strlen(p) != 1 || spool_state_num(p, &v) == -1)
+		/* 1 wide in files written before the holder's pid was */
+		if ((strlen(p) != 1 && strlen(p) != SPOOL_ACTIVE_WIDTH) ||
+		    spool_state_num(p, &v) == -1 || v > INT_MAX)
 			return -1;
 		st->active = (int)v;
+		st->active_width = (int)strlen(p);
 		st->off_active = off + (p - line);
 		return 0;
 	}
@@ -185,6 +196,7 @@ spool_state_scan(struct spool_state *st, char *why, size_t wl)
 	}
 	spool_state_read_start(r, st->fd, 0);
 	st->off_tries = st->off_crashes = st->off_active = st->off_error = -1;
+	st->off_crash_settled = -1;
 	while ((k = spool_state_read_line(r, &line, &off)) == 1) {
 		lineno++;
 		if (lineno == 1) {
@@ -323,7 +335,8 @@ spool_state_recover(struct spool_state *st)
 	return n;
 }
 
-/* spool_state_set_counts - tries, crashes and the active flag */
+/* spool_state_set_counts - tries, crashes and the holder (active: its
+ * pid, 0 for none; an old file's one-digit field says only 1 or 0) */
 int
 spool_state_set_counts(
     struct spool_state *st, int tries, int crashes, int active)
@@ -346,12 +359,42 @@ spool_state_set_counts(
 			return -1;
 		st->crashes = crashes;
 	}
+	if (active < 0)
+		active = 0;
+	if (st->active_width == 1 && active != 0)
+		active = 1;
 	if (active != st->active) {
-		v[0] = active ? '1' : '0';
-		if (spool_state_put(st, st->off_active, v, 1) == -1)
+		snprintf(v, sizeof(v), "%*d", st->active_width, active);
+		if (spool_state_put(st, st->off_active, v,
+			(size_t)st->active_width) == -1)
 			return -1;
-		st->active = active ? 1 : 0;
+		st->active = active;
 	}
+	return 0;
+}
+
+/* spool_state_settled - recipients whose fate is final: delivered or
+ * bounced (what "progress" means when a crash is weighed) */
+size_t
+spool_state_settled(const struct spool_state *st)
+{
+	return st->count[SPOOL_RCPT_DELIVERED] + st->count[SPOOL_RCPT_BOUNCED];
+}
+
+/* spool_state_set_crash_settled - the settled count at a counted crash;
+ * kept in core only for a file older than the field */
+int
+spool_state_set_crash_settled(struct spool_state *st, size_t settled)
+{
+	char v[32];
+
+	if (settled != st->crash_settled && st->off_crash_settled >= 0) {
+		snprintf(v, sizeof(v), "%*zu", SPOOL_COUNT_WIDTH, settled);
+		if (spool_state_put(st, st->off_crash_settled, v,
+			SPOOL_COUNT_WIDTH) == -1)
+			return -1;
+	}
+	st->crash_settled = settled;
 	return 0;
 }
 
@@ -421,17 +464,35 @@ spool_state_try_path(char *buf, size_t len, const char *msgpath)
 	return 0;
 }
 
-/* spool_state_attempt - count one more first processing of a message
- * that has no state file yet, in .<name>.try; returns the attempts
- * before this one that never finished (runners that died), or -1.  No
- * fsync: the count is for runner crashes, which the page cache survives */
+/* spool_state_attempt_put - .<name>.try says: counted deaths, and the
+ * runner now at it (fixed width, so a rewrite covers the old text) */
+static int
+spool_state_attempt_put(int fd, int counted, pid_t self)
+{
+	char buf[32];
+	int len;
+
+	len = snprintf(buf, sizeof(buf), "%6d %10ld\n", counted, (long)self);
+	return pwrite(fd, buf, (size_t)len, 0) == len ? 0 : -1;
+}
+
+/* spool_state_attempt - a first processing of a message that has no
+ * state file yet begins, in .<name>.try: *counted gets the deaths
+ * counted against it so far and *last the runner of the attempt before,
+ * which never finished (0 if unknown); returns 1 when there was such an
+ * attempt, 0 when this is the first, -1 on error.  No fsync: the file
+ * is about runner deaths, which the page cache survives */
 int
-spool_state_attempt(const char *msgpath)
+spool_state_attempt(
+    const char *msgpath, pid_t self, int *counted, pid_t *last)
 {
 	char path[PATH_MAX], buf[32];
+	long n = 0, pid = 0;
 	ssize_t r;
-	int fd, n = 0, len;
+	int fd, had = 0;
 
+	*counted = 0;
+	*last = 0;
 	if (spool_state_try_path(path, sizeof(path), msgpath) == -1)
 		return -1;
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
@@ -439,17 +500,41 @@ spool_state_attempt(const char *msgpath)
 		return -1;
 	if ((r = pread(fd, buf, sizeof(buf) - 1, 0)) > 0) {
 		buf[r] = '\0';
-		if ((n = atoi(buf)) < 0 || n > 999999)
+		/* "N" alone: a file from before the runner's pid was kept,
+		 * whose N already counts every attempt that died */
+		had = sscanf(buf, "%ld %ld", &n, &pid) == 2;
+		if (n < 0 || n > 999999)
 			n = 0;
+		if (pid < 0 || pid > INT_MAX)
+			pid = 0;
 	}
-	len = snprintf(buf, sizeof(buf), "%d\n", n + 1);
-	if (pwrite(fd, buf, (size_t)len, 0) != len) {
+	*counted = (int)n;
+	*last = (pid_t)pid;
+	if (spool_state_attempt_put(fd, (int)n, self) == -1) {
 		close(fd);
 		return -1;
 	}
 	if (close(fd) == -1)
 		return -1;
-	return n;
+	return had;
+}
+
+/* spool_state_attempt_count - the deaths counted after weighing them */
+int
+spool_state_attempt_count(const char *msgpath, int counted, pid_t self)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (spool_state_try_path(path, sizeof(path), msgpath) == -1)
+		return -1;
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return -1;
+	if (spool_state_attempt_put(fd, counted, self) == -1) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
 }
 
 /* spool_state_attempt_done - the first processing ended without a crash */

@@ -39,6 +39,7 @@ enum spool_rcpt_status {
 };
 #define SPOOL_STATUS_WIDTH 9
 #define SPOOL_COUNT_WIDTH 10 /* "recipients N": N right-aligned */
+#define SPOOL_ACTIVE_WIDTH 10 /* "active PID": the holder, 0 for none */
 
 /* What the creator of a state file says about the message. */
 struct spool_state_init {
@@ -61,9 +62,14 @@ struct spool_state {
 	char kind[SPOOL_STATE_KIND_MAX + 1];
 	long long arrival;
 	int verp;
-	int tries, crashes, active;
+	int tries, crashes;
+	int active;	      /* the holder's pid; 0: none (1: an old file's
+				 flag, holder unknown) */
+	size_t crash_settled; /* recipients settled at the last counted crash */
 	char error[SPOOL_STATE_ERROR_MAX + 1];
 	off_t off_tries, off_crashes, off_active, off_error;
+	off_t off_crash_settled; /* -1 in a file older than the field */
+	int active_width;	 /* SPOOL_ACTIVE_WIDTH, or 1 in an old file */
 	off_t rcpt_start; /* offset of the first recipient line */
 	size_t nrcpt;
 	size_t count[SPOOL_RCPT_NSTATUS]; /* recipients per status */
@@ -131,11 +137,15 @@ int spool_state_set_rcpt(struct spool_state *st, off_t off,
 int spool_state_recover(struct spool_state *st);
 int spool_state_set_counts(
     struct spool_state *st, int tries, int crashes, int active);
+int spool_state_set_crash_settled(struct spool_state *st, size_t settled);
+size_t spool_state_settled(const struct spool_state *st);
 int spool_state_set_error(struct spool_state *st, const char *error);
 int spool_state_sync(struct spool_state *st);
 void spool_state_close(struct spool_state *st);
 int spool_state_set_next(int msgfd, time_t when);
-int spool_state_attempt(const char *msgpath);
+int spool_state_attempt(const char *msgpath, pid_t self, int *counted,
+    pid_t *last);
+int spool_state_attempt_count(const char *msgpath, int counted, pid_t self);
 int spool_state_attempt_done(const char *msgpath);
 
 #endif

@@ -31,10 +31,11 @@ spool_state_print_header(
 
 	fprintf(fp,
 	    "%s\nkind %s\nsender <%s>\nfrom <%s>\narrival %lld\nverp %d\n"
-	    "tries %6d\ncrashes %6d\nactive %d\nerror %-*s\nrecipients ",
+	    "tries %6d\ncrashes %6d\ncrash_settled %*d\nactive %*d\n"
+	    "error %-*s\nrecipients ",
 	    SPOOL_STATE_MAGIC, init->kind, init->sender, init->from,
-	    init->arrival, init->verp ? 1 : 0, 0, 0, 0, SPOOL_STATE_ERROR_MAX,
-	    "");
+	    init->arrival, init->verp ? 1 : 0, 0, 0, SPOOL_COUNT_WIDTH, 0,
+	    SPOOL_ACTIVE_WIDTH, 0, SPOOL_STATE_ERROR_MAX, "");
 	off = ftell(fp);
 	if (count < 0)
 		fprintf(fp, "%*s\n", SPOOL_COUNT_WIDTH, "");

@@ -42,14 +42,15 @@ lines() {
 	post ex.org big
 	"$MJ_QUEUERUN" -C "$CONF" -1 2>"$BATS_TEST_TMPDIR/run1.log" &
 	RUNNER=$!
+	RUNNER_PID=$RUNNER
 	wait_for 20 eval '[ "$(lines "$BATS_TEST_TMPDIR"/s*/log)" -ge 300 ]'
 	kill -9 "$RUNNER"
 	wait "$RUNNER" || true
 	RUNNER=
 	before=$(lines "$BATS_TEST_TMPDIR"/s*/log)
 	[ "$before" -lt 1000 ]
-	# the state file says a runner held it
-	grep -qx 'active 1' "$(state_files)"
+	# the state file names the runner that held it
+	grep -qx "active  *$RUNNER_PID" "$(state_files)"
 	runq
 	cat "$BATS_TEST_TMPDIR"/s*/log | sed 's/.* to=//' | sort >"$BATS_TEST_TMPDIR/got"
 	# nobody missing
@@ -123,7 +124,7 @@ lines() {
 	runq
 	st=$(state_files)
 	# as if two runners had died holding it, and a third one now
-	sed -i 's/^crashes      0$/crashes      2/; s/^active 0$/active 1/' "$st"
+	sed -i 's/^crashes      0$/crashes      2/; s/^active  *0$/active          1/' "$st"
 	grep -qx 'crashes      2' "$st"
 	make_due
 	runq
@@ -161,7 +162,8 @@ lines() {
 		"mjq-state 1|kind post|sender <l-owner@ex.org>|from <poster@example.net>|" ]
 	grep -q '^arrival [0-9]*$' "$st"
 	grep -qx 'tries      1' "$st"
-	grep -qx 'active 0' "$st"
+	grep -qx 'active          0' "$st"
+	grep -qx 'crash_settled          0' "$st"
 	grep -qx 'recipients          2' "$st"
 	[ "$(tail -2 "$st" | tr '\n' '|')" = "deferred  a@d.test|deferred  b@d.test|" ]
 	# the error line is fixed width: 6 + 200 characters

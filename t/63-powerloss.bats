@@ -82,7 +82,7 @@ traced_run() {
 	post
 	runq
 	st=$(state_files)
-	sed -i 's/^crashes      0$/crashes      2/; s/^active 0$/active 1/' "$st"
+	sed -i 's/^crashes      0$/crashes      2/; s/^active  *0$/active          1/' "$st"
 	make_due
 	traced_run
 	[ "$status" -eq 0 ]

@@ -1,0 +1,18 @@
+/*
+ * crash.h - whether the death of a message's last runner counts against
+ * the message ([queuerun] max_crashes), and faults only a test build can
+ * cause (crash.c, test_fault.c).
+ */
+#ifndef MJQ_QUEUERUN_CRASH_H
+#define MJQ_QUEUERUN_CRASH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct queuerun;
+
+int crash_weigh(const struct queuerun *q, const char *name, pid_t holder,
+    int counted, int progressed, char *how, size_t howlen);
+void test_fault(const char *text, size_t len);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * test_fault.c - faults that only a test build can trigger.
+ *
+ * Built with -DMJQ_TEST_FAULTS (make fault-runner, for t/68), a message
+ * whose header section has "X-Mjq-Test-Fault: segv", "abort" or "hang"
+ * makes the runner crash, abort or hang every time it prepares it, as a
+ * real poison message would.  In every other build this file is an
+ * empty function: no header, option or setting reaches it.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crash.h"
+#include "header.h"
+
+/* test_fault - crash as the message asks, in a test build only */
+void
+test_fault(const char *text, size_t len)
+{
+#ifdef MJQ_TEST_FAULTS
+	static const char key[] = "\nX-Mjq-Test-Fault: ";
+	const char *hend = header_end(text, len), *p;
+
+	p = memmem(text, (size_t)(hend - text), key, sizeof(key) - 1);
+	if (p == NULL)
+		return;
+	p += sizeof(key) - 1;
+	if (strncmp(p, "segv", 4) == 0)
+		raise(SIGSEGV);
+	else if (strncmp(p, "abort", 5) == 0)
+		abort();
+	else if (strncmp(p, "hang", 4) == 0)
+		for (;;)
+			pause();
+#else
+	(void)text;
+	(void)len;
+#endif
+}
