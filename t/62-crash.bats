@@ -127,8 +127,6 @@ all_seen() {
 		handshake_timeout_ms = 200
 		runner_kill_timeout = 1s
 		shutdown_timeout = 5s
-		[queuerun]
-		max_crashes = 1000
 		[delivery]
 		delivery_threads = $threads
 		destination_recipient_limit = $rlimit
