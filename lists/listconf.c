@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "addr_set.h"
@@ -67,6 +68,67 @@ listconf_path(char *buf, size_t len, const struct settings *s,
 	    snprintf(buf, len, "%s/%s/%s/%s", s->lists_dir, domain, list, file);
 
 	return r < 0 || (size_t)r >= len ? -1 : 0;
+}
+
+/* listconf_presence - whether the list can be read now.  REMOVED when
+ * its directory holds a file named "removed" (the operator's word that
+ * the list is gone for good; why gets its first line, if any).  MISSING
+ * when the lists directory, the list's directory or its subscribers
+ * file (mjq-newlist always makes one) is absent or unreadable: a file
+ * system not mounted yet, a restore or a move in progress, so what is
+ * read now would be wrong; why says which.  Else PRESENT.  With list
+ * NULL (mail to majordomo@domain), only the domain's directory is
+ * looked for. */
+enum listconf_presence
+listconf_presence(const struct settings *s, const char *domain,
+    const char *list, char *why, size_t whylen)
+{
+	char path[PATH_MAX], file[PATH_MAX], line[200];
+	struct stat sb;
+	FILE *fp;
+
+	if (stat(s->lists_dir, &sb) == -1) {
+		snprintf(why, whylen, "lists directory %s: %s", s->lists_dir,
+		    strerror(errno));
+		return LISTCONF_MISSING;
+	}
+	if (list == NULL) { /* mail to majordomo@domain: the domain's */
+		if (snprintf(path, sizeof(path), "%s/%s", s->lists_dir,
+			domain) >= (int)sizeof(path) ||
+		    stat(path, &sb) == -1) {
+			snprintf(why, whylen, "domain directory %s: %s", path,
+			    strerror(errno));
+			return LISTCONF_MISSING;
+		}
+		return LISTCONF_PRESENT;
+	}
+	if (listconf_path(path, sizeof(path), s, domain, list, "") == -1 ||
+	    listconf_path(file, sizeof(file), s, domain, list,
+		LISTCONF_REMOVED_FILE) == -1) {
+		snprintf(why, whylen, "list path too long");
+		return LISTCONF_MISSING;
+	}
+	if (stat(path, &sb) == -1) {
+		snprintf(why, whylen, "list directory %s: %s", path,
+		    strerror(errno));
+		return LISTCONF_MISSING;
+	}
+	if ((fp = fopen(file, "re")) != NULL) {
+		line[0] = '\0';
+		if (fgets(line, sizeof(line), fp) == NULL)
+			line[0] = '\0';
+		fclose(fp);
+		line[strcspn(line, "\r\n")] = '\0';
+		snprintf(why, whylen, "%s", line[0] ? line : "no reason given");
+		return LISTCONF_REMOVED;
+	}
+	if (listconf_path(path, sizeof(path), s, domain, list,
+		"subscribers") == -1 ||
+	    stat(path, &sb) == -1) {
+		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+		return LISTCONF_MISSING;
+	}
+	return LISTCONF_PRESENT;
 }
 
 /* listconf_load - defaults, then the list's config file if it exists */

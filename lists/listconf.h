@@ -23,6 +23,15 @@ struct listconf {
 	long long bounce_max_count;
 	long long bounce_max_age;
 };
+/* Whether a list can be read now (listconf_presence). */
+enum listconf_presence {
+	LISTCONF_PRESENT,
+	LISTCONF_MISSING, /* lists dir, list dir or subscribers absent: wait */
+	LISTCONF_REMOVED  /* removed on purpose: LISTCONF_REMOVED_FILE */
+};
+#define LISTCONF_REMOVED_FILE "removed"
+enum listconf_presence listconf_presence(const struct settings *s,
+    const char *domain, const char *list, char *why, size_t whylen);
 int listconf_load(const struct settings *s, const char *domain,
     const char *list, struct listconf *lc, char *err, size_t errlen);
 int listconf_subscribers_each(const struct settings *s, const char *domain,

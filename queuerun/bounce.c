@@ -135,13 +135,13 @@ bounce_process(
 	struct listconf lc;
 	long long count;
 	size_t i;
-	int member;
+	int member, r;
 
 	bounce_parse(m, text, len, &bf);
 	if (!bf.is_bounce || (bf.n == 0 && !bf.delayed))
 		return 1;
-	if (expand_listconf(q, m, &lc) == -1)
-		return -1;
+	if ((r = expand_listconf(q, m, &lc)) != 0)
+		return r;
 	if (bf.delayed)
 		log_info("%s: delivery delay warning, not counted", m->name);
 	for (i = 0; i < bf.n; i++) {

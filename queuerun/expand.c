@@ -77,16 +77,51 @@ expand_aside(
 		log_notice("%s: moved to %s: %s", m->name, top, why);
 }
 
-/* expand_listconf - the config of m's list; a broken one is logged */
+static int expand_list_ready(struct queuerun *q, struct qr_msg *m);
+
+/* expand_listconf - the config of m's list; -1 (logged) when it cannot
+ * be read now: a broken config, or a lists directory, list directory or
+ * subscribers file missing (not mounted yet, a restore in progress: the
+ * message waits untouched); -2 when the list was removed on purpose
+ * (moved to BAD/ with the reason) */
 int
 expand_listconf(struct queuerun *q, struct qr_msg *m, struct listconf *lc)
 {
 	char err[512];
+	int r;
 
+	if ((r = expand_list_ready(q, m)) != 0)
+		return r;
 	if (listconf_load(q->s, m->domain, m->list, lc, err, sizeof(err)) ==
 	    -1) {
 		log_warnx(
 		    "%s: list %s@%s: %s", m->name, m->list, m->domain, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* expand_list_ready - 0 when m's list (its domain for the majordomo
+ * function) can be read now; else as expand_listconf */
+static int
+expand_list_ready(struct queuerun *q, struct qr_msg *m)
+{
+	char err[512], why[PATH_MAX + 600];
+	const char *list =
+	    m->function == SPOOL_FN_MAJORDOMO ? NULL : m->list;
+
+	switch (listconf_presence(q->s, m->domain, list, err, sizeof(err))) {
+	case LISTCONF_PRESENT:
+		break;
+	case LISTCONF_REMOVED:
+		snprintf(why, sizeof(why), "list %s@%s was removed: %s",
+		    m->list, m->domain, err);
+		expand_aside(q, m, SPOOL_BAD, why);
+		return -2;
+	default:
+		log_warnx("%s: list %s@%s cannot be read now (%s): deferred, "
+			  "left untouched",
+		    m->name, m->list, m->domain, err);
 		return -1;
 	}
 	return 0;
@@ -197,6 +232,8 @@ expand_resume(struct queuerun *q, struct qr_msg *m)
 static int
 expand_first(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 {
+	int r;
+
 	switch (m->function) {
 	case SPOOL_FN_LIST:
 		return expand_list(q, m, text, len);
@@ -204,6 +241,8 @@ expand_first(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 		return expand_owner(q, m, text, len);
 	case SPOOL_FN_REQUEST:
 	case SPOOL_FN_MAJORDOMO:
+		if ((r = expand_list_ready(q, m)) != 0)
+			return r;
 		return request_process(q, m, text, len);
 	default:
 		return -2;

@@ -265,8 +265,8 @@ expand_list(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 	struct listconf lc;
 	int r;
 
-	if (expand_listconf(q, m, &lc) == -1)
-		return -1;
+	if ((r = expand_listconf(q, m, &lc)) != 0)
+		return r;
 	if (lc.archive[0] != '\0' && lc.archive[0] != '/') {
 		log_warnx("%s: list %s@%s: archive must be an absolute path",
 		    m->name, m->list, m->domain);

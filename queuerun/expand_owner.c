@@ -25,8 +25,8 @@ expand_owner(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 	size_t n;
 	int r;
 
-	if (expand_listconf(q, m, &lc) == -1)
-		return -1;
+	if ((r = expand_listconf(q, m, &lc)) != 0)
+		return r;
 	if (listconf_split(lc.owners, &owners, &n) == -1)
 		return -1;
 	if (n == 0) {
