@@ -40,23 +40,28 @@ static struct walk_said {
 	double when;
 } walk_said[WALK_SAID_MAX];
 
+/* A due message the walk may claim; domain and file are in its path. */
 struct walk_cand {
 	char *path;
-	char domain[NAME_DOMAIN_MAX + 1];
-	char file[SPOOL_NAME_MAX + 1];
-	enum spool_function function;
-	int domain_prio, list_prio;
+	uint16_t domain_off, domain_len, file_off;
+	unsigned char function;
+	signed char domain_prio, list_prio, starving;
 	long tier; /* rank of the priority tier, high first */
-	int starving;
 	time_t mtime;
 	uint32_t rnd;
 };
+
+/* The candidates a walk keeps: the best WALK_KEEP x active_limit, as a
+ * heap with the worst kept on top, so memory follows the active limit,
+ * not the queue. */
+#define WALK_KEEP 10
 
 struct walk_ctx {
 	struct queuerun *q;
 	double now;
 	struct walk_cand *v;
-	size_t n, cap;
+	size_t n, cap, max;
+	int truncated; /* due messages were dropped for lack of room */
 	ino_t *active; /* sorted inodes of the active set */
 	size_t nactive;
 	time_t next; /* earliest future mtime */
@@ -116,12 +121,65 @@ walk_cand_cmp(const void *a, const void *b)
 	return x->rnd < y->rnd ? -1 : x->rnd > y->rnd;
 }
 
-/* walk_visit - spool_walk's callback: keep a due, unclaimed message */
+/* walk_heap_down - restore the heap (worst on top) below slot i */
+static void
+walk_heap_down(struct walk_cand *v, size_t n, size_t i)
+{
+	struct walk_cand t;
+	size_t c;
+
+	for (; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && walk_cand_cmp(&v[c + 1], &v[c]) > 0)
+			c++;
+		if (walk_cand_cmp(&v[c], &v[i]) <= 0)
+			break;
+		t = v[i], v[i] = v[c], v[c] = t;
+	}
+}
+
+/* walk_heap_up - restore the heap above slot i */
+static void
+walk_heap_up(struct walk_cand *v, size_t i)
+{
+	struct walk_cand t;
+	size_t p;
+
+	for (; i > 0 && walk_cand_cmp(&v[i], &v[p = (i - 1) / 2]) > 0; i = p)
+		t = v[i], v[i] = v[p], v[p] = t;
+}
+
+/* walk_offsets - where the file and the domain are in e's path
+ * (.../<domain>/<yy>/<function>/<file>), kept instead of copies */
+static int
+walk_offsets(struct walk_cand *w, const struct spool_entry *e)
+{
+	const char *file = strrchr(e->path, '/'), *p;
+	size_t dlen = strlen(e->domain);
+	int up;
+
+	if (file == NULL || strcmp(++file, e->file) != 0)
+		return -1;
+	for (p = file, up = 0; up < 3; up++)
+		do
+			p--;
+		while (p > e->path && *p != '/');
+	if ((size_t)(p - e->path) < dlen + 1 ||
+	    memcmp(p - dlen, e->domain, dlen) != 0)
+		return -1;
+	w->file_off = (uint16_t)(file - e->path);
+	w->domain_off = (uint16_t)(p - dlen - e->path);
+	w->domain_len = (uint16_t)dlen;
+	return 0;
+}
+
+/* walk_visit - spool_walk's callback: keep a due, unclaimed message if
+ * it is among the best c->max seen so far */
 static int
 walk_visit(void *arg, const struct spool_entry *e)
 {
 	struct walk_ctx *c = arg;
-	struct walk_cand *w;
+	struct walk_cand w, *nv;
+	char *path;
 
 	if (e->error != 0) {
 		walk_complain(c->q, c->now, e->path, e->error,
@@ -139,30 +197,46 @@ walk_visit(void *arg, const struct spool_entry *e)
 	if (c->nactive > 0 && bsearch(&e->st.st_ino, c->active, c->nactive,
 				  sizeof(ino_t), walk_ino_cmp) != NULL)
 		return 0;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		if ((w = reallocarray(c->v, cap, sizeof(*w))) == NULL)
-			return 1;
-		c->v = w;
-		c->cap = cap;
-	}
-	w = &c->v[c->n];
-	if ((w->path = strdup(e->path)) == NULL)
-		return 1;
-	strlcpy(w->domain, e->domain, sizeof(w->domain));
-	strlcpy(w->file, e->file, sizeof(w->file));
-	w->function = e->function;
-	w->domain_prio = e->domain_prio;
-	w->list_prio = e->list_prio;
+	w.function = (unsigned char)e->function;
+	w.domain_prio = (signed char)e->domain_prio;
+	w.list_prio = (signed char)e->list_prio;
 	/* Tiers of the same priorities in different domains share a rank:
 	 * spool_walk already gives the priority order. */
-	w->tier = (long)(99 - e->domain_prio) * 100 + (99 - e->list_prio);
-	w->mtime = e->st.st_mtime;
-	w->starving = c->q->s->queuerun_starvation_age > 0 &&
-		      c->now - (double)e->st.st_mtime >
-			  (double)c->q->s->queuerun_starvation_age;
-	w->rnd = arc4random();
-	c->n++;
+	w.tier = (long)(99 - e->domain_prio) * 100 + (99 - e->list_prio);
+	w.mtime = e->st.st_mtime;
+	w.starving = c->q->s->queuerun_starvation_age > 0 &&
+		     c->now - (double)e->st.st_mtime >
+			 (double)c->q->s->queuerun_starvation_age;
+	w.rnd = arc4random();
+	if (c->n == c->max) {
+		c->truncated = 1;
+		if (walk_cand_cmp(&w, &c->v[0]) >= 0)
+			return 0; /* not better than the worst kept */
+	}
+	if (walk_offsets(&w, e) == -1)
+		return 0;
+	if ((path = strdup(e->path)) == NULL)
+		return 1;
+	w.path = path;
+	if (c->n == c->max) {
+		free(c->v[0].path);
+		c->v[0] = w;
+		walk_heap_down(c->v, c->n, 0);
+		return 0;
+	}
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		if (cap > c->max)
+			cap = c->max;
+		if ((nv = reallocarray(c->v, cap, sizeof(*nv))) == NULL) {
+			free(path);
+			return 1;
+		}
+		c->v = nv;
+		c->cap = cap;
+	}
+	c->v[c->n] = w;
+	walk_heap_up(c->v, c->n++);
 	return 0;
 }
 
@@ -210,9 +284,12 @@ walk_take(struct queuerun *q, const struct walk_cand *w, double now)
 	m->st.fd = -1;
 	m->claimed = now;
 	strlcpy(m->path, w->path, sizeof(m->path));
-	strlcpy(m->name, w->file, sizeof(m->name));
-	strlcpy(m->domain, w->domain, sizeof(m->domain));
-	m->function = w->function;
+	strlcpy(m->name, w->path + w->file_off, sizeof(m->name));
+	if (w->domain_len < sizeof(m->domain)) {
+		memcpy(m->domain, w->path + w->domain_off, w->domain_len);
+		m->domain[w->domain_len] = '\0';
+	}
+	m->function = (enum spool_function)w->function;
 	m->domain_prio = w->domain_prio;
 	m->list_prio = w->list_prio;
 	return m;
@@ -287,6 +364,7 @@ walk_claim(struct queuerun *q, double now)
 	memset(&c, 0, sizeof(c));
 	c.q = q;
 	c.now = now;
+	c.max = (size_t)q->s->queuerun_active_limit * WALK_KEEP;
 	if (q->nactive > 0 &&
 	    (c.active = calloc(q->nactive, sizeof(ino_t))) != NULL) {
 		struct stat sb;
@@ -325,11 +403,13 @@ walk_claim(struct queuerun *q, double now)
 	 * runners do not count).  Claims all released at once (moved
 	 * aside, put off) get one more walk or two to see what is left;
 	 * not more, so a message a function keeps leaving alone cannot
-	 * make the runner spin. */
+	 * make the runner spin.  A walk that had no room for every due
+	 * message is followed by another: the ones it claimed are gone or
+	 * put off, so the next one sees others. */
 	q->idle_walk = q->nactive == 0 && q->walk_left == NULL;
 	if (q->nactive > 0 || got == 0)
 		q->quick_walks = 0;
-	else if (!q->draining && q->quick_walks++ < 2)
+	else if (!q->draining && (c.truncated || q->quick_walks++ < 2))
 		q->rescan = 1;
 	return got;
 }

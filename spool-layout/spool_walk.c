@@ -5,7 +5,8 @@
  * the order is the priority order whatever readdir returns.  Directory
  * entries that do not fit the layout are skipped here (the tree is the
  * contract; see spool-layout/README).  The walk holds at most one
- * directory listing per level in memory.  A directory that exists but
+ * directory listing per level above the messages in memory; the
+ * messages of a function directory are read as readdir gives them.  A directory that exists but
  * cannot be read (wrong owner or mode) is skipped too; with
  * SPOOL_WALK_ERRORS the callback is told, so that the runner can log it
  * and the check pass report it instead of losing its messages silently.
@@ -140,35 +141,45 @@ walk_dir(struct walk_run *w, struct spool_entry *e, const char *dir,
 	return 0;
 }
 
-/* walk_files - the messages of one function directory */
+/* walk_files - the messages of one function directory, as readdir
+ * gives them: never listed in memory, so a directory of any size costs
+ * the same (a backlog of 200,000 posts to one list is one directory) */
 static void
 walk_files(struct walk_run *w, struct spool_entry *e, const char *dir)
 {
-	char **files;
-	size_t n, i;
+	struct dirent *de;
+	DIR *d;
 	int r;
 
-	if (walk_dir(w, e, dir, &files, &n, 0, w->flags & SPOOL_WALK_DOTS) ==
-	    -1)
+	if ((d = opendir(dir)) == NULL) {
+		if (errno != ENOENT)
+			walk_report(w, e, dir, 1, errno);
 		return;
-	for (i = 0; i < n && !w->stop; i++) {
-		r = snprintf(e->path, sizeof(e->path), "%s/%s", dir, files[i]);
+	}
+	walk_report(w, e, dir, 1, 0);
+	while (!w->stop && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' &&
+		    (!(w->flags & SPOOL_WALK_DOTS) ||
+			strcmp(de->d_name, ".") == 0 ||
+			strcmp(de->d_name, "..") == 0))
+			continue;
+		r = snprintf(e->path, sizeof(e->path), "%s/%s", dir, de->d_name);
 		if (r < 0 || (size_t)r >= sizeof(e->path))
 			continue;
-		e->file = files[i];
+		e->file = de->d_name;
 		if (lstat(e->path, &e->st) == -1) {
 			/* ENOENT: finished by another runner meanwhile */
 			if (errno != ENOENT)
 				walk_report(w, e, e->path, 0, errno);
 			continue;
 		}
-		e->dot = files[i][0] == '.';
+		e->dot = de->d_name[0] == '.';
 		e->stray =
 		    !S_ISREG(e->st.st_mode) ||
-		    (!e->dot && spool_name_parse(files[i], &e->name) == -1);
+		    (!e->dot && spool_name_parse(de->d_name, &e->name) == -1);
 		w->stop = w->fn(w->arg, e);
 	}
-	walk_free(files, n);
+	closedir(d);
 }
 
 /* walk_tier - every function directory of one domain and list tier */
