@@ -18,6 +18,7 @@
 
 #include "crash.h"
 #include "io.h"
+#include "listwork.h"
 #include "header.h"
 #include "log.h"
 #include "queuerun_impl.h"
@@ -284,52 +285,39 @@ expand_attempt(
 	return r;
 }
 
-/* expand_message - state, text and recipients of a freshly claimed
- * message; -1 means release it: moved aside (-2 from the functions) or
- * tried again after minimal_backoff_time */
-int
-expand_message(struct queuerun *q, struct qr_msg *m)
+/* expand_off_main - first processing that may wait on a list lock:
+ * commands, and owner mail (bounces are counted under a lock) */
+static int
+expand_off_main(const struct qr_msg *m)
 {
-	struct stat sb;
-	char why[256];
-	void *map;
-	int r;
+	return m->function == SPOOL_FN_REQUEST ||
+	       m->function == SPOOL_FN_MAJORDOMO ||
+	       m->function == SPOOL_FN_OWNER;
+}
 
-	if (fstat(m->fd, &sb) == -1)
-		return -1;
-	if (sb.st_size == 0) {
-		expand_aside(q, m, SPOOL_BAD, "empty message file");
-		return -1; /* moved: its mtime no longer matters */
-	}
-	if ((map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, m->fd,
-		 0)) == MAP_FAILED) {
-		log_warn("%s: cannot map", m->name);
-		return -1;
-	}
-	if (spool_state_open(&m->st, m->path, why, sizeof(why)) == 0)
-		r = expand_resume(q, m);
-	else if (errno == ENOENT)
-		r = expand_attempt(q, m, map, (size_t)sb.st_size);
-	else if (errno == EINVAL) {
-		char text[400];
-		snprintf(text, sizeof(text), "damaged state file: %s", why);
-		expand_aside(q, m, SPOOL_BAD, text);
-		r = -2;
-	} else {
-		log_warn(
-		    "%s: cannot open its state file %s", m->name, m->st.path);
-		r = -1;
-	}
+/* expand_attempt_thread - expand_attempt as the list thread runs it */
+static int
+expand_attempt_thread(struct queuerun *q, struct qr_msg *m)
+{
+	return expand_attempt(q, m, m->map, m->maplen);
+}
+
+/* expand_end - the rest of an expansion once the function has run (r as
+ * it returned): the text as delivered, the recipients to dispatch; on
+ * failure the next try.  Main thread only.  -1 means release m. */
+static int
+expand_end(struct queuerun *q, struct qr_msg *m, int r)
+{
 	if (r == 0 && m->datafd == -1) {
 		if (strcmp(m->st.kind, "post") == 0)
-			r = expand_list(q, m, map, (size_t)sb.st_size);
-		else if ((r = expand_plain_text(m, map, (size_t)sb.st_size)) ==
-			 -1)
+			r = expand_list(q, m, m->map, m->maplen);
+		else if ((r = expand_plain_text(m, m->map, m->maplen)) == -1)
 			log_warn("%s: cannot prepare the text", m->name);
 	}
 	if (r == 0)
-		test_fault(map, (size_t)sb.st_size);
-	munmap(map, (size_t)sb.st_size);
+		test_fault(m->map, m->maplen);
+	munmap(m->map, m->maplen);
+	m->map = NULL;
 	if (r == 0 && dispatch_add(q, m, m->claimed) == -1) {
 		log_warn("%s: cannot route its recipients", m->name);
 		r = -1;
@@ -345,4 +333,65 @@ expand_message(struct queuerun *q, struct qr_msg *m)
 			log_warn("%s: cannot set its next try", m->name);
 	}
 	return r == 0 ? 0 : -1;
+}
+
+/* expand_message - state, text and recipients of a freshly claimed
+ * message; -1 means release it: moved aside (-2 from the functions) or
+ * tried again after minimal_backoff_time.  A first processing that may
+ * wait on a list lock goes to the list thread (listwork.c) and ends in
+ * expand_collect; the message stays claimed meanwhile. */
+int
+expand_message(struct queuerun *q, struct qr_msg *m)
+{
+	struct stat sb;
+	char why[256];
+	int r;
+
+	if (fstat(m->fd, &sb) == -1)
+		return -1;
+	if (sb.st_size == 0) {
+		expand_aside(q, m, SPOOL_BAD, "empty message file");
+		return -1; /* moved: its mtime no longer matters */
+	}
+	if ((m->map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE,
+		 m->fd, 0)) == MAP_FAILED) {
+		m->map = NULL;
+		log_warn("%s: cannot map", m->name);
+		return -1;
+	}
+	m->maplen = (size_t)sb.st_size;
+	if (spool_state_open(&m->st, m->path, why, sizeof(why)) == 0)
+		r = expand_resume(q, m);
+	else if (errno == ENOENT) {
+		if (expand_off_main(m) &&
+		    listwork_submit(q, m, expand_attempt_thread) == 0) {
+			m->listwork = 1;
+			return 0;
+		}
+		r = expand_attempt(q, m, m->map, m->maplen);
+	} else if (errno == EINVAL) {
+		char text[400];
+		snprintf(text, sizeof(text), "damaged state file: %s", why);
+		expand_aside(q, m, SPOOL_BAD, text);
+		r = -2;
+	} else {
+		log_warn(
+		    "%s: cannot open its state file %s", m->name, m->st.path);
+		r = -1;
+	}
+	return expand_end(q, m, r);
+}
+
+/* expand_collect - finish the expansions the list thread is done with */
+void
+expand_collect(struct queuerun *q)
+{
+	struct qr_msg *m;
+	int r;
+
+	while ((m = listwork_done(q, &r)) != NULL) {
+		m->listwork = 0;
+		if (expand_end(q, m, r) == -1)
+			walk_release(q, m);
+	}
 }

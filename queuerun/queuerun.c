@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "listwork.h"
 #include "log.h"
 #include "queuerun_impl.h"
 #include "spool_death.h"
@@ -105,6 +106,7 @@ queuerun_step(struct queuerun *q, int *timeout_ms)
 	double now = deliver_now(), wait, next, wake;
 
 	queuerun_collect(q, now);
+	expand_collect(q); /* first processing done on the list thread */
 	/* Another runner gave back a slot we were refused. */
 	if (dest_wait_woken(q))
 		sched_core_shared_retry(q->sched, now);
@@ -170,11 +172,12 @@ queuerun_done(const struct queuerun *q)
 	return q->done;
 }
 
-/* queuerun_inflight - batches at the workers */
+/* queuerun_inflight - batches at the workers, and messages on the list
+ * thread */
 int
 queuerun_inflight(const struct queuerun *q)
 {
-	return q->inflight;
+	return q->inflight + listwork_busy(q);
 }
 
 /* queuerun_drain - claim nothing and start no batch more; the batches
@@ -193,7 +196,8 @@ queuerun_release_all(struct queuerun *q)
 	struct qr_msg *m;
 
 	for (m = q->active; m != NULL; m = m->next) {
-		if (m->st.fd == -1)
+		/* the list thread's: its runner's exit counts as no fault */
+		if (m->st.fd == -1 || m->listwork)
 			continue;
 		if (spool_state_set_counts(
 			&m->st, m->st.tries, m->st.crashes, 0) == -1 ||
@@ -222,6 +226,8 @@ queuerun_msg_free(struct queuerun *q, struct qr_msg *m)
 {
 	(void)q;
 	fail_log_close(m);
+	if (m->map != NULL)
+		munmap(m->map, m->maplen);
 	free(m->reader);
 	if (m->st.fd != -1)
 		spool_state_close(&m->st);
@@ -243,6 +249,9 @@ queuerun_close(struct queuerun *q)
 		return;
 	q->draining = 1;
 	dest_wait_stop(q); /* it pokes the pool */
+	listwork_stop(q);  /* it pokes the pool too */
+	expand_collect(q);
+	listwork_free(q);
 	worker_stop(q->pool);
 	queuerun_collect(q, deliver_now());
 	queuerun_finish(q, deliver_now());

@@ -112,6 +112,9 @@ struct qr_msg {
 	size_t batches; /* in flight */
 	double claimed;
 	char last_error[SPOOL_STATE_ERROR_MAX + 1];
+	void *map; /* the message text, mapped while it is expanded */
+	size_t maplen;
+	int listwork; /* its first processing is on the list thread */
 };
 
 struct queuerun {
@@ -139,6 +142,7 @@ struct queuerun {
 	uint32_t share_seq;	    /* its release count at the first refusal */
 	int share_seq_set;	    /* since the waiter last armed */
 	struct dest_waiter *waiter; /* dest_wait.c */
+	struct listwork *listwork;  /* listwork.c */
 	int waiter_failed;	    /* its thread could not start */
 };
 
@@ -150,6 +154,7 @@ void walk_release(struct queuerun *q, struct qr_msg *m);
 
 /* expand.c, expand_list.c, expand_owner.c */
 int expand_message(struct queuerun *q, struct qr_msg *m);
+void expand_collect(struct queuerun *q);
 void expand_aside(
     struct queuerun *q, struct qr_msg *m, const char *top, const char *why);
 int expand_list(
