@@ -21,9 +21,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bounce_parse.h"
 #include "cmd_mime.h"
 #include "header.h"
-#include "request.h"
+#include "qr_msg.h"
 
 #define BOUNCE_TEXT_MAX 65536
 

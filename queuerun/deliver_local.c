@@ -24,20 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "deliver_local.h"
 #include "io.h"
-#include "queuerun_impl.h"
+#include "qr_batch.h"
 
 #define DELIVER_ARGS_MAX 64
-
-/* deliver_now - wall-clock seconds, with fractions */
-double
-deliver_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* deliver_set - one recipient's result */
 static void
@@ -221,7 +213,7 @@ deliver_pipe_read(int fd, double deadline, char *out, size_t outlen)
 
 	out[0] = '\0';
 	for (;;) {
-		ms = (int)((deadline - deliver_now()) * 1000);
+		ms = (int)((deadline - clock_now()) * 1000);
 		if (ms <= 0)
 			return -1;
 		if (poll(&pfd, 1, ms) == -1 && errno != EINTR)
@@ -298,7 +290,7 @@ deliver_pipe(struct qr_batch *b)
 		goto done;
 	}
 	timed_out = deliver_pipe_read(po[0],
-			deliver_now() + (double)b->params->pipe_timeout, out,
+			clock_now() + (double)b->params->pipe_timeout, out,
 			sizeof(out)) == -1;
 	if (timed_out)
 		kill(-pid, SIGKILL);

@@ -15,8 +15,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "queuerun_impl.h"
+#include "clock.h"
+#include "deliver_local.h"
+#include "deliver_smtp.h"
 #include "mx_resolve.h"
+#include "qr_batch.h"
 #include "smtp_data.h"
 #include "smtp_session.h"
 #include "smtp_xact.h"
@@ -66,7 +69,7 @@ deliver_smtp_put(struct deliver_cached *c, double ttl)
 		deliver_smtp_free(c);
 		return;
 	}
-	c->expires = deliver_now() + ttl;
+	c->expires = clock_now() + ttl;
 	pthread_mutex_lock(&deliver_smtp_mu);
 	c->next = deliver_smtp_cache;
 	deliver_smtp_cache = c;

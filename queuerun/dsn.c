@@ -21,9 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "dsn.h"
 #include "header.h"
-#include "queuerun_impl.h"
+#include "log.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
 #include "spool_move.h"
 
 #define DSN_HEADERS_MAX 65536

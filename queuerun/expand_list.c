@@ -15,9 +15,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "log.h"
+#include "expand_common.h"
+#include "expand_list.h"
 #include "header.h"
-#include "queuerun_impl.h"
+#include "log.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
+#include "request.h"
 
 /* Headers this list replaces with its own. */
 static const char *const expand_list_drop[] = {

@@ -20,8 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "listconf.h"
 #include "log.h"
-#include "request.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
+#include "request_cmd.h"
 #include "spool_token.h"
 #include "subs_edit.h"
 
