@@ -106,9 +106,19 @@ dispatch_route(
 	enum qr_transport t;
 
 	if (m->archive[0] != '\0' && strcmp(rc->addr, m->archive_rcpt) == 0) {
-		/* The list's archive copy: its own maildir. */
+		/* The list's archive copy: its own maildir, whose path,
+		 * cut, would be another directory. */
 		t = QR_MAILDIR;
-		strlcpy(nexthop, m->archive, sizeof(nexthop));
+		if (strlcpy(nexthop, m->archive, sizeof(nexthop)) >=
+		    sizeof(nexthop)) {
+			log_info("%s: to=<%s>, relay=none, delay=0.00, "
+				 "dsn=5.3.5, status=bounced (archive path "
+				 "too long)",
+			    m->name, rc->addr);
+			fail_log_add(q, m, rc->off, rc->status, rc->addr,
+			    "5.3.5", "x-mjq; archive path too long");
+			return NULL;
+		}
 	} else if (route_rcpt(q, rc->addr, &t, nexthop, sizeof(nexthop)) ==
 		   -1) {
 		log_info("%s: to=<%s>, relay=none, delay=0.00, dsn=5.1.3, "
@@ -268,7 +278,8 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 		b->transport = QR_DISCARD; /* cannot happen: we named them */
 	b->params = &q->dc->transport[b->transport];
 	b->nexthop = sched_entry_nexthop(e);
-	strlcpy(b->sender, m->st.sender, sizeof(b->sender));
+	(void)strlcpy(
+	    b->sender, m->st.sender, sizeof(b->sender)); /* same size */
 	b->datafd = m->datafd;
 	b->datasize = m->datasize;
 	b->verp = m->st.verp && m->st.sender[0] != '\0';

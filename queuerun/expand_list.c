@@ -276,7 +276,8 @@ expand_list(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 		    m->name, m->list, m->domain);
 		return -1;
 	}
-	strlcpy(m->archive, lc.archive, sizeof(m->archive));
+	(void)strlcpy(
+	    m->archive, lc.archive, sizeof(m->archive)); /* same size */
 	snprintf(m->archive_rcpt, sizeof(m->archive_rcpt), "%s-archive@%s",
 	    m->list, m->domain);
 	if (m->st.fd == -1 &&

@@ -112,7 +112,8 @@ request_process(
 	/* The answer goes to the author (From), as Majordomo's did. */
 	if (cmd_mime_header(text, len, "From", v, sizeof(v)) == -1 ||
 	    cmd_mime_addr(v, r.requester, sizeof(r.requester)) == -1)
-		strlcpy(r.requester, sender, sizeof(r.requester));
+		(void)strlcpy(
+		    r.requester, sender, sizeof(r.requester)); /* same size */
 	if ((why = request_automatic(text, len, known ? sender : NULL)) ==
 		NULL &&
 	    cmd_mime_header(text, len, "X-Loop", v, sizeof(v)) == 0 &&

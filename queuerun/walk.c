@@ -218,8 +218,8 @@ walk_take(struct queuerun *q, const struct walk_cand *w, double now)
 	if (strlcpy(m->path, w->path, sizeof(m->path)) >= sizeof(m->path)) {
 		free(m);
 		close(fd);
-		walk_complain(q, now, w->path, ENAMETOOLONG,
-		    "cannot claim the message");
+		walk_complain(
+		    q, now, w->path, ENAMETOOLONG, "cannot claim the message");
 		return NULL;
 	}
 	m->fd = fd;
