@@ -11,6 +11,11 @@
  * drops it when the runner dies, and the next runner takes over from the
  * state file.
  *
+ * Claims are handed out one at a time (walk_next): the step loop expands
+ * each before asking for the next, so a message released at once (moved
+ * aside, put off) leaves its room to the next candidate of the same pass.
+ * The candidates a pass had no room for are kept for the next one.
+ *
  * What the runner cannot read or write (a message, a directory of
  * QUEUE/, tmp/: a wrong owner or mode), and a message it does not own
  * (it could not put it off), is left where it is and logged
