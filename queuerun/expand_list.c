@@ -21,7 +21,6 @@
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
-#include "request.h"
 
 /* Headers this list replaces with its own. */
 static const char *const expand_list_drop[] = {

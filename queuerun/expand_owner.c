@@ -15,7 +15,6 @@
 #include "header.h"
 #include "log.h"
 #include "qr_msg.h"
-#include "qr_runner.h"
 
 /* expand_owner - snapshot the owners into the state file */
 int

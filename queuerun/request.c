@@ -25,7 +25,6 @@
 #include "header.h"
 #include "log.h"
 #include "qr_msg.h"
-#include "qr_runner.h"
 #include "request.h"
 #include "request_cmd.h"
 #include "request_reply.h"

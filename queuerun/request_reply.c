@@ -20,7 +20,6 @@
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
-#include "request.h"
 #include "request_reply.h"
 #include "spool_move.h"
 #include "spool_rate.h"
