@@ -26,7 +26,7 @@
 
 #include "crash.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "qr_runner.h"
 #include "spool_death.h"
 
 /* crash_weigh - 1 when the death of holder counts against the message

@@ -1,7 +1,8 @@
 /*
  * expand.c - first contact with a claimed message: its state file, made
- * by the function (expand_list.c, expand_owner.c) when there is none yet,
- * the text as it will be delivered, and its recipients handed to dispatch.
+ * by the function (expand_list.c, expand_owner.c, request.c) when there
+ * is none yet, and the text as it will be delivered.  The step loop
+ * (queuerun.c) then hands its recipients to dispatch.c.
  *
  * A message that already has a state file is never expanded again: the
  * recipients are the snapshot taken the first time, which is what makes
@@ -14,36 +15,20 @@
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "crash.h"
-#include "io.h"
-#include "listwork.h"
+#include "expand.h"
+#include "expand_common.h"
+#include "expand_list.h"
+#include "expand_owner.h"
 #include "header.h"
+#include "listwork.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
 #include "request.h"
-#include "spool_move.h"
-
-/* expand_memfd - the delivered text (a, then b) in an anonymous file that
- * every worker can pread */
-int
-expand_memfd(
-    struct qr_msg *m, const char *a, size_t alen, const char *b, size_t blen)
-{
-	int fd;
-
-	if ((fd = memfd_create("mjq-message", MFD_CLOEXEC)) == -1)
-		return -1;
-	if (io_write_all(fd, a, alen) == -1 ||
-	    io_write_all(fd, b, blen) == -1) {
-		close(fd);
-		return -1;
-	}
-	m->datafd = fd;
-	m->datasize = (off_t)(alen + blen);
-	return 0;
-}
 
 /* expand_plain_text - the text as stored, minus Return-Path (the final
  * delivery agent adds one) */
@@ -61,129 +46,6 @@ expand_plain_text(struct qr_msg *m, const char *text, size_t len)
 			p = nl + 1;
 	}
 	return expand_memfd(m, p, (size_t)(text + len - p), "", 0);
-}
-
-/* expand_aside - move a message to BAD/ or HOLD/ with a reason */
-void
-expand_aside(
-    struct queuerun *q, struct qr_msg *m, const char *top, const char *why)
-{
-	char final[PATH_MAX], text[600];
-
-	snprintf(text, sizeof(text), "%s\n", why);
-	if (spool_move(q->s->spool_dir, m->path, top, text, final,
-		sizeof(final)) == -1)
-		log_warn("%s: cannot move to %s (%s)", m->name, top, why);
-	else
-		log_notice("%s: moved to %s: %s", m->name, top, why);
-}
-
-static int expand_list_ready(struct queuerun *q, struct qr_msg *m);
-
-/* expand_listconf - the config of m's list; -1 (logged) when it cannot
- * be read now: a broken config, or a lists directory, list directory or
- * subscribers file missing (not mounted yet, a restore in progress: the
- * message waits untouched); -2 when the list was removed on purpose
- * (moved to BAD/ with the reason) */
-int
-expand_listconf(struct queuerun *q, struct qr_msg *m, struct listconf *lc)
-{
-	char err[512];
-	int r;
-
-	if ((r = expand_list_ready(q, m)) != 0)
-		return r;
-	if (listconf_load(q->s, m->domain, m->list, lc, err, sizeof(err)) ==
-	    -1) {
-		log_warnx(
-		    "%s: list %s@%s: %s", m->name, m->list, m->domain, err);
-		return -1;
-	}
-	return 0;
-}
-
-/* expand_list_ready - 0 when m's list (its domain for the majordomo
- * function) can be read now; else as expand_listconf */
-static int
-expand_list_ready(struct queuerun *q, struct qr_msg *m)
-{
-	char err[512], why[PATH_MAX + 600];
-	const char *list =
-	    m->function == SPOOL_FN_MAJORDOMO ? NULL : m->list;
-
-	switch (listconf_presence(q->s, m->domain, list, err, sizeof(err))) {
-	case LISTCONF_PRESENT:
-		break;
-	case LISTCONF_REMOVED:
-		snprintf(why, sizeof(why), "list %s@%s was removed: %s",
-		    m->list, m->domain, err);
-		expand_aside(q, m, SPOOL_BAD, why);
-		return -2;
-	default:
-		log_warnx("%s: list %s@%s cannot be read now (%s): deferred, "
-			  "left untouched",
-		    m->name, m->list, m->domain, err);
-		return -1;
-	}
-	return 0;
-}
-
-/* expand_state_open - start m's state file: its header written, the
- * recipients to follow (spool_state_write_rcpt) */
-int
-expand_state_open(struct queuerun *q, struct qr_msg *m,
-    struct spool_state_init *init, struct spool_state_writer *w)
-{
-	struct stat sb;
-
-	init->arrival = fstat(m->fd, &sb) == 0 ? (long long)sb.st_mtime
-					       : (long long)m->claimed;
-	if (spool_state_write_open(w, q->s->spool_dir, init) == -1) {
-		log_warn("%s: cannot create its state file", m->name);
-		return -1;
-	}
-	return 0;
-}
-
-/* expand_state_commit - commit m's state file and mark it active: the
- * last step of every function's expansion */
-int
-expand_state_commit(struct qr_msg *m, struct spool_state_writer *w)
-{
-	if (spool_state_write_commit(w, &m->st, m->path) == -1) {
-		log_warn("%s: cannot create its state file", m->name);
-		return -1;
-	}
-	return spool_state_set_counts(&m->st, 0, 0, (int)getpid());
-}
-
-/* expand_state - commit m's state file with these recipients (freed
- * here) and mark it active */
-int
-expand_state(struct queuerun *q, struct qr_msg *m,
-    struct spool_state_init *init, char **rcpts, size_t n)
-{
-	struct spool_state_writer *w;
-	size_t i;
-	int r = -1;
-
-	if ((w = malloc(sizeof(*w))) == NULL) {
-		listconf_free_vec(rcpts, n);
-		return -1;
-	}
-	if (expand_state_open(q, m, init, w) == 0) {
-		for (i = 0; i < n; i++)
-			if (spool_state_write_rcpt(w, rcpts[i]) == -1)
-				break;
-		if (i < n) {
-			log_warn("%s: cannot write its state file", m->name);
-			spool_state_write_abort(w);
-		} else
-			r = expand_state_commit(m, w);
-	}
-	listconf_free_vec(rcpts, n);
-	free(w);
-	return r;
 }
 
 /* expand_resume - a message with a state file: weigh the death of its
@@ -303,8 +165,8 @@ expand_attempt_thread(struct queuerun *q, struct qr_msg *m)
 }
 
 /* expand_end - the rest of an expansion once the function has run (r as
- * it returned): the text as delivered, the recipients to dispatch; on
- * failure the next try.  Main thread only.  -1 means release m. */
+ * it returned): the text as delivered; on failure the next try.  Main
+ * thread only.  -1 means release m. */
 static int
 expand_end(struct queuerun *q, struct qr_msg *m, int r)
 {
@@ -318,28 +180,16 @@ expand_end(struct queuerun *q, struct qr_msg *m, int r)
 		test_fault(m->map, m->maplen);
 	munmap(m->map, m->maplen);
 	m->map = NULL;
-	if (r == 0 && dispatch_add(q, m, m->claimed) == -1) {
-		log_warn("%s: cannot route its recipients", m->name);
-		r = -1;
-	}
-	if (r == -1) {
-		/* A transient problem (memory, list config, I/O): not
-		 * before minimal_backoff_time, so no runner spins on it. */
-		if (m->st.fd != -1)
-			spool_state_set_counts(
-			    &m->st, m->st.tries, m->st.crashes, 0);
-		if (spool_state_set_next(
-			m->fd, time(NULL) + q->dc.base.min_backoff) == -1)
-			log_warn("%s: cannot set its next try", m->name);
-	}
+	if (r == -1)
+		expand_put_off(q, m);
 	return r == 0 ? 0 : -1;
 }
 
-/* expand_message - state, text and recipients of a freshly claimed
- * message; -1 means release it: moved aside (-2 from the functions) or
- * tried again after minimal_backoff_time.  A first processing that may
- * wait on a list lock goes to the list thread (listwork.c) and ends in
- * expand_collect; the message stays claimed meanwhile. */
+/* expand_message - state and text of a freshly claimed message: 0 done,
+ * -1 release it (moved aside, -2 from the functions, or put off for
+ * minimal_backoff_time), 1 on the list thread: a first processing that
+ * may wait on a list lock (listwork.c) ends in expand_collect, and the
+ * message stays claimed meanwhile */
 int
 expand_message(struct queuerun *q, struct qr_msg *m)
 {
@@ -366,7 +216,7 @@ expand_message(struct queuerun *q, struct qr_msg *m)
 		if (expand_off_main(m) &&
 		    listwork_submit(q, m, expand_attempt_thread) == 0) {
 			m->listwork = 1;
-			return 0;
+			return 1;
 		}
 		r = expand_attempt(q, m, m->map, m->maplen);
 	} else if (errno == EINVAL) {
@@ -382,16 +232,29 @@ expand_message(struct queuerun *q, struct qr_msg *m)
 	return expand_end(q, m, r);
 }
 
-/* expand_collect - finish the expansions the list thread is done with */
-void
-expand_collect(struct queuerun *q)
+/* expand_collect - a message whose first processing the list thread has
+ * finished, its expansion ended (*r as expand_message's), or NULL */
+struct qr_msg *
+expand_collect(struct queuerun *q, int *r)
 {
 	struct qr_msg *m;
-	int r;
 
-	while ((m = listwork_done(q, &r)) != NULL) {
-		m->listwork = 0;
-		if (expand_end(q, m, r) == -1)
-			walk_release(q, m);
-	}
+	if ((m = listwork_done(q, r)) == NULL)
+		return NULL;
+	m->listwork = 0;
+	*r = expand_end(q, m, *r);
+	return m;
+}
+
+/* expand_put_off - a transient problem (memory, list config, I/O) before
+ * m reached the scheduler: not again before minimal_backoff_time, so no
+ * runner spins on it; the caller then releases it */
+void
+expand_put_off(struct queuerun *q, struct qr_msg *m)
+{
+	if (m->st.fd != -1)
+		spool_state_set_counts(&m->st, m->st.tries, m->st.crashes, 0);
+	if (spool_state_set_next(m->fd, time(NULL) + q->dc->base.min_backoff) ==
+	    -1)
+		log_warn("%s: cannot set its next try", m->name);
 }

@@ -19,7 +19,9 @@
 
 #include "listwork.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
+#include "worker.h"
 
 struct listwork_job {
 	struct listwork_job *next;
