@@ -136,8 +136,14 @@ queuerun_expanded(struct queuerun *q)
 	struct qr_msg *m;
 	int r;
 
-	while ((m = expand_collect(q, &r)) != NULL)
+	while ((m = expand_collect(q, &r)) != NULL) {
 		queuerun_enter(q, m, r);
+		/* Released with nothing else in hand: as after a finish, a
+		 * walk says whether more is due (and lets mj_queuerun -1
+		 * see that it is idle). */
+		if (r == -1 && q->nactive == 0)
+			q->rescan = 1;
+	}
 }
 
 /* queuerun_claim - a pass of claims, when there is room: the leftovers of
