@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "delivery_conf.h"
+#include "htab.h"
 #include "listconf.h"
 #include "queuerun.h"
 #include "sched.h"
@@ -81,7 +82,7 @@ struct qr_batch {
 
 /* A destination: one transport and nexthop, interned per runner. */
 struct qr_dest {
-	struct qr_dest *hnext; /* hash chain */
+	struct htab_node hnode; /* first: the node is the destination */
 	enum qr_transport transport;
 	char *nexthop;
 };
@@ -126,8 +127,8 @@ struct queuerun {
 	size_t walk_nleft, walk_pos;
 	double next_walk; /* earliest future mtime seen, or 0 */
 	struct sched *sched;
-	struct qr_dest **dtab;
-	size_t dtab_size, ndest;
+	struct htab dests; /* interned destinations (dispatch.c) */
+	size_t dests_mem;  /* bytes of its bucket array */
 	struct qr_rcpt **rtab; /* the recipient pool: records by id */
 	uint32_t *rfree;       /* ids free for reuse */
 	size_t rtab_size, nrfree;

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fnv.h"
 #include "log.h"
 #include "queuerun_impl.h"
 #include "spool_walk.h"
@@ -68,13 +69,9 @@ static void
 walk_complain(
     struct queuerun *q, double now, const char *path, int err, const char *what)
 {
-	uint64_t h = 14695981039346656037ULL;
-	const char *p;
+	uint64_t h = fnv1a_str(FNV1A_BASIS, path) | 1;
 	size_t i, slot = 0;
 
-	for (p = path; *p != '\0'; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	h |= 1;
 	for (i = 0; i < WALK_SAID_MAX; i++) {
 		if (walk_said[i].hash == h) {
 			if (now - walk_said[i].when <
