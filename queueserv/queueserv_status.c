@@ -122,16 +122,10 @@ status_cmp(const void *a, const void *b)
 static int
 status_spool(const struct qs *qs, struct counts *k)
 {
-	static const char *const tops[] = {SPOOL_QUEUE, SPOOL_HOLD, SPOOL_BAD};
-	size_t i;
-
 	memset(k, 0, sizeof(*k));
 	k->now = time(NULL);
-	for (i = 0; i < 3; i++)
-		if (spool_walk(qs->s.spool_dir, tops[i], status_count, k) ==
-			-1 &&
-		    i == 0)
-			return -1;
+	if (spool_walk_tops(qs->s.spool_dir, 0, status_count, k) == -1)
+		return -1;
 	if (k->failed)
 		return -1;
 	/* qsort's array may not be NULL, even with no element (C11 7.1.4) */

@@ -173,6 +173,32 @@ spool_tmp_link_as(struct spool_tmp *t, const char *final)
 	return spool_tmp_finish(t, dir);
 }
 
+/* spool_tmp_spill - an unlinked scratch file in tmp/ (read-write, mode
+ * 0600), for data a runner keeps out of core during a pass; it has no
+ * name, so it vanishes with its descriptor and a crash leaves nothing.
+ * A file system without O_TMPFILE gets a named file, unlinked at once. */
+int
+spool_tmp_spill(const char *spool)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	int fd, r;
+
+	if (spool_path(dir, sizeof(dir), spool, SPOOL_TMP) == -1)
+		return -1;
+	r = snprintf(path, sizeof(path), "%s/spill.XXXXXX", dir);
+	if (r < 0 || (size_t)r >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd == -1 && (errno == EOPNOTSUPP || errno == EISDIR) &&
+	    (fd = mkostemp(path, O_CLOEXEC)) != -1 && unlink(path) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* spool_tmp_discard - give up: remove the tmp file, keep errno */
 void
 spool_tmp_discard(struct spool_tmp *t)

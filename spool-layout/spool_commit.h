@@ -32,6 +32,8 @@ int spool_tmp_link(struct spool_tmp *t, const char *dir,
 int spool_tmp_link_as(struct spool_tmp *t, const char *final);
 void spool_tmp_discard(struct spool_tmp *t);
 
+int spool_tmp_spill(const char *spool);
+
 int spool_fsync_dir(const char *dir);
 int spool_mkdirs(const char *root, const char *dir);
 

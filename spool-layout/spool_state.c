@@ -408,19 +408,6 @@ spool_state_set_next(int msgfd, time_t when)
 	return futimens(msgfd, ts);
 }
 
-/* spool_state_try_path - .<name>.try beside the message */
-static int
-spool_state_try_path(char *buf, size_t len, const char *msgpath)
-{
-	if (spool_state_path(buf, len, msgpath) == -1)
-		return -1;
-	if (strlcat(buf, ".try", len) >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
-}
-
 /* spool_state_attempt - count one more first processing of a message
  * that has no state file yet, in .<name>.try; returns the attempts
  * before this one that never finished (runners that died), or -1.  No
@@ -432,7 +419,7 @@ spool_state_attempt(const char *msgpath)
 	ssize_t r;
 	int fd, n = 0, len;
 
-	if (spool_state_try_path(path, sizeof(path), msgpath) == -1)
+	if (spool_try_path(path, sizeof(path), msgpath) == -1)
 		return -1;
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
 		 SPOOL_FILE_MODE)) == -1)
@@ -458,7 +445,7 @@ spool_state_attempt_done(const char *msgpath)
 {
 	char path[PATH_MAX];
 
-	if (spool_state_try_path(path, sizeof(path), msgpath) == -1)
+	if (spool_try_path(path, sizeof(path), msgpath) == -1)
 		return -1;
 	return unlink(path) == -1 && errno != ENOENT ? -1 : 0;
 }

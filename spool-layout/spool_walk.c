@@ -265,21 +265,19 @@ spool_walk_flags(
 	return walk_top(&w, spool, top);
 }
 
-/* spool_state_path - the state file of a message: .<name> beside it */
+/* spool_walk_tops - spool_walk_flags over every top that holds messages
+ * (spool_message_tops: QUEUE, HOLD, BAD); -1 when QUEUE/ cannot be read
+ * (a missing HOLD/ or BAD/ is no error), 1 when the callback stopped it */
 int
-spool_state_path(char *buf, size_t len, const char *message_path)
+spool_walk_tops(const char *spool, int flags, spool_walk_fn *fn, void *arg)
 {
-	const char *slash = strrchr(message_path, '/');
+	size_t i;
 	int r;
 
-	if (slash == NULL)
-		r = snprintf(buf, len, ".%s", message_path);
-	else
-		r = snprintf(buf, len, "%.*s/.%s", (int)(slash - message_path),
-		    message_path, slash + 1);
-	if (r < 0 || (size_t)r >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
+	for (i = 0; spool_message_tops[i] != NULL; i++) {
+		r = spool_walk_flags(spool, spool_message_tops[i], flags, fn, arg);
+		if (r == 1 || (r == -1 && i == 0))
+			return r;
 	}
 	return 0;
 }

@@ -48,6 +48,7 @@ int spool_walk_dots(
     const char *spool, const char *top, spool_walk_fn *fn, void *arg);
 int spool_walk_flags(const char *spool, const char *top, int flags,
     spool_walk_fn *fn, void *arg);
-int spool_state_path(char *buf, size_t len, const char *message_path);
+int spool_walk_tops(
+    const char *spool, int flags, spool_walk_fn *fn, void *arg);
 
 #endif
