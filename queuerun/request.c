@@ -38,6 +38,7 @@ request_finish(
 	init.sender = "";
 	init.from = from;
 	init.kind = kind;
+	init.msgid = m->msgid;
 	init.arrival = fstat(m->fd, &sb) == 0 ? (long long)sb.st_mtime
 					      : (long long)m->claimed;
 	if (spool_state_create(

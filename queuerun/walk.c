@@ -31,6 +31,7 @@
 #include "fnv.h"
 #include "log.h"
 #include "queuerun_impl.h"
+#include "spool_finish.h"
 #include "spool_walk.h"
 
 #define WALK_SAID_MAX 64
@@ -113,6 +114,25 @@ walk_cand_cmp(const void *a, const void *b)
 	return x->rnd < y->rnd ? -1 : x->rnd > y->rnd;
 }
 
+/* walk_orphan - a state file or .try whose message is gone (a runner
+ * died between the two unlinks of a finish or a move): removed, unless
+ * a commit or a move that holds it is still linking its message */
+static void
+walk_orphan(struct walk_ctx *c, const char *path)
+{
+	switch (spool_orphan_remove(path)) {
+	case 1:
+		log_notice("%s: removed: no message of that name (left by a "
+			   "runner that died finishing or moving it)",
+		    path);
+		break;
+	case -1:
+		walk_complain(c->q, c->now, path, errno,
+		    "cannot remove this file left without its message");
+		break;
+	}
+}
+
 /* walk_visit - spool_walk's callback: keep a due, unclaimed message */
 static int
 walk_visit(void *arg, const struct spool_entry *e)
@@ -126,7 +146,11 @@ walk_visit(void *arg, const struct spool_entry *e)
 			   : "cannot examine");
 		return 0;
 	}
-	if (e->stray)
+	if (e->orphan) {
+		walk_orphan(c, e->path);
+		return 0;
+	}
+	if (e->stray || e->dot)
 		return 0;
 	if (e->st.st_mtime > (time_t)c->now) {
 		if (c->next == 0 || e->st.st_mtime < c->next)
@@ -294,8 +318,8 @@ walk_claim(struct queuerun *q, double now)
 		qsort(c.active, c.nactive, sizeof(ino_t), walk_ino_cmp);
 	}
 	walk_tmp(q, now);
-	if (spool_walk_flags(q->s->spool_dir, SPOOL_QUEUE, SPOOL_WALK_ERRORS,
-		walk_visit, &c) == -1 &&
+	if (spool_walk_flags(q->s->spool_dir, SPOOL_QUEUE,
+		SPOOL_WALK_ERRORS | SPOOL_WALK_ORPHANS, walk_visit, &c) == -1 &&
 	    errno != ENOENT) {
 		char path[PATH_MAX];
 		int err = errno;

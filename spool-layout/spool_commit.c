@@ -123,8 +123,34 @@ spool_tmp_finish(struct spool_tmp *t, const char *dir)
 	return 0;
 }
 
+/* spool_tmp_dots_free - 1 when neither the state file nor the attempt
+ * count of the message at final exists (a crash left them behind: a new
+ * message under that name would inherit an old one's progress), 0 when
+ * one does (errno EEXIST), -1 when that cannot be told */
+static int
+spool_tmp_dots_free(const char *final)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+
+	if (spool_state_path(path, sizeof(path), final) == -1)
+		return -1;
+	if (lstat(path, &sb) == 0)
+		goto taken;
+	if (errno != ENOENT || spool_try_path(path, sizeof(path), final) == -1)
+		return -1;
+	if (lstat(path, &sb) == 0)
+		goto taken;
+	return errno == ENOENT ? 1 : -1;
+taken:
+	errno = EEXIST;
+	return 0;
+}
+
 /* spool_tmp_link - state 4: link under a unique name in dir (created if
- * needed); the name's letters are bumped on EEXIST */
+ * needed); the name's letters are bumped on EEXIST, and when the name's
+ * state file or attempt count exists (a new message never takes the name
+ * of one whose state was left behind) */
 int
 spool_tmp_link(struct spool_tmp *t, const char *dir, struct spool_name *name,
     char *final, size_t finallen)
@@ -140,9 +166,12 @@ spool_tmp_link(struct spool_tmp *t, const char *dir, struct spool_name *name,
 			errno = ENAMETOOLONG;
 			return -1;
 		}
-		if (link(t->path, final) == 0)
+		/* A missing directory leaves both dot names free. */
+		if ((r = spool_tmp_dots_free(final)) == -1)
+			return -1;
+		if (r == 1 && link(t->path, final) == 0)
 			break;
-		if (errno == ENOENT && !made) {
+		if (r == 1 && errno == ENOENT && !made) {
 			/* First message for this domain, list or function. */
 			if (spool_mkdirs(t->spool, dir) == -1)
 				return -1;
