@@ -29,13 +29,16 @@
 
 /* spool_finish - the delivered message at msgpath leaves the spool, in
  * the spec's order: the state synced, the message unlinked, then the
- * state file.  0 when both are gone (ENOENT counts as gone: a walker may
+ * state file, then a .try a crash in the first processing left.  0 when
+ * all are gone (ENOENT counts as gone: a walker may
  * have taken the orphan first); else -1 with errno, *left naming the
  * file still there (the state file, when the sync failed: nothing was
  * removed then, and the next runner finds every recipient done) */
 int
 spool_finish(struct spool_state *st, const char *msgpath, const char **left)
 {
+	static char try[PATH_MAX];
+
 	*left = st->path;
 	if (spool_state_sync(st) == -1)
 		return -1;
@@ -44,6 +47,11 @@ spool_finish(struct spool_state *st, const char *msgpath, const char **left)
 		return -1;
 	*left = st->path;
 	if (unlink(st->path) == -1 && errno != ENOENT)
+		return -1;
+	if (spool_try_path(try, sizeof(try), msgpath) == -1)
+		return -1;
+	*left = try;
+	if (unlink(try) == -1 && errno != ENOENT)
 		return -1;
 	*left = NULL;
 	return 0;
