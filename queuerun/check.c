@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "queuerun.h"
+#include "spool_finish.h"
 #include "spool_move.h"
 #include "spool_path.h"
 #include "spool_state.h"
@@ -232,8 +233,24 @@ check_dot(struct check_ctx *c, const struct spool_entry *e)
 		base[1 + n - 4] = '\0';
 	if (lstat(msg, &st) == 0 || errno != ENOENT)
 		return;
-	/* Generated mail commits its state file before its message: a young
-	 * orphan may be a commit in progress, an old one is a crash's. */
+	/* A state file or .try in QUEUE/: a commit or a move that links its
+	 * message holds its lock (spool_orphan_remove asks).  A .why has no
+	 * lock: a young one may be a move in progress, an old one is a
+	 * crash's. */
+	if (strcmp(e->top, SPOOL_QUEUE) == 0 && S_ISREG(e->st.st_mode) &&
+	    (n <= 4 || strcmp(e->file + strlen(e->file) - 4, ".why") != 0)) {
+		switch (spool_orphan_remove(e->path)) {
+		case 1:
+			check_report(
+			    c, e->path, "no message beside it", "removed", 1);
+			break;
+		case -1:
+			check_report(c, e->path, "no message beside it",
+			    strerror(errno), 0);
+			break;
+		}
+		return;
+	}
 	if (time(NULL) - e->st.st_mtime < CHECK_ORPHAN_AGE)
 		return;
 	if (strcmp(e->top, SPOOL_QUEUE) != 0 || !S_ISREG(e->st.st_mode)) {
