@@ -55,6 +55,20 @@ crash_run() {
 	grep -q 'killed by SIGKILL' "$BATS_TEST_TMPDIR/crash.trace"
 }
 
+# crash_at CALL PATH - crash_run killed as it enters CALL (unlink, link:
+# with their *at forms; fdatasync) on PATH
+crash_at() {
+	local calls=$1
+	[ "$1" = fdatasync ] || calls=$1,${1}at
+	crash_run -P "$2" -e trace="$calls" -e inject="$calls":signal=SIGKILL
+}
+
+# crash_nth CALL N - crash_run killed as it enters the Nth CALL (link or
+# unlink, with their *at forms) of the pass
+crash_nth() {
+	crash_run -e trace="$1,${1}at" -e inject="$1,${1}at":signal=SIGKILL:when="$2"
+}
+
 # got ADDR - how many copies the test server accepted for ADDR
 got() {
 	grep -c "to=<$1>" "$BATS_TEST_TMPDIR/s/log" || true
@@ -78,7 +92,7 @@ all_clear() {
 	post_as 4242
 	NAME=$(basename "$(queue_files)")
 	[[ "$NAME" == ?AA-4242-l ]]
-	crash_run -P "$DIR/.$NAME" -e trace=unlink,unlinkat -e inject=unlink,unlinkat:signal=SIGKILL
+	crash_at unlink "$DIR/.$NAME"
 	# the first post was delivered and its message removed; the state
 	# file is left without it
 	each_got 1
@@ -98,7 +112,7 @@ all_clear() {
 
 @test "an older mj_enqueue's post under an orphan's name is new mail: the orphan is removed, every subscriber gets it" {
 	post
-	crash_run -P "$DIR/.$NAME" -e trace=unlink,unlinkat -e inject=unlink,unlinkat:signal=SIGKILL
+	crash_at unlink "$DIR/.$NAME"
 	each_got 1
 	# what a version without the check did: the new post under the old
 	# name, beside the old state file (every recipient "delivered")
@@ -133,7 +147,7 @@ all_clear() {
 
 @test "finish: killed at the state's fdatasync, the next runner removes it without sending again" {
 	post
-	crash_run -P "$DIR/.$NAME" -e trace=fdatasync -e inject=fdatasync:signal=SIGKILL
+	crash_at fdatasync "$DIR/.$NAME"
 	[ -f "$DIR/$NAME" ]
 	each_got 1
 	runq
@@ -143,7 +157,7 @@ all_clear() {
 
 @test "finish: killed at the message's unlink, the next runner removes it without sending again" {
 	post
-	crash_run -P "$DIR/$NAME" -e trace=unlink,unlinkat -e inject=unlink,unlinkat:signal=SIGKILL
+	crash_at unlink "$DIR/$NAME"
 	[ -f "$DIR/$NAME" ] && [ -f "$DIR/.$NAME" ]
 	each_got 1
 	runq
@@ -153,7 +167,7 @@ all_clear() {
 
 @test "finish: killed at the state's unlink, the next runner's walk removes the orphan" {
 	post
-	crash_run -P "$DIR/.$NAME" -e trace=unlink,unlinkat -e inject=unlink,unlinkat:signal=SIGKILL
+	crash_at unlink "$DIR/.$NAME"
 	[ ! -e "$DIR/$NAME" ] && [ -f "$DIR/.$NAME" ]
 	runq
 	each_got 1
@@ -162,7 +176,7 @@ all_clear() {
 
 @test "first processing: killed at the state file's link, the post is expanded again and sent once" {
 	post
-	crash_run -P "$DIR/.$NAME" -e trace=link,linkat -e inject=link,linkat:signal=SIGKILL
+	crash_at link "$DIR/.$NAME"
 	[ ! -e "$DIR/.$NAME" ]
 	[ "$(cat "$DIR/.$NAME.try")" = 1 ]
 	each_got 0
@@ -173,7 +187,7 @@ all_clear() {
 
 @test "first processing: killed at the .try's unlink, the next runner resumes from the state file and sends once" {
 	post
-	crash_run -P "$DIR/.$NAME.try" -e trace=unlink,unlinkat -e inject=unlink,unlinkat:signal=SIGKILL
+	crash_at unlink "$DIR/.$NAME.try"
 	grep -q '^active 1$' "$DIR/.$NAME"
 	runq
 	each_got 1
@@ -197,7 +211,7 @@ dsns() {
 
 @test "bounce: killed at the DSN state's link, the failed recipient bounces once at the next try" {
 	bounce_setup
-	crash_run -e trace=link,linkat -e inject=link,linkat:signal=SIGKILL:when=2
+	crash_nth link 2
 	[ "$(got a@d.test)" -eq 1 ]
 	grep -q '^failed    bad@d.test$' "$DIR/.$NAME"
 	make_due
@@ -209,7 +223,7 @@ dsns() {
 
 @test "bounce: killed at the DSN message's link, its state is an orphan the walk removes; one DSN in the end" {
 	bounce_setup
-	crash_run -e trace=link,linkat -e inject=link,linkat:signal=SIGKILL:when=3
+	crash_nth link 3
 	orphan=$(find "$SPOOL/QUEUE/10/ex.org/10/owner" -name '.*')
 	[ -n "$orphan" ]
 	[ -z "$(find "$SPOOL/QUEUE/10/ex.org/10/owner" -type f ! -name '.*')" ]
@@ -223,7 +237,7 @@ dsns() {
 
 @test "bounce: killed after the DSN is committed but before 'bounced' is written, at most two DSNs, never none" {
 	bounce_setup
-	crash_run -e trace=unlink,unlinkat -e inject=unlink,unlinkat:signal=SIGKILL:when=3
+	crash_nth unlink 3
 	[ -n "$(find "$SPOOL/QUEUE/10/ex.org/10/owner" -type f ! -name '.*')" ]
 	grep -q '^failed    bad@d.test$' "$DIR/.$NAME"
 	make_due
@@ -238,7 +252,7 @@ dsns() {
 # unlinks tmp of .why (1), the old message (2).
 @test "move to BAD/: killed at the message's link, the next runner moves it; nothing delivered" {
 	post 'List-Id: <l.ex.org>'
-	crash_run -e trace=link,linkat -e inject=link,linkat:signal=SIGKILL:when=2
+	crash_nth link 2
 	[ -f "$DIR/$NAME" ]
 	runq
 	each_got 0
@@ -249,7 +263,7 @@ dsns() {
 
 @test "move to BAD/: killed at the old name's unlink (message in both places), the next runner completes the move" {
 	post 'List-Id: <l.ex.org>'
-	crash_run -P "$DIR/$NAME" -e trace=unlink,unlinkat -e inject=unlink,unlinkat:signal=SIGKILL
+	crash_at unlink "$DIR/$NAME"
 	[ -f "$DIR/$NAME" ] && [ -f "$SPOOL/BAD/10/ex.org/10/list/$NAME" ]
 	runq
 	each_got 0
@@ -270,7 +284,7 @@ crashed_post() {
 
 @test "move with a state file: killed at the old state's unlink, the orphan in QUEUE/ is removed; BAD/ keeps both" {
 	crashed_post
-	crash_run -P "$DIR/.$NAME" -e trace=unlink,unlinkat -e inject=unlink,unlinkat:signal=SIGKILL
+	crash_at unlink "$DIR/.$NAME"
 	[ ! -e "$DIR/$NAME" ] && [ -f "$DIR/.$NAME" ]
 	runq
 	[ -f "$SPOOL/BAD/10/ex.org/10/list/$NAME" ]
@@ -280,7 +294,7 @@ crashed_post() {
 
 @test "move with a state file: killed at the message's link into BAD/, the next runner moves it again" {
 	crashed_post
-	crash_run -P "$SPOOL/BAD/10/ex.org/10/list/$NAME" -e trace=link,linkat -e inject=link,linkat:signal=SIGKILL
+	crash_at link "$SPOOL/BAD/10/ex.org/10/list/$NAME"
 	# the state is in both places, the message only in QUEUE/
 	[ -f "$DIR/$NAME" ] && [ -f "$SPOOL/BAD/10/ex.org/10/list/.$NAME" ]
 	runq
@@ -292,7 +306,7 @@ crashed_post() {
 @test "move to HOLD/: killed at the message's link, the next runner holds it; nothing delivered" {
 	printf '[list]\nmax_message_size = 10\n' >"$LISTS/ex.org/l/config"
 	post
-	crash_run -P "$SPOOL/HOLD/10/ex.org/10/list/$NAME" -e trace=link,linkat -e inject=link,linkat:signal=SIGKILL
+	crash_at link "$SPOOL/HOLD/10/ex.org/10/list/$NAME"
 	[ -f "$DIR/$NAME" ]
 	runq
 	each_got 0
