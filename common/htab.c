@@ -38,8 +38,7 @@ htab_free(struct htab *h)
 /* htab_find - the node with this hash for which eq() holds */
 
 struct htab_node *
-htab_find(const struct htab *h, uint64_t hash, htab_eq eq,
-    const void *key)
+htab_find(const struct htab *h, uint64_t hash, htab_eq eq, const void *key)
 {
 	struct htab_node *n;
 
@@ -111,8 +110,8 @@ htab_remove(struct htab *h, struct htab_node *n)
 /* htab_walk - call fn for every node, table unchanged */
 
 void
-htab_walk(const struct htab *h,
-    void (*fn)(const struct htab_node *, void *), void *arg)
+htab_walk(const struct htab *h, void (*fn)(const struct htab_node *, void *),
+    void *arg)
 {
 	struct htab_node *n;
 	size_t i;
@@ -125,8 +124,7 @@ htab_walk(const struct htab *h,
 /* htab_drain - hand every node to fn (which may free it), empty */
 
 void
-htab_drain(
-    struct htab *h, void (*fn)(struct htab_node *, void *), void *arg)
+htab_drain(struct htab *h, void (*fn)(struct htab_node *, void *), void *arg)
 {
 	struct htab_node *n, *next;
 	size_t i;
@@ -168,6 +166,6 @@ htab_str(const char *s)
 uint64_t
 htab_ptr2(const void *a, const void *b)
 {
-	return htab_mix((uint64_t)(uintptr_t)a * 31 ^
-			      htab_mix((uint64_t)(uintptr_t)b));
+	return htab_mix(
+	    (uint64_t)(uintptr_t)a * 31 ^ htab_mix((uint64_t)(uintptr_t)b));
 }

@@ -348,8 +348,8 @@ queuerun_check(const struct settings *s, FILE *out)
 	c.root = geteuid() == 0;
 	check_tops(&c);
 	if (spool_walk_tops(s->spool_dir,
-		SPOOL_WALK_DOTS | SPOOL_WALK_ERRORS | SPOOL_WALK_DIRS, check_one,
-		&c) == -1)
+		SPOOL_WALK_DOTS | SPOOL_WALK_ERRORS | SPOOL_WALK_DIRS,
+		check_one, &c) == -1)
 		return -1;
 	fprintf(out,
 	    "check: %ld message%s, %ld finding%s, %ld repaired, %ld left\n",

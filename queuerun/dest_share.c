@@ -102,7 +102,8 @@ dest_share_admit(void *arg, const char *transport, const char *nexthop,
 	 * starts count at once; the scheduler is handed the time before
 	 * this start, and takes the same step on its own copy. */
 	tat = r->ds.rate_tat;
-	if (ok && !r->ds.dead && !sched_rate_take(&r->ds.rate_tat, now, interval))
+	if (ok && !r->ds.dead &&
+	    !sched_rate_take(&r->ds.rate_tat, now, interval))
 		ok = 0;
 	if (ok && (slot = spool_dest_take(sd, idx)) == -1) {
 		ok = 0; /* more than SPOOL_DEST_SLOTS in flight */
@@ -152,7 +153,8 @@ dest_share_done(
 	havelock = spool_dest_lock(sd) == 0;
 	r = &sd->rec[idx];
 	/* The record cannot change hands while we hold a slot in it. */
-	if (havelock && spool_dest_match(sd, idx, tr, nh) && r->ds.window >= 0) {
+	if (havelock && spool_dest_match(sd, idx, tr, nh) &&
+	    r->ds.window >= 0) {
 		busy = spool_dest_busy(sd, idx, 0, &mine);
 		dest_share_get(r, busy - mine, &st);
 		shared = sched_dest_load(q->sched, tr, nh, &st, now) == 0;

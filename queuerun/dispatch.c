@@ -36,8 +36,8 @@ static struct qr_dest *
 dispatch_dest(struct queuerun *q, enum qr_transport t, const char *nexthop)
 {
 	struct qr_dest key, *d;
-	uint64_t h = fnv1a_str(fnv1a_byte(FNV1A_BASIS, (unsigned char)t),
-	    nexthop);
+	uint64_t h =
+	    fnv1a_str(fnv1a_byte(FNV1A_BASIS, (unsigned char)t), nexthop);
 
 	key.transport = t;
 	key.nexthop = (char *)nexthop;

@@ -177,11 +177,11 @@ qs_drop_privileges(struct qs *qs)
 		fprintf(stderr, "mj_queueserv: user %s: no such user\n", user);
 		return -1;
 	}
-	for (i = 0; (r = spool_top_path(path, sizeof(path), qs->s.spool_dir,
-			 i)) != 1;
+	for (i = 0;
+	     (r = spool_top_path(path, sizeof(path), qs->s.spool_dir, i)) != 1;
 	     i++) {
-		if (r == -1 ||
-		    lstat(path, &st) == -1 || st.st_uid == pw->pw_uid)
+		if (r == -1 || lstat(path, &st) == -1 ||
+		    st.st_uid == pw->pw_uid)
 			continue;
 		if (chown(path, pw->pw_uid, pw->pw_gid) == -1)
 			fprintf(stderr, "mj_queueserv: chown %s: %s\n", path,

@@ -85,8 +85,9 @@ sched_queue_idle(struct sched_queue *q, double now)
 	 * the wakeup heap, which would otherwise point at freed memory) or
 	 * configured on its own.
 	 */
-	if (q->peers.head != NULL || q->busy > 0 || q->ds.dead || q->limit > 0 ||
-	    q->wake_at != 0 || q->wake_refs > 0 || q->ds.rate_tat > now)
+	if (q->peers.head != NULL || q->busy > 0 || q->ds.dead ||
+	    q->limit > 0 || q->wake_at != 0 || q->wake_refs > 0 ||
+	    q->ds.rate_tat > now)
 		return;
 	htab_remove(&q->transport->queues, &q->hnode);
 	sched_core_release(
@@ -170,8 +171,8 @@ sched_queue_debug(struct sched_queue *q, const char *what, double feedback)
 	sched_core_log(q->transport->sched,
 	    "feedback %s: dest=%s feedback=%.4f window=%d busy=%d "
 	    "success=%.4f failure=%.4f fail_cohorts=%.4f%s",
-	    what, q->name, feedback, q->ds.window, q->busy, q->ds.success, q->ds.failure,
-	    q->ds.fail_cohorts, q->ds.dead ? " dead" : "");
+	    what, q->name, feedback, q->ds.window, q->busy, q->ds.success,
+	    q->ds.failure, q->ds.fail_cohorts, q->ds.dead ? " dead" : "");
 }
 
 /* sched_queue_positive - after success: the pseudocode, plus safety */

@@ -33,7 +33,7 @@
 
 /* One destination, as mapped (native byte order, one host). */
 struct spool_dest_rec {
-	uint32_t used;	      /* 0: free */
+	uint32_t used; /* 0: free */
 	int32_t pad;
 	struct dest_state ds; /* window (-1: not yet set), feedback, dead */
 	double updated;	      /* last change (epoch s) */

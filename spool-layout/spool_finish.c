@@ -78,8 +78,9 @@ spool_orphan_owned(const char *path)
 	n = strlen(base + 1);
 	for (k = 0; k < 2; k++) {
 		if (k == 1) {
-			if (n <= 4 || (strcmp(base + 1 + n - 4, ".try") != 0 &&
-					  strcmp(base + 1 + n - 4, ".why") != 0))
+			if (n <= 4 ||
+			    (strcmp(base + 1 + n - 4, ".try") != 0 &&
+				strcmp(base + 1 + n - 4, ".why") != 0))
 				break;
 			n -= 4;
 		}

@@ -241,9 +241,10 @@ spool_state_scan(struct spool_state *st, char *why, size_t wl)
 	while ((k = spool_state_read_line(r, &line, &off)) == 1) {
 		lineno++;
 		if (lineno == 1) {
-			st->version = strcmp(line, SPOOL_STATE_MAGIC) == 0   ? 2
-				      : strcmp(line, SPOOL_STATE_MAGIC_1) == 0 ? 1
-										 : 0;
+			st->version = strcmp(line, SPOOL_STATE_MAGIC) == 0 ? 2
+				      : strcmp(line, SPOOL_STATE_MAGIC_1) == 0
+					  ? 1
+					  : 0;
 			if (st->version == 0) {
 				snprintf(why, wl, "not a state file");
 				goto done;

@@ -21,7 +21,7 @@
 
 #include "spool_commit.h"
 
-#define SPOOL_STATE_MAGIC "mjq-state 2"	 /* with the message line */
+#define SPOOL_STATE_MAGIC "mjq-state 2"	  /* with the message line */
 #define SPOOL_STATE_MAGIC_1 "mjq-state 1" /* before it: read, trusted */
 #define SPOOL_ADDR_MAX 512
 #define SPOOL_STATE_ERROR_MAX 200
@@ -55,11 +55,11 @@ struct spool_msgid {
 /* What the creator of a state file says about the message. */
 struct spool_state_init {
 	struct spool_msgid msgid; /* the message's (spool_msgid_of) */
-	const char *sender; /* envelope sender for delivery; "" = null */
-	const char *from;   /* the sender as received; "" when unknown */
-	const char *kind;   /* post, forward, dsn, ... */
-	long long arrival;  /* when the message was queued */
-	int verp;	    /* per-recipient envelope senders */
+	const char *sender;	  /* envelope sender for delivery; "" = null */
+	const char *from;	  /* the sender as received; "" when unknown */
+	const char *kind;	  /* post, forward, dsn, ... */
+	long long arrival;	  /* when the message was queued */
+	int verp;		  /* per-recipient envelope senders */
 };
 
 /* An open state file: the header in core, the recipients on disk.  Only

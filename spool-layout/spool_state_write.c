@@ -35,8 +35,8 @@ spool_state_print_header(
 	    "tries %6d\ncrashes %6d\nactive %d\nerror %-*s\nrecipients ",
 	    SPOOL_STATE_MAGIC, init->msgid.size,
 	    (unsigned long long)init->msgid.hash, init->kind, init->sender,
-	    init->from, init->arrival, init->verp ? 1 : 0, 0, 0, 0, SPOOL_STATE_ERROR_MAX,
-	    "");
+	    init->from, init->arrival, init->verp ? 1 : 0, 0, 0, 0,
+	    SPOOL_STATE_ERROR_MAX, "");
 	off = ftell(fp);
 	if (count < 0)
 		fprintf(fp, "%*s\n", SPOOL_COUNT_WIDTH, "");

@@ -46,7 +46,8 @@ spool_tree_create(const char *spool, char *what, size_t whatlen)
 	if (spool_tree_dir(spool, what, whatlen) == -1)
 		return -1;
 	for (i = 0; spool_tops[i] != NULL; i++) {
-		if (spool_path(path, sizeof(path), spool, spool_tops[i]) == -1 ||
+		if (spool_path(path, sizeof(path), spool, spool_tops[i]) ==
+			-1 ||
 		    spool_tree_dir(path, what, whatlen) == -1)
 			return -1;
 	}

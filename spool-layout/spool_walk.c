@@ -321,7 +321,8 @@ spool_walk_tops(const char *spool, int flags, spool_walk_fn *fn, void *arg)
 	int r;
 
 	for (i = 0; spool_message_tops[i] != NULL; i++) {
-		r = spool_walk_flags(spool, spool_message_tops[i], flags, fn, arg);
+		r = spool_walk_flags(
+		    spool, spool_message_tops[i], flags, fn, arg);
 		if (r == 1 || (r == -1 && i == 0))
 			return r;
 	}

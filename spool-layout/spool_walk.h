@@ -40,8 +40,9 @@ struct spool_entry {
 #define SPOOL_WALK_DOTS 1   /* dot files, flagged dot */
 #define SPOOL_WALK_ERRORS 2 /* what cannot be read, flagged error */
 #define SPOOL_WALK_DIRS 4   /* each directory once read, flagged dir */
-#define SPOOL_WALK_ORPHANS 8 /* dot files without their message, flagged \
-				orphan (and dot) */
+#define SPOOL_WALK_ORPHANS                                                     \
+	8 /* dot files without their message, flagged                          \
+	     orphan (and dot) */
 
 /* spool_walk_fn - one message; return nonzero to stop the walk */
 typedef int spool_walk_fn(void *arg, const struct spool_entry *e);
@@ -52,7 +53,6 @@ int spool_walk_dots(
     const char *spool, const char *top, spool_walk_fn *fn, void *arg);
 int spool_walk_flags(const char *spool, const char *top, int flags,
     spool_walk_fn *fn, void *arg);
-int spool_walk_tops(
-    const char *spool, int flags, spool_walk_fn *fn, void *arg);
+int spool_walk_tops(const char *spool, int flags, spool_walk_fn *fn, void *arg);
 
 #endif
