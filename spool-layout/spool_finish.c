@@ -30,28 +30,27 @@
 /* spool_finish - the delivered message at msgpath leaves the spool, in
  * the spec's order: the state synced, the message unlinked, then the
  * state file, then a .try a crash in the first processing left.  0 when
- * all are gone (ENOENT counts as gone: a walker may
- * have taken the orphan first); else -1 with errno, *left naming the
- * file still there (the state file, when the sync failed: nothing was
- * removed then, and the next runner finds every recipient done) */
+ * all are gone (ENOENT counts as gone: a walker may have taken the
+ * orphan first); else -1 with errno and *left saying what is still
+ * there (after a failed sync, nothing was removed: the next runner
+ * finds every recipient done and finishes it) */
 int
 spool_finish(struct spool_state *st, const char *msgpath, const char **left)
 {
-	static char try[PATH_MAX];
+	char try[PATH_MAX];
 
-	*left = st->path;
+	*left = "the message and its state file (the state cannot be synced)";
 	if (spool_state_sync(st) == -1)
 		return -1;
-	*left = msgpath;
+	*left = "the message file";
 	if (unlink(msgpath) == -1 && errno != ENOENT)
 		return -1;
-	*left = st->path;
+	*left = "its state file";
 	if (unlink(st->path) == -1 && errno != ENOENT)
 		return -1;
-	if (spool_try_path(try, sizeof(try), msgpath) == -1)
-		return -1;
-	*left = try;
-	if (unlink(try) == -1 && errno != ENOENT)
+	*left = "its .try file";
+	if (spool_try_path(try, sizeof(try), msgpath) == -1 ||
+	    (unlink(try) == -1 && errno != ENOENT))
 		return -1;
 	*left = NULL;
 	return 0;

@@ -147,9 +147,11 @@ walk_cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* walk_orphan - 1 when the dot file .X has no message in the listing:
- * none named X, nor X without a ".try" or ".why" ending (a list name may
- * end so itself, hence both) */
+/* walk_orphan - 1 when the dot file .X is a state file or .try with no
+ * message in the listing: none named X, nor X without a ".try" ending (a
+ * list name may end so itself, hence both).  A .why is never one here:
+ * a move writes it before its message, without a lock (mj_queuerun -c
+ * removes old ones) */
 static int
 walk_orphan(char **sorted, size_t n, const char *dotname)
 {
@@ -160,10 +162,11 @@ walk_orphan(char **sorted, size_t n, const char *dotname)
 	if (len == 0 || len > NAME_MAX)
 		return 0;
 	memcpy(owner, dotname + 1, len + 1);
+	if (len > 4 && strcmp(owner + len - 4, ".why") == 0)
+		return 0;
 	if (bsearch(&key, sorted, n, sizeof(*sorted), walk_cmp_name) != NULL)
 		return 0;
-	if (len > 4 && (strcmp(owner + len - 4, ".try") == 0 ||
-			   strcmp(owner + len - 4, ".why") == 0)) {
+	if (len > 4 && strcmp(owner + len - 4, ".try") == 0) {
 		owner[len - 4] = '\0';
 		if (bsearch(&key, sorted, n, sizeof(*sorted), walk_cmp_name) !=
 		    NULL)
