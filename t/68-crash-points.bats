@@ -110,6 +110,24 @@ all_clear() {
 	grep -q "\.$NAME: removed: no message of that name" "$BATS_TEST_TMPDIR/run.log"
 }
 
+@test "headline, once the walk has removed the orphan: the post by the same pid takes the very same name and reaches every subscriber" {
+	unshare -pf --mount-proc true 2>/dev/null || skip "no pid namespaces"
+	post_as 4343
+	NAME=$(basename "$(queue_files)")
+	crash_at unlink "$DIR/.$NAME"
+	each_got 1
+	# a pass with nothing to deliver: its walk removes the orphan
+	runq
+	[ ! -e "$DIR/.$NAME" ]
+	post_as 4343
+	NEW=$(basename "$(queue_files)")
+	[ "${NEW:0:1}" = "${NAME:0:1}" ] || skip "the hour changed between the two posts"
+	[ "$NEW" = "$NAME" ]
+	runq
+	each_got 2
+	all_clear
+}
+
 @test "an older mj_enqueue's post under an orphan's name is new mail: the orphan is removed, every subscriber gets it" {
 	post
 	crash_at unlink "$DIR/.$NAME"
