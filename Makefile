@@ -120,7 +120,7 @@ queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBSCHED) $(LIBSMTP) \
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lresolv
 # make fault-runner FAULT_DIR=dir: dir/mj_queuerun, the runner with
 # test_fault.c built with MJQ_TEST_FAULTS (its object, linked before the
-# library, replaces the library's empty one); for t/68 only.
+# library, replaces the library's empty one); for t/69 only.
 fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) \
     $(LIBSPOOL) $(LIBCOMMON)
 	@test -n "$(FAULT_DIR)" || { echo "fault-runner: FAULT_DIR=dir" >&2; exit 2; }

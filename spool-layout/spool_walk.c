@@ -6,13 +6,15 @@
  * entries that do not fit the layout are skipped here (the tree is the
  * contract; see spool-layout/README).  The walk holds at most one
  * directory listing per level above the messages in memory; the
- * messages of a function directory are read as readdir gives them.  A directory that exists but
- * cannot be read (wrong owner or mode) is skipped too; with
+ * messages of a function directory are read as readdir gives them.  A
+ * directory that exists but cannot be read (wrong owner or mode) is skipped too; with
  * SPOOL_WALK_ERRORS the callback is told, so that the runner can log it
  * and the check pass report it instead of losing its messages silently.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +143,36 @@ walk_dir(struct walk_run *w, struct spool_entry *e, const char *dir,
 	return 0;
 }
 
+/* walk_orphan - 1 when the dot file .X in the directory dfd is a state
+ * file or .try with no message: none named X, nor X without a ".try"
+ * ending (a list name may end so itself, hence both).  One fstatat per
+ * dot file, so the directory is never listed in memory.  A .why is never
+ * one here: a move writes it before its message, without a lock
+ * (mj_queuerun -c removes old ones) */
+static int
+walk_orphan(int dfd, const char *dotname)
+{
+	char owner[NAME_MAX + 1];
+	size_t len = strlen(dotname + 1);
+	struct stat sb;
+
+	if (len == 0 || len > NAME_MAX)
+		return 0;
+	memcpy(owner, dotname + 1, len + 1);
+	if (len > 4 && strcmp(owner + len - 4, ".why") == 0)
+		return 0;
+	if (fstatat(dfd, owner, &sb, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    errno != ENOENT)
+		return 0;
+	if (len > 4 && strcmp(owner + len - 4, ".try") == 0) {
+		owner[len - 4] = '\0';
+		if (fstatat(dfd, owner, &sb, AT_SYMLINK_NOFOLLOW) == 0 ||
+		    errno != ENOENT)
+			return 0;
+	}
+	return 1;
+}
+
 /* walk_files - the messages of one function directory, as readdir
  * gives them: never listed in memory, so a directory of any size costs
  * the same (a backlog of 200,000 posts to one list is one directory) */
@@ -149,7 +181,7 @@ walk_files(struct walk_run *w, struct spool_entry *e, const char *dir)
 {
 	struct dirent *de;
 	DIR *d;
-	int r;
+	int r, orphans = w->flags & SPOOL_WALK_ORPHANS;
 
 	if ((d = opendir(dir)) == NULL) {
 		if (errno != ENOENT)
@@ -158,10 +190,13 @@ walk_files(struct walk_run *w, struct spool_entry *e, const char *dir)
 	}
 	walk_report(w, e, dir, 1, 0);
 	while (!w->stop && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' &&
-		    (!(w->flags & SPOOL_WALK_DOTS) ||
-			strcmp(de->d_name, ".") == 0 ||
-			strcmp(de->d_name, "..") == 0))
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		e->orphan = de->d_name[0] == '.' && orphans &&
+			    walk_orphan(dirfd(d), de->d_name);
+		if (de->d_name[0] == '.' && !(w->flags & SPOOL_WALK_DOTS) &&
+		    !e->orphan)
 			continue;
 		r = snprintf(e->path, sizeof(e->path), "%s/%s", dir, de->d_name);
 		if (r < 0 || (size_t)r >= sizeof(e->path))
@@ -179,6 +214,7 @@ walk_files(struct walk_run *w, struct spool_entry *e, const char *dir)
 		    (!e->dot && spool_name_parse(de->d_name, &e->name) == -1);
 		w->stop = w->fn(w->arg, e);
 	}
+	e->orphan = 0;
 	closedir(d);
 }
 
@@ -276,21 +312,20 @@ spool_walk_flags(
 	return walk_top(&w, spool, top);
 }
 
-/* spool_state_path - the state file of a message: .<name> beside it */
+/* spool_walk_tops - spool_walk_flags over every top that holds messages
+ * (spool_message_tops: QUEUE, HOLD, BAD); -1 when QUEUE/ cannot be read
+ * (a missing HOLD/ or BAD/ is no error), 1 when the callback stopped it */
 int
-spool_state_path(char *buf, size_t len, const char *message_path)
+spool_walk_tops(const char *spool, int flags, spool_walk_fn *fn, void *arg)
 {
-	const char *slash = strrchr(message_path, '/');
+	size_t i;
 	int r;
 
-	if (slash == NULL)
-		r = snprintf(buf, len, ".%s", message_path);
-	else
-		r = snprintf(buf, len, "%.*s/.%s", (int)(slash - message_path),
-		    message_path, slash + 1);
-	if (r < 0 || (size_t)r >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
+	for (i = 0; spool_message_tops[i] != NULL; i++) {
+		r = spool_walk_flags(
+		    spool, spool_message_tops[i], flags, fn, arg);
+		if (r == 1 || (r == -1 && i == 0))
+			return r;
 	}
 	return 0;
 }
