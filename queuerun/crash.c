@@ -8,7 +8,10 @@
  *
  *   - the runner died of a fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
  *     SIGABRT, SIGSYS, SIGTRAP) or was killed by the hang watchdog,
- *     as mj_queueserv recorded it in state/runners (spool_death.c);
+ *     as mj_queueserv recorded it in state/runners (spool_death.c),
+ *     unless its main thread was expanding another message then (the
+ *     runner names it in its line while it does): that one is the
+ *     cause, not the others it held;
  *   - or the death was of any other kind (a SIGKILL from outside, the
  *     OOM killer, a kill past shutdown_timeout, a reboot the server did
  *     not see) and the message has made no progress, no recipient
@@ -23,11 +26,23 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "crash.h"
 #include "log.h"
 #include "qr_runner.h"
 #include "spool_death.h"
+
+/* crash_mark - the message the main thread is expanding now ("" when
+ * none), in this runner's line of state/runners: a fault then is that
+ * message's */
+void
+crash_mark(const struct queuerun *q, const char *name)
+{
+	if (spool_death_busy(q->s->spool_dir, getpid(), name) == -1)
+		log_warn("cannot write this runner's line in %s",
+		    SPOOL_DEATH_FILE);
+}
 
 /* crash_weigh - 1 when the death of holder counts against the message
  * name (counted: its crashes so far; progressed: recipients settled
@@ -53,6 +68,14 @@ crash_weigh(const struct queuerun *q, const char *name, pid_t holder,
 		snprintf(how, howlen, "was killed past shutdown_timeout");
 	else
 		snprintf(how, howlen, "exited with status %d", d.sig);
+	if ((d.how == SPOOL_DEATH_FAULT || d.how == SPOOL_DEATH_HANG) &&
+	    d.msg[0] != '\0' && strcmp(d.msg, name) != 0) {
+		/* It was expanding another message then: that one's. */
+		log_info("%s: its runner %ld %s while expanding %s: not "
+			 "counted against this one",
+		    name, (long)holder, how, d.msg);
+		return 0;
+	}
 	if (d.how == SPOOL_DEATH_FAULT || d.how == SPOOL_DEATH_HANG)
 		count = 1;
 	else

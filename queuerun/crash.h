@@ -13,6 +13,7 @@ struct queuerun;
 
 int crash_weigh(const struct queuerun *q, const char *name, pid_t holder,
     int counted, int progressed, char *how, size_t howlen);
+void crash_mark(const struct queuerun *q, const char *name);
 void test_fault(const char *text, size_t len);
 
 #endif

@@ -214,13 +214,13 @@ expand_end(struct queuerun *q, struct qr_msg *m, int r)
 	return r == 0 ? 0 : -1;
 }
 
-/* expand_message - state and text of a freshly claimed message: 0 done,
- * -1 release it (moved aside, -2 from the functions, or put off for
- * minimal_backoff_time), 1 on the list thread: a first processing that
- * may wait on a list lock (listwork.c) ends in expand_collect, and the
- * message stays claimed meanwhile */
-int
-expand_message(struct queuerun *q, struct qr_msg *m)
+/* expand_message_now - state and text of a freshly claimed message: 0
+ * done, -1 release it (moved aside, -2 from the functions, or put off
+ * for minimal_backoff_time), 1 on the list thread: a first processing
+ * that may wait on a list lock (listwork.c) ends in expand_collect, and
+ * the message stays claimed meanwhile */
+static int
+expand_message_now(struct queuerun *q, struct qr_msg *m)
 {
 	struct stat sb;
 	char why[256];
@@ -262,6 +262,19 @@ expand_message(struct queuerun *q, struct qr_msg *m)
 	return expand_end(q, m, r);
 }
 
+/* expand_message - as expand_message_now, the message named in this
+ * runner's line of state/runners meanwhile (crash.c) */
+int
+expand_message(struct queuerun *q, struct qr_msg *m)
+{
+	int r;
+
+	crash_mark(q, m->name);
+	r = expand_message_now(q, m);
+	crash_mark(q, "");
+	return r;
+}
+
 /* expand_collect - a message whose first processing the list thread has
  * finished, its expansion ended (*r as expand_message's), or NULL */
 struct qr_msg *
@@ -272,7 +285,9 @@ expand_collect(struct queuerun *q, int *r)
 	if ((m = listwork_done(q, r)) == NULL)
 		return NULL;
 	m->listwork = 0;
+	crash_mark(q, m->name);
 	*r = expand_end(q, m, *r);
+	crash_mark(q, "");
 	return m;
 }
 

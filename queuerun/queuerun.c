@@ -69,7 +69,7 @@ queuerun_open(const struct settings *s, const struct delivery_conf *dc,
 	q->rescan = 1;
 	/* A line an earlier process with this pid left in state/runners
 	 * would otherwise be read as this runner's death. */
-	if (spool_death_forget(s->spool_dir, getpid()) == -1)
+	if (spool_death_busy(s->spool_dir, getpid(), "") == -1)
 		log_warn("cannot clear this runner's line in %s",
 		    SPOOL_DEATH_FILE);
 	return q;
