@@ -63,16 +63,18 @@ expand_resume(struct queuerun *q, struct qr_msg *m)
 		crashes++;
 		if (spool_state_set_crash_settled(&m->st, settled) == -1)
 			log_warn("%s: cannot update %s", m->name, m->st.path);
-		if (crashes >= q->s->queuerun_max_crashes) {
-			snprintf(why, sizeof(why),
-			    "a runner died %d times while delivering it (the "
-			    "last one %s; [queuerun] max_crashes = %lld)",
-			    crashes, how, q->s->queuerun_max_crashes);
-			spool_state_set_counts(&m->st, m->st.tries, crashes, 0);
-			spool_state_sync(&m->st);
-			expand_aside(q, m, SPOOL_BAD, why);
-			return -2;
-		}
+	} else
+		snprintf(how, sizeof(how), "%s", "died before");
+	/* Also when a runner died moving it to BAD/ (active is 0 then). */
+	if (crashes >= q->s->queuerun_max_crashes) {
+		snprintf(why, sizeof(why),
+		    "a runner died %d times while delivering it (the last one "
+		    "%s; [queuerun] max_crashes = %lld)",
+		    crashes, how, q->s->queuerun_max_crashes);
+		spool_state_set_counts(&m->st, m->st.tries, crashes, 0);
+		spool_state_sync(&m->st);
+		expand_aside(q, m, SPOOL_BAD, why);
+		return -2;
 	}
 	if (spool_state_set_counts(
 		&m->st, m->st.tries, crashes, (int)getpid()) == -1) {
