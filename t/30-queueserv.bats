@@ -282,8 +282,9 @@ log_has() {
 	r=$(runner_pids)
 	run -0 "$MJ_QUEUESERV" -C "$CONF" stop
 	[ "$output" = "ok stopping" ]
-	! alive "$QS_PID"
-	! alive "$r"
+	[ -n "$r" ]
+	run ! alive "$QS_PID"
+	run ! alive "$r"
 	wait "$QS_PID"
 	QS_PID=
 	[ ! -e "$SPOOL/queueserv.sock" ]
@@ -410,7 +411,7 @@ log_has() {
 	[[ "$output" == *"is running"* ]]
 	run -0 sh "$init" start # already running: LSB says success
 	run -0 sh "$init" stop
-	! alive "$QS_PID"
+	run ! alive "$QS_PID"
 	QS_PID=
 	run -3 sh "$init" status
 	run -0 sh "$init" stop # already stopped: success too

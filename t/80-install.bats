@@ -4,6 +4,7 @@
 # code's key tables; mjq-newlist makes a list whose alias lines work.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 # setup_file - one install for the whole file, as an administrator runs it
 setup_file() {
@@ -82,7 +83,7 @@ example_keys() {
 	grep -qx ': "${MJ_QUEUESERV:=/usr/sbin/mj_queueserv}"' \
 		"$ROOT/etc/init.d/mj_queueserv"
 	grep -qx ': "${MJQ_CONF:=/etc/mjq/mjq.conf}"' "$ROOT/etc/init.d/mj_queueserv"
-	! grep -q /usr/local "$ROOT/lib/systemd/system/mj_queueserv.service" \
+	run -1 grep -q /usr/local "$ROOT/lib/systemd/system/mj_queueserv.service" \
 		"$ROOT/usr/sbin/mjq-newlist"
 	grep -qx 'conf=/etc/mjq/mjq.conf' "$ROOT/usr/sbin/mjq-newlist"
 	run "$NEWLIST" -l "$LISTS" example.org mylist al@example.org
@@ -99,7 +100,7 @@ example_keys() {
 	} >"$BATS_TEST_TMPDIR/all.conf"
 	# every setting is in force: 61 keys, the [transport:smtp] and
 	# [transport_map] examples; 9 sections; then this test's 3 and 3
-	! grep -q '^#[^ ]' "$BATS_TEST_TMPDIR/all.conf"
+	run -1 grep -q '^#[^ ]' "$BATS_TEST_TMPDIR/all.conf"
 	[ "$(grep -c '^[a-z_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((63 + 3)) ]
 	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((9 + 3)) ]
 	mjq_list example.org mylist
@@ -252,7 +253,7 @@ example_keys() {
 	printf 'Subject: hi\n\nbody\n' |
 		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f p@example.net
 	timeout 30 "$MJ_QUEUERUN" -C "$CONF" -1 2>"$BATS_TEST_TMPDIR/run.log"
-	! grep -i 'error\|warn\|invalid' "$BATS_TEST_TMPDIR/run.log"
+	run -1 grep -i 'error\|warn\|invalid' "$BATS_TEST_TMPDIR/run.log"
 	f=$(find "$BATS_TEST_TMPDIR/mail/sub/new" -type f)
 	[ "$(echo "$f" | wc -l)" -eq 1 ]
 	grep -qx 'List-Id: <mylist.example.org>' "$f"
