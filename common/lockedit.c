@@ -113,28 +113,6 @@ lockedit_open(struct lockedit *le, const char *path)
 	return 0;
 }
 
-/* lockedit_fsync_parent - the directory of path, made durable */
-static int
-lockedit_fsync_parent(const char *path)
-{
-	char dir[PATH_MAX], *slash;
-	int fd, r;
-
-	strlcpy(dir, path, sizeof(dir));
-	if ((slash = strrchr(dir, '/')) == NULL)
-		strlcpy(dir, ".", sizeof(dir));
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return -1;
-	r = fsync(fd);
-	if (close(fd) == -1)
-		r = -1;
-	return r;
-}
-
 /* lockedit_commit - states 3 and 4: the new text replaces the file */
 int
 lockedit_commit(struct lockedit *le, const char *text, size_t len)
@@ -170,7 +148,7 @@ lockedit_commit(struct lockedit *le, const char *text, size_t len)
 		unlink(tmp);
 		return -1;
 	}
-	return lockedit_fsync_parent(le->path);
+	return io_fsync_parent(le->path);
 }
 
 /* lockedit_close - state 5: free the text and drop the lock */
