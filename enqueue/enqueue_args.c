@@ -188,11 +188,12 @@ enqueue_args_parse(struct enqueue_args *a, int argc, char **argv)
 				    "priority must be a number from 0 to 99");
 			break;
 		case 'f':
-			if (enqueue_sender_check(optarg) == -1)
+			if (enqueue_sender_check(optarg) == -1 ||
+			    strlcpy(a->sender, optarg, sizeof(a->sender)) >=
+				sizeof(a->sender))
 				return enqueue_usage(
 				    "bad envelope sender after -f");
 			a->have_sender = 1;
-			strlcpy(a->sender, optarg, sizeof(a->sender));
 			break;
 		case 'S':
 			a->stop = 1;
@@ -239,13 +240,14 @@ enqueue_args_parse(struct enqueue_args *a, int argc, char **argv)
 		return r;
 	}
 	if (!a->have_sender && (env = getenv("SENDER")) != NULL) {
-		if (enqueue_sender_check(env) == -1) {
+		if (enqueue_sender_check(env) == -1 ||
+		    strlcpy(a->sender, env, sizeof(a->sender)) >=
+			sizeof(a->sender)) {
 			fprintf(stderr, "mj_enqueue: unusable envelope sender "
 					"in $SENDER\n");
 			return EX_DATAERR;
 		}
 		a->have_sender = 1;
-		strlcpy(a->sender, env, sizeof(a->sender));
 	}
 	return 0;
 }

@@ -139,7 +139,9 @@ cmd_parse_line(const char *line, size_t len, const char *deflist, struct cmd *c)
 	if ((v->args & ARG_LIST) && c->list[0] == '\0') {
 		if (deflist == NULL || deflist[0] == '\0')
 			return cmd_parse_fail(c, "which list? (give its name)");
-		strlcpy(c->list, deflist, sizeof(c->list));
+		if (strlcpy(c->list, deflist, sizeof(c->list)) >=
+		    sizeof(c->list))
+			return cmd_parse_fail(c, "list name too long");
 	}
 	return 0;
 }

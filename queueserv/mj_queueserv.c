@@ -99,8 +99,12 @@ qs_load(const struct qs *qs, struct settings *s, char *err, size_t errlen)
 	if (settings_load(s, qs->config[0] ? qs->config : SETTINGS_DEFAULT_FILE,
 		qs->config[0] == '\0', NULL, NULL, err, errlen) == -1)
 		return -1;
-	if (realpath(s->spool_dir, real) != NULL)
-		strlcpy(s->spool_dir, real, sizeof(s->spool_dir));
+	if (realpath(s->spool_dir, real) != NULL &&
+	    strlcpy(s->spool_dir, real, sizeof(s->spool_dir)) >=
+		sizeof(s->spool_dir)) {
+		snprintf(err, errlen, "spool path too long: %.200s", real);
+		return -1;
+	}
 	return 0;
 }
 
@@ -134,7 +138,7 @@ queueserv_reload(struct qs *qs, char *err, size_t errlen)
 	if (strcmp(ns.spool_dir, qs->s.spool_dir) != 0) {
 		log_warnx("reload: a new spool dir needs a restart; keeping %s",
 		    qs->s.spool_dir);
-		strlcpy(ns.spool_dir, qs->s.spool_dir, sizeof(ns.spool_dir));
+		memcpy(ns.spool_dir, qs->s.spool_dir, sizeof(ns.spool_dir));
 	}
 	qs->s = ns;
 	if (queueserv_runner_find(qs, err, errlen) == -1) {
