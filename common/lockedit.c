@@ -3,7 +3,9 @@
  *
  * The states of a rewrite (a crash in any one leaves the old or the new
  * file whole, never a mix):
- *   1. flock LOCK_EX on <file>.lock (created if missing), bounded wait
+ *   1. flock LOCK_EX on <file>.lock (created if missing), bounded wait;
+ *      flock needs only an open file, so a lock file this user may not
+ *      write (made by root's "flock ... vi") is opened read-only
  *   2. the file read whole (missing = empty)
  *   3. <file>.tmp written and fsync'd (a stale one from a crash is
  *      truncated: only the lock holder writes it)
@@ -23,6 +25,20 @@
 #include "io.h"
 #include "lockedit.h"
 
+/* lockedit_lockfile - open (or create) the lock file; read-only when
+ * this user may not write it: flock works on any open file */
+static int
+lockedit_lockfile(const char *lpath)
+{
+	int fd;
+
+	if ((fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, 0640)) != -1)
+		return fd;
+	if (errno != EACCES && errno != EPERM && errno != EROFS)
+		return -1;
+	return open(lpath, O_RDONLY | O_CLOEXEC);
+}
+
 /* lockedit_lock - state 1: the lock, waiting at most LOCKEDIT_WAIT_MS */
 static int
 lockedit_lock(const char *path)
@@ -36,7 +52,7 @@ lockedit_lock(const char *path)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if ((fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, 0640)) == -1)
+	if ((fd = lockedit_lockfile(lpath)) == -1)
 		return -1;
 	while (flock(fd, LOCK_EX | LOCK_NB) == -1) {
 		if ((errno != EWOULDBLOCK && errno != EINTR) ||

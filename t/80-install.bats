@@ -148,7 +148,7 @@ example_keys() {
 	[ "$missing" = "" ] || { echo "not in mjq.conf.example:$missing"; false; }
 }
 
-@test "mjq-newlist makes the list directory, config and subscribers, owned like the lists directory" {
+@test "mjq-newlist makes the list directory, config, subscribers and its lock file, owned like the lists directory" {
 	chown 65534:65534 "$LISTS"
 	run "$NEWLIST" -C "$CONF" -P 20 -p 30 example.org mylist al@example.org bo@example.net
 	[ "$status" -eq 0 ]
@@ -173,7 +173,8 @@ example_keys() {
 		'750 nobody:nogroup 4096 ./example.org' \
 		'750 nobody:nogroup 4096 ./example.org/mylist' \
 		"640 nobody:nogroup $(stat -c %s example.org/mylist/config) ./example.org/mylist/config" \
-		'640 nobody:nogroup 0 ./example.org/mylist/subscribers')" ]
+		'640 nobody:nogroup 0 ./example.org/mylist/subscribers' \
+		'640 nobody:nogroup 0 ./example.org/mylist/subscribers.lock')" ]
 	grep -qx 'owners = al@example.org bo@example.net' example.org/mylist/config
 	grep -qx '\[list\]' example.org/mylist/config
 	# a second list in the same domain; the first is never overwritten
