@@ -411,8 +411,37 @@ log_has() {
 	[[ "$output" == *"is running"* ]]
 	run -0 sh "$init" start # already running: LSB says success
 	run -0 sh "$init" stop
-	run ! alive "$QS_PID"
+	# not our child: "stop" returns as it exits, the kernel may
+	# still be tearing it down
+	wait_for 5 gone "$QS_PID"
 	QS_PID=
 	run -3 sh "$init" status
 	run -0 sh "$init" stop # already stopped: success too
+}
+
+@test "no syslog daemon: the daemonized server and its runners log to the stderr they were started with" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root: a mount namespace"
+	command -v unshare >/dev/null || skip "no unshare"
+	qs_conf
+	local err=$BATS_TEST_TMPDIR/stderr nolog=$BATS_TEST_TMPDIR/nolog
+	: >"$nolog"
+	# In a mount namespace of its own, /dev/log (where the machine has
+	# one) is an empty file: no syslog daemon listens there.
+	unshare -m sh -c '[ ! -e /dev/log ] || mount --bind "$1" /dev/log || exit 1
+		exec "$2" -C "$3"' sh "$nolog" "$MJ_QUEUESERV" "$CONF" \
+		</dev/null >/dev/null 2>"$err"
+	QS_PID=$(cat "$SPOOL/queueserv.pid")
+	alive "$QS_PID"
+	enqueue 1
+	wait_for 20 eval '[ -z "$(queue_files)" ]'
+	# the runner's delivery line and the server's lines
+	wait_for 10 grep -q '^mj_queuerun: .*to=<sub@ex.test>, relay=.*status=sent' "$err"
+	grep -q "^mj_queueserv: started for $SPOOL, runners" "$err"
+	grep -q '^mj_queueserv: no syslog daemon listens on /dev/log: logging to stderr$' "$err"
+	run -0 "$MJ_QUEUESERV" -C "$CONF" stop
+	# not our child: "stop" returns as it exits, the kernel may
+	# still be tearing it down
+	wait_for 5 gone "$QS_PID"
+	QS_PID=
+	grep -q '^mj_queueserv: stopping' "$err"
 }
