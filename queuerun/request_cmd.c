@@ -337,8 +337,8 @@ request_refused(
 	static const char *const why[] = {
 	    "", "is not valid", "has expired", "has already been used"};
 
-	log_notice("%s: confirm from <%s>: token %s", r->m->name,
-	    r->requester, why[st]);
+	log_notice("%s: confirm from <%s>: token %s", r->m->name, r->requester,
+	    why[st]);
 	fprintf(r->main->fp, "The token %s %s.\n\n", c->token, why[st]);
 }
 

@@ -509,7 +509,7 @@ main(int argc, char **argv)
 					  strcmp(argv[0], "stop") == 0 ||
 					  strcmp(argv[0], "reload") == 0 ||
 					  strcmp(argv[0], "flush") == 0))
-			strlcpy(req, argv[0], sizeof(req));
+			(void)strlcpy(req, argv[0], sizeof(req));
 		else
 			return qs_usage();
 		return queueserv_control_client(&qs, req);

@@ -224,7 +224,7 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 			snprintf(dead, sizeof(dead), "%llds",
 			    status_dead_in(&d->r, now));
 		else
-			strlcpy(dead, "-", sizeof(dead));
+			(void)strlcpy(dead, "-", sizeof(dead));
 		fprintf(fp, "%-*s %6d %4d %7.4f %7.4f %7.4f %8s %s\n", width,
 		    name, d->r.window, d->busy, d->r.success, d->r.failure,
 		    d->r.fail_cohorts, dead,
