@@ -255,6 +255,33 @@ saved() {
 	grep -q 'over the list.s max_message_size of 10' "$(find "$SPOOL/HOLD" -name '*.why')"
 }
 
+@test "max_message_size counts what the poster sent: exactly the limit with an envelope sender goes out, one byte more is held" {
+	printf '[transport_map]\nd.test = maildir:%s/mail/${user}\n' "$BATS_TEST_TMPDIR" >>"$CONF"
+	mjq_list ex.org l a@d.test
+	printf '[list]\nmax_message_size = 1000\n' >"$LISTS/ex.org/l/config"
+	# 1000 and 1001 bytes as the poster sent them; mj_enqueue puts
+	# "Return-Path: <poster@example.net>" on top of each
+	local i
+	for i in 1000 1001; do
+		{
+			printf 'From: poster@example.net\nSubject: s%s\n\n' "$i"
+			head -c 2000 /dev/zero | tr '\0' x
+		} | head -c "$i" >"$BATS_TEST_TMPDIR/m$i"
+		[ "$(stat -c %s "$BATS_TEST_TMPDIR/m$i")" -eq "$i" ]
+		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l l -r -f poster@example.net \
+			<"$BATS_TEST_TMPDIR/m$i"
+	done
+	runq
+	[ -z "$(queue_files)" ]
+	f=$(find "$BATS_TEST_TMPDIR/mail/a/new" -type f)
+	[ "$(echo "$f" | wc -l)" -eq 1 ]
+	grep -qx 'Subject: s1000' "$f"
+	[ "$(find "$SPOOL/HOLD" -type f ! -name '.*' | wc -l)" -eq 1 ]
+	grep -qx 'Subject: s1001' "$(find "$SPOOL/HOLD" -type f ! -name '.*')"
+	grep -qx 'message of 1001 bytes is over the list.s max_message_size of 1000' \
+		"$(find "$SPOOL/HOLD" -name '*.why')"
+}
+
 @test "an unknown [delivery] key stops the runner with file, line and key" {
 	printf '[delivery]\nno_such_key = 1\n' >>"$CONF"
 	run "$MJ_QUEUERUN" -C "$CONF" -1
