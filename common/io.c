@@ -29,15 +29,13 @@ io_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* io_fsync_dir - make a directory's entries durable: 0, or -1 with the
- * errno of the open, fsync or close that failed */
+/* io_fsync_close - fsync and close fd (closed either way): 0, or -1
+ * with the errno of the fsync or close that failed */
 int
-io_fsync_dir(const char *dir)
+io_fsync_close(int fd)
 {
-	int fd, saved;
+	int saved;
 
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return -1;
 	if (fsync(fd) == -1) {
 		saved = errno;
 		close(fd);
@@ -45,6 +43,18 @@ io_fsync_dir(const char *dir)
 		return -1;
 	}
 	return close(fd);
+}
+
+/* io_fsync_dir - make a directory's entries durable: 0, or -1 with the
+ * errno of the open, fsync or close that failed */
+int
+io_fsync_dir(const char *dir)
+{
+	int fd;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	return io_fsync_close(fd);
 }
 
 /* io_fsync_parent - make the directory entry of path durable (the
