@@ -77,6 +77,8 @@ log_vemit(int prio, int with_errno, const char *fmt, va_list ap)
 	int saved = errno;
 	char line[2048];
 
+	if (log_dest == LOG_TO_NONE)
+		return;
 	vsnprintf(line, sizeof(line), fmt, ap);
 	if (log_dest == LOG_TO_SYSLOG) {
 		if (with_errno)

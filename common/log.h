@@ -10,7 +10,11 @@
 
 #include <stdarg.h>
 
-enum log_dest { LOG_TO_STDERR, LOG_TO_SYSLOG };
+enum log_dest {
+	LOG_TO_STDERR,
+	LOG_TO_SYSLOG,
+	LOG_TO_NONE, /* every line dropped (fuzz targets) */
+};
 
 int log_syslog_reachable(void);
 enum log_dest log_open(const char *ident, enum log_dest dest);
