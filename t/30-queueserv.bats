@@ -408,7 +408,10 @@ log_has() {
 	run -3 sh "$init" status
 	[[ "$output" == *"not running"* ]]
 	run -0 sh "$init" start
+	# the daemon writes its pid file after it forked
+	wait_for 10 test -s "$SPOOL/queueserv.pid"
 	QS_PID=$(cat "$SPOOL/queueserv.pid")
+	alive "$QS_PID"
 	run -0 sh "$init" status
 	[[ "$output" == *"is running"* ]]
 	run -0 sh "$init" start # already running: LSB says success
@@ -432,6 +435,8 @@ log_has() {
 	unshare -m sh -c '[ ! -e /dev/log ] || mount --bind "$1" /dev/log || exit 1
 		exec "$2" -C "$3"' sh "$nolog" "$MJ_QUEUESERV" "$CONF" \
 		</dev/null >/dev/null 2>"$err"
+	# the daemon writes its pid file after it forked
+	wait_for 10 test -s "$SPOOL/queueserv.pid"
 	QS_PID=$(cat "$SPOOL/queueserv.pid")
 	alive "$QS_PID"
 	enqueue 1
