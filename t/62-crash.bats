@@ -21,13 +21,6 @@ setup() {
 	seed_random
 }
 
-# seed_random - seed $RANDOM from MJQ_SEED or a fresh seed, and print it
-seed_random() {
-	SEED=${MJQ_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
-	RANDOM=$SEED
-	echo "# MJQ_SEED=$SEED" >&3
-}
-
 # pause FROM SPREAD - sleep FROM + a random 0..SPREAD-1 milliseconds,
 # drawn here: a $RANDOM inside $(...) comes from a reseeded subshell
 pause() {

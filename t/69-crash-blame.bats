@@ -16,9 +16,7 @@ load smtp_helpers
 setup() {
 	QS_PID=
 	SEEN=
-	SEED=${MJQ_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
-	RANDOM=$SEED
-	echo "# seed: MJQ_SEED=$SEED" >&3
+	seed_random
 }
 
 teardown() {

@@ -138,3 +138,11 @@ make_due() {
 state_files() {
 	find "$SPOOL/QUEUE" -type f -name '.*' ! -name '*.why' | sort
 }
+
+# seed_random - seed $RANDOM from MJQ_SEED or a fresh seed, and print it
+# (t/62, t/69: MJQ_SEED=N replays a run's random choices)
+seed_random() {
+	SEED=${MJQ_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
+	RANDOM=$SEED
+	echo "# MJQ_SEED=$SEED" >&3
+}
