@@ -273,6 +273,8 @@ expand_message(struct queuerun *q, struct qr_msg *m)
 			 -1)
 			log_warn("%s: cannot prepare the text", m->name);
 	}
+	if (r == 0 && m->datafd != -1)
+		r = expand_sign(q, m);
 	munmap(map, (size_t)sb.st_size);
 	if (r == 0 && dispatch_add(q, m, m->claimed) == -1) {
 		log_warn("%s: cannot route its recipients", m->name);

@@ -16,6 +16,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "dkim_sign.h"
+#include "dmarc.h"
 #include "log.h"
 #include "queuerun_impl.h"
 
@@ -210,5 +212,7 @@ queuerun_close(struct queuerun *q)
 	walk_forget(q);
 	dispatch_free(q);
 	delivery_conf_free(&q->dc);
+	dkim_sign_close(q->dkim);
+	dmarc_close(q->dmarc);
 	free(q);
 }

@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "delivery_conf.h"
+#include "dmarc.h"
 #include "listconf.h"
 #include "queuerun.h"
 #include "sched.h"
@@ -139,6 +140,8 @@ struct queuerun {
 	int share_seq_set;	    /* since the waiter last armed */
 	struct dest_waiter *waiter; /* dest_wait.c */
 	int waiter_failed;	    /* its thread could not start */
+	struct dkim_signer *dkim;   /* expand_sign.c, opened at first use */
+	struct dmarc_cache *dmarc;  /* expand_list.c, opened at first use */
 };
 
 /* walk.c */
@@ -166,6 +169,13 @@ int expand_state_open(struct queuerun *q, struct qr_msg *m,
 int expand_state_commit(struct qr_msg *m, struct spool_state_writer *w);
 int expand_memfd(
     struct qr_msg *m, const char *a, size_t alen, const char *b, size_t blen);
+
+/* expand_dmarc.c */
+enum dmarc_mitigation expand_dmarc(struct queuerun *q, struct qr_msg *m,
+    const struct listconf *lc, const char *text, size_t len);
+
+/* expand_sign.c */
+int expand_sign(struct queuerun *q, struct qr_msg *m);
 
 /* route.c */
 int route_rcpt(struct queuerun *q, const char *addr, enum qr_transport *t,

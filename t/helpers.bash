@@ -9,7 +9,9 @@ MJ_SCHEDSIM=$TOP/schedsim/mj_schedsim
 MJ_TESTSMTPD=$TOP/t/tools/mj_testsmtpd
 
 # mjq_setup - a fresh spool, lists directory and mjq.conf for this test:
-# $SPOOL, $LISTS, $CONF.  Extra INI text on stdin is appended.
+# $SPOOL, $LISTS, $CONF.  Extra INI text on stdin is appended.  Mail goes
+# out unsigned ([dkim] sign = no) unless a test turns signing on again
+# (t/75-dkim.bats), so the tests need no keys.
 mjq_setup() {
 	SPOOL=$BATS_TEST_TMPDIR/spool
 	LISTS=$BATS_TEST_TMPDIR/lists
@@ -17,7 +19,7 @@ mjq_setup() {
 	mkdir -p "$SPOOL/tmp" "$SPOOL/QUEUE" "$LISTS"
 	{
 		printf '[spool]\ndir = %s\n[lists]\ndir = %s\n' "$SPOOL" "$LISTS"
-		printf '[enqueue]\nstart_server = no\n'
+		printf '[enqueue]\nstart_server = no\n[dkim]\nsign = no\n'
 		[ -t 0 ] || cat
 	} >"$CONF"
 }

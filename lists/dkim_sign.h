@@ -1,0 +1,19 @@
+/*
+ * dkim_sign.h - DKIM signatures of a message text (dkim_sign.c).
+ */
+#ifndef MJQ_DKIM_SIGN_H
+#define MJQ_DKIM_SIGN_H
+
+#include <stddef.h>
+
+#include "dkim_conf.h"
+
+struct dkim_signer;
+
+struct dkim_signer *dkim_sign_open(char *err, size_t errlen);
+void dkim_sign_close(struct dkim_signer *ds);
+int dkim_sign_text(struct dkim_signer *ds, const struct dkim_conf *dc,
+    const char *domain, const char *text, size_t len, char **sig,
+    size_t *siglen, char *err, size_t errlen);
+
+#endif
