@@ -202,6 +202,9 @@ install: all
 	sed 's|/usr/local/sbin/|$(SBINDIR)/|g; s|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \
 	    scripts/mjq-newlist >$(DESTDIR)$(SBINDIR)/mjq-newlist
 	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-newlist
+	sed 's|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \
+	    scripts/mjq-dkimkey >$(DESTDIR)$(SBINDIR)/mjq-dkimkey
+	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-dkimkey
 
 clean:
 	rm -f */*.o */*.d */*.a $(PROGS) $(TOOLS) t/tools/*.d t/tools/mj_enqueue_dyn

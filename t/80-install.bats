@@ -54,7 +54,7 @@ example_keys() {
 	cd "$ROOT"
 	find . -type f -printf '%m %p\n' | sort >"$BATS_TEST_TMPDIR/got"
 	{
-		for p in mj_enqueue mj_queueserv mj_queuerun mj_schedsim mjq-newlist; do
+		for p in mj_enqueue mj_queueserv mj_queuerun mj_schedsim mjq-newlist mjq-dkimkey; do
 			echo "755 ./usr/sbin/$p"
 		done
 		for m in "$TOP"/*/*.8; do
@@ -66,7 +66,7 @@ example_keys() {
 	} | sort >"$BATS_TEST_TMPDIR/want"
 	diff -u "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
 	# the man pages of every program are among them
-	for m in mj_enqueue mj_queueserv mj_queuerun mjq-newlist; do
+	for m in mj_enqueue mj_queueserv mj_queuerun mjq-newlist mjq-dkimkey; do
 		[ -f "usr/share/man/man8/$m.8" ]
 	done
 	cmp "$TOP/scripts/mjq.conf.example" etc/mjq/mjq.conf.example
