@@ -18,6 +18,19 @@
 #include "log.h"
 #include "queuerun_impl.h"
 
+/* expand_sign_failed - log why m is not signed and keep the reason in
+ * its state file, where mj_queuerun -l shows it (error=) */
+static void
+expand_sign_failed(struct qr_msg *m, const char *why)
+{
+	char text[SPOOL_STATE_ERROR_MAX + 1];
+
+	log_warnx("%s: not signed: %s: deferred", m->name, why);
+	snprintf(text, sizeof(text), "not signed: %s", why);
+	if (m->st.fd != -1 && spool_state_set_error(&m->st, text) == -1)
+		log_warn("%s: cannot update %s", m->name, m->st.path);
+}
+
 /* expand_sign - put the DKIM-Signature fields on top of m's text; -1
  * means defer m */
 int
@@ -30,15 +43,14 @@ expand_sign(struct queuerun *q, struct qr_msg *m)
 	int old = m->datafd, r;
 
 	if (dkim_conf_load(q->s, m->domain, &dc, err, sizeof(err)) == -1) {
-		log_warnx("%s: DKIM of %s: %s: deferred", m->name, m->domain,
-		    err);
+		expand_sign_failed(m, err);
 		return -1;
 	}
 	if (!dc.sign || m->datasize == 0)
 		return 0;
 	if (q->dkim == NULL &&
 	    (q->dkim = dkim_sign_open(err, sizeof(err))) == NULL) {
-		log_warnx("%s: %s: deferred", m->name, err);
+		expand_sign_failed(m, err);
 		return -1;
 	}
 	if ((map = mmap(NULL, (size_t)m->datasize, PROT_READ, MAP_SHARED, old,
@@ -49,7 +61,7 @@ expand_sign(struct queuerun *q, struct qr_msg *m)
 	r = dkim_sign_text(q->dkim, &dc, m->domain, map, (size_t)m->datasize,
 	    &sig, &siglen, err, sizeof(err));
 	if (r == -1)
-		log_warnx("%s: not signed: %s: deferred", m->name, err);
+		expand_sign_failed(m, err);
 	else if (siglen > 0 && (r = expand_memfd(m, sig, siglen, map,
 				    (size_t)m->datasize)) == -1)
 		log_warn("%s: cannot prepare the signed text", m->name);

@@ -196,6 +196,8 @@ header() {
 	[ -z "$(received)" ]
 	grep -q "not signed: cannot read DKIM key $KEYS/e1.key: No such file or directory: deferred" "$BATS_TEST_TMPDIR/run.log"
 	[ -n "$(queue_files)" ]
+	# mj_queuerun -l shows why
+	"$MJ_QUEUERUN" -C "$CONF" -l | grep -q 'error=not signed: cannot read DKIM key'
 	# a key others can read is refused too
 	mv "$BATS_TEST_TMPDIR/e1.key" "$KEYS/e1.key"
 	chmod 0644 "$KEYS/e1.key"
