@@ -240,7 +240,7 @@ mail_times() {
 	EOF
 	run -78 "$MJ_QUEUERUN" -C "$CONF" -1
 	echo "$output"
-	[[ "$output" == *"$CONF:8: [delivery] destination_concurrency_limit: must be at most 128, the deliveries in flight per destination that the runners' shared table holds" ]]
+	[[ "$output" == *"$CONF:10: [delivery] destination_concurrency_limit: must be at most 128, the deliveries in flight per destination that the runners' shared table holds" ]]
 	sed -i 's/= 129/= 128/' "$CONF"
 	run -0 "$MJ_QUEUERUN" -C "$CONF" -1
 }
