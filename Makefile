@@ -33,9 +33,9 @@ CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
             -Icommon -Ispool-layout \
             -iquote sched -iquote smtp -iquote lists
 LDLIBS   += -linih -lbsd -lm -pthread
-# liblists signs with libopendkim and finds organizational domains with
+# liblists signs with OpenSSL (libcrypto) and finds organizational domains with
 # libpsl: only what links liblists needs them.
-LISTS_LIBS = -lopendkim -lpsl
+LISTS_LIBS = -lcrypto -lpsl
 
 # make SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer everywhere.
 # mj_enqueue runs once per incoming message: linked statically it skips

@@ -1,5 +1,6 @@
 /*
- * dkim_sign.h - DKIM signatures of a message text (dkim_sign.c).
+ * dkim_sign.h - DKIM signatures of a message text (dkim_sign.c), with
+ * keys parsed once per runner.
  */
 #ifndef MJQ_DKIM_SIGN_H
 #define MJQ_DKIM_SIGN_H

@@ -11,6 +11,7 @@
 #include "addr_set.h"
 #include "cmd_mime.h"
 #include "cmd_parse.h"
+#include "dkim_canon.h"
 #include "dkim_conf.h"
 #include "dkim_sign.h"
 #include "dmarc.h"
