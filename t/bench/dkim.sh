@@ -5,7 +5,8 @@
 # (rsa-sha256 2048 + ed25519-sha256), in one run; then the rate of one
 # message signed per recipient (mj_dkimsign -n, rsa-sha256 2048, as a
 # per-recipient signature would cost) against `openssl speed rsa2048`'s
-# private-key operations on the same machine.  Needs root (smtp-sink -u).
+# private-key operations on the same machine, best of three each.  Needs
+# root (smtp-sink -u).
 set -eu
 R=${1:-100000}
 D=${2:-100}
@@ -81,8 +82,14 @@ drain signed yes
 # one signature per message, as per-recipient text would need
 msg >"$DIR/one"
 printf '[dkim]\nselectors = b1\ned25519_selector =\n' >>"$DIR/signed/mjq.conf"
-rate=$("$SIGN" -C "$DIR/signed/mjq.conf" -n "$N" bench.example "$DIR/one" | sed 's/.*: \([0-9]*\)\/s/\1/')
-ossl=$(openssl speed -seconds 3 rsa2048 2>/dev/null | awk '/^rsa 2048 bits/ { print $6 }')
+# best of three each, alternating, as the machine may be shared
+rate=0 ossl=0
+for i in 1 2 3; do
+	r=$("$SIGN" -C "$DIR/signed/mjq.conf" -n "$N" bench.example "$DIR/one" | sed 's/.*: \([0-9]*\)\/s/\1/')
+	[ "$r" -gt "$rate" ] && rate=$r
+	o=$(openssl speed -seconds 2 rsa2048 2>/dev/null | awk '/^rsa 2048 bits/ { printf "%d", $6 }')
+	[ "$o" -gt "$ossl" ] && ossl=$o
+done
 
 awk -v r="$R" -v d="$D" -v ut="$unsigned_ms" -v st="$signed_ms" \
 	-v uc="$unsigned_cpu" -v sc="$signed_cpu" -v rate="$rate" -v ossl="$ossl" 'BEGIN {
