@@ -33,8 +33,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 sinks_start "$D"
-awk -v r="$R" -v d="$D" 'BEGIN { for (i = 1; i <= r; i++) printf "u%d@d%d.test\n", i, i % d }' \
-	>"$DIR/subscribers"
+subscribers_make "$R" "$D"
 msg() {
 	printf 'From: poster@example.net\nTo: list@bench.example\n'
 	printf 'Subject: dkim benchmark\nDate: Wed, 25 Nov 2026 02:00:00 +0000\n'

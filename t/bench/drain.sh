@@ -45,8 +45,7 @@ fi
 sinks_start "$D"
 
 # the subscribers and the message
-awk -v r="$R" -v d="$D" 'BEGIN { for (i = 1; i <= r; i++) printf "u%d@d%d.test\n", i, i % d }' \
-	>"$DIR/subscribers"
+subscribers_make "$R" "$D"
 msg() {
 	printf 'From: poster@example.net\nTo: list@bench.example\n'
 	printf 'Subject: drain benchmark\nMessage-Id: <drain.%s@bench.example>\n\n' "$$"

@@ -1,7 +1,8 @@
 # t/bench/sinks.bash - sourced by the delivery benchmarks: D smtp-sinks on
 # loopback, one per domain d0.test .. d<D-1>.test, the map of the domains
 # to them in $DIR/map ("dN.test smtp:[127.0.0.1]:PORT"), their pids in
-# SINKS; and ms, milliseconds since the epoch.  Needs root (smtp-sink -u).
+# SINKS; R subscribers spread over those domains; and ms, milliseconds
+# since the epoch.  Needs root (smtp-sink -u).
 
 SINKS=()
 
@@ -43,6 +44,13 @@ sinks_start() {
 		cat "$DIR/sink.err" >&2
 		exit 1
 	done
+}
+
+# subscribers_make R D - u1@d1.test .. uR@d<R mod D>.test in
+# $DIR/subscribers
+subscribers_make() {
+	awk -v r="$1" -v d="$2" 'BEGIN { for (i = 1; i <= r; i++) printf "u%d@d%d.test\n", i, i % d }' \
+		>"$DIR/subscribers"
 }
 
 # sinks_stop - kill the sinks
