@@ -14,6 +14,8 @@
 #include "log.h"
 #include "queuerun_impl.h"
 
+#define EXPAND_DMARC_WAIT 2 /* seconds for a DMARC TXT answer */
+
 /* expand_dmarc_txt - dmarc_txt_fn: the TXT records of name */
 static int
 expand_dmarc_txt(void *arg, const char *name, char *out, size_t outlen,
@@ -26,6 +28,11 @@ expand_dmarc_txt(void *arg, const char *name, char *out, size_t outlen,
 	if (mx_resolver_init(&r, queuerun_params(q, QR_SMTP)->dns_server, why,
 		whylen) == -1)
 		return -1;
+	/* The runner waits for the answer: a server that does not answer
+	 * costs it at most EXPAND_DMARC_WAIT seconds, then the post is
+	 * munged. */
+	r.res.retrans = EXPAND_DMARC_WAIT;
+	r.res.retry = 1;
 	st = dns_txt(&r, name, out, outlen, ttl);
 	mx_resolver_close(&r);
 	if (st == MX_TEMPFAIL)
