@@ -57,6 +57,9 @@ struct settings {
 	/* [dmarc] (lists/dmarc.c) */
 	long long dmarc_cache_ttl_max;
 	long long dmarc_negative_ttl;
+	/* [unsubscribe] */
+	char unsubscribe_secret_file[PATH_MAX];
+	long long unsubscribe_token_lifetime;
 };
 
 int settings_load(struct settings *s, const char *path, int missing_ok,

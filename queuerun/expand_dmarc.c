@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clock.h"
 #include "dmarc.h"
 #include "dns_txt.h"
+#include "expand_dmarc.h"
 #include "header.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
 
 #define EXPAND_DMARC_WAIT 2 /* seconds for a DMARC TXT answer */
 
@@ -25,7 +28,7 @@ expand_dmarc_txt(void *arg, const char *name, char *out, size_t outlen,
 	struct mx_resolver r;
 	enum mx_status st;
 
-	if (mx_resolver_init(&r, queuerun_params(q, QR_SMTP)->dns_server, why,
+	if (mx_resolver_init(&r, q->dc->transport[QR_SMTP].dns_server, why,
 		whylen) == -1)
 		return -1;
 	/* The runner waits for the answer: a server that does not answer
@@ -63,6 +66,6 @@ expand_dmarc(struct queuerun *q, struct qr_msg *m,
 		log_warn("%s: no DMARC cache: munged", m->name);
 		return DMARC_MIT_MUNGE;
 	}
-	p = dmarc_policy(q->dmarc, at + 1, deliver_now());
+	p = dmarc_policy(q->dmarc, at + 1, clock_now());
 	return p == DMARC_POLICY_NONE ? DMARC_MIT_NONE : DMARC_MIT_MUNGE;
 }

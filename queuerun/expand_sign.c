@@ -15,8 +15,11 @@
 #include <unistd.h>
 
 #include "dkim_sign.h"
+#include "expand_common.h"
+#include "expand_sign.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
 
 /* expand_sign_failed - log why m is not signed and keep the reason in
  * its state file, where mj_queuerun -l shows it (error=) */
