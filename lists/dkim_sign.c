@@ -366,12 +366,11 @@ dkim_sign_all(struct dkim_signer *ds, const struct dkim_conf *dc,
 	FILE *hf, *hp;
 	int i, r = -1;
 
+	/* Past DKIM_FIELDS_MAX fields nothing more is signed (a verifier
+	 * may then fail the signature; the mail still goes). */
 	if ((nf = dkim_canon_fields(text, len, ds->field, DKIM_FIELDS_MAX,
-		 &body)) > DKIM_FIELDS_MAX) {
-		snprintf(err, errlen, "more than %d header fields",
-		    DKIM_FIELDS_MAX);
-		return -1;
-	}
+		 &body)) > DKIM_FIELDS_MAX)
+		nf = DKIM_FIELDS_MAX;
 	/* The body hash, once for every signature. */
 	if ((md = EVP_MD_CTX_new()) == NULL ||
 	    EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {

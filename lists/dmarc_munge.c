@@ -66,6 +66,20 @@ dmarc_from_name(const char *p, const char *lt, char *name, size_t namelen)
 	name[n] = '\0';
 }
 
+/* dmarc_addr_ok - an address the list may write into its own header
+ * fields: printable ASCII without blanks, line ends, quotes or angle
+ * brackets (a folded or hostile From is left alone, never copied) */
+static int
+dmarc_addr_ok(const char *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (a[i] <= ' ' || a[i] >= 0x7f || strchr("<>\"\\,;", a[i]))
+			return 0;
+	return 1;
+}
+
 /* dmarc_from - the address and display name of the header field From of
  * a header section (text, len: up to the empty line); -1 without one */
 int
@@ -102,7 +116,8 @@ dmarc_from(const char *text, size_t len, char *addr, size_t addrlen,
 			    a[n] != '(';)
 			n++;
 	}
-	if (n == 0 || n >= addrlen || memchr(a, '@', n) == NULL)
+	if (n == 0 || n >= addrlen || memchr(a, '@', n) == NULL ||
+	    !dmarc_addr_ok(a, n))
 		return -1;
 	memcpy(addr, a, n);
 	addr[n] = '\0';

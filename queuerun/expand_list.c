@@ -138,7 +138,7 @@ expand_list_any(
 struct expand_list_poster {
 	int munge, wrap;     /* From becomes the list's; the post wrapped */
 	int to_cc;	     /* the poster goes to Cc, not Reply-To */
-	int had_reply, had_cc;
+	int had_reply, had_cc, had_from;
 	char addr[SPOOL_ADDR_MAX + 1], name[256];
 };
 
@@ -170,7 +170,11 @@ expand_list_munged(FILE *fp, const struct qr_msg *m,
 	if (!ps->munge)
 		return 0;
 	if (expand_list_is(p, n, "From")) {
-		dmarc_munge_from(fp, ps->name, ps->addr, m->list, m->domain);
+		/* the list's From once, whatever the post had */
+		if (!ps->had_from)
+			dmarc_munge_from(
+			    fp, ps->name, ps->addr, m->list, m->domain);
+		ps->had_from = 1;
 		return 1;
 	}
 	if (ps->wrap && !expand_list_any(p, n, expand_list_wrap_keep,
