@@ -21,8 +21,9 @@ dkim_canon_line(const char *p, const char *end, size_t *eol)
 
 	for (q = p; q < end && *q != '\r' && *q != '\n'; q++)
 		;
-	*eol = q == end ? 0 : (*q == '\r' && q + 1 < end && q[1] == '\n') ? 2
-									   : 1;
+	*eol = q == end					     ? 0
+	       : (*q == '\r' && q + 1 < end && q[1] == '\n') ? 2
+							     : 1;
 	return (size_t)(q - p);
 }
 
@@ -49,8 +50,8 @@ dkim_canon_fields(const char *text, size_t len, struct dkim_field *f,
 				f[n].p = p;
 				f[n].len = ll + eol;
 				colon = memchr(p, ':', ll);
-				f[n].namelen = colon != NULL ? (size_t)(colon - p)
-							     : ll;
+				f[n].namelen =
+				    colon != NULL ? (size_t)(colon - p) : ll;
 			}
 			n++;
 		}

@@ -19,7 +19,6 @@ typedef void dkim_canon_out(void *arg, const void *p, size_t n);
 size_t dkim_canon_fields(const char *text, size_t len, struct dkim_field *f,
     size_t max, const char **body);
 size_t dkim_canon_header(const char *p, size_t len, char *out);
-void dkim_canon_body(
-    const char *p, size_t len, dkim_canon_out *out, void *arg);
+void dkim_canon_body(const char *p, size_t len, dkim_canon_out *out, void *arg);
 
 #endif

@@ -23,8 +23,8 @@ static const struct conf_key dkim_conf_keys[] = {
     {"selectors", CONF_STR, NULL, 0, sizeof(((struct dkim_conf *)0)->selectors),
 	D(selectors), NULL},
     {"ed25519_selector", CONF_STR, NULL, 0,
-	sizeof(((struct dkim_conf *)0)->ed25519_selector),
-	D(ed25519_selector), NULL},
+	sizeof(((struct dkim_conf *)0)->ed25519_selector), D(ed25519_selector),
+	NULL},
 };
 
 /* dkim_conf_section - the one section of a domain's DKIM config */
@@ -104,8 +104,8 @@ dkim_conf_split(struct dkim_conf *dc, char *err, size_t errlen)
 		return -1;
 	}
 	if (dc->sign && dc->nrsa == 0 && dc->ed25519_selector[0] == '\0') {
-		snprintf(err, errlen,
-		    "DKIM signing is on but no selector is set");
+		snprintf(
+		    err, errlen, "DKIM signing is on but no selector is set");
 		return -1;
 	}
 	return 0;

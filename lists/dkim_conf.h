@@ -13,7 +13,7 @@
 #define DKIM_SELECTOR_MAX 63	 /* one DNS label */
 
 struct dkim_conf {
-	int sign;	     /* 0: the domain's mail goes out unsigned */
+	int sign;	    /* 0: the domain's mail goes out unsigned */
 	char dir[PATH_MAX]; /* the domain's DKIM directory: keys, config */
 	char selectors[128];
 	char ed25519_selector[DKIM_SELECTOR_MAX + 1];

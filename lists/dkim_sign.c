@@ -55,12 +55,12 @@ struct dkim_signer {
 
 /* Signed when present; From once more than present, so no From can be
  * added in transit (oversigning). */
-static const char *const dkim_sign_headers[] = {"from", "sender",
-    "reply-to", "to", "cc", "subject", "date", "message-id", "in-reply-to",
-    "references", "list-id", "list-post", "list-help", "list-unsubscribe",
+static const char *const dkim_sign_headers[] = {"from", "sender", "reply-to",
+    "to", "cc", "subject", "date", "message-id", "in-reply-to", "references",
+    "list-id", "list-post", "list-help", "list-unsubscribe",
     "list-unsubscribe-post", "list-subscribe", "list-owner", "list-archive",
-    "mime-version", "content-type", "content-transfer-encoding",
-    "content-id", "content-description", "content-disposition"};
+    "mime-version", "content-type", "content-transfer-encoding", "content-id",
+    "content-description", "content-disposition"};
 #define DKIM_NSIGN (sizeof(dkim_sign_headers) / sizeof(dkim_sign_headers[0]))
 
 /* dkim_sign_open - an empty key cache */
@@ -164,8 +164,7 @@ dkim_sign_key(struct dkim_signer *ds, const struct dkim_conf *dc,
 			break;
 		}
 	if (k != NULL && k->dev == sb.st_dev && k->ino == sb.st_ino &&
-	    k->size == sb.st_size &&
-	    k->mtime.tv_sec == sb.st_mtim.tv_sec &&
+	    k->size == sb.st_size && k->mtime.tv_sec == sb.st_mtim.tv_sec &&
 	    k->mtime.tv_nsec == sb.st_mtim.tv_nsec) {
 		close(fd);
 		return k->pkey;
@@ -222,8 +221,8 @@ dkim_sign_hlist(struct dkim_signer *ds, size_t nf, FILE *fp, FILE *hp)
 	for (i = 0; i < nf; i++) {
 		if (!dkim_sign_is_signed(f[i].p, f[i].namelen))
 			continue;
-		fprintf(fp, "%s%.*s", first ? "" : ":", (int)f[i].namelen,
-		    f[i].p);
+		fprintf(
+		    fp, "%s%.*s", first ? "" : ":", (int)f[i].namelen, f[i].p);
 		first = 0;
 		/* the instance a verifier takes for this h= entry */
 		for (j = nf; j-- > 0;) {
@@ -249,8 +248,8 @@ dkim_sign_hlist(struct dkim_signer *ds, size_t nf, FILE *fp, FILE *hp)
 /* dkim_sign_b64 - base64 of n bytes at p, folded: a newline and a tab
  * every 64 characters */
 static void
-dkim_sign_b64(FILE *fp, const unsigned char *p, size_t n, const char *eol,
-    int fold)
+dkim_sign_b64(
+    FILE *fp, const unsigned char *p, size_t n, const char *eol, int fold)
 {
 	unsigned char out[4 * ((8192 + 2) / 3) + 1];
 	int len, i;
@@ -275,9 +274,9 @@ dkim_sign_body(void *arg, const void *p, size_t n)
 /* dkim_sign_one - one DKIM-Signature field over the canonical fields
  * (hdr, hlen) and the body hash bh, appended to fp */
 static int
-dkim_sign_one(EVP_PKEY *pkey, const char *domain, const char *selector,
-    int ed, const char *hlist, const unsigned char *bh, const char *hdr,
-    size_t hlen, const char *eol, FILE *fp, char *err, size_t errlen)
+dkim_sign_one(EVP_PKEY *pkey, const char *domain, const char *selector, int ed,
+    const char *hlist, const unsigned char *bh, const char *hdr, size_t hlen,
+    const char *eol, FILE *fp, char *err, size_t errlen)
 {
 	unsigned char sig[1024], digest[EVP_MAX_MD_SIZE];
 	char *field = NULL, *data = NULL, *canon;
@@ -287,7 +286,8 @@ dkim_sign_one(EVP_PKEY *pkey, const char *domain, const char *selector,
 	FILE *ff;
 	int r = -1;
 
-	if (EVP_PKEY_get_base_id(pkey) != (ed ? EVP_PKEY_ED25519 : EVP_PKEY_RSA) ||
+	if (EVP_PKEY_get_base_id(pkey) !=
+		(ed ? EVP_PKEY_ED25519 : EVP_PKEY_RSA) ||
 	    (!ed && EVP_PKEY_get_bits(pkey) < DKIM_RSA_MIN_BITS)) {
 		snprintf(err, errlen,
 		    "DKIM key of selector %s is not an %s key", selector,
@@ -323,15 +323,15 @@ dkim_sign_one(EVP_PKEY *pkey, const char *domain, const char *selector,
 		goto oom;
 	if (ed) {
 		/* RFC 8463: Ed25519 over the SHA-256 of the data. */
-		if (EVP_Digest(data, dlen, digest, &mdlen, EVP_sha256(),
-			NULL) != 1 ||
+		if (EVP_Digest(
+			data, dlen, digest, &mdlen, EVP_sha256(), NULL) != 1 ||
 		    EVP_DigestSignInit(md, NULL, NULL, NULL, pkey) != 1 ||
 		    EVP_DigestSign(md, sig, &slen, digest, mdlen) != 1)
 			goto ossl;
 	} else if (EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, pkey) !=
 		       1 ||
-		   EVP_DigestSign(md, sig, &slen, (unsigned char *)data,
-		       dlen) != 1)
+		   EVP_DigestSign(
+		       md, sig, &slen, (unsigned char *)data, dlen) != 1)
 		goto ossl;
 	fwrite(field, 1, flen, fp);
 	dkim_sign_b64(fp, sig, slen, eol, 1);
@@ -354,8 +354,8 @@ done:
 /* dkim_sign_all - every configured signature of text into fp */
 static int
 dkim_sign_all(struct dkim_signer *ds, const struct dkim_conf *dc,
-    const char *domain, const char *text, size_t len, const char *eol,
-    FILE *fp, char *err, size_t errlen)
+    const char *domain, const char *text, size_t len, const char *eol, FILE *fp,
+    char *err, size_t errlen)
 {
 	unsigned char bh[EVP_MAX_MD_SIZE];
 	char *hlist = NULL, *hdr = NULL;
@@ -427,8 +427,8 @@ dkim_sign_text(struct dkim_signer *ds, const struct dkim_conf *dc,
     size_t *siglen, char *err, size_t errlen)
 {
 	const char *nl = memchr(text, '\n', len);
-	const char *eol = nl != NULL && nl > text && nl[-1] == '\r' ? "\r\n"
-								     : "\n";
+	const char *eol =
+	    nl != NULL && nl > text && nl[-1] == '\r' ? "\r\n" : "\n";
 	FILE *fp;
 	int r = 0;
 
@@ -439,8 +439,8 @@ dkim_sign_text(struct dkim_signer *ds, const struct dkim_conf *dc,
 		return -1;
 	}
 	if (dc->sign)
-		r = dkim_sign_all(ds, dc, domain, text, len, eol, fp, err,
-		    errlen);
+		r = dkim_sign_all(
+		    ds, dc, domain, text, len, eol, fp, err, errlen);
 	if (fclose(fp) == EOF && r == 0) {
 		snprintf(err, errlen, "out of memory");
 		r = -1;

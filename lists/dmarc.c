@@ -158,8 +158,8 @@ dmarc_lookup(struct dmarc_cache *c, const char *domain, double *ttl)
 
 	snprintf(name, sizeof(name), "_dmarc.%s", domain);
 	why[0] = '\0';
-	if ((r = c->fn(c->arg, name, txt, sizeof(txt), &t, why,
-		 sizeof(why))) == 0 &&
+	if ((r = c->fn(c->arg, name, txt, sizeof(txt), &t, why, sizeof(why))) ==
+		0 &&
 	    strcasecmp(org, domain) != 0) {
 		snprintf(name, sizeof(name), "_dmarc.%s", org);
 		at_org = 1;

@@ -25,8 +25,8 @@ enum dmarc_policy {
 
 /* The TXT look-up: 1 records in out (one per line) with their TTL, 0 a
  * definite none, -1 a failure. */
-typedef int dmarc_txt_fn(void *arg, const char *name, char *out,
-    size_t outlen, unsigned *ttl, char *why, size_t whylen);
+typedef int dmarc_txt_fn(void *arg, const char *name, char *out, size_t outlen,
+    unsigned *ttl, char *why, size_t whylen);
 
 struct dmarc_cache;
 
@@ -39,8 +39,8 @@ enum dmarc_policy dmarc_record_policy(const char *txt, int org);
 const char *dmarc_org_domain(const char *domain);
 
 /* dmarc_munge.c */
-int dmarc_mitigation_parse(const char *text, void *var, char *err,
-    size_t errlen);
+int dmarc_mitigation_parse(
+    const char *text, void *var, char *err, size_t errlen);
 const char *dmarc_mitigation_name(enum dmarc_mitigation mit);
 int dmarc_from(const char *text, size_t len, char *addr, size_t addrlen,
     char *name, size_t namelen);

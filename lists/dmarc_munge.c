@@ -83,8 +83,8 @@ dmarc_addr_ok(const char *a, size_t n)
 /* dmarc_from - the address and display name of the header field From of
  * a header section (text, len: up to the empty line); -1 without one */
 int
-dmarc_from(const char *text, size_t len, char *addr, size_t addrlen,
-    char *name, size_t namelen)
+dmarc_from(const char *text, size_t len, char *addr, size_t addrlen, char *name,
+    size_t namelen)
 {
 	const char *p = text, *end = text + len, *e, *v, *lt, *gt, *a;
 	size_t n;
@@ -112,8 +112,8 @@ dmarc_from(const char *text, size_t len, char *addr, size_t addrlen,
 		/* addr-spec alone, maybe with a (comment) after it */
 		for (a = v; a < e && isspace((unsigned char)*a); a++)
 			;
-		for (n = 0; a + n < e && !isspace((unsigned char)a[n]) &&
-			    a[n] != '(';)
+		for (n = 0;
+		     a + n < e && !isspace((unsigned char)a[n]) && a[n] != '(';)
 			n++;
 	}
 	if (n == 0 || n >= addrlen || memchr(a, '@', n) == NULL ||
@@ -128,14 +128,14 @@ dmarc_from(const char *text, size_t len, char *addr, size_t addrlen,
  * "name via list" <list@domain> (the address when there is no name); an
  * encoded-word name (RFC 2047) stays unquoted, as it must */
 void
-dmarc_munge_from(FILE *fp, const char *name, const char *addr,
-    const char *list, const char *domain)
+dmarc_munge_from(FILE *fp, const char *name, const char *addr, const char *list,
+    const char *domain)
 {
 	const char *who = name[0] != '\0' ? name : addr, *p;
 
 	if (strstr(who, "=?") != NULL) {
-		fprintf(fp, "From: %s via %s <%s@%s>\n", who, list, list,
-		    domain);
+		fprintf(
+		    fp, "From: %s via %s <%s@%s>\n", who, list, list, domain);
 		return;
 	}
 	fputs("From: \"", fp);

@@ -136,8 +136,8 @@ expand_list_any(
 
 /* The poster, when DMARC mitigation takes the From (expand_list_text). */
 struct expand_list_poster {
-	int munge, wrap;     /* From becomes the list's; the post wrapped */
-	int to_cc;	     /* the poster goes to Cc, not Reply-To */
+	int munge, wrap; /* From becomes the list's; the post wrapped */
+	int to_cc;	 /* the poster goes to Cc, not Reply-To */
 	int had_reply, had_cc, had_from;
 	char addr[SPOOL_ADDR_MAX + 1], name[256];
 };
@@ -150,13 +150,13 @@ expand_list_poster(const struct listconf *lc, const char *text,
 {
 	memset(ps, 0, sizeof(*ps));
 	if (lc->dmarc_mitigation == DMARC_MIT_NONE ||
-	    dmarc_from(text, (size_t)(hend - text), ps->addr,
-		sizeof(ps->addr), ps->name, sizeof(ps->name)) == -1)
+	    dmarc_from(text, (size_t)(hend - text), ps->addr, sizeof(ps->addr),
+		ps->name, sizeof(ps->name)) == -1)
 		return;
 	ps->munge = 1;
 	ps->wrap = lc->dmarc_mitigation == DMARC_MIT_WRAP;
-	ps->to_cc = lc->reply_to[0] != '\0' &&
-		    strcasecmp(lc->reply_to, "none") != 0;
+	ps->to_cc =
+	    lc->reply_to[0] != '\0' && strcasecmp(lc->reply_to, "none") != 0;
 }
 
 /* expand_list_munged - write a field the mitigation changes; 1 written,
@@ -195,8 +195,8 @@ expand_list_munged(FILE *fp, const struct qr_msg *m,
 /* expand_list_poster_end - the poster's Reply-To or Cc, when the post
  * had none, and the wrapper's MIME fields */
 static void
-expand_list_poster_end(FILE *fp, const struct expand_list_poster *ps,
-    const char *boundary)
+expand_list_poster_end(
+    FILE *fp, const struct expand_list_poster *ps, const char *boundary)
 {
 	if (!ps->munge)
 		return;
@@ -226,8 +226,8 @@ expand_list_text(
 
 	expand_list_prefix(m, lc, prefix, sizeof(prefix));
 	expand_list_poster(lc, text, hend, &ps);
-	snprintf(boundary, sizeof(boundary), "mjq-wrap-%08x%08x",
-	    arc4random(), arc4random());
+	snprintf(boundary, sizeof(boundary), "mjq-wrap-%08x%08x", arc4random(),
+	    arc4random());
 	if ((fp = open_memstream(&buf, &size)) == NULL)
 		return -1;
 	fprintf(fp,

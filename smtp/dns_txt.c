@@ -15,8 +15,8 @@
 
 /* dns_txt_rr - append one TXT record's strings to out */
 static int
-dns_txt_rr(const unsigned char *rd, size_t rdlen, char *out, size_t outlen,
-    size_t *n)
+dns_txt_rr(
+    const unsigned char *rd, size_t rdlen, char *out, size_t outlen, size_t *n)
 {
 	size_t i = 0, k;
 
@@ -50,8 +50,8 @@ dns_txt(struct mx_resolver *r, const char *name, char *out, size_t outlen,
 
 	out[0] = '\0';
 	*ttl = 0;
-	if ((len = res_nquery(&r->res, name, ns_c_in, ns_t_txt, ans,
-		 sizeof(ans))) < 0)
+	if ((len = res_nquery(
+		 &r->res, name, ns_c_in, ns_t_txt, ans, sizeof(ans))) < 0)
 		return r->res.res_h_errno == HOST_NOT_FOUND ||
 			       r->res.res_h_errno == NO_DATA
 			   ? MX_NOTFOUND

@@ -81,7 +81,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (dmarc_from(text, size, addr, sizeof(addr), name, sizeof(name)) ==
 	    0) {
 		if (memchr(name, '\0', sizeof(name)) == NULL ||
-		    strpbrk(addr, "\r\n <>\"") != NULL || strchr(addr, '@') == NULL)
+		    strpbrk(addr, "\r\n <>\"") != NULL ||
+		    strchr(addr, '@') == NULL)
 			abort();
 	}
 	if ((txt = malloc(size + 1)) == NULL)

@@ -99,8 +99,8 @@ fuzz_list(const char *text, size_t len, unsigned opt)
 		/* the post travels whole inside; the outer header ends at
 		 * the first empty line */
 		hlen = (size_t)(header_end(out, (size_t)m.datasize) - out);
-		if (blen > 0 && memmem(out, (size_t)m.datasize, hend, blen) ==
-				    NULL)
+		if (blen > 0 &&
+		    memmem(out, (size_t)m.datasize, hend, blen) == NULL)
 			abort();
 	} else {
 		hlen = (size_t)m.datasize - blen;
