@@ -8,10 +8,14 @@
  * mode 0600, made by mjq-dkimkey).  The leading dot keeps it from ever
  * being taken for a list: list names cannot start with a dot.
  */
+#include <sys/stat.h>
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dkim_conf.h"
 
@@ -147,4 +151,57 @@ dkim_conf_key_path(
 	int r = snprintf(buf, len, "%s/%s.key", dc->dir, selector);
 
 	return r < 0 || (size_t)r >= len ? -1 : 0;
+}
+
+/* dkim_conf_key_open - the key file of selector, open for reading, with
+ * its path and status; -1 with err unless it is a regular file only the
+ * mjq user can read, of a plausible size */
+int
+dkim_conf_key_open(const struct dkim_conf *dc, const char *selector, char *path,
+    size_t pathlen, struct stat *sb, char *err, size_t errlen)
+{
+	int fd;
+
+	if (dkim_conf_key_path(path, pathlen, dc, selector) == -1) {
+		snprintf(err, errlen, "DKIM key path too long");
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "cannot read DKIM key %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, sb) == -1 || !S_ISREG(sb->st_mode) ||
+	    (sb->st_mode & 077) != 0 || sb->st_size <= 0 ||
+	    sb->st_size >= DKIM_CONF_KEY_MAX) {
+		snprintf(err, errlen,
+		    "DKIM key %s must be a regular file of mode 0600 (or "
+		    "0400) and under %d bytes",
+		    path, DKIM_CONF_KEY_MAX);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* dkim_conf_check - every key the domain signs with can be opened (for
+ * mj_queueserv status: the key itself is parsed by the runner only) */
+int
+dkim_conf_check(const struct dkim_conf *dc, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+	int i, fd;
+
+	for (i = 0; dc->sign && i <= dc->nrsa; i++) {
+		const char *sel =
+		    i < dc->nrsa ? dc->rsa[i] : dc->ed25519_selector;
+		if (sel[0] == '\0')
+			continue;
+		if ((fd = dkim_conf_key_open(
+			 dc, sel, path, sizeof(path), &sb, err, errlen)) == -1)
+			return -1;
+		close(fd);
+	}
+	return 0;
 }

@@ -17,7 +17,6 @@
  */
 #include <sys/stat.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +31,6 @@
 #include "dkim_canon.h"
 #include "dkim_sign.h"
 
-#define DKIM_KEY_MAX 16384   /* a PEM key, RSA 4096 fits easily */
 #define DKIM_KEYS_MAX 64     /* keys kept parsed; then the oldest go */
 #define DKIM_FIELDS_MAX 1000 /* header fields looked at */
 #define DKIM_RSA_MIN_BITS 1024
@@ -102,7 +100,7 @@ static EVP_PKEY *
 dkim_sign_parse(
     int fd, const struct stat *sb, const char *path, char *err, size_t errlen)
 {
-	char text[DKIM_KEY_MAX];
+	char text[DKIM_CONF_KEY_MAX];
 	EVP_PKEY *pkey;
 	ssize_t n;
 	BIO *bio;
@@ -139,25 +137,9 @@ dkim_sign_key(struct dkim_signer *ds, const struct dkim_conf *dc,
 	size_t i;
 	int fd;
 
-	if (dkim_conf_key_path(path, sizeof(path), dc, selector) == -1) {
-		snprintf(err, errlen, "DKIM key path too long");
+	if ((fd = dkim_conf_key_open(
+		 dc, selector, path, sizeof(path), &sb, err, errlen)) == -1)
 		return NULL;
-	}
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "cannot read DKIM key %s: %s", path,
-		    strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
-	    (sb.st_mode & 077) != 0 || sb.st_size <= 0 ||
-	    sb.st_size >= DKIM_KEY_MAX) {
-		snprintf(err, errlen,
-		    "DKIM key %s must be a regular file of mode 0600 (or "
-		    "0400) and under %d bytes",
-		    path, DKIM_KEY_MAX);
-		close(fd);
-		return NULL;
-	}
 	for (i = 0; i < ds->n; i++)
 		if (strcmp(ds->key[i].path, path) == 0) {
 			k = &ds->key[i];

@@ -39,6 +39,7 @@ setup() {
 }
 
 teardown() {
+	queueserv_stop
 	servers_stop
 }
 
@@ -212,6 +213,26 @@ header() {
 	[ "$(received | wc -l)" -eq 1 ]
 	run -1 "$VERIFY" "$(received)" "$KEYS"
 	[ -z "$(queue_files)" ]
+}
+
+@test "mj_queueserv status names a domain whose key is missing, until it is back" {
+	printf '[queueserv]\nrunner_program = %s\nqueue_run_delay = 1h\n' "$MJ_QUEUERUN" >>"$CONF"
+	mv "$KEYS/e1.key" "$BATS_TEST_TMPDIR/e1.key"
+	post alice@users.test
+	queueserv_start
+	run -0 "$MJ_QUEUESERV" -C "$CONF" status
+	[[ "$output" == *"dkim: example.org: cannot read DKIM key $KEYS/e1.key: No such file or directory (its mail waits)"* ]]
+	run -0 "$MJ_QUEUESERV" -C "$CONF" status json
+	echo "$output" | /usr/bin/python3 -c '
+import json, sys
+e = json.load(sys.stdin)["dkim_errors"]
+assert len(e) == 1 and e[0]["domain"] == "example.org", e
+assert e[0]["error"].startswith("cannot read DKIM key "), e'
+	mv "$BATS_TEST_TMPDIR/e1.key" "$KEYS/e1.key"
+	run -0 "$MJ_QUEUESERV" -C "$CONF" status
+	[[ "$output" != *"dkim:"* ]]
+	run -0 "$MJ_QUEUESERV" -C "$CONF" status json
+	[[ "$output" == *'"dkim_errors":[]}'* ]]
 }
 
 @test "DMARC: a post from a p=reject domain is munged, p=none is not, a DNS failure munges, once logged" {
