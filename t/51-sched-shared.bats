@@ -139,7 +139,7 @@ status_busy() {
 	[ "${lines[-2]}" = "destination                    window busy success failure cohorts     dead error" ]
 	[ "${lines[-1]}" = "$(dest_line 2 0 0 0 0 - -)" ]
 	run -0 "$MJ_QUEUESERV" -C "$CONF" status -j
-	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","window":2,"busy":0,"success":0.0000,"failure":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"last_error":null}]}' ]]
+	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","window":2,"busy":0,"success":0.0000,"failure":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"last_error":null}],"dkim_errors":[]}' ]]
 }
 
 @test "a destination one runner found dead is deferred by the next without a connection, then revived" {
