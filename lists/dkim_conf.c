@@ -81,7 +81,7 @@ dkim_conf_split(struct dkim_conf *dc, char *err, size_t errlen)
 {
 	char copy[sizeof(dc->selectors)], *p, *tok;
 
-	strlcpy(copy, dc->selectors, sizeof(copy));
+	(void)strlcpy(copy, dc->selectors, sizeof(copy)); /* same size */
 	dc->nrsa = 0;
 	for (p = copy; (tok = strsep(&p, ", \t")) != NULL;) {
 		if (*tok == '\0')
@@ -99,7 +99,8 @@ dkim_conf_split(struct dkim_conf *dc, char *err, size_t errlen)
 			    DKIM_RSA_SELECTORS_MAX, dc->selectors);
 			return -1;
 		}
-		strlcpy(dc->rsa[dc->nrsa++], tok, sizeof(dc->rsa[0]));
+		/* fits: dkim_conf_selector_ok bounds it */
+		(void)strlcpy(dc->rsa[dc->nrsa++], tok, sizeof(dc->rsa[0]));
 	}
 	if (dc->ed25519_selector[0] != '\0' &&
 	    !dkim_conf_selector_ok(dc->ed25519_selector)) {

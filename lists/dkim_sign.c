@@ -164,7 +164,7 @@ dkim_sign_key(struct dkim_signer *ds, const struct dkim_conf *dc,
 		}
 	}
 	EVP_PKEY_free(k->pkey);
-	strlcpy(k->path, path, sizeof(k->path));
+	(void)strlcpy(k->path, path, sizeof(k->path)); /* same size */
 	k->dev = sb.st_dev;
 	k->ino = sb.st_ino;
 	k->size = sb.st_size;

@@ -126,7 +126,8 @@ dmarc_record_policy(const char *txt, int org)
 	char rec[DMARC_TXT_MAX], value[32], *p, *line, *found = NULL;
 	int n = 0;
 
-	strlcpy(rec, txt, sizeof(rec));
+	/* the look-up fills at most DMARC_TXT_MAX; longer is cut on purpose */
+	(void)strlcpy(rec, txt, sizeof(rec));
 	for (p = rec; (line = strsep(&p, "\n")) != NULL;) {
 		while (*line == ' ')
 			line++;
@@ -186,6 +187,9 @@ dmarc_policy(struct dmarc_cache *c, const char *domain, double now)
 	double ttl;
 	size_t i;
 
+	/* No such name in DNS: treated as a failed look-up, not cached. */
+	if (strlen(domain) > NAME_DOMAIN_MAX)
+		return DMARC_POLICY_FAILED;
 	for (i = 0; i < c->n; i++)
 		if (strcasecmp(c->e[i].domain, domain) == 0) {
 			e = &c->e[i];
@@ -200,7 +204,7 @@ dmarc_policy(struct dmarc_cache *c, const char *domain, double now)
 			e = &c->e[c->next];
 			c->next = (c->next + 1) % DMARC_CACHE_MAX;
 		}
-		strlcpy(e->domain, domain, sizeof(e->domain));
+		(void)strlcpy(e->domain, domain, sizeof(e->domain)); /* fits */
 	}
 	e->policy = dmarc_lookup(c, domain, &ttl);
 	e->expires = now + ttl;
