@@ -48,7 +48,26 @@ struct dkim_key {
 struct dkim_signer {
 	struct dkim_key key[DKIM_KEYS_MAX];
 	size_t n, next;
-	struct dkim_field field[DKIM_FIELDS_MAX];
+};
+
+#define DKIM_SIGS_MAX (DKIM_RSA_SELECTORS_MAX + 1)
+
+/* A text ready to be signed, once or per copy: what every copy shares
+ * (the body hash, the text's header section, the keys, held).  Read
+ * only once made, so delivery threads may sign copies at the same time
+ * (OpenSSL keys may be used by several threads at once). */
+struct dkim_prep {
+	char domain[256];
+	char eol[3];
+	unsigned char bh[EVP_MAX_MD_SIZE];
+	char *hdr; /* the text's header section, its empty line excluded */
+	size_t hdrlen;
+	int nsig;
+	struct {
+		char sel[DKIM_SELECTOR_MAX + 1];
+		int ed;
+		EVP_PKEY *pkey;
+	} sig[DKIM_SIGS_MAX];
 };
 
 /* Signed when present; From once more than present, so no From can be
@@ -191,11 +210,11 @@ dkim_sign_is_signed(const char *name, size_t n)
  * them (RFC 6376 5.4.2: for each name, the last instance not yet used)
  * into hp */
 static void
-dkim_sign_hlist(struct dkim_signer *ds, size_t nf, FILE *fp, FILE *hp)
+dkim_sign_hlist(const struct dkim_field *f, size_t nf, FILE *fp, FILE *hp)
 {
 	unsigned char used[DKIM_FIELDS_MAX];
 	char canon[8192], *big;
-	const struct dkim_field *f = ds->field, *g;
+	const struct dkim_field *g;
 	size_t i, j, n;
 	int first = 1;
 
@@ -333,70 +352,158 @@ done:
 	return r;
 }
 
-/* dkim_sign_all - every configured signature of text into fp */
-static int
-dkim_sign_all(struct dkim_signer *ds, const struct dkim_conf *dc,
-    const char *domain, const char *text, size_t len, const char *eol, FILE *fp,
-    char *err, size_t errlen)
+/* dkim_prep_free - let the keys go */
+void
+dkim_prep_free(struct dkim_prep *p)
 {
-	unsigned char bh[EVP_MAX_MD_SIZE];
-	char *hlist = NULL, *hdr = NULL;
-	size_t hllen = 0, hlen = 0, nf;
+	int i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->nsig; i++)
+		EVP_PKEY_free(p->sig[i].pkey);
+	free(p->hdr);
+	free(p);
+}
+
+/* dkim_sign_bh - the body hash of text (relaxed, SHA-256); its header
+ * section's length in *hlen */
+static int
+dkim_sign_bh(const char *text, size_t len, unsigned char *bh, size_t *hlen)
+{
 	const char *body;
 	EVP_MD_CTX *md;
-	EVP_PKEY *pkey;
-	FILE *hf, *hp;
-	int i, r = -1;
+	int r = -1;
 
-	/* Past DKIM_FIELDS_MAX fields nothing more is signed (a verifier
-	 * may then fail the signature; the mail still goes). */
-	if ((nf = dkim_canon_fields(text, len, ds->field, DKIM_FIELDS_MAX,
-		 &body)) > DKIM_FIELDS_MAX)
-		nf = DKIM_FIELDS_MAX;
-	/* The body hash, once for every signature. */
-	if ((md = EVP_MD_CTX_new()) == NULL ||
-	    EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
-		EVP_MD_CTX_free(md);
-		snprintf(err, errlen, "cannot hash: %s", dkim_sign_ossl());
-		return -1;
-	}
-	dkim_canon_body(body, (size_t)(text + len - body), dkim_sign_body, md);
-	if (EVP_DigestFinal_ex(md, bh, NULL) != 1) {
-		EVP_MD_CTX_free(md);
-		snprintf(err, errlen, "cannot hash: %s", dkim_sign_ossl());
-		return -1;
+	(void)dkim_canon_fields(text, len, NULL, 0, &body);
+	*hlen = (size_t)(body - text);
+	if ((md = EVP_MD_CTX_new()) != NULL &&
+	    EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1) {
+		dkim_canon_body(
+		    body, (size_t)(text + len - body), dkim_sign_body, md);
+		if (EVP_DigestFinal_ex(md, bh, NULL) == 1)
+			r = 0;
 	}
 	EVP_MD_CTX_free(md);
-	if ((hf = open_memstream(&hlist, &hllen)) == NULL)
-		goto oom;
-	if ((hp = open_memstream(&hdr, &hlen)) == NULL) {
-		if (fclose(hf) == 0)
-			free(hlist);
-		goto oom;
+	return r;
+}
+
+/* dkim_sign_prepare - text ready to be signed with the domain's keys
+ * (*out NULL when the domain signs nothing); -1 with err when a key is
+ * missing or unusable: the caller defers the message rather than send
+ * it unsigned */
+int
+dkim_sign_prepare(struct dkim_signer *ds, const struct dkim_conf *dc,
+    const char *domain, const char *text, size_t len, struct dkim_prep **out,
+    char *err, size_t errlen)
+{
+	const char *nl = memchr(text, '\n', len);
+	struct dkim_prep *p;
+	EVP_PKEY *pkey;
+	int i;
+
+	*out = NULL;
+	if (!dc->sign)
+		return 0;
+	if ((p = calloc(1, sizeof(*p))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
 	}
-	dkim_sign_hlist(ds, nf, hf, hp);
-	if ((fclose(hf) | fclose(hp)) == EOF)
-		goto oom;
-	r = 0;
-	for (i = 0; r == 0 && i <= dc->nrsa; i++) {
+	if (strlcpy(p->domain, domain, sizeof(p->domain)) >= sizeof(p->domain))
+		goto toolong;
+	(void)strlcpy(p->eol,
+	    nl != NULL && nl > text && nl[-1] == '\r' ? "\r\n" : "\n",
+	    sizeof(p->eol));
+	if (dkim_sign_bh(text, len, p->bh, &p->hdrlen) == -1) {
+		snprintf(err, errlen, "cannot hash: %s", dkim_sign_ossl());
+		goto fail;
+	}
+	if ((p->hdr = malloc(p->hdrlen + 1)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	memcpy(p->hdr, text, p->hdrlen);
+	for (i = 0; i <= dc->nrsa; i++) {
 		const char *sel =
 		    i < dc->nrsa ? dc->rsa[i] : dc->ed25519_selector;
 		if (sel[0] == '\0')
 			continue;
-		if ((pkey = dkim_sign_key(ds, dc, sel, err, errlen)) == NULL)
-			r = -1;
-		else
-			r = dkim_sign_one(pkey, domain, sel, i == dc->nrsa,
-			    hlist, bh, hdr, hlen, eol, fp, err, errlen);
+		if ((pkey = dkim_sign_key(ds, dc, sel, err, errlen)) == NULL ||
+		    EVP_PKEY_up_ref(pkey) != 1)
+			goto fail;
+		/* fits: dkim_conf_selector_ok bounds it */
+		(void)strlcpy(p->sig[p->nsig].sel, sel, sizeof(p->sig[0].sel));
+		p->sig[p->nsig].ed = i == dc->nrsa;
+		p->sig[p->nsig++].pkey = pkey;
+	}
+	*out = p;
+	return 0;
+toolong:
+	snprintf(err, errlen, "domain name too long");
+fail:
+	dkim_prep_free(p);
+	return -1;
+}
+
+/* dkim_sign_prepared - the DKIM-Signature fields of a copy of p's text
+ * with head (header fields of this copy's own, or NULL) on top, in *sig
+ * (malloc'd); safe to call from several threads at once */
+int
+dkim_sign_prepared(const struct dkim_prep *p, const char *head, size_t headlen,
+    char **sig, size_t *siglen, char *err, size_t errlen)
+{
+	char *hlist = NULL, *hdr = NULL, *all = NULL;
+	size_t hllen = 0, hlen = 0, nf, n = headlen + p->hdrlen;
+	struct dkim_field *f = NULL;
+	const char *body;
+	FILE *fp = NULL, *hf = NULL, *hp = NULL;
+	int i, r = -1;
+
+	*sig = NULL;
+	*siglen = 0;
+	if ((all = malloc(n + 1)) == NULL ||
+	    (f = calloc(DKIM_FIELDS_MAX, sizeof(*f))) == NULL ||
+	    (hf = open_memstream(&hlist, &hllen)) == NULL ||
+	    (hp = open_memstream(&hdr, &hlen)) == NULL)
+		goto oom;
+	if (headlen > 0)
+		memcpy(all, head, headlen);
+	memcpy(all + headlen, p->hdr, p->hdrlen);
+	/* Past DKIM_FIELDS_MAX fields nothing more is signed (a verifier
+	 * may then fail the signature; the mail still goes). */
+	if ((nf = dkim_canon_fields(all, n, f, DKIM_FIELDS_MAX, &body)) >
+	    DKIM_FIELDS_MAX)
+		nf = DKIM_FIELDS_MAX;
+	dkim_sign_hlist(f, nf, hf, hp);
+	r = fclose(hf) | fclose(hp);
+	hf = hp = NULL;
+	if (r == EOF || (fp = open_memstream(sig, siglen)) == NULL)
+		goto oom;
+	for (i = 0, r = 0; r == 0 && i < p->nsig; i++)
+		r = dkim_sign_one(p->sig[i].pkey, p->domain, p->sig[i].sel,
+		    p->sig[i].ed, hlist, p->bh, hdr, hlen, p->eol, fp, err,
+		    errlen);
+	if (fclose(fp) == EOF && r == 0)
+		goto oom;
+	goto done;
+oom:
+	snprintf(err, errlen, "out of memory");
+	if (hf != NULL && fclose(hf) == 0)
+		free(hlist), hlist = NULL;
+	if (hp != NULL && fclose(hp) == 0)
+		free(hdr), hdr = NULL;
+	r = -1;
+done:
+	if (r == -1) {
+		free(*sig);
+		*sig = NULL;
+		*siglen = 0;
 	}
 	free(hlist);
 	free(hdr);
+	free(all);
+	free(f);
 	return r;
-oom:
-	snprintf(err, errlen, "out of memory");
-	free(hlist);
-	free(hdr);
-	return -1;
 }
 
 /* dkim_sign_text - the DKIM-Signature fields for text (its header and
@@ -408,29 +515,16 @@ dkim_sign_text(struct dkim_signer *ds, const struct dkim_conf *dc,
     const char *domain, const char *text, size_t len, char **sig,
     size_t *siglen, char *err, size_t errlen)
 {
-	const char *nl = memchr(text, '\n', len);
-	const char *eol =
-	    nl != NULL && nl > text && nl[-1] == '\r' ? "\r\n" : "\n";
-	FILE *fp;
-	int r = 0;
+	struct dkim_prep *p;
+	int r;
 
 	*sig = NULL;
 	*siglen = 0;
-	if ((fp = open_memstream(sig, siglen)) == NULL) {
-		snprintf(err, errlen, "out of memory");
+	if (dkim_sign_prepare(ds, dc, domain, text, len, &p, err, errlen) == -1)
 		return -1;
-	}
-	if (dc->sign)
-		r = dkim_sign_all(
-		    ds, dc, domain, text, len, eol, fp, err, errlen);
-	if (fclose(fp) == EOF && r == 0) {
-		snprintf(err, errlen, "out of memory");
-		r = -1;
-	}
-	if (r == -1) {
-		free(*sig);
-		*sig = NULL;
-		*siglen = 0;
-	}
+	if (p == NULL)
+		return (*sig = strdup("")) != NULL ? 0 : -1;
+	r = dkim_sign_prepared(p, NULL, 0, sig, siglen, err, errlen);
+	dkim_prep_free(p);
 	return r;
 }

@@ -2,7 +2,10 @@
  * expand_sign.c - the DKIM signatures of a message's delivered text,
  * made once per text (not per recipient) when the text is prepared, with
  * the keys of the message's domain (the list's), whatever the function:
- * posts, owner forwards, replies and confirmations, bounces.
+ * posts, owner forwards, replies and confirmations, bounces.  A post
+ * whose copies carry header fields of their own (one-click unsubscribe
+ * links) is signed per copy instead, by the delivery threads, over the
+ * body hash and keys prepared here.
  *
  * A domain that signs and whose key is missing or unusable gets its mail
  * deferred, with the reason logged: mail is never sent unsigned by
@@ -20,6 +23,7 @@
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
+#include "rcpt_head.h"
 
 /* expand_sign_failed - log why m is not signed and keep the reason in
  * its state file, where mj_queuerun -l shows it (error=) */
@@ -32,6 +36,25 @@ expand_sign_failed(struct qr_msg *m, const char *why)
 	snprintf(text, sizeof(text), "not signed: %s", why);
 	if (m->st.fd != -1 && spool_state_set_error(&m->st, text) == -1)
 		log_warn("%s: cannot update %s", m->name, m->st.path);
+}
+
+/* expand_sign_copies - a text whose copies each get header fields of
+ * their own (a one-click link): the body hash and the keys, for the
+ * delivery threads to sign each copy with (rcpt_head_make) */
+static int
+expand_sign_copies(struct queuerun *q, struct qr_msg *m,
+    const struct dkim_conf *dc, const char *text)
+{
+	struct dkim_prep *p;
+	char err[PATH_MAX + 200];
+
+	if (dkim_sign_prepare(q->dkim, dc, m->domain, text, (size_t)m->datasize,
+		&p, err, sizeof(err)) == -1) {
+		expand_sign_failed(m, err);
+		return -1;
+	}
+	rcpt_head_sign(m->head, p);
+	return 0;
 }
 
 /* expand_sign - put the DKIM-Signature fields on top of m's text; -1
@@ -60,6 +83,13 @@ expand_sign(struct queuerun *q, struct qr_msg *m)
 		 0)) == MAP_FAILED) {
 		log_warn("%s: cannot map its text", m->name);
 		return -1;
+	}
+	if (m->head != NULL) {
+		/* Each copy has fields of its own: signed per copy at
+		 * delivery (rcpt_head.c), with what is made here. */
+		r = expand_sign_copies(q, m, &dc, map);
+		munmap(map, (size_t)m->datasize);
+		return r;
 	}
 	r = dkim_sign_text(q->dkim, &dc, m->domain, map, (size_t)m->datasize,
 	    &sig, &siglen, err, sizeof(err));

@@ -215,6 +215,32 @@ header() {
 	[ -z "$(queue_files)" ]
 }
 
+@test "one-click lists: each copy is signed over its own List-Unsubscribe and List-Unsubscribe-Post" {
+	SECRET=$BATS_TEST_TMPDIR/unsubscribe.secret
+	printf '[unsubscribe]\nsecret_file = %s\n' "$SECRET" >>"$CONF"
+	"$TOP/scripts/mjq-unsubsecret" "$SECRET"
+	printf '[list]\nunsubscribe_url = https://lists.example.org/u\ndmarc_mitigation = none\n' \
+		>"$LISTS/example.org/mylist/config"
+	post alice@users.test
+	runq
+	# one transaction per recipient, each copy its own link, each signed
+	[ "$(received | wc -l)" -eq 2 ]
+	for f in $(received); do
+		run "$VERIFY" -n 2 "$f" "$KEYS"
+		[ "$status" -eq 0 ]
+		sig=$(header DKIM-Signature "$f" | tr -d ' \t')
+		h=$(echo "$sig" | tr ';' '\n' | sed -n 's/^h=//p' | tr 'A-Z' 'a-z')
+		[[ ":$h:" == *":list-unsubscribe:list-unsubscribe-post:"* ]]
+		tr -d '\r' <"$f" | grep -q '^List-Unsubscribe: <https://lists.example.org/u?l=mylist%40example.org&a='
+	done
+	[ "$(header List-Unsubscribe "$(received | head -1)")" != "$(header List-Unsubscribe "$(received | tail -1)")" ]
+	# another link in a copy breaks its signature
+	f=$(received | head -1)
+	sed 's/&s=[0-9a-f]*/\&s=00/' "$f" >"$BATS_TEST_TMPDIR/forged"
+	run -1 cmp -s "$f" "$BATS_TEST_TMPDIR/forged"
+	run -1 "$VERIFY" "$BATS_TEST_TMPDIR/forged" "$KEYS"
+}
+
 @test "mj_queueserv status names a domain whose key is missing, until it is back" {
 	printf '[queueserv]\nrunner_program = %s\nqueue_run_delay = 1h\n' "$MJ_QUEUERUN" >>"$CONF"
 	mv "$KEYS/e1.key" "$BATS_TEST_TMPDIR/e1.key"
