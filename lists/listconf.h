@@ -23,6 +23,7 @@ struct listconf {
 	char who_access[16];
 	long long bounce_max_count;
 	long long bounce_max_age;
+	int dmarc_mitigation; /* enum dmarc_mitigation (dmarc.h) */
 };
 /* Whether a list can be read now (listconf_presence). */
 enum listconf_presence {

@@ -23,6 +23,7 @@
 #include "expand_common.h"
 #include "expand_list.h"
 #include "expand_owner.h"
+#include "expand_sign.h"
 #include "header.h"
 #include "listwork.h"
 #include "log.h"
@@ -207,6 +208,8 @@ expand_end(struct queuerun *q, struct qr_msg *m, int r)
 		else if ((r = expand_plain_text(m, m->map, m->maplen)) == -1)
 			log_warn("%s: cannot prepare the text", m->name);
 	}
+	if (r == 0 && m->datafd != -1)
+		r = expand_sign(q, m);
 	if (r == 0)
 		test_fault(m->map, m->maplen);
 	munmap(m->map, m->maplen);

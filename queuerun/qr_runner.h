@@ -30,6 +30,8 @@ struct sched;
 struct worker_pool;
 struct dest_waiter;
 struct listwork;
+struct dkim_signer;
+struct dmarc_cache;
 
 struct queuerun {
 	const struct settings *s;
@@ -58,6 +60,8 @@ struct queuerun {
 	struct dest_waiter *waiter; /* dest_wait.c */
 	struct listwork *listwork;  /* listwork.c */
 	int waiter_failed;	    /* its thread could not start */
+	struct dkim_signer *dkim;   /* expand_sign.c, opened at first use */
+	struct dmarc_cache *dmarc;  /* expand_dmarc.c, opened at first use */
 };
 
 #endif
