@@ -1,8 +1,9 @@
 #!/bin/sh
 # scripts/deps.sh - make sure the Debian packages mjq needs are installed.
 #
-#   sh scripts/deps.sh build   compiler, libbsd, inih
-#   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace
+#   sh scripts/deps.sh build   compiler, libbsd, inih, OpenSSL 3 (libssl)
+#   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace,
+#                              openssl (the tests' certificates)
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
 #   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
 #
@@ -10,8 +11,8 @@
 # exact command to run and fails.
 set -eu
 
-build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev"
-test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind"
+build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev"
+test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind openssl"
 bench="$test"
 fuzz="$build clang libclang-rt-dev"
 

@@ -1,16 +1,19 @@
 /*
  * smtp.h - libsmtp, the SMTP client: a session (connect, greeting, EHLO),
- * a transaction (MAIL, RCPT, DATA with dot-stuffing), replies, and the
- * DNS look-ups that turn a nexthop into addresses to try (MX, A/AAAA).
+ * a transaction (MAIL, RCPT, DATA with dot-stuffing), replies, STARTTLS
+ * and its policy (OpenSSL), and the DNS look-ups that turn a nexthop
+ * into addresses to try (MX, A/AAAA) and DANE records (TLSA).
  */
 #ifndef MJQ_SMTP_H
 #define MJQ_SMTP_H
 
 #include "mx_parse.h"
 #include "mx_resolve.h"
+#include "mx_tlsa.h"
 #include "smtp_data.h"
 #include "smtp_reply.h"
 #include "smtp_session.h"
+#include "smtp_tls.h"
 #include "smtp_xact.h"
 
 #endif
