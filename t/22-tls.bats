@@ -52,6 +52,11 @@ setup() {
 teardown() {
 	queueserv_stop
 	servers_stop
+	if [ -n "${PF:-}" ]; then
+		. "$BATS_TEST_DIRNAME/postfix-instance.sh"
+		pf_stop "$PF"
+		rm -rf "$PF"
+	fi
 }
 
 # zone [EXTRA...] - the DNS of tls.test: MX mx.tls.test at 127.0.0.1;
@@ -358,4 +363,29 @@ dane_run() {
 	wait_for 10 eval '"$MJ_QUEUESERV" -C "$CONF" status | grep -q "^smtp:tls.test:$PORT .* verified "'
 	run -0 "$MJ_QUEUESERV" -C "$CONF" status -j
 	[[ "$output" == *'"nexthop":"tls.test:'$PORT'",'*'"tls":"verified"'* ]]
+}
+
+@test "a real Postfix smtpd with TLS: mjq verifies it, the mail arrives, Postfix logs the TLS session" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (Postfix)"
+	command -v postfix >/dev/null || skip "postfix is not installed"
+	. "$BATS_TEST_DIRNAME/postfix-instance.sh"
+	PORT=$(free_port)
+	PF=$(mktemp -d /tmp/mjq22.XXXXXX)
+	chmod 0755 "$PF"
+	pf_create "$PF" "$PORT" "myhostname = pf.test" \
+		"relay_domains = tls.test" "relay_transport = discard:tls-test" \
+		"smtpd_tls_cert_file = $C/good.crt" \
+		"smtpd_tls_key_file = $C/good.key" \
+		"smtpd_tls_security_level = may" "smtpd_tls_loglevel = 1" \
+		>"$T/pf-create.log" 2>&1
+	pf_start "$PF"
+	configure verify
+	post
+	runq
+	grep -q "smtp: Verified TLS connection established to mx.tls.test\[127.0.0.1\]:$PORT: TLSv1.3 with cipher" "$T/run.log"
+	grep -q 'status=sent (250 .*), tls=verified$' "$T/run.log"
+	wait_for 30 grep -q 'to=<u1@tls.test>, relay=none, .*status=sent' "$PF/maillog"
+	# Postfix's side: the TLS session, and EHLO said twice around STARTTLS
+	grep -q 'smtpd.*: Anonymous TLS connection established from [a-z]*\[127.0.0.1\]: TLSv1.3 with cipher' "$PF/maillog"
+	grep -q 'smtpd.*: disconnect from .* ehlo=2 starttls=1 mail=1 rcpt=1 data=1 quit=1 commands=7$' "$PF/maillog"
 }
