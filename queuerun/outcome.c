@@ -7,8 +7,9 @@
  * committed.  Per message, once nothing of it is waiting or in flight
  * (outcome_finish): expiry, the DSN, then either removal or the next try as the
  * file's mtime.  The state file is synced in groups: every OUTCOME_SYNC_GROUP
- * updates and at the end of each pass, never per recipient.  The destination
- * feedback is the scheduler's (dispatch_done).
+ * updates and at the end of each pass, never per recipient.  The step loop
+ * (queuerun.c) calls both, then gives the batch back to the scheduler
+ * (dispatch_done) and releases the finished message (walk_release).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,15 +18,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dsn.h"
+#include "fail_log.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "outcome.h"
+#include "qr_batch.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
+#include "rcpt_pool.h"
+#include "spool_finish.h"
 
 #define OUTCOME_SYNC_GROUP 1000
 
 static const char *const outcome_words[] = {"sent", "deferred", "bounced"};
 
 /* outcome_batch - a batch is back from its worker (or deferred without
- * a try); the main thread alone runs this */
+ * a try): its results into the state file; the main thread alone runs
+ * this, and the step loop then gives the batch to dispatch_done */
 void
 outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 {
@@ -35,7 +44,6 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 	char diag[400];
 	size_t i;
 
-	q->inflight--;
 	for (i = 0; i < b->n; i++) {
 		rec = rcpt_pool_get(q, b->rcpt[i]);
 		r = &b->res[i];
@@ -71,9 +79,6 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 	}
 	if (m->st.unsynced >= OUTCOME_SYNC_GROUP && spool_state_sync(&m->st))
 		log_warn("%s: cannot sync %s", m->name, m->st.path);
-	dispatch_done(q, b, now);
-	m->batches--;
-	dispatch_batch_free(b);
 }
 
 /* What an expiry fails its recipients with. */
@@ -102,7 +107,7 @@ outcome_expire_one(void *arg, const struct spool_rcpt *rc)
 static int
 outcome_expire(struct queuerun *q, struct qr_msg *m, double now)
 {
-	const struct delivery_params *p = &q->dc.base;
+	const struct delivery_params *p = &q->dc->base;
 	long long life =
 	    m->st.sender[0] == '\0' ? p->bounce_lifetime : p->queue_lifetime;
 	struct outcome_expiry x = {q, m, 0, ""};
@@ -185,7 +190,7 @@ outcome_bounce(
 static long long
 outcome_backoff(struct queuerun *q, const struct qr_msg *m, double now)
 {
-	const struct delivery_params *p = &q->dc.base;
+	const struct delivery_params *p = &q->dc->base;
 	long long age = (long long)now - m->st.arrival;
 
 	if (age < p->min_backoff)
@@ -195,11 +200,13 @@ outcome_backoff(struct queuerun *q, const struct qr_msg *m, double now)
 	return age;
 }
 
-/* outcome_finish - nothing of m is waiting or in flight: end the pass */
+/* outcome_finish - nothing of m is waiting or in flight: end the pass
+ * (removed, or put off to its next try); the step loop then releases it */
 int
 outcome_finish(struct queuerun *q, struct qr_msg *m, double now)
 {
 	size_t ndefer, nbounce;
+	const char *left;
 	int expired;
 	long long next;
 
@@ -219,18 +226,12 @@ outcome_finish(struct queuerun *q, struct qr_msg *m, double now)
 		log_warn("%s: cannot update %s", m->name, m->st.path);
 	ndefer = spool_state_todo(&m->st);
 	if (ndefer == 0) {
-		/* The message goes first: a state file without its message
-		 * is inert, a message without its state would be expanded
-		 * and sent again.  The pass ends with the state synced, as
-		 * every pass does: a power loss that undoes the unlinks then
-		 * finds the recipients marked, not the whole list to do. */
-		if (spool_state_sync(&m->st) == -1)
-			log_warn("%s: cannot sync %s", m->name, m->st.path);
-		if (unlink(m->path) == -1 && errno != ENOENT)
-			log_warn("%s: cannot remove", m->name);
-		else if (unlink(m->st.path) == -1 && errno != ENOENT)
-			log_warn("%s: cannot remove %s", m->name, m->st.path);
-		log_info("%s: removed", m->name);
+		/* spool_finish: synced, the message, then its state */
+		if (spool_finish(&m->st, m->path, &left) == -1)
+			log_warn("%s: delivered, but cannot remove %s", m->name,
+			    left);
+		else
+			log_info("%s: removed", m->name);
 	} else {
 		next = outcome_backoff(q, m, now);
 		if (spool_state_set_error(&m->st, m->last_error) == -1 ||
@@ -244,10 +245,5 @@ outcome_finish(struct queuerun *q, struct qr_msg *m, double now)
 		    m->name, ndefer, next);
 	}
 	q->done++;
-	walk_release(q, m);
-	/* Room again, or nothing in hand: a walk says whether more is due
-	 * (and lets mj_queuerun -1 see that it is idle). */
-	if (q->nactive == 0)
-		q->rescan = 1;
 	return 0;
 }

@@ -12,7 +12,8 @@
 set -eu
 
 build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev"
-test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind openssl"
+test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
+      openssl curl lighttpd chromium"
 bench="$test"
 fuzz="$build clang libclang-rt-dev"
 

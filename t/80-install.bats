@@ -54,9 +54,11 @@ example_keys() {
 	cd "$ROOT"
 	find . -type f -printf '%m %p\n' | sort >"$BATS_TEST_TMPDIR/got"
 	{
-		for p in mj_enqueue mj_queueserv mj_queuerun mj_schedsim mjq-newlist; do
+		for p in mj_enqueue mj_queueserv mj_queuerun mj_schedsim mjq-newlist \
+			mjq-unsubsecret; do
 			echo "755 ./usr/sbin/$p"
 		done
+		echo "755 ./usr/lib/cgi-bin/mj_unsubscribe"
 		for m in "$TOP"/*/*.8; do
 			echo "644 ./usr/share/man/man8/${m##*/}"
 		done
@@ -97,11 +99,11 @@ example_keys() {
 		printf '[spool]\ndir = %s\n[lists]\ndir = %s\n[enqueue]\nstart_server = no\n' \
 			"$SPOOL" "$LISTS"
 	} >"$BATS_TEST_TMPDIR/all.conf"
-	# every setting is in force: 68 keys, the [transport:smtp],
+	# every setting is in force: 70 keys, the [transport:smtp],
 	# [transport_map] and [tls_policy] examples; 10 sections; then this
 	# test's 3 and 3
 	! grep -q '^#[^ ]' "$BATS_TEST_TMPDIR/all.conf"
-	[ "$(grep -c '^[A-Za-z_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((71 + 3)) ]
+	[ "$(grep -c '^[A-Za-z_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((73 + 3)) ]
 	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((10 + 3)) ]
 	mjq_list example.org mylist
 	run "$ROOT/usr/sbin/mj_enqueue" -C "$BATS_TEST_TMPDIR/all.conf" \
