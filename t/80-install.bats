@@ -100,11 +100,11 @@ example_keys() {
 			"$SPOOL" "$LISTS"
 	} >"$BATS_TEST_TMPDIR/all.conf"
 	# every setting is in force: 70 keys, the [transport:smtp],
-	# [transport_map] and [tls_policy] examples; 10 sections; then this
+	# [transport_map] and [tls_policy] examples; 11 sections; then this
 	# test's 3 and 3
 	! grep -q '^#[^ ]' "$BATS_TEST_TMPDIR/all.conf"
 	[ "$(grep -c '^[A-Za-z_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((73 + 3)) ]
-	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((10 + 3)) ]
+	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((11 + 3)) ]
 	mjq_list example.org mylist
 	run "$ROOT/usr/sbin/mj_enqueue" -C "$BATS_TEST_TMPDIR/all.conf" \
 		-d example.org -l mylist -r <<<$'Subject: x\n\nbody\n'
