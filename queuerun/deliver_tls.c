@@ -138,8 +138,8 @@ deliver_tls_policy(const struct delivery_params *p, const char *nexthop,
 		pol->level = SMTP_TLS_MAY;
 		return 0;
 	}
-	if (mx_resolve_tlsa(res, l->v[i].host, deliver_tls_port(&l->v[i]),
-		tlsa, why, sizeof(why)) != MX_OK) {
+	if (mx_resolve_tlsa(res, l->v[i].host, deliver_tls_port(&l->v[i]), tlsa,
+		why, sizeof(why)) != MX_OK) {
 		memset(st, 0, sizeof(*st));
 		st->outcome = SMTP_DEFERRED;
 		st->feedback = SMTP_FEEDBACK_POSITIVE;
@@ -185,8 +185,8 @@ deliver_tls_open(const struct delivery_params *p, const char *nexthop,
 		    "TLS is required, but unavailable: %s", why);
 		return -1;
 	}
-	r = smtp_tls_start(s, ctx, &pol, p->helo_name,
-	    (int)(p->starttls_timeout * 1000), st);
+	r = smtp_tls_start(
+	    s, ctx, &pol, p->helo_name, (int)(p->starttls_timeout * 1000), st);
 	mx_tlsa_free(&tlsa);
 	if (r == 0 && s->tls != NULL &&
 	    smtp_tls_describe(s, line, sizeof(line)) > 0)

@@ -11,9 +11,8 @@
 #include "smtp_session.h"
 
 int deliver_tls_open(const struct delivery_params *, const char *,
-    struct mx_resolver *, const struct mx_list *, size_t,
-    struct smtp_session *, const struct smtp_timeouts *,
-    struct smtp_status *);
+    struct mx_resolver *, const struct mx_list *, size_t, struct smtp_session *,
+    const struct smtp_timeouts *, struct smtp_status *);
 void deliver_tls_close(void);
 
 #endif

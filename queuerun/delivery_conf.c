@@ -72,7 +72,8 @@ delivery_conf_tls_protocols(
 			strlcpy(var, text, 16);
 			return 0;
 		}
-	snprintf(err, errlen, "want >=TLSv1, >=TLSv1.1, >=TLSv1.2 or >=TLSv1.3");
+	snprintf(
+	    err, errlen, "want >=TLSv1, >=TLSv1.1, >=TLSv1.2 or >=TLSv1.3");
 	return -1;
 }
 
@@ -108,8 +109,7 @@ static const struct conf_key delivery_keys[] = {
     DDUR("smtp_connection_cache_time", "2s", 0, 300, cache_time),
     DDUR("pipe_timeout", "1000s", 1, 86400, pipe_timeout),
     {"delivery_threads", CONF_INT, "64", 1, 1000, D(threads), NULL},
-    DFUNC("smtp_tls_security_level", "may", tls_level,
-	delivery_conf_tls_level),
+    DFUNC("smtp_tls_security_level", "may", tls_level, delivery_conf_tls_level),
     DSTR("smtp_tls_CAfile", "", tls_cafile),
     DSTR("smtp_tls_cert_file", "", tls_cert_file),
     DSTR("smtp_tls_key_file", "", tls_key_file),

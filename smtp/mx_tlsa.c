@@ -86,8 +86,8 @@ mx_resolve_tlsa(struct mx_resolver *r, const char *host, int port,
 		return MX_TEMPFAIL;
 	}
 	r->res.options |= RES_USE_EDNS0 | RES_USE_DNSSEC | RES_TRUSTAD;
-	n = res_nquery(&r->res, name, ns_c_in, ns_t_tlsa, ans,
-	    MX_TLSA_ANSWER_MAX);
+	n = res_nquery(
+	    &r->res, name, ns_c_in, ns_t_tlsa, ans, MX_TLSA_ANSWER_MAX);
 	r->res.options = saved;
 	if (n < 0) {
 		free(ans);

@@ -138,8 +138,8 @@ smtp_session_reply(
 		 * 0; 0 from it means wait for the events in want. */
 		if (s->tls != NULL)
 			n = smtp_tls_read(s, s->in, sizeof(s->in), &want);
-		else if ((n = recv(s->fd, s->in, sizeof(s->in),
-			      MSG_DONTWAIT)) == 0)
+		else if ((n = recv(
+			      s->fd, s->in, sizeof(s->in), MSG_DONTWAIT)) == 0)
 			n = -1, errno = 0;
 		else if (n == -1 && (errno == EAGAIN || errno == EINTR))
 			n = errno == EAGAIN ? 0 : -2;

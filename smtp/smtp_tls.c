@@ -223,8 +223,8 @@ smtp_tls_ctx_new(const struct smtp_tls_config *cf, char *why, size_t whylen)
 	if (cf->cafile[0] != '\0') {
 		if (SSL_CTX_load_verify_locations(
 			ctx->ssl_ctx, cf->cafile, NULL) != 1) {
-			snprintf(why, whylen, "cannot load CAfile %s",
-			    cf->cafile);
+			snprintf(
+			    why, whylen, "cannot load CAfile %s", cf->cafile);
 			goto fail;
 		}
 	} else if (SSL_CTX_set_default_verify_paths(ctx->ssl_ctx) != 1)
@@ -376,8 +376,8 @@ smtp_tls_dane(SSL *ssl, const struct smtp_tls_policy *p)
 
 /* smtp_tls_fail - a status for a TLS failure at encrypt and above */
 static int
-smtp_tls_fail(struct smtp_session *s, struct smtp_status *st,
-    const char *dsn, const char *fmt, const char *detail)
+smtp_tls_fail(struct smtp_session *s, struct smtp_status *st, const char *dsn,
+    const char *fmt, const char *detail)
 {
 	memset(st, 0, sizeof(*st));
 	st->outcome = SMTP_DEFERRED;
@@ -443,8 +443,7 @@ smtp_tls_setup(struct smtp_session *s, struct smtp_tls_ctx *ctx,
 	int i, n = 0, dane = 0;
 
 	if ((c->ssl = SSL_new(ctx->ssl_ctx)) == NULL ||
-	    SSL_set_fd(c->ssl, s->fd) != 1 ||
-	    SSL_set_app_data(c->ssl, s) != 1)
+	    SSL_set_fd(c->ssl, s->fd) != 1 || SSL_set_app_data(c->ssl, s) != 1)
 		return -1;
 	/* SNI names a host; an address literal is no name (RFC 6066 3). */
 	if (p->host != NULL && p->host[0] != '\0' &&
@@ -692,8 +691,7 @@ smtp_tls_read(struct smtp_session *s, char *buf, size_t len, short *want)
 
 /* smtp_tls_write - SSL_write for smtp_session_send */
 long
-smtp_tls_write(
-    struct smtp_session *s, const char *buf, size_t len, short *want)
+smtp_tls_write(struct smtp_session *s, const char *buf, size_t len, short *want)
 {
 	errno = 0;
 	if (len > 1 << 30)

@@ -52,17 +52,17 @@ struct smtp_tls_policy {
 
 /* The context's settings; the strings are copied where needed. */
 struct smtp_tls_config {
-	const char *cafile;    /* "" : the system CA store */
-	const char *cert_file; /* client certificate, "" for none */
-	const char *key_file;  /* its key; "" : in cert_file */
+	const char *cafile;	  /* "" : the system CA store */
+	const char *cert_file;	  /* client certificate, "" for none */
+	const char *key_file;	  /* its key; "" : in cert_file */
 	const char *min_protocol; /* "TLSv1.2", "TLSv1.3", ... */
 };
 
 struct smtp_tls_ctx;
 
 int smtp_tls_level_lookup(const char *, enum smtp_tls_level *);
-int smtp_tls_policy_parse(const char *, enum smtp_tls_level *, char *, size_t,
-    char *, size_t);
+int smtp_tls_policy_parse(
+    const char *, enum smtp_tls_level *, char *, size_t, char *, size_t);
 struct smtp_tls_ctx *smtp_tls_ctx_new(
     const struct smtp_tls_config *, char *, size_t);
 void smtp_tls_ctx_free(struct smtp_tls_ctx *);

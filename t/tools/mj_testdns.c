@@ -42,9 +42,9 @@
 struct rr {
 	char name[256];
 	int type;
-	int pref;		/* MX */
-	char target[256];	/* MX */
-	unsigned char addr[16]; /* A, AAAA */
+	int pref;			  /* MX */
+	char target[256];		  /* MX */
+	unsigned char addr[16];		  /* A, AAAA */
 	unsigned char tlsa[3 + TLSA_MAX]; /* usage selector mtype data */
 	size_t tlsalen;
 };
@@ -107,11 +107,11 @@ zone_load(const char *path)
 			r->tlsa[1] = sel;
 			r->tlsa[2] = mt;
 			for (k = 0; hex[2 * k] != '\0'; k++)
-				if (sscanf(hex + 2 * k, "%2hhx", &r->tlsa[3 + k]) != 1)
+				if (sscanf(hex + 2 * k, "%2hhx",
+					&r->tlsa[3 + k]) != 1)
 					errx(1, "%s:%d: bad hex", path, lineno);
 			r->tlsalen = 3 + k;
-		}
-		else
+		} else
 			errx(1, "%s:%d: bad line", path, lineno);
 	}
 	fclose(fp);
@@ -227,7 +227,7 @@ answer(const unsigned char *q, size_t qlen, unsigned char *out, size_t room,
 		n += 12 + k;
 		ancount++;
 	}
-	out[2] = 0x84 | (q[2] & 0x01); /* QR, AA, RD copied */
+	out[2] = 0x84 | (q[2] & 0x01);		     /* QR, AA, RD copied */
 	out[3] = 0x80 | (ad_bit ? 0x20 : 0) | rcode; /* RA, AD */
 	put16(out + 6, ancount);
 	memset(out + 8, 0, 4); /* no authority, no additional */

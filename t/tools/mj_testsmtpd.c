@@ -115,10 +115,10 @@ struct session {
 	FILE *save;
 	char tmpname[PATH_MAX];
 	unsigned long xact;
-	SSL *ssl;	   /* TLS is on */
-	int tls_next;	   /* STARTTLS answered: TLS once out is flushed */
-	int tls_logged;	   /* the handshake is logged */
-	int ssl_want_out;  /* SSL needs the socket writable */
+	SSL *ssl;	  /* TLS is on */
+	int tls_next;	  /* STARTTLS answered: TLS once out is flushed */
+	int tls_logged;	  /* the handshake is logged */
+	int ssl_want_out; /* SSL needs the socket writable */
 };
 
 static struct session **sessions;
@@ -890,7 +890,8 @@ tls_begin(struct session *s)
 		s->mode = M_SILENT;
 		return;
 	}
-	if ((s->ssl = SSL_new(tls_ctx)) == NULL || SSL_set_fd(s->ssl, s->fd) != 1)
+	if ((s->ssl = SSL_new(tls_ctx)) == NULL ||
+	    SSL_set_fd(s->ssl, s->fd) != 1)
 		errx(1, "SSL_new failed");
 	SSL_set_accept_state(s->ssl);
 }
@@ -1085,13 +1086,14 @@ setup(void)
 			1 ||
 		    SSL_CTX_use_PrivateKey_file(
 			tls_ctx, cf.tls_key, SSL_FILETYPE_PEM) != 1 ||
-		    SSL_CTX_set_session_id_context(
-			tls_ctx, (const unsigned char *)"mj_testsmtpd", 12) != 1)
+		    SSL_CTX_set_session_id_context(tls_ctx,
+			(const unsigned char *)"mj_testsmtpd", 12) != 1)
 			errx(1, "cannot load %s and %s: %s", cf.tls_cert,
 			    cf.tls_key,
 			    ERR_reason_error_string(ERR_peek_last_error()));
-		SSL_CTX_set_mode(tls_ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
-					      SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+		SSL_CTX_set_mode(
+		    tls_ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
+				 SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	}
 	if (cf.tls_log != NULL && (tlslogfp = fopen(cf.tls_log, "a")) == NULL)
 		err(1, "%s", cf.tls_log);
