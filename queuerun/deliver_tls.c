@@ -174,17 +174,11 @@ deliver_tls_open(const struct delivery_params *p, const char *nexthop,
 		return -1;
 	deliver_tls_domain(nexthop, domain, sizeof(domain));
 	pol.nexthop = domain;
-	if (pol.level != SMTP_TLS_NONE &&
-	    (ctx = deliver_tls_ctx(p, why, sizeof(why))) == NULL &&
-	    pol.level != SMTP_TLS_MAY) {
-		mx_tlsa_free(&tlsa);
-		memset(st, 0, sizeof(*st));
-		st->outcome = SMTP_DEFERRED;
-		strlcpy(st->dsn, "4.7.5", sizeof(st->dsn));
-		snprintf(st->text, sizeof(st->text),
-		    "TLS is required, but unavailable: %s", why);
-		return -1;
-	}
+	/* The context (CA store, session cache) is made when first needed:
+	 * a server offers STARTTLS.  Without it (a CAfile that does not
+	 * load, logged once) smtp_tls_start defers at encrypt and above. */
+	if (pol.level != SMTP_TLS_NONE && (s->features & SMTP_FEAT_STARTTLS))
+		ctx = deliver_tls_ctx(p, why, sizeof(why));
 	r = smtp_tls_start(
 	    s, ctx, &pol, p->helo_name, (int)(p->starttls_timeout * 1000), st);
 	mx_tlsa_free(&tlsa);

@@ -565,8 +565,16 @@ smtp_tls_start(struct smtp_session *s, struct smtp_tls_ctx *ctx,
 	char detail[300];
 	int r, cached_verdict = 0;
 
-	if (p->level == SMTP_TLS_NONE || ctx == NULL)
+	if (p->level == SMTP_TLS_NONE)
 		return 0;
+	if (ctx == NULL && (s->features & SMTP_FEAT_STARTTLS)) {
+		if (smtp_tls_optional(p))
+			return 0;
+		return smtp_tls_fail(s, st, "4.7.5",
+		    "TLS is required for %s, but no TLS context could be "
+		    "made%s",
+		    "");
+	}
 	if ((r = smtp_tls_begin(s, p, timeout_ms, st)) <= 0)
 		return r == -1 && s->broken && smtp_tls_optional(p) ? -2 : r;
 	if ((s->tls = calloc(1, sizeof(*s->tls))) == NULL)
