@@ -59,7 +59,7 @@ deliver_tls_ctx(const struct delivery_params *p, char *why, size_t whylen)
 			log_warnx("smtp: TLS disabled: %s", sl->why);
 	}
 	ctx = sl ? sl->ctx : NULL;
-	strlcpy(why, sl ? sl->why : "too many TLS contexts", whylen);
+	(void)strlcpy(why, sl ? sl->why : "too many TLS contexts", whylen);
 	pthread_mutex_unlock(&deliver_tls_mu);
 	return ctx;
 }
@@ -143,7 +143,7 @@ deliver_tls_policy(const struct delivery_params *p, const char *nexthop,
 		memset(st, 0, sizeof(*st));
 		st->outcome = SMTP_DEFERRED;
 		st->feedback = SMTP_FEEDBACK_POSITIVE;
-		strlcpy(st->dsn, "4.7.5", sizeof(st->dsn));
+		(void)strlcpy(st->dsn, "4.7.5", sizeof(st->dsn));
 		snprintf(st->text, sizeof(st->text), "%s", why);
 		return -1;
 	}

@@ -69,7 +69,7 @@ delivery_conf_tls_protocols(
 
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
 		if (strcmp(text, ok[i]) == 0) {
-			strlcpy(var, text, 16);
+			(void)strlcpy(var, text, 16); /* fits: checked above */
 			return 0;
 		}
 	snprintf(

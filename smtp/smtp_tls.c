@@ -383,7 +383,7 @@ smtp_tls_fail(struct smtp_session *s, struct smtp_status *st, const char *dsn,
 	st->outcome = SMTP_DEFERRED;
 	st->feedback = SMTP_FEEDBACK_NEGATIVE;
 	st->stage = "STARTTLS";
-	strlcpy(st->dsn, dsn, sizeof(st->dsn));
+	(void)strlcpy(st->dsn, dsn, sizeof(st->dsn));
 	snprintf(st->text, sizeof(st->text), fmt, s->peer, detail);
 	return -1;
 }
@@ -588,7 +588,7 @@ smtp_tls_start(struct smtp_session *s, struct smtp_tls_ctx *ctx,
 	}
 	if ((r = smtp_tls_handshake(s, clock_ms() + timeout_ms)) != 0) {
 		if (r == -1)
-			strlcpy(detail, "timed out", sizeof(detail));
+			(void)strlcpy(detail, "timed out", sizeof(detail));
 		else
 			smtp_tls_errors(s, r, detail, sizeof(detail));
 		s->broken = 1;
