@@ -19,9 +19,10 @@
 # --tls: the sinks are mj_testsmtpd offering STARTTLS (one self-signed
 # certificate made here by openssl), both sides at smtp_tls_security_level
 # = may, Postfix with its TLS session cache (tlsmgr); also printed: the
-# sinks' CPU, and the full and resumed handshakes each side made, counted
-# by the sinks.  QR=path runs another mj_queuerun (an older build, to
-# compare plain-text speed before and after a change in the same run).
+# full and resumed handshakes each side made, counted by the sinks.
+# Always printed: the sinks' CPU during each run.  QR=path runs another
+# mj_queuerun (an older build, to compare plain-text speed before and
+# after a change in the same session).
 set -eu
 TLS=0
 if [ "${1:-}" = --tls ]; then
@@ -33,20 +34,17 @@ D=${2:-100}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 ENQ=$TOP/enqueue/mj_enqueue
 QR=${QR:-$TOP/queuerun/mj_queuerun}
-TESTSMTPD=$TOP/t/tools/mj_testsmtpd
 DIR=$(mktemp -d /tmp/mjq-drain.XXXXXX)
 chmod 755 "$DIR"
-SINKS=()
 PF=
 
 . "$TOP/t/postfix-instance.sh"
 . "$TOP/scripts/mjq-workdir.sh"
+. "$TOP/t/bench/sinks.bash"
 
 cleanup() {
-	local p
 	[ -z "$PF" ] || pf_stop "$PF"
-	for p in "${SINKS[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
+	sinks_stop
 	rm -rf "$DIR"
 }
 trap cleanup EXIT
@@ -56,76 +54,17 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 77
 fi
 
-# port_free - an unused loopback port
-port_free() {
-	local p
-	while :; do
-		# below the ephemeral range, so no outgoing socket holds it
-		p=$((10000 + RANDOM % 20000))
-		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then
-			echo "$p"
-			return
-		fi
-	done
-}
-
-# ms - milliseconds since the epoch
-ms() {
-	date +%s%3N
-}
-
 # the sinks: one per domain
-: >"$DIR/map"
 if [ "$TLS" -eq 1 ]; then
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
 		-nodes -subj /CN=sink.test -days 2 -keyout "$DIR/sink.key" \
 		-out "$DIR/sink.crt" 2>/dev/null
+	SINK_TLS_CERT=$DIR/sink.crt SINK_TLS_KEY=$DIR/sink.key
 fi
-for d in $(seq 0 $((D - 1))); do
-	p=$(port_free)
-	if [ "$TLS" -eq 1 ]; then
-		"$TESTSMTPD" -p "$p" --tls-cert "$DIR/sink.crt" \
-			--tls-key "$DIR/sink.key" --tls-log "$DIR/sink.tls" \
-			--size 0 2>>"$DIR/sink.err" &
-	else
-		smtp-sink -u postfix "127.0.0.1:$p" 1024 2>>"$DIR/sink.err" &
-	fi
-	SINKS+=($!)
-	printf 'd%d.test smtp:[127.0.0.1]:%d\n' "$d" "$p" >>"$DIR/map"
-done
-
-# sink_cpu - CPU time of the sinks so far, in microseconds (schedstat's
-# nanoseconds on the CPU: exact, where stat's ticks are sampled and a
-# sink busy for a few ms each may show none)
-sink_cpu() {
-	local p t=0
-	for p in "${SINKS[@]}"; do
-		t=$((t + $(awk '{ print int($1 / 1000) }' "/proc/$p/schedstat" 2>/dev/null || echo 0)))
-	done
-	echo "$t"
-}
-# handshakes - "full resumed" TLS handshakes the sinks saw so far
-handshakes() {
-	if [ -f "$DIR/sink.tls" ]; then
-		echo "$(grep -c 'resumed=0' "$DIR/sink.tls" || true) $(grep -c 'resumed=1' "$DIR/sink.tls" || true)"
-	else
-		echo "0 0"
-	fi
-}
-for d in $(seq 0 $((D - 1))); do
-	p=$(sed -n "$((d + 1))p" "$DIR/map" | sed 's/.*://')
-	for i in $(seq 1 100); do
-		(exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && continue 2
-		sleep 0.05
-	done
-	echo "drain.sh: smtp-sink on port $p did not start:" >&2
-	cat "$DIR/sink.err" >&2
-	exit 1
-done
+sinks_start "$D"
 
 # the subscribers and the message
-awk -v r="$R" -v d="$D" 'BEGIN { for (i = 1; i <= r; i++) printf "u%d@d%d.test\n", i, i % d }' \
-	>"$DIR/subscribers"
+subscribers_make "$R" "$D"
 msg() {
 	printf 'From: poster@example.net\nTo: list@bench.example\n'
 	printf 'Subject: drain benchmark\nMessage-Id: <drain.%s@bench.example>\n\n' "$$"
@@ -151,7 +90,7 @@ t0=$(ms)
 t1=$(ms)
 mjq_ms=$((t1 - t0))
 s1=$(sink_cpu)
-read -r mjq_full mjq_resumed < <(handshakes)
+read -r mjq_full mjq_resumed < <(sink_handshakes)
 mjq_sent=$(grep -c 'status=sent' "$DIR/mjq.log" || true)
 read -r mu ms_ mrss <"$DIR/mjq.time"
 if [ -n "$(find "$DIR/mjq/spool/QUEUE" -type f)" ] || [ "$mjq_sent" -ne "$R" ]; then
@@ -250,7 +189,7 @@ pf_ms=$((t1 - t0))
 rss=$(pf_rss)
 c1=$(pf_cpu)
 s3=$(sink_cpu)
-read -r all_full all_resumed < <(handshakes)
+read -r all_full all_resumed < <(sink_handshakes)
 hz=$(getconf CLK_TCK)
 pf_sent=$(grep -c 'status=sent' "$PF/maillog" 2>/dev/null || true)
 

@@ -1,9 +1,9 @@
 /*
- * mj_testdns - a canned-answer DNS server for the MX tests.
+ * mj_testdns - a canned-answer DNS server for the MX and DMARC tests.
  *
  * UDP on 127.0.0.1, one zone file given on the command line, answers to
- * MX, A, AAAA and TLSA queries; nothing else.  With --ad every answer
- * carries the AD bit, as from a validating resolver (DANE tests).
+ * MX, A, AAAA, TXT and TLSA queries; nothing else.  With --ad every
+ * answer carries the AD bit, as from a validating resolver (DANE tests).
  * Zone lines:
  *
  *	example.org	MX	10 mx1.example.org
@@ -11,7 +11,11 @@
  *	v6.example.org	AAAA	::1
  *	nullmx.org	MX	0 .
  *	broken.org	SERVFAIL
+ *	_dmarc.x.org	TXT	v=DMARC1; p=reject
  *	_25._tcp.mx1.example.org TLSA 3 1 1 <hex>
+ *
+ * A TXT record is the rest of its line, sent as strings of at most 255
+ * bytes.
  *
  * A name with no line is NXDOMAIN; a name with lines but none of the
  * asked type is NODATA.  Every query is logged ("name TYPE") so a test
@@ -34,9 +38,11 @@
 
 #define T_A 1
 #define T_MX 15
+#define T_TXT 16
 #define T_AAAA 28
 #define T_TLSA 52
 #define TLSA_MAX 512
+#define TXT_MAX 1024
 #define T_SERVFAIL (-1) /* a zone entry, not a DNS type */
 
 struct rr {
@@ -45,6 +51,7 @@ struct rr {
 	int pref;			  /* MX */
 	char target[256];		  /* MX */
 	unsigned char addr[16];		  /* A, AAAA */
+	char txt[TXT_MAX];		  /* TXT */
 	unsigned char tlsa[3 + TLSA_MAX]; /* usage selector mtype data */
 	size_t tlsalen;
 };
@@ -60,6 +67,26 @@ on_term(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+/* txt_rest - the text after a zone line's first two fields, trimmed */
+static void
+txt_rest(const char *line, char *out)
+{
+	const char *p = line;
+	size_t n;
+	int f;
+
+	for (f = 0; f < 2; f++) {
+		p += strspn(p, " \t");
+		p += strcspn(p, " \t");
+	}
+	p += strspn(p, " \t");
+	n = strcspn(p, "\r\n");
+	if (n >= TXT_MAX)
+		n = TXT_MAX - 1;
+	memcpy(out, p, n);
+	out[n] = '\0';
 }
 
 /* zone_load - read the zone file, or exit */
@@ -99,7 +126,10 @@ zone_load(const char *path)
 		else if (strcasecmp(type, "AAAA") == 0 && n == 3 &&
 			 inet_pton(AF_INET6, a, r->addr) == 1)
 			r->type = T_AAAA;
-		else if (strcasecmp(type, "SERVFAIL") == 0)
+		else if (strcasecmp(type, "TXT") == 0 && n >= 3) {
+			r->type = T_TXT;
+			txt_rest(line, r->txt);
+		} else if (strcasecmp(type, "SERVFAIL") == 0)
 			r->type = T_SERVFAIL;
 		else if (strcasecmp(type, "TLSA") == 0 &&
 			 sscanf(line, "%*s %*s %u %u %u %1099s", &u, &sel, &mt,
@@ -151,6 +181,23 @@ put_name(unsigned char *p, size_t room, const char *name)
 	return n;
 }
 
+/* put_txt - text as TXT character-strings of at most 255 bytes */
+static size_t
+put_txt(unsigned char *p, const char *text)
+{
+	size_t n = 0, len = strlen(text), k;
+
+	do {
+		k = len > 255 ? 255 : len;
+		p[n++] = (unsigned char)k;
+		memcpy(p + n, text, k);
+		n += k;
+		text += k;
+		len -= k;
+	} while (len > 0);
+	return n;
+}
+
 /* get_qname - the question's name as text; bytes used, 0 if malformed */
 static size_t
 get_qname(const unsigned char *q, size_t len, char *out, size_t outlen)
@@ -192,6 +239,7 @@ answer(const unsigned char *q, size_t qlen, unsigned char *out, size_t room,
 	    qtype == T_MX     ? "MX"
 	    : qtype == T_A    ? "A"
 	    : qtype == T_AAAA ? "AAAA"
+	    : qtype == T_TXT  ? "TXT"
 	    : qtype == T_TLSA ? "TLSA"
 			      : "OTHER");
 	fflush(log);
@@ -207,7 +255,9 @@ answer(const unsigned char *q, size_t qlen, unsigned char *out, size_t room,
 			break;
 		}
 		rcode = 0;
-		if (zone[i].type != qtype || n + 12 + 3 + TLSA_MAX > room)
+		if (zone[i].type != qtype ||
+		    n + 12 + (TXT_MAX > 3 + TLSA_MAX ? TXT_MAX + 8 : 3 + TLSA_MAX) >
+			room)
 			continue;
 		/* Owner: a pointer to the question's name at offset 12. */
 		put16(out + n, 0xc000 | 12);
@@ -219,6 +269,8 @@ answer(const unsigned char *q, size_t qlen, unsigned char *out, size_t room,
 		if (qtype == T_MX) {
 			put16(rd, zone[i].pref);
 			k = 2 + put_name(rd + 2, 256, zone[i].target);
+		} else if (qtype == T_TXT) {
+			k = put_txt(rd, zone[i].txt);
 		} else if (qtype == T_TLSA) {
 			k = zone[i].tlsalen;
 			memcpy(rd, zone[i].tlsa, k);
@@ -257,7 +309,7 @@ main(int argc, char **argv)
 	const char *port_file = NULL, *pid_file = NULL, *log_file = "/dev/null";
 	struct sockaddr_in sin = {.sin_family = AF_INET}, from;
 	struct sigaction sa = {.sa_handler = on_term};
-	unsigned char q[512], out[4096];
+	unsigned char q[512], out[8192];
 	socklen_t len = sizeof(sin);
 	char tmp[4096];
 	ssize_t n;
