@@ -125,7 +125,7 @@ pf_create "$PF" "$PF_PORT" \
 	"smtp_tls_security_level = none" \
 	"smtp_dns_support_level = disabled" \
 	"message_size_limit = 0"
-postmap "$DIR/transport"
+postmap -c "$PF/etc" "$DIR/transport"
 pf_start "$PF"
 master=$(cat "$PF/queue/pid/master.pid" | tr -d ' ')
 
