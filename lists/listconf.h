@@ -17,11 +17,13 @@ struct listconf {
 	long long max_message_size;
 	int verp;
 	char archive[PATH_MAX]; /* a maildir that keeps every post */
+	char unsubscribe_url[512]; /* one-click links (RFC 8058), or "" */
 	/* request and bounce handling (request.c, bounce.c) */
 	int subscribe_approval;
 	char who_access[16];
 	long long bounce_max_count;
 	long long bounce_max_age;
+	int dmarc_mitigation; /* enum dmarc_mitigation (dmarc.h) */
 };
 int listconf_load(const struct settings *s, const char *domain,
     const char *list, struct listconf *lc, char *err, size_t errlen);
