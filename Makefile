@@ -18,11 +18,20 @@
 #   t/tools/*.c       -> t/tools/<name>      (test helpers, one file each,
 #                        linked with every library above)
 
-PREFIX   ?= /usr/local
-SBINDIR  ?= $(PREFIX)/sbin
-MANDIR   ?= $(PREFIX)/share/man
+# Where make install puts things (GNU names; DESTDIR stages a tree for a
+# package).  SYSCONFDIR holds mjq/mjq.conf, the path compiled into the
+# programs as their default (common/settings_path.c), and init.d: /etc
+# unless moved, as init looks nowhere else.  PREFIX moves the programs,
+# the man pages and the systemd unit.
+PREFIX     ?= /usr/local
+SBINDIR    ?= $(PREFIX)/sbin
+MANDIR     ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
-DESTDIR  ?=
+INITDIR    ?= $(SYSCONFDIR)/init.d
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+DESTDIR    ?=
+# the installed scripts and init files name the installed paths
+INSTALL_PATHS = sed 's|/usr/local/sbin/|$(SBINDIR)/|g; s|/etc/mjq/|$(SYSCONFDIR)/mjq/|g'
 
 CC       ?= cc
 OPT      ?= -O2
@@ -81,7 +90,7 @@ TOOLS := $(TOOL_SRC:.c=)
 
 MAN8 := $(wildcard */*.8)
 
-.PHONY: all test demo install clean deps fuzz bench
+.PHONY: all test demo install uninstall setup deb clean deps fuzz bench
 all: $(PROGS) $(TOOLS) t/tools/mj_enqueue_dyn
 
 %.o: %.c
@@ -117,6 +126,14 @@ t/tools/mj_enqueue_dyn: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENQ_LIBS)
 t/tools/%: t/tools/%.c $(TOOL_LIBS)
 	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lresolv
+
+# SYSCONFDIR compiled in: the stamp changes only when the value does
+common/settings_path.o: CPPFLAGS += -DMJQ_SYSCONFDIR='"$(SYSCONFDIR)"'
+common/settings_path.o: common/sysconfdir.stamp
+common/sysconfdir.stamp: FORCE
+	@echo '$(SYSCONFDIR)' | cmp -s - $@ || echo '$(SYSCONFDIR)' >$@
+.PHONY: FORCE
+FORCE:
 
 -include $(wildcard */*.d t/tools/*.d)
 
@@ -182,24 +199,53 @@ fuzz:
 	        t/fuzz/bin/$$n.log; \
 	done
 
+# make install: the programs, scripts, man pages, example configuration
+# and init files; as root into the live system (no DESTDIR), then
+# make setup: the mjq user and group, the spool, /var/lib/mjq, a first
+# mjq.conf (scripts/mjq-setup, idempotent).
+INSTALLED_PROGS = $(notdir $(PROGS)) mjq-newlist mjq-setup
 install: all
-	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
+	    $(DESTDIR)$(INITDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/mjq
 	install -m 0755 $(PROGS) $(DESTDIR)$(SBINDIR)
 	$(if $(MAN8),install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8)
-	install -d $(DESTDIR)$(SYSCONFDIR)/init.d $(DESTDIR)/lib/systemd/system
-	sed 's|/usr/local/sbin/|$(SBINDIR)/|g; s|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \
-	    scripts/init/mj_queueserv.service \
-	    >$(DESTDIR)/lib/systemd/system/mj_queueserv.service
-	chmod 0644 $(DESTDIR)/lib/systemd/system/mj_queueserv.service
-	sed 's|/usr/local/sbin/|$(SBINDIR)/|g; s|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \
-	    scripts/init/mj_queueserv.init >$(DESTDIR)$(SYSCONFDIR)/init.d/mj_queueserv
-	chmod 0755 $(DESTDIR)$(SYSCONFDIR)/init.d/mj_queueserv
-	install -d $(DESTDIR)$(SYSCONFDIR)/mjq
+	$(INSTALL_PATHS) scripts/init/mj_queueserv.service \
+	    >$(DESTDIR)$(UNITDIR)/mj_queueserv.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/mj_queueserv.service
+	$(INSTALL_PATHS) scripts/init/mj_queueserv.init \
+	    >$(DESTDIR)$(INITDIR)/mj_queueserv
+	chmod 0755 $(DESTDIR)$(INITDIR)/mj_queueserv
 	install -m 0644 scripts/mjq.conf.example $(DESTDIR)$(SYSCONFDIR)/mjq/mjq.conf.example
-	sed 's|/usr/local/sbin/|$(SBINDIR)/|g; s|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \
-	    scripts/mjq-newlist >$(DESTDIR)$(SBINDIR)/mjq-newlist
+	$(INSTALL_PATHS) scripts/mjq-newlist >$(DESTDIR)$(SBINDIR)/mjq-newlist
 	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-newlist
+	$(INSTALL_PATHS) scripts/mjq-setup >$(DESTDIR)$(SBINDIR)/mjq-setup
+	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-setup
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then \
+	    $(MAKE) --no-print-directory setup; \
+	else \
+	    echo "make install: then, as root, $(SBINDIR)/mjq-setup (make setup) makes the mjq user and directories"; \
+	fi
+
+setup:
+	$(SBINDIR)/mjq-setup
+
+# make uninstall: what make install put there; the mjq user, the spool,
+# the lists and mjq.conf stay (they are the administrator's data)
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(INSTALLED_PROGS))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8)))
+	rm -f $(DESTDIR)$(UNITDIR)/mj_queueserv.service \
+	    $(DESTDIR)$(INITDIR)/mj_queueserv \
+	    $(DESTDIR)$(SYSCONFDIR)/mjq/mjq.conf.example
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/mjq 2>/dev/null
+
+# make deb: the Debian package ../mjq_VERSION_ARCH.deb, with debhelper
+# (debian/); copied to the top of the checkout
+deb:
+	@sh scripts/deps.sh deb
+	dpkg-buildpackage -b -us -uc
+	cp ../mjq_*_$$(dpkg --print-architecture).deb .
 
 clean:
-	rm -f */*.o */*.d */*.a $(PROGS) $(TOOLS) t/tools/*.d t/tools/mj_enqueue_dyn
+	rm -f */*.o */*.d */*.a */*.stamp $(PROGS) $(TOOLS) t/tools/*.d t/tools/mj_enqueue_dyn
 	rm -rf t/fuzz/bin

@@ -92,6 +92,7 @@ post() {
 
 @test "queueserv.sock gets socket_mode and socket_group; the mode decides who connects, the uid who controls" {
 	need_root
+	user_programs
 	TGROUP=mjqsg$$
 	TUSER=mjqsu$$
 	groupadd "$TGROUP"
@@ -135,6 +136,7 @@ post() {
 
 @test "started as root, mj_queueserv and its runners run as [queueserv] user" {
 	need_root
+	user_programs
 	TUSER=mjqru$$
 	useradd -M -U -s /usr/sbin/nologin "$TUSER"
 	mjq_setup <<-EOF

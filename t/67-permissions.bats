@@ -26,6 +26,7 @@ setup() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root: creates a user, chowns"
 	TUSER=mjqpm$$
 	useradd -M -U -s /usr/sbin/nologin "$TUSER"
+	user_programs
 	smtpd_start sink --rcpt 'bad*@*=550 5.1.1 no such user' \
 		--rcpt 'later@*=450 4.2.0 try later'
 	mjq_setup <<-EOF

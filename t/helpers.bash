@@ -60,6 +60,26 @@ open_path() {
 	done
 }
 
+# user_programs - for tests that run the programs as other users: copy
+# mj_enqueue, mj_queueserv and mj_queuerun into a directory of this test
+# file's own that other users can reach, and point $MJ_ENQUEUE,
+# $MJ_QUEUESERV and $MJ_QUEUERUN at the copies.  The checkout may be
+# anywhere, for example under a 0700 home directory that no other user
+# can traverse; mj_queueserv finds its runner beside itself.
+user_programs() {
+	local bin=$BATS_FILE_TMPDIR/bin p
+	mkdir -p "$bin"
+	for p in "$TOP/enqueue/mj_enqueue" "$TOP/queueserv/mj_queueserv" \
+		"$TOP/queuerun/mj_queuerun"; do
+		install -m 0755 "$p" "$bin/" || return 1
+	done
+	chmod 0755 "$bin"
+	open_path "$bin"
+	MJ_ENQUEUE=$bin/mj_enqueue
+	MJ_QUEUESERV=$bin/mj_queueserv
+	MJ_QUEUERUN=$bin/mj_queuerun
+}
+
 # queue_files - the message files under QUEUE/, one per line, sorted
 queue_files() {
 	(cd "$SPOOL" && find QUEUE -type f ! -name '.*' | sort)
