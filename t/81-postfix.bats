@@ -97,6 +97,8 @@ teardown_file() {
 }
 
 setup() {
+	# the runner runs as the mjq user, which may not reach the checkout
+	user_programs
 	SPOOL=$W/spool
 	CONF=$W/mjq.conf
 	# this test's sink for every list delivery
