@@ -64,18 +64,21 @@ reply_for(struct reply_set *rs, const char *to)
 }
 
 /* reply_subject - a lone token is the subject, so the reply button
- * confirms it; otherwise the answer is named after the request */
+ * confirms it; otherwise the answer is named after the request, with one
+ * "Re: " (a reply to a confirmation, "Re: confirm ...", keeps its own) */
 static void
 reply_subject(
     const struct reply_set *rs, const struct reply *r, char *out, size_t outlen)
 {
+	const char *subj = rs->subject[0] ? rs->subject : "your request";
+
 	if (r->ntokens == 1)
 		snprintf(out, outlen, "confirm %s", r->token);
 	else if (r->notice)
 		snprintf(out, outlen, "Notice from %s", rs->from);
 	else
-		snprintf(out, outlen, "Re: %.150s",
-		    rs->subject[0] ? rs->subject : "your request");
+		snprintf(out, outlen, "%s%.150s",
+		    strncasecmp(subj, "Re:", 3) == 0 ? "" : "Re: ", subj);
 }
 
 /* reply_text - the whole message */

@@ -43,6 +43,8 @@ request() {
 	runq
 	[ "$(mails ann@users.test)" -eq 2 ]
 	last ann@users.test | grep -qx '<ann@users.test> is now on mylist@example.org.'
+	# one "Re: ", not "Re: Re: confirm ..."
+	last ann@users.test | grep -qx "Subject: Re: confirm $tok"
 	[ "$(cat "$SUBS")" = $'old@users.test\nann@users.test' ]
 	[ "$(queue_files)" = "" ]
 }
