@@ -239,12 +239,21 @@ uninstall:
 	    $(DESTDIR)$(SYSCONFDIR)/mjq/mjq.conf.example
 	-rmdir $(DESTDIR)$(SYSCONFDIR)/mjq 2>/dev/null
 
-# make deb: the Debian package ../mjq_VERSION_ARCH.deb, with debhelper
-# (debian/); copied to the top of the checkout
+# make deb: the Debian package mjq_VERSION_ARCH.deb in DEB_OUT (the top of
+# the checkout unless given), built with debhelper (debian/) from a copy
+# of the tree in a temporary directory, so that the build's own make
+# clean leaves this checkout's programs alone
+DEB_OUT ?= .
 deb:
 	@sh scripts/deps.sh deb
-	dpkg-buildpackage -b -us -uc
-	cp ../mjq_*_$$(dpkg --print-architecture).deb .
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	mkdir "$$tmp/mjq"; \
+	tar -c --exclude=./.git --exclude='./*.deb' -f - . | tar -x -C "$$tmp/mjq"; \
+	(cd "$$tmp/mjq" && $(MAKE) --no-print-directory clean >/dev/null && \
+	    DEB_BUILD_OPTIONS="nocheck noddebs $(DEB_BUILD_OPTIONS)" \
+	    dpkg-buildpackage -b -us -uc >../build.log 2>&1) || \
+	    { tail -30 "$$tmp/build.log"; exit 1; }; \
+	cp "$$tmp"/mjq_*.deb $(DEB_OUT)/; ls $(DEB_OUT)/mjq_*.deb
 
 clean:
 	rm -f */*.o */*.d */*.a */*.stamp $(PROGS) $(TOOLS) t/tools/*.d t/tools/mj_enqueue_dyn

@@ -2,16 +2,19 @@
 # scripts/deps.sh - make sure the Debian packages mjq needs are installed.
 #
 #   sh scripts/deps.sh build   compiler, libbsd, inih
-#   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace
+#   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace,
+#                              debhelper and dpkg-dev (the .deb test)
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
 #   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
+#   sh scripts/deps.sh deb     build + debhelper, dpkg-dev (make deb)
 #
 # As root it installs what is missing with apt-get; otherwise it prints the
 # exact command to run and fails.
 set -eu
 
 build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev"
-test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind"
+deb="$build debhelper dpkg-dev"
+test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind debhelper dpkg-dev"
 bench="$test"
 fuzz="$build clang libclang-rt-dev"
 
@@ -20,8 +23,9 @@ build) want=$build ;;
 test) want=$test ;;
 bench) want=$bench ;;
 fuzz) want=$fuzz ;;
+deb) want=$deb ;;
 *)
-	echo "usage: sh scripts/deps.sh build|test|bench|fuzz" >&2
+	echo "usage: sh scripts/deps.sh build|test|bench|fuzz|deb" >&2
 	exit 64
 	;;
 esac

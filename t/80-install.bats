@@ -99,7 +99,7 @@ example_keys() {
 	make -s -C "$TOP" all >/dev/null
 	(cd "$root" && find . -type f | sort) >"$BATS_TEST_TMPDIR/files"
 	# every file is under PREFIX or SYSCONFDIR (within DESTDIR)
-	! grep -v -e "^./opt/mjq/" -e "^.$etc/" "$BATS_TEST_TMPDIR/files"
+	[ -z "$(grep -v -e "^./opt/mjq/" -e "^.$etc/" "$BATS_TEST_TMPDIR/files")" ]
 	grep -qx "./opt/mjq/lib/systemd/system/mj_queueserv.service" "$BATS_TEST_TMPDIR/files"
 	grep -qx ".$etc/init.d/mj_queueserv" "$BATS_TEST_TMPDIR/files"
 	grep -qx "ExecStart=/opt/mjq/sbin/mj_queueserv -f -C $etc/mjq/mjq.conf" \
@@ -119,6 +119,7 @@ example_keys() {
 	# the checkout's own mj_enqueue is back at /etc
 	run "$MJ_ENQUEUE" -d example.org -l l -r </dev/null
 	[[ "$output" != *"$etc"* ]]
+	[ -n "$output" ]
 	make -s -C "$TOP" uninstall DESTDIR="$root" PREFIX=/opt/mjq SYSCONFDIR="$etc"
 	[ -z "$(cd "$root" && find . -type f)" ]
 }
