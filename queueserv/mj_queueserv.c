@@ -30,6 +30,7 @@
 
 #include "log.h"
 #include "queueserv.h"
+#include "spool_dest.h"
 #include "spool_path.h"
 #include "spool_tree.h"
 
@@ -254,6 +255,11 @@ qs_start(struct qs *qs, struct pidfh **pfh)
 	}
 	if (qs_drop_privileges(qs) == -1)
 		return EX_NOPERM;
+	/* status counts deliveries from this start on */
+	if (spool_dest_counts_reset(qs->s.spool_dir, (double)time(NULL)) == -1)
+		fprintf(stderr, "mj_queueserv: cannot reset the counts of "
+				"%s/%s: %s\n",
+		    qs->s.spool_dir, SPOOL_DEST_FILE, strerror(errno));
 	if (chdir("/") == -1)
 		return EX_OSERR;
 	if (!qs->foreground) {

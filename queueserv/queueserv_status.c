@@ -40,6 +40,7 @@ struct counts {
 	struct tier total;
 	time_t now;
 	time_t oldest; /* 0: none */
+	double counts_since; /* the destinations' counts start here */
 	int failed;
 };
 
@@ -162,6 +163,7 @@ status_dests(const struct qs *qs, struct counts *k)
 
 	if (spool_dest_open(&sd, qs->s.spool_dir, 0) == -1)
 		return 0; /* no runner has made it yet */
+	k->counts_since = sd.hdr->counts_since;
 	for (i = 0; i < SPOOL_DEST_RECORDS; i++) {
 		if (!sd.rec[i].used || sd.rec[i].window < 0)
 			continue;
@@ -193,13 +195,35 @@ status_dead_in(const struct spool_dest_rec *r, time_t now)
 	return left > 0 ? (long long)(left + 0.999) : 0;
 }
 
-/* status_text_dests - the destination table, when there is one */
+/* status_ago - "-" or how long ago a time was, the short way */
+static void
+status_ago(double when, time_t now, char *buf, size_t len)
+{
+	long long secs = (long long)((double)now - when);
+
+	if (when <= 0)
+		strlcpy(buf, "-", len);
+	else if (secs < 120)
+		snprintf(buf, len, "%llds", secs < 0 ? 0 : secs);
+	else if (secs < 7200)
+		snprintf(buf, len, "%lldm", secs / 60);
+	else if (secs < 172800)
+		snprintf(buf, len, "%lldh", secs / 3600);
+	else
+		snprintf(buf, len, "%lldd", secs / 86400);
+}
+
+/* status_text_dests - the destination table, when there is one: the
+ * recipients delivered, deferred and bounced since the server started,
+ * the scheduler's state (window, busy slots, its positive feedback
+ * pos_fb and negative hysteresis neg_fb, failed cohorts, dead for how
+ * long) and the last error with its age */
 static void
 status_text_dests(const struct counts *k, time_t now, FILE *fp)
 {
 	const struct dest_row *d;
 	char name[SPOOL_DEST_TRANSPORT_MAX + SPOOL_DEST_NEXTHOP_MAX + 2];
-	char dead[32];
+	char dead[32], ago[32];
 	size_t i;
 
 	int width = 30, n;
@@ -214,8 +238,11 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 		if (n > width)
 			width = n;
 	}
-	fprintf(fp, "%-*s %6s %4s %7s %7s %7s %8s %s\n", width, "destination",
-	    "window", "busy", "success", "failure", "cohorts", "dead", "error");
+	status_ago(k->counts_since, now, ago, sizeof(ago));
+	fprintf(fp, "recipients since %s ago\n", ago);
+	fprintf(fp, "%-*s %9s %8s %7s %6s %4s %6s %6s %7s %8s %s\n", width,
+	    "destination", "delivered", "deferred", "bounced", "window",
+	    "busy", "pos_fb", "neg_fb", "cohorts", "dead", "last error");
 	for (i = 0; i < k->ndests; i++) {
 		d = &k->dests[i];
 		snprintf(
@@ -225,10 +252,16 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 			    status_dead_in(&d->r, now));
 		else
 			strlcpy(dead, "-", sizeof(dead));
-		fprintf(fp, "%-*s %6d %4d %7.4f %7.4f %7.4f %8s %s\n", width,
-		    name, d->r.window, d->busy, d->r.success, d->r.failure,
-		    d->r.fail_cohorts, dead,
-		    d->r.last_error[0] ? d->r.last_error : "-");
+		fprintf(fp, "%-*s %9llu %8llu %7llu %6d %4d %6.3f %6.3f %7.3f %8s ",
+		    width, name, (unsigned long long)d->r.delivered,
+		    (unsigned long long)d->r.deferred,
+		    (unsigned long long)d->r.bounced, d->r.window, d->busy,
+		    d->r.success, d->r.failure, d->r.fail_cohorts, dead);
+		if (d->r.last_error[0]) {
+			status_ago(d->r.error_at, now, ago, sizeof(ago));
+			fprintf(fp, "%s ago: %s\n", ago, d->r.last_error);
+		} else
+			fprintf(fp, "-\n");
 	}
 }
 
@@ -255,6 +288,11 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 	const struct dest_row *d;
 	size_t i;
 
+	if (k->counts_since > 0)
+		fprintf(fp, ",\"counts_since\":%lld",
+		    (long long)k->counts_since);
+	else
+		fprintf(fp, ",\"counts_since\":null");
 	fprintf(fp, ",\"destinations\":[");
 	for (i = 0; i < k->ndests; i++) {
 		d = &k->dests[i];
@@ -263,10 +301,15 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 		fprintf(fp, ",\"nexthop\":");
 		status_json_str(fp, d->r.nexthop);
 		fprintf(fp,
-		    ",\"window\":%d,\"busy\":%d,\"success\":%.4f,"
-		    "\"failure\":%.4f,\"fail_cohorts\":%.4f,\"dead\":%s,",
-		    d->r.window, d->busy, d->r.success, d->r.failure,
-		    d->r.fail_cohorts, d->r.dead ? "true" : "false");
+		    ",\"delivered\":%llu,\"deferred\":%llu,\"bounced\":%llu,"
+		    "\"window\":%d,\"busy\":%d,\"positive_feedback\":%.4f,"
+		    "\"negative_feedback\":%.4f,\"fail_cohorts\":%.4f,"
+		    "\"dead\":%s,",
+		    (unsigned long long)d->r.delivered,
+		    (unsigned long long)d->r.deferred,
+		    (unsigned long long)d->r.bounced, d->r.window, d->busy,
+		    d->r.success, d->r.failure, d->r.fail_cohorts,
+		    d->r.dead ? "true" : "false");
 		if (d->r.dead)
 			fprintf(fp, "\"dead_until\":%lld,\"dead_in\":%lld,",
 			    (long long)d->r.dead_until,
@@ -274,10 +317,12 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 		else
 			fprintf(fp, "\"dead_until\":null,\"dead_in\":null,");
 		fprintf(fp, "\"last_error\":");
-		if (d->r.last_error[0])
+		if (d->r.last_error[0]) {
 			status_json_str(fp, d->r.last_error);
-		else
-			fprintf(fp, "null");
+			fprintf(fp, ",\"last_error_at\":%lld",
+			    (long long)d->r.error_at);
+		} else
+			fprintf(fp, "null,\"last_error_at\":null");
 		fprintf(fp, "}");
 	}
 	fprintf(fp, "]");
