@@ -140,6 +140,7 @@ void queueserv_control_reaped(struct qs *qs, pid_t pid);
 
 /* queueserv_status.c */
 int queueserv_status_write(const struct qs *qs, int fd, int json);
+int queueserv_status_offline(const struct qs *qs, int json);
 
 /* queueserv_pool.c */
 const char *queueserv_pool_state_name(enum slot_state st);

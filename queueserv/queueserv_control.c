@@ -243,14 +243,28 @@ queueserv_control_client(const struct qs *qs, const char *request)
 {
 	char line[QS_LINE_MAX], rest[16];
 	struct pollfd pfd;
-	int fd, wait_ms;
+	int fd, wait_ms, e;
 	size_t len;
 	char *reply;
 
 	signal(SIGPIPE, SIG_IGN);
 	if ((fd = control_connect(qs)) == -1) {
+		e = errno;
+		if (e == EACCES || e == EPERM) {
+			/* the socket's mode or group keeps this user out */
+			fprintf(stderr,
+			    "mj_queueserv: permission denied: this user may "
+			    "not connect to %s (socket_mode, socket_group)\n",
+			    qs->sock_path);
+			return EX_NOPERM;
+		}
 		fprintf(stderr, "mj_queueserv: no server answers on %s: %s\n",
-		    qs->sock_path, strerror(errno));
+		    qs->sock_path, strerror(e));
+		/* status without a server: what the spool holds */
+		if (strncmp(request, "status", 6) == 0 &&
+		    (e == ENOENT || e == ECONNREFUSED))
+			(void)queueserv_status_offline(
+			    qs, strcmp(request, "status -j") == 0);
 		return EX_UNAVAILABLE;
 	}
 	snprintf(line, sizeof(line), "%s\n", request);

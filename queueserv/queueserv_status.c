@@ -328,23 +328,28 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 	fprintf(fp, "]");
 }
 
-/* status_text - the human table */
+/* status_text - the human table; online 0: the server is not running,
+ * the spool and the destinations only */
 static void
-status_text(const struct qs *qs, const struct counts *k, FILE *fp)
+status_text(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 {
 	time_t now = time(NULL);
 	const struct slot *sl;
 	size_t i;
 
-	fprintf(fp,
+	if (!online)
+		fprintf(fp, "server: not running; runners: none\n");
+	else
+		fprintf(fp,
 	    "server: pid %ld, up %llds, %llu pokes, runners %d of %lld "
 	    "(min %lld)\n",
 	    (long)qs->pid, (long long)(now - qs->started_wall), qs->pokes,
 	    queueserv_pool_live(qs), qs->s.queueserv_max_runners,
 	    qs->s.queueserv_min_runners);
-	fprintf(fp, "%-5s %-8s %-10s %8s %8s %8s\n", "slot", "pid", "state",
-	    "in-hand", "done", "uptime");
-	for (i = 0; i < qs->nslots; i++) {
+	if (online)
+		fprintf(fp, "%-5s %-8s %-10s %8s %8s %8s\n", "slot", "pid",
+		    "state", "in-hand", "done", "uptime");
+	for (i = 0; online && i < qs->nslots; i++) {
 		sl = &qs->slots[i];
 		if (sl->state == SLOT_EMPTY)
 			continue;
@@ -380,23 +385,27 @@ status_json_tier(FILE *fp, const struct tier *t)
 	    t->outstanding, t->due, t->deferred, t->held, t->bad);
 }
 
-/* status_json - the same, for monitoring: one JSON object */
+/* status_json - the same, for monitoring: one JSON object ("server":
+ * null and no runners when it is not running) */
 static void
-status_json(const struct qs *qs, const struct counts *k, FILE *fp)
+status_json(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 {
 	time_t now = time(NULL);
 	const struct slot *sl;
 	const char *sep = "";
 	size_t i;
 
-	fprintf(fp,
-	    "{\"server\":{\"pid\":%ld,\"uptime\":%lld,\"pokes\":%llu,"
-	    "\"runners\":%d,\"min_runners\":%lld,\"max_runners\":%lld},"
-	    "\"runners\":[",
-	    (long)qs->pid, (long long)(now - qs->started_wall), qs->pokes,
-	    queueserv_pool_live(qs), qs->s.queueserv_min_runners,
-	    qs->s.queueserv_max_runners);
-	for (i = 0; i < qs->nslots; i++) {
+	if (!online)
+		fprintf(fp, "{\"server\":null,\"runners\":[");
+	else
+		fprintf(fp,
+		    "{\"server\":{\"pid\":%ld,\"uptime\":%lld,"
+		    "\"pokes\":%llu,\"runners\":%d,\"min_runners\":%lld,"
+		    "\"max_runners\":%lld},\"runners\":[",
+		    (long)qs->pid, (long long)(now - qs->started_wall),
+		    qs->pokes, queueserv_pool_live(qs),
+		    qs->s.queueserv_min_runners, qs->s.queueserv_max_runners);
+	for (i = 0; online && i < qs->nslots; i++) {
 		sl = &qs->slots[i];
 		if (sl->state == SLOT_EMPTY)
 			continue;
@@ -426,11 +435,31 @@ status_json(const struct qs *qs, const struct counts *k, FILE *fp)
 	fprintf(fp, "}\n");
 }
 
+/* status_emit - the counts, as text or JSON, into fp; -1 when the spool
+ * could not be read (said in the output) */
+static int
+status_emit(const struct qs *qs, FILE *fp, int json, int online)
+{
+	struct counts k;
+	int r = 0;
+
+	if (status_spool(qs, &k) == -1 || status_dests(qs, &k) == -1) {
+		fprintf(
+		    fp, "error: cannot read the spool %s\n", qs->s.spool_dir);
+		r = -1;
+	} else if (json)
+		status_json(qs, &k, online, fp);
+	else
+		status_text(qs, &k, online, fp);
+	free(k.tiers);
+	free(k.dests);
+	return r;
+}
+
 /* queueserv_status_write - the whole reply, ended by an empty line */
 int
 queueserv_status_write(const struct qs *qs, int fd, int json)
 {
-	struct counts k;
 	FILE *fp;
 	int dfd, r;
 
@@ -440,18 +469,23 @@ queueserv_status_write(const struct qs *qs, int fd, int json)
 		close(dfd);
 		return -1;
 	}
-	if (status_spool(qs, &k) == -1 || status_dests(qs, &k) == -1)
-		fprintf(
-		    fp, "error: cannot read the spool %s\n", qs->s.spool_dir);
-	else if (json)
-		status_json(qs, &k, fp);
-	else
-		status_text(qs, &k, fp);
+	(void)status_emit(qs, fp, json, 1);
 	fprintf(fp, "\n");
-	free(k.tiers);
-	free(k.dests);
 	r = ferror(fp) ? -1 : 0;
 	if (fclose(fp) == EOF)
+		r = -1;
+	return r;
+}
+
+/* queueserv_status_offline - status with no server to ask: the spool and
+ * the destination table as this process can read them, on stdout; -1
+ * when it cannot read the spool */
+int
+queueserv_status_offline(const struct qs *qs, int json)
+{
+	int r = status_emit(qs, stdout, json, 0);
+
+	if (fflush(stdout) == EOF)
 		r = -1;
 	return r;
 }

@@ -122,11 +122,18 @@ log_has() {
 	[ "$(grep -c 'walk start' "$QS_LOG")" -ge 2 ]
 }
 
-@test "status without a server says so and exits 69" {
+@test "status without a server says so, exits 69, and still counts the spool" {
 	qs_conf
-	run -69 "$MJ_QUEUESERV" -C "$CONF" status
-	[[ "$output" == "mj_queueserv: no server answers on $SPOOL/queueserv.sock: "* ]]
-	run -69 "$MJ_QUEUESERV" -C "$CONF" stop
+	enqueue 2
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
+	[[ "$stderr" == "mj_queueserv: no server answers on $SPOOL/queueserv.sock: "* ]]
+	echo "$output"
+	[ "${lines[0]}" = "server: not running; runners: none" ]
+	[[ "$output" == *$'\ntotal            2        2        0        0           0\n'* ]]
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status -j
+	[[ "$output" == '{"server":null,"runners":[],"spool":{"outstanding":2,"due":2,"deferred":0,'* ]]
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" stop
+	[ -z "$output" ]
 }
 
 @test "status shows the pool and exact spool counts per tier" {

@@ -126,7 +126,8 @@ post() {
 	sed -i 's/^socket_mode = .*/socket_mode = 0600/' "$CONF"
 	queueserv_start
 	[ "$(stat -c '%a %G' "$SPOOL/queueserv.sock")" = "600 $TGROUP" ]
-	run -69 runuser -u "$TUSER" -- "$MJ_QUEUESERV" -C "$CONF" status
+	run -77 runuser -u "$TUSER" -- "$MJ_QUEUESERV" -C "$CONF" status
+	[ "$output" = "mj_queueserv: permission denied: this user may not connect to $SPOOL/queueserv.sock (socket_mode, socket_group)" ]
 	queueserv_stop
 	# No socket_group: the group stays the server's own.
 	sed -i "/^socket_group = /d; s/^socket_mode = .*/socket_mode = 0620/" "$CONF"
