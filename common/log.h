@@ -2,7 +2,9 @@
  * log.h - one line per event, to syslog or (in the foreground) to stderr.
  *
  * The _errno variants append ": strerror(errno)" with errno as it was on
- * entry; every function preserves errno for its caller.
+ * entry; every function preserves errno for its caller.  log_last keeps
+ * the calling thread's last warning or error, for the state of a
+ * message whose processing failed.
  */
 #ifndef MJQ_LOG_H
 #define MJQ_LOG_H
@@ -20,5 +22,7 @@ void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_errx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *log_last(void);
+void log_last_clear(void);
 
 #endif

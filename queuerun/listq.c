@@ -1,6 +1,8 @@
 /*
  * listq.c - the queue as mailq shows it (mj_queuerun -l): one line per
- * message of QUEUE/, HOLD/ and BAD/ with what its state file says.
+ * message of QUEUE/, HOLD/ and BAD/ with what its state file says, the
+ * last error among it (or, for a message without one, the error of its
+ * first processing that failed, kept in .<name>.try).
  *
  * Read-only and lock-free: a message being delivered is shown as its
  * state file stands at that moment.
@@ -43,6 +45,7 @@ listq_one(void *arg, const struct spool_entry *e)
 	struct listq_ctx *c = arg;
 	struct spool_state st;
 	char why[128], age[32], next[32], left[48];
+	char tryerr[SPOOL_STATE_ERROR_MAX + 1];
 	const char *rel = e->path, *error = "";
 	size_t n = strlen(c->spool);
 	long long arrival = e->st.st_mtime;
@@ -57,9 +60,13 @@ listq_one(void *arg, const struct spool_entry *e)
 		    st.nrcpt);
 		arrival = st.arrival;
 		error = st.error;
-	} else
+	} else {
 		snprintf(left, sizeof(left), "%s",
 		    errno == ENOENT ? "new" : "damaged");
+		/* a first processing that failed left its reason */
+		spool_state_attempt_error(e->path, tryerr, sizeof(tryerr));
+		error = tryerr;
+	}
 	listq_age((long long)(c->now - arrival), age, sizeof(age));
 	if (strcmp(e->top, SPOOL_QUEUE) != 0)
 		snprintf(next, sizeof(next), "%s",

@@ -421,29 +421,63 @@ spool_state_try_path(char *buf, size_t len, const char *msgpath)
 	return 0;
 }
 
+/* spool_state_try_read - the count and the reason of a .try file open
+ * on fd (0 and "" when empty); -1 on a read error */
+static int
+spool_state_try_read(int fd, int *n, char *why, size_t whylen)
+{
+	char buf[SPOOL_STATE_ERROR_MAX + 32], *nl, *end;
+	ssize_t r;
+
+	*n = 0;
+	why[0] = '\0';
+	if ((r = pread(fd, buf, sizeof(buf) - 1, 0)) == -1)
+		return -1;
+	buf[r] = '\0';
+	if ((*n = atoi(buf)) < 0 || *n > 999999)
+		*n = 0;
+	if ((nl = strchr(buf, '\n')) != NULL) {
+		if ((end = strchr(nl + 1, '\n')) != NULL)
+			*end = '\0';
+		strlcpy(why, nl + 1, whylen);
+	}
+	return 0;
+}
+
+/* spool_state_try_write - the .try file holds n and the reason */
+static int
+spool_state_try_write(int fd, int n, const char *why)
+{
+	char buf[SPOOL_STATE_ERROR_MAX + 32];
+	int len;
+
+	len = snprintf(buf, sizeof(buf), "%d\n%s%s", n, why, *why ? "\n" : "");
+	if (len < 0 || (size_t)len >= sizeof(buf))
+		len = (int)sizeof(buf) - 1;
+	if (pwrite(fd, buf, (size_t)len, 0) != len ||
+	    ftruncate(fd, (off_t)len) == -1)
+		return -1;
+	return 0;
+}
+
 /* spool_state_attempt - count one more first processing of a message
  * that has no state file yet, in .<name>.try; returns the attempts
  * before this one that never finished (runners that died), or -1.  No
- * fsync: the count is for runner crashes, which the page cache survives */
+ * fsync: the count is for runner crashes, which the page cache survives.
+ * The reason a previous attempt failed, if any, stays in the file. */
 int
 spool_state_attempt(const char *msgpath)
 {
-	char path[PATH_MAX], buf[32];
-	ssize_t r;
-	int fd, n = 0, len;
+	char path[PATH_MAX], why[SPOOL_STATE_ERROR_MAX + 1];
+	int fd, n;
 
 	if (spool_state_try_path(path, sizeof(path), msgpath) == -1)
 		return -1;
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
 		 SPOOL_FILE_MODE)) == -1)
 		return -1;
-	if ((r = pread(fd, buf, sizeof(buf) - 1, 0)) > 0) {
-		buf[r] = '\0';
-		if ((n = atoi(buf)) < 0 || n > 999999)
-			n = 0;
-	}
-	len = snprintf(buf, sizeof(buf), "%d\n", n + 1);
-	if (pwrite(fd, buf, (size_t)len, 0) != len) {
+	if (spool_state_try_read(fd, &n, why, sizeof(why)) == -1 ||
+	    spool_state_try_write(fd, n + 1, why) == -1) {
 		close(fd);
 		return -1;
 	}
@@ -461,4 +495,42 @@ spool_state_attempt_done(const char *msgpath)
 	if (spool_state_try_path(path, sizeof(path), msgpath) == -1)
 		return -1;
 	return unlink(path) == -1 && errno != ENOENT ? -1 : 0;
+}
+
+/* spool_state_attempt_failed - the first processing ended without a
+ * crash but failed, to be tried again: .<name>.try keeps no attempt and
+ * the reason, for mj_queuerun -l */
+int
+spool_state_attempt_failed(const char *msgpath, const char *why)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (spool_state_try_path(path, sizeof(path), msgpath) == -1)
+		return -1;
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+		 SPOOL_FILE_MODE)) == -1)
+		return -1;
+	if (spool_state_try_write(fd, 0, why) == -1) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+/* spool_state_attempt_error - why the last first processing of a message
+ * without a state file failed; "" when none is known */
+void
+spool_state_attempt_error(const char *msgpath, char *why, size_t whylen)
+{
+	char path[PATH_MAX];
+	int fd, n;
+
+	why[0] = '\0';
+	if (spool_state_try_path(path, sizeof(path), msgpath) == -1 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return;
+	if (spool_state_try_read(fd, &n, why, whylen) == -1)
+		why[0] = '\0';
+	(void)close(fd);
 }

@@ -137,5 +137,7 @@ void spool_state_close(struct spool_state *st);
 int spool_state_set_next(int msgfd, time_t when);
 int spool_state_attempt(const char *msgpath);
 int spool_state_attempt_done(const char *msgpath);
+int spool_state_attempt_failed(const char *msgpath, const char *why);
+void spool_state_attempt_error(const char *msgpath, char *why, size_t whylen);
 
 #endif

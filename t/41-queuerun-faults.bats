@@ -261,3 +261,17 @@ order_of() {
 	[ "$(lines "$BATS_TEST_TMPDIR/s/log")" -eq 80 ]
 	[ "$(grep -c ': removed$' "$BATS_TEST_TMPDIR/run.log")" -eq 40 ]
 }
+
+@test "mj_queuerun -l shows a deferred message's last error" {
+	smtpd_start s --rcpt 'later@*=450 4.2.0 mailbox busy'
+	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
+	mjq_list ex.org l later@d.test
+	post ex.org l
+	runq
+	run "$MJ_QUEUERUN" -C "$CONF" -l
+	echo "$output"
+	[ "$status" -eq 0 ]
+	re='^QUEUE/.*/list/.* left=1/1 next=[^ ]+ error=4\.2\.0 .*450 4\.2\.0 mailbox busy'
+	[[ "${lines[0]}" =~ $re ]]
+	[ "${lines[1]}" = "1 message" ]
+}

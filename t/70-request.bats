@@ -217,3 +217,27 @@ request() {
 	[ "$(grep -c 'no reply to <victim@users.test>: more than 3 replies' "$RUNLOG")" -eq 3 ]
 	grep -q ' 3 victim@users.test$' "$SPOOL/state/replies"
 }
+
+@test "a request that fails is kept, and mj_queuerun -l shows why" {
+	request old@users.test unsubscribe -l mylist -q
+	runq
+	tok=$(token_of old@users.test)
+	# the subscribers file cannot be rewritten: a directory in its place
+	rm "$SUBS"
+	mkdir "$SUBS"
+	request old@users.test "confirm $tok" -l mylist -q
+	runq
+	run "$MJ_QUEUERUN" -C "$CONF" -l
+	echo "$output"
+	[ "$status" -eq 0 ]
+	re='^QUEUE/.*/request/.* left=new next=[^ ]+ error=cannot .*/subscribers: Is a directory$'
+	[[ "${lines[0]}" =~ $re ]]
+	# it stays, with its reason, until it works
+	[ "$(queue_files | wc -l)" -eq 1 ]
+	rmdir "$SUBS"
+	echo old@users.test >"$SUBS"
+	make_due
+	runq
+	[ -z "$(queue_files)" ]
+	[ -z "$(find "$SPOOL/QUEUE" -name '.*.try')" ]
+}
