@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "queuerun_impl.h"
 #include "spool_walk.h"
 
@@ -21,22 +22,6 @@ struct listq_ctx {
 	time_t now;
 	long count;
 };
-
-/* listq_age - a duration the short way: 42s, 5m, 3h, 2d */
-static void
-listq_age(long long secs, char *buf, size_t len)
-{
-	if (secs < 0)
-		secs = 0;
-	if (secs < 120)
-		snprintf(buf, len, "%llds", secs);
-	else if (secs < 7200)
-		snprintf(buf, len, "%lldm", secs / 60);
-	else if (secs < 172800)
-		snprintf(buf, len, "%lldh", secs / 3600);
-	else
-		snprintf(buf, len, "%lldd", secs / 86400);
-}
 
 /* listq_one - one message */
 static int
@@ -67,7 +52,7 @@ listq_one(void *arg, const struct spool_entry *e)
 		spool_state_attempt_error(e->path, tryerr, sizeof(tryerr));
 		error = tryerr;
 	}
-	listq_age((long long)(c->now - arrival), age, sizeof(age));
+	clock_span((long long)(c->now - arrival), age, sizeof(age));
 	if (strcmp(e->top, SPOOL_QUEUE) != 0)
 		snprintf(next, sizeof(next), "%s",
 		    strcmp(e->top, SPOOL_HOLD) == 0 ? "held" : "quarantined");

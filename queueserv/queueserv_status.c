@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "queueserv.h"
 #include "spool_dest.h"
 #include "spool_walk.h"
@@ -195,22 +196,14 @@ status_dead_in(const struct spool_dest_rec *r, time_t now)
 	return left > 0 ? (long long)(left + 0.999) : 0;
 }
 
-/* status_ago - "-" or how long ago a time was, the short way */
+/* status_ago - "-" or how long ago a time was */
 static void
 status_ago(double when, time_t now, char *buf, size_t len)
 {
-	long long secs = (long long)((double)now - when);
-
 	if (when <= 0)
 		strlcpy(buf, "-", len);
-	else if (secs < 120)
-		snprintf(buf, len, "%llds", secs < 0 ? 0 : secs);
-	else if (secs < 7200)
-		snprintf(buf, len, "%lldm", secs / 60);
-	else if (secs < 172800)
-		snprintf(buf, len, "%lldh", secs / 3600);
 	else
-		snprintf(buf, len, "%lldd", secs / 86400);
+		clock_span((long long)((double)now - when), buf, len);
 }
 
 /* status_text_dests - the destination table, when there is one: the
