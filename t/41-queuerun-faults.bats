@@ -268,10 +268,5 @@ order_of() {
 	mjq_list ex.org l later@d.test
 	post ex.org l
 	runq
-	run "$MJ_QUEUERUN" -C "$CONF" -l
-	echo "$output"
-	[ "$status" -eq 0 ]
-	re='^QUEUE/.*/list/.* left=1/1 next=[^ ]+ error=4\.2\.0 .*450 4\.2\.0 mailbox busy'
-	[[ "${lines[0]}" =~ $re ]]
-	[ "${lines[1]}" = "1 message" ]
+	listq_one '^QUEUE/.*/list/.* left=1/1 next=[^ ]+ error=4\.2\.0 .*450 4\.2\.0 mailbox busy'
 }

@@ -80,6 +80,16 @@ user_programs() {
 	MJ_QUEUERUN=$bin/mj_queuerun
 }
 
+# listq_one REGEX - mj_queuerun -l lists exactly one message, on a line
+# matching REGEX (printed, for the reader of a failure)
+listq_one() {
+	local out
+	out=$("$MJ_QUEUERUN" -C "$CONF" -l) || return 1
+	echo "$out"
+	[[ "$(sed -n 1p <<<"$out")" =~ $1 ]] &&
+		[ "$(sed -n 2p <<<"$out")" = "1 message" ]
+}
+
 # queue_files - the message files under QUEUE/, one per line, sorted
 queue_files() {
 	(cd "$SPOOL" && find QUEUE -type f ! -name '.*' | sort)
