@@ -22,10 +22,11 @@
 # package).  SYSCONFDIR holds mjq/mjq.conf, the path compiled into the
 # programs as their default (common/settings_path.c), and init.d: /etc
 # unless moved, as init looks nowhere else.  PREFIX moves the programs,
-# the man pages and the systemd unit.
+# the CGI program, the man pages and the systemd unit.
 PREFIX     ?= /usr/local
 SBINDIR    ?= $(PREFIX)/sbin
 MANDIR     ?= $(PREFIX)/share/man
+CGIDIR     ?= $(PREFIX)/lib/cgi-bin
 SYSCONFDIR ?= /etc
 INITDIR    ?= $(SYSCONFDIR)/init.d
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
@@ -41,7 +42,7 @@ WARN      = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
             -Icommon -Ispool-layout \
             -iquote sched -iquote smtp -iquote lists
-LDLIBS   += -linih -lbsd -lm -pthread
+LDLIBS   += -linih -lbsd -lm -pthread -lcrypto
 
 # make SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer everywhere.
 # mj_enqueue runs once per incoming message: linked statically it skips
@@ -63,6 +64,7 @@ SCHED_SRC  := $(wildcard sched/*.c)
 SMTP_SRC   := $(wildcard smtp/*.c)
 LISTS_SRC  := $(wildcard lists/*.c)
 ENQ_SRC    := $(wildcard enqueue/*.c)
+UNSUB_SRC  := $(wildcard unsubscribe/*.c)
 QS_SRC     := $(wildcard queueserv/*.c)
 QR_MAIN    := $(wildcard queuerun/mj_queuerun.c)
 QR_SRC     := $(filter-out $(QR_MAIN),$(wildcard queuerun/*.c))
@@ -76,7 +78,7 @@ LIBSMTP   := smtp/libsmtp.a
 LIBLISTS  := lists/liblists.a
 LIBQR     := queuerun/libqueuerun.a
 
-PROGS := enqueue/mj_enqueue
+PROGS := enqueue/mj_enqueue unsubscribe/mj_unsubscribe
 ifneq ($(QS_SRC),)
 PROGS += queueserv/mj_queueserv
 endif
@@ -90,7 +92,8 @@ TOOLS := $(TOOL_SRC:.c=)
 
 MAN8 := $(wildcard */*.8)
 
-.PHONY: all test demo install uninstall setup deb clean deps fuzz bench
+.PHONY: all test demo install uninstall setup deb clean deps fuzz bench \
+	deps-graph
 all: $(PROGS) $(TOOLS) t/tools/mj_enqueue_dyn
 
 %.o: %.c
@@ -111,6 +114,9 @@ $(LIBQR): $(QR_SRC:.c=.o)
 
 enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) $(ENQ_STATIC) -o $@ $^ $(ENQ_LIBS)
+unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) \
+    $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBSCHED) $(LIBSMTP) \
@@ -145,6 +151,15 @@ test:
 	@sh scripts/deps.sh test
 	@$(MAKE) --no-print-directory all
 	@sh t/run
+
+# make deps-graph: the include graph between folders, checked to point
+# only down the layers (programs -> queuerun/ -> sched/ smtp/ lists/ ->
+# spool-layout/ -> common/), and the runner's file-level call graph
+# (from the objects' symbols), checked to have no cycle.
+deps-graph: all
+	@sh scripts/deps-graph.sh
+	@echo "queuerun/ call graph (file -> files it calls):"
+	@sh scripts/callgraph.sh queuerun
 
 demo:
 	@sh scripts/deps.sh build
@@ -203,11 +218,15 @@ fuzz:
 # and init files; as root into the live system (no DESTDIR), then
 # make setup: the mjq user and group, the spool, /var/lib/mjq, a first
 # mjq.conf (scripts/mjq-setup, idempotent).
-INSTALLED_PROGS = $(notdir $(PROGS)) mjq-newlist mjq-setup
+SBIN_PROGS = $(filter-out unsubscribe/mj_unsubscribe,$(PROGS))
+INSTALLED_SBIN = $(notdir $(SBIN_PROGS)) mjq-newlist mjq-setup mjq-unsubsecret
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
-	    $(DESTDIR)$(INITDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/mjq
-	install -m 0755 $(PROGS) $(DESTDIR)$(SBINDIR)
+	    $(DESTDIR)$(INITDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/mjq \
+	    $(DESTDIR)$(CGIDIR)
+	install -m 0755 $(SBIN_PROGS) $(DESTDIR)$(SBINDIR)
+	install -m 0755 unsubscribe/mj_unsubscribe $(DESTDIR)$(CGIDIR)
+	install -m 0755 scripts/mjq-unsubsecret $(DESTDIR)$(SBINDIR)
 	$(if $(MAN8),install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8)
 	$(INSTALL_PATHS) scripts/init/mj_queueserv.service \
 	    >$(DESTDIR)$(UNITDIR)/mj_queueserv.service
@@ -232,7 +251,8 @@ setup:
 # make uninstall: what make install put there; the mjq user, the spool,
 # the lists and mjq.conf stay (they are the administrator's data)
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(INSTALLED_PROGS))
+	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(INSTALLED_SBIN)) \
+	    $(DESTDIR)$(CGIDIR)/mj_unsubscribe
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8)))
 	rm -f $(DESTDIR)$(UNITDIR)/mj_queueserv.service \
 	    $(DESTDIR)$(INITDIR)/mj_queueserv \

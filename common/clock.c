@@ -5,7 +5,9 @@
  * mj_queueserv status show ages.
  *
  * Deadlines use the monotonic clock, so a step of the wall clock (NTP, an
- * administrator's date) neither fires nor starves a timeout.
+ * administrator's date) neither fires nor starves a timeout.  The runner's
+ * clock (clock_now) is the wall clock instead: it is compared with file
+ * times (arrival, next try as mtime) and written into the state files.
  */
 #include <stdio.h>
 #include <time.h>
@@ -36,4 +38,14 @@ clock_span(long long secs, char *buf, size_t len)
 		snprintf(buf, len, "%lldh", secs / 3600);
 	else
 		snprintf(buf, len, "%lldd", secs / 86400);
+}
+
+/* clock_now - wall-clock seconds, with fractions */
+double
+clock_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

@@ -25,8 +25,11 @@
  */
 #include <string.h>
 
+#include "dest_share.h"
+#include "dest_wait.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "qr_batch.h"
+#include "qr_runner.h"
 
 /* dest_share_open - map the table; without it, run unshared */
 void

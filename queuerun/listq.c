@@ -13,7 +13,9 @@
 #include <time.h>
 
 #include "clock.h"
-#include "queuerun_impl.h"
+#include "queuerun.h"
+#include "settings.h"
+#include "spool_state.h"
 #include "spool_walk.h"
 
 struct listq_ctx {

@@ -20,8 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "listconf.h"
 #include "log.h"
-#include "request.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
+#include "request_cmd.h"
 #include "spool_token.h"
 #include "subs_edit.h"
 
@@ -104,7 +107,7 @@ request_token(struct request *r, const char *action, const char *list,
 	}
 	spool_token_sweep(
 	    r->q->s->spool_dir, r->q->s->request_token_lifetime, time(NULL));
-	strlcpy(to->token, token, sizeof(to->token));
+	(void)strlcpy(to->token, token, sizeof(to->token)); /* it fits */
 	to->ntokens++;
 	fprintf(to->fp,
 	    "Someone (%s) asked to %s <%s> %s the list %s@%s.\n"

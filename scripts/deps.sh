@@ -12,9 +12,10 @@
 # exact command to run and fails.
 set -eu
 
-build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev"
+build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev"
 deb="$build debhelper dpkg-dev"
-test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind debhelper dpkg-dev"
+test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
+      openssl curl lighttpd chromium debhelper dpkg-dev"
 bench="$test"
 fuzz="$build clang libclang-rt-dev"
 
