@@ -10,6 +10,9 @@
 # remounts read-only.  The instance sets owner_request_special = no, as
 # the README asks: with Postfix's default, the owner-LIST alias makes
 # owner-LIST@myorigin the sender of every post (seen in the Return-Path).
+# The README's own install and Postfix steps, word for word on a private
+# copy of the host, are t/82-readme.bats; this file checks the mail path
+# in detail.
 
 load helpers
 load smtp_helpers
