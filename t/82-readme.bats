@@ -38,15 +38,6 @@ setup() {
 		! -type d -print0 | xargs -0r rm -f
 }
 
-# readme_steps - the command lines of the README's Installing section
-readme_steps() {
-	awk '/^Installing$/ { on = 1 }
-		on && /^What each step does:/ { exit }
-		on && /^    # / { print substr($0, 7); cont = /\\$/; next }
-		on && cont && /^      / { sub(/^ +/, "  "); print; cont = /\\$/; next }
-		{ cont = 0 }' "$TOP/README"
-}
-
 @test "the README's install and Postfix steps, word for word, on a fresh host: the post arrives" {
 	readme_steps >"$STAGE/steps.sh"
 	# then, beyond the README: setup again changes nothing (idempotent),

@@ -90,6 +90,16 @@ listq_one() {
 		[ "$(sed -n 2p <<<"$out")" = "1 message" ]
 }
 
+# readme_steps - the command lines of the README's Installing section
+# ("    # command", continuation lines joined as the shell reads them)
+readme_steps() {
+	awk '/^Installing$/ { on = 1 }
+		on && /^What each step does:/ { exit }
+		on && /^    # / { print substr($0, 7); cont = /\\$/; next }
+		on && cont && /^      / { sub(/^ +/, "  "); print; cont = /\\$/; next }
+		{ cont = 0 }' "$TOP/README"
+}
+
 # queue_files - the message files under QUEUE/, one per line, sorted
 queue_files() {
 	(cd "$SPOOL" && find QUEUE -type f ! -name '.*' | sort)
