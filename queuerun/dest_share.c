@@ -97,7 +97,8 @@ dest_share_count(struct spool_dest_rec *r, const struct qr_batch *b,
 	if (o == SCHED_CONN_FAIL && b->n > 0)
 		error = b->res[0].text;
 	if (error != NULL) {
-		strlcpy(r->last_error, error, sizeof(r->last_error));
+		/* cut to the record's field on purpose */
+		(void)strlcpy(r->last_error, error, sizeof(r->last_error));
 		r->error_at = now;
 	}
 }

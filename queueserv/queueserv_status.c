@@ -201,7 +201,7 @@ static void
 status_ago(double when, time_t now, char *buf, size_t len)
 {
 	if (when <= 0)
-		strlcpy(buf, "-", len);
+		(void)strlcpy(buf, "-", len); /* fits any buffer of ours */
 	else
 		clock_span((long long)((double)now - when), buf, len);
 }

@@ -439,7 +439,7 @@ spool_state_try_read(int fd, int *n, char *why, size_t whylen)
 	if ((nl = strchr(buf, '\n')) != NULL) {
 		if ((end = strchr(nl + 1, '\n')) != NULL)
 			*end = '\0';
-		strlcpy(why, nl + 1, whylen);
+		(void)strlcpy(why, nl + 1, whylen); /* a cut reason is one */
 	}
 	return 0;
 }
