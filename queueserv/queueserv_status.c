@@ -124,16 +124,10 @@ status_cmp(const void *a, const void *b)
 static int
 status_spool(const struct qs *qs, struct counts *k)
 {
-	static const char *const tops[] = {SPOOL_QUEUE, SPOOL_HOLD, SPOOL_BAD};
-	size_t i;
-
 	memset(k, 0, sizeof(*k));
 	k->now = time(NULL);
-	for (i = 0; i < 3; i++)
-		if (spool_walk(qs->s.spool_dir, tops[i], status_count, k) ==
-			-1 &&
-		    i == 0)
-			return -1;
+	if (spool_walk_tops(qs->s.spool_dir, 0, status_count, k) == -1)
+		return -1;
 	if (k->failed)
 		return -1;
 	/* qsort's array may not be NULL, even with no element (C11 7.1.4) */
@@ -166,7 +160,7 @@ status_dests(const struct qs *qs, struct counts *k)
 		return 0; /* no runner has made it yet */
 	k->counts_since = sd.hdr->counts_since;
 	for (i = 0; i < SPOOL_DEST_RECORDS; i++) {
-		if (!sd.rec[i].used || sd.rec[i].window < 0)
+		if (!sd.rec[i].used || sd.rec[i].ds.window < 0)
 			continue;
 		if ((d = reallocarray(k->dests, k->ndests + 1, sizeof(*d))) ==
 		    NULL) {
@@ -191,7 +185,7 @@ status_dests(const struct qs *qs, struct counts *k)
 static long long
 status_dead_in(const struct spool_dest_rec *r, time_t now)
 {
-	double left = r->dead_until - (double)now;
+	double left = r->ds.dead_until - (double)now;
 
 	return left > 0 ? (long long)(left + 0.999) : 0;
 }
@@ -240,7 +234,7 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 		d = &k->dests[i];
 		snprintf(
 		    name, sizeof(name), "%s:%s", d->r.transport, d->r.nexthop);
-		if (d->r.dead)
+		if (d->r.ds.dead)
 			snprintf(dead, sizeof(dead), "%llds",
 			    status_dead_in(&d->r, now));
 		else
@@ -248,8 +242,8 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 		fprintf(fp, "%-*s %9llu %8llu %7llu %6d %4d %6.3f %6.3f %7.3f %8s ",
 		    width, name, (unsigned long long)d->r.delivered,
 		    (unsigned long long)d->r.deferred,
-		    (unsigned long long)d->r.bounced, d->r.window, d->busy,
-		    d->r.success, d->r.failure, d->r.fail_cohorts, dead);
+		    (unsigned long long)d->r.bounced, d->r.ds.window, d->busy,
+		    d->r.ds.success, d->r.ds.failure, d->r.ds.fail_cohorts, dead);
 		if (d->r.last_error[0]) {
 			status_ago(d->r.error_at, now, ago, sizeof(ago));
 			fprintf(fp, "%s ago: %s\n", ago, d->r.last_error);
@@ -300,12 +294,12 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 		    "\"dead\":%s,",
 		    (unsigned long long)d->r.delivered,
 		    (unsigned long long)d->r.deferred,
-		    (unsigned long long)d->r.bounced, d->r.window, d->busy,
-		    d->r.success, d->r.failure, d->r.fail_cohorts,
-		    d->r.dead ? "true" : "false");
-		if (d->r.dead)
+		    (unsigned long long)d->r.bounced, d->r.ds.window, d->busy,
+		    d->r.ds.success, d->r.ds.failure, d->r.ds.fail_cohorts,
+		    d->r.ds.dead ? "true" : "false");
+		if (d->r.ds.dead)
 			fprintf(fp, "\"dead_until\":%lld,\"dead_in\":%lld,",
-			    (long long)d->r.dead_until,
+			    (long long)d->r.ds.dead_until,
 			    status_dead_in(&d->r, now));
 		else
 			fprintf(fp, "\"dead_until\":null,\"dead_in\":null,");
