@@ -231,7 +231,7 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 {
 	struct spool_state_init init;
 	char sender[SPOOL_ADDR_MAX + 1], from[SPOOL_ADDR_MAX + 1], err[300];
-	size_t n = 0;
+	size_t n = 0, sent;
 
 	if (expand_list_loop(m, text, len)) {
 		expand_aside(q, m, SPOOL_BAD,
@@ -239,11 +239,14 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 		    "X-Loop");
 		return -2;
 	}
-	if (lc->max_message_size > 0 && (long long)len > lc->max_message_size) {
+	/* the limit is on what the poster sent, not on our Return-Path */
+	if (lc->max_message_size > 0 &&
+	    (long long)(sent = header_sent_size(text, len)) >
+		lc->max_message_size) {
 		snprintf(err, sizeof(err),
 		    "message of %zu bytes is over the list's "
 		    "max_message_size of %lld",
-		    len, lc->max_message_size);
+		    sent, lc->max_message_size);
 		expand_aside(q, m, SPOOL_HOLD, err);
 		return -2;
 	}

@@ -139,7 +139,8 @@ main(int argc, char **argv)
 	if (optind != argc || once + list + check + (o.fd != -1) != 1)
 		return qr_usage();
 	/* A runner's stderr is the daemon's /dev/null unless the server
-	 * runs in the foreground. */
+	 * runs in the foreground or no syslog daemon listens (log_open
+	 * falls back to stderr then, and the server keeps its stderr). */
 	log_open(
 	    "mj_queuerun", o.fd != -1 && !fg ? LOG_TO_SYSLOG : LOG_TO_STDERR);
 	log_set_debug(debug);

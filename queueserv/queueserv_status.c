@@ -238,7 +238,7 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 			snprintf(dead, sizeof(dead), "%llds",
 			    status_dead_in(&d->r, now));
 		else
-			strlcpy(dead, "-", sizeof(dead));
+			(void)strlcpy(dead, "-", sizeof(dead));
 		fprintf(fp, "%-*s %9llu %8llu %7llu %6d %4d %6.3f %6.3f %7.3f %8s ",
 		    width, name, (unsigned long long)d->r.delivered,
 		    (unsigned long long)d->r.deferred,

@@ -2,13 +2,19 @@
  * spool_token.c - confirmation tokens: $spool/state/tokens/<token>.
  *
  * Creation is the commit protocol (tmp/, fsync, link, fsync directory),
- * so a token mailed out always exists.  Use:
+ * so a token mailed out always exists.  Use, in two calls, so that the
+ * change a token stands for commits before the token is spent (a change
+ * that fails for a while leaves the token good for the retry):
+ *   spool_token_read
  *   1. the name is checked (SPOOL_TOKEN_LEN hex digits) before it
  *      touches a path: anything else is unknown
- *   2. past its lifetime (mtime + lifetime <= now): removed, "expired"
- *   3. rename(<token>, .<token>): exactly one taker succeeds; ENOENT
- *      with .<token> present means it was used before
- *   4. the text is read from the still-open file
+ *   2. a missing file with .<token> present was used before
+ *   3. past its lifetime (mtime + lifetime <= now): removed, "expired"
+ *   4. the text is read; the token stays
+ *   (the caller makes the change)
+ *   spool_token_use
+ *   5. rename(<token>, .<token>): exactly one taker succeeds; ENOENT
+ *      means another was first
  * Sweeping removes tokens and used markers older than the lifetime.
  */
 #include <sys/stat.h>
@@ -83,9 +89,9 @@ spool_token_create(
 	return 0;
 }
 
-/* spool_token_read - state 4: the text of an open token file */
+/* spool_token_text - state 4: the text of an open token file */
 static int
-spool_token_read(int fd, char *text, size_t textlen)
+spool_token_text(int fd, char *text, size_t textlen)
 {
 	ssize_t n;
 	size_t got = 0;
@@ -103,10 +109,11 @@ spool_token_read(int fd, char *text, size_t textlen)
 	return 0;
 }
 
-/* spool_token_take - use a token once: its text and SPOOL_TOKEN_OK, or
- * why not in *status; -1 only for I/O errors */
+/* spool_token_read - states 1 to 4: a token's text and SPOOL_TOKEN_OK,
+ * or why it cannot be used in *status; -1 only for I/O errors.  The token
+ * is not spent: spool_token_use does that once its change is made. */
 int
-spool_token_take(const char *spool, const char *token, long long lifetime,
+spool_token_read(const char *spool, const char *token, long long lifetime,
     time_t now, char *text, size_t textlen, enum spool_token_status *status)
 {
 	char path[PATH_MAX], used[PATH_MAX];
@@ -133,19 +140,33 @@ spool_token_take(const char *spool, const char *token, long long lifetime,
 		*status = SPOOL_TOKEN_EXPIRED;
 		return unlink(path) == -1 && errno != ENOENT ? -1 : 0;
 	}
-	if (rename(path, used) == -1) {
-		close(fd);
-		if (errno != ENOENT)
-			return -1;
-		*status = SPOOL_TOKEN_USED; /* another runner was first */
-		return 0;
-	}
-	r = spool_token_read(fd, text, textlen);
+	r = spool_token_text(fd, text, textlen);
 	if (close(fd) == -1)
 		r = -1;
 	if (r == 0)
 		*status = SPOOL_TOKEN_OK;
 	return r;
+}
+
+/* spool_token_use - state 5: spend a token read before; SPOOL_TOKEN_OK,
+ * or SPOOL_TOKEN_USED when another taker was first; -1 for I/O errors */
+int
+spool_token_use(
+    const char *spool, const char *token, enum spool_token_status *status)
+{
+	char path[PATH_MAX], used[PATH_MAX];
+
+	*status = SPOOL_TOKEN_UNKNOWN;
+	if (spool_token_paths(spool, token, path, used, sizeof(path)) == -1)
+		return 0;
+	if (rename(path, used) == -1) {
+		if (errno != ENOENT)
+			return -1;
+		*status = SPOOL_TOKEN_USED;
+		return 0;
+	}
+	*status = SPOOL_TOKEN_OK;
+	return 0;
 }
 
 /* spool_token_sweep - remove tokens and used markers past the lifetime;

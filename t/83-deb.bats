@@ -70,7 +70,9 @@ apt() {
 # gone PID - the process has exited (a zombie left to an init that
 # does not reap counts as gone)
 gone() {
-	! alive "$1"
+	if alive "$1"; then
+		return 1
+	fi
 }
 
 # sink_got ADDR - the test SMTP server received mail for ADDR
