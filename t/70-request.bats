@@ -175,6 +175,8 @@ confirm_fails_then_works() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root: creates a user"
 	TUSER=mjqlk$$
 	useradd -M -U -s /usr/sbin/nologin "$TUSER"
+	# the programs the user runs, where it can reach them
+	user_programs
 	chown -R "$TUSER:" "$SPOOL" "$LISTS"
 	mkdir -p "$MAIL" && chown "$TUSER:" "$MAIL"
 	chmod o+r "$CONF"
