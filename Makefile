@@ -43,6 +43,9 @@ CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
             -Icommon -Ispool-layout \
             -iquote sched -iquote smtp -iquote lists
 LDLIBS   += -linih -lbsd -lm -pthread -lcrypto
+# liblists finds organizational domains with libpsl: only what links
+# liblists needs it.
+LISTS_LIBS = -lpsl
 
 # make SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer everywhere.
 # mj_enqueue runs once per incoming message: linked statically it skips
@@ -117,11 +120,11 @@ enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) \
     $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
+queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBSCHED) $(LIBSMTP) \
     $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lresolv
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lresolv
 schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 TOOL_LIBS := $(LIBQR) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
@@ -131,7 +134,7 @@ TOOL_LIBS := $(LIBQR) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON
 t/tools/mj_enqueue_dyn: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENQ_LIBS)
 t/tools/%: t/tools/%.c $(TOOL_LIBS)
-	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lresolv
+	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lresolv
 
 # SYSCONFDIR compiled in: the stamp changes only when the value does
 common/settings_path.o: CPPFLAGS += -DMJQ_SYSCONFDIR='"$(SYSCONFDIR)"'
@@ -200,7 +203,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	$(AR) rcs $@ $^
 t/fuzz/bin/%: t/fuzz/%.c $(FUZZ_LIB)
 	$(FUZZ_CC) $(CPPFLAGS) -iquote queuerun $(FUZZ_CFLAGS) -fsanitize=fuzzer \
-	    -o $@ $< $(FUZZ_LIB) $(LDLIBS) -lresolv
+	    -o $@ $< $(FUZZ_LIB) $(LDLIBS) $(LISTS_LIBS) -lresolv
 -include $(wildcard $(FUZZ_OBJDIR)/*/*.d)
 fuzz:
 	@sh scripts/deps.sh fuzz
@@ -220,7 +223,8 @@ fuzz:
 # make setup: the mjq user and group, the spool, /var/lib/mjq, a first
 # mjq.conf (scripts/mjq-setup, idempotent).
 SBIN_PROGS = $(filter-out unsubscribe/mj_unsubscribe,$(PROGS))
-INSTALLED_SBIN = $(notdir $(SBIN_PROGS)) mjq-newlist mjq-setup mjq-unsubsecret
+INSTALLED_SBIN = $(notdir $(SBIN_PROGS)) mjq-newlist mjq-setup mjq-unsubsecret \
+	mjq-dkimkey
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
 	    $(DESTDIR)$(INITDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/mjq \
@@ -240,6 +244,8 @@ install: all
 	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-newlist
 	$(INSTALL_PATHS) scripts/mjq-setup >$(DESTDIR)$(SBINDIR)/mjq-setup
 	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-setup
+	$(INSTALL_PATHS) scripts/mjq-dkimkey >$(DESTDIR)$(SBINDIR)/mjq-dkimkey
+	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-dkimkey
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then \
 	    $(MAKE) --no-print-directory setup; \
 	else \

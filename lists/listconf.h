@@ -23,6 +23,7 @@ struct listconf {
 	char who_access[16];
 	long long bounce_max_count;
 	long long bounce_max_age;
+	int dmarc_mitigation; /* enum dmarc_mitigation (dmarc.h) */
 };
 int listconf_load(const struct settings *s, const char *domain,
     const char *list, struct listconf *lc, char *err, size_t errlen);

@@ -7,7 +7,9 @@
  * outstanding messages (QUEUE/), split into due (mtime, the not-before
  * time, has come) and deferred, plus held (HOLD/) and quarantined (BAD/),
  * and the age of the oldest outstanding message (its birth time where
- * the file system keeps one, else its mtime).
+ * the file system keeps one, else its mtime).  A domain with outstanding
+ * mail whose DKIM keys the runners cannot use gets a line saying why:
+ * its mail waits until the key is fixed (lists/dkim_conf.c).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,9 +20,12 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "dkim_conf.h"
 #include "queueserv.h"
 #include "spool_dest.h"
 #include "spool_walk.h"
+
+#define STATUS_DOMAINS_MAX 1000 /* domains whose DKIM keys are checked */
 
 struct tier {
 	int dprio, lprio;
@@ -43,7 +48,37 @@ struct counts {
 	time_t oldest; /* 0: none */
 	double counts_since; /* the destinations' counts start here */
 	int failed;
+	char **domains; /* of the outstanding mail, for the DKIM check */
+	size_t ndomains;
 };
+
+/* status_domain - note the domain of an outstanding message */
+static void
+status_domain(struct counts *k, const char *domain)
+{
+	char **v;
+	size_t i;
+
+	for (i = 0; i < k->ndomains; i++)
+		if (strcmp(k->domains[i], domain) == 0)
+			return;
+	if (k->ndomains == STATUS_DOMAINS_MAX ||
+	    (v = reallocarray(k->domains, k->ndomains + 1, sizeof(*v))) == NULL)
+		return;
+	k->domains = v;
+	if ((v[k->ndomains] = strdup(domain)) != NULL)
+		k->ndomains++;
+}
+
+/* status_dkim - why the domain's mail cannot be signed, or 0 */
+static int
+status_dkim(const struct qs *qs, const char *domain, char *err, size_t errlen)
+{
+	struct dkim_conf dc;
+
+	return dkim_conf_load(&qs->s, domain, &dc, err, errlen) == -1 ||
+	       dkim_conf_check(&dc, err, errlen) == -1;
+}
 
 /* status_tier - the counters of one tier, made on first use */
 static struct tier *
@@ -105,6 +140,7 @@ status_count(void *arg, const struct spool_entry *e)
 		born = status_born(e);
 		if (k->oldest == 0 || born < k->oldest)
 			k->oldest = born;
+		status_domain(k, e->domain);
 	}
 	return 0;
 }
@@ -320,6 +356,7 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 static void
 status_text(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 {
+	char err[PATH_MAX + 200];
 	time_t now = time(NULL);
 	const struct slot *sl;
 	size_t i;
@@ -360,6 +397,10 @@ status_text(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 	else
 		fprintf(fp, "oldest: -\n");
 	status_text_dests(k, now, fp);
+	for (i = 0; i < k->ndomains; i++)
+		if (status_dkim(qs, k->domains[i], err, sizeof(err)))
+			fprintf(fp, "dkim: %s: %s (its mail waits)\n",
+			    k->domains[i], err);
 }
 
 /* status_json_tier - one tier's counters as JSON members */
@@ -377,6 +418,7 @@ status_json_tier(FILE *fp, const struct tier *t)
 static void
 status_json(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 {
+	char err[PATH_MAX + 200];
 	time_t now = time(NULL);
 	const struct slot *sl;
 	const char *sep = "";
@@ -419,7 +461,17 @@ status_json(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 	}
 	fprintf(fp, "]}");
 	status_json_dests(k, now, fp);
-	fprintf(fp, "}\n");
+	fprintf(fp, ",\"dkim_errors\":[");
+	for (i = 0, sep = ""; i < k->ndomains; i++)
+		if (status_dkim(qs, k->domains[i], err, sizeof(err))) {
+			fprintf(fp, "%s{\"domain\":", sep);
+			status_json_str(fp, k->domains[i]);
+			fprintf(fp, ",\"error\":");
+			status_json_str(fp, err);
+			fprintf(fp, "}");
+			sep = ",";
+		}
+	fprintf(fp, "]}\n");
 }
 
 /* status_emit - the counts, as text or JSON, into fp; -1 when the spool
@@ -440,6 +492,9 @@ status_emit(const struct qs *qs, FILE *fp, int json, int online)
 		status_text(qs, &k, online, fp);
 	free(k.tiers);
 	free(k.dests);
+	while (k.ndomains > 0)
+		free(k.domains[--k.ndomains]);
+	free(k.domains);
 	return r;
 }
 

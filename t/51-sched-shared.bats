@@ -150,7 +150,7 @@ status_busy() {
 	# deliveries in flight not at all
 	[ "${lines[-1]}" = "$(dest_line 8 0 0 2 0 0 0 0 - -)" ]
 	run -0 "$MJ_QUEUESERV" -C "$CONF" status -j
-	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","delivered":8,"deferred":0,"bounced":0,"window":2,"busy":0,"positive_feedback":0.0000,"negative_feedback":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"last_error":null,"last_error_at":null}]}' ]]
+	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","delivered":8,"deferred":0,"bounced":0,"window":2,"busy":0,"positive_feedback":0.0000,"negative_feedback":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"last_error":null,"last_error_at":null}],"dkim_errors":[]}' ]]
 	[[ "$output" == *',"counts_since":'[0-9]*',"destinations":'* ]]
 }
 
@@ -252,7 +252,7 @@ mail_times() {
 	EOF
 	run -78 "$MJ_QUEUERUN" -C "$CONF" -1
 	echo "$output"
-	[[ "$output" == *"$CONF:8: [delivery] destination_concurrency_limit: must be at most 128, the deliveries in flight per destination that the runners' shared table holds" ]]
+	[[ "$output" == *"$CONF:10: [delivery] destination_concurrency_limit: must be at most 128, the deliveries in flight per destination that the runners' shared table holds" ]]
 	sed -i 's/= 129/= 128/' "$CONF"
 	run -0 "$MJ_QUEUERUN" -C "$CONF" -1
 }
