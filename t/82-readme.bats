@@ -54,6 +54,7 @@ setup() {
 	grep -qx 'service mj_queueserv start' "$STAGE/steps.sh"
 	grep -q '^mjq-newlist .*>>/var/lib/mjq/aliases$' "$STAGE/steps.sh"
 	grep -qx 'newaliases' "$STAGE/steps.sh"
+	grep -qx 'mjq-dkimkey example.org mjq' "$STAGE/steps.sh"
 	grep -q '^printf .* | sendmail ' "$STAGE/steps.sh"
 	[ "$(wc -l <"$STAGE/steps.sh")" -ge 12 ]
 	cat "$STAGE/after.sh" >>"$STAGE/steps.sh"
@@ -67,6 +68,8 @@ setup() {
 	grep -qx 'first post' "$STAGE/mailbox"
 	grep -qx 'Subject: hello' "$STAGE/mailbox"
 	grep -qx 'List-Id: <mylist.example.org>' "$STAGE/mailbox"
+	# signed with the key the README's mjq-dkimkey made
+	grep -q '^DKIM-Signature: .*d=example.org' "$STAGE/mailbox"
 	grep -qx 'Return-Path: <mylist-owner@example.org>' "$STAGE/mailbox"
 	grep -q '^From: .*alice@example.org' "$STAGE/mailbox"
 	# what mjq-setup made, with its owners and modes

@@ -105,6 +105,7 @@ sink_got() {
 	printf '[transport_map]\nsink.test = smtp:[127.0.0.1]:%s\n' "$PORT" \
 		>>/etc/mjq/mjq.conf
 	mjq-newlist example.org t83 owner@sink.test >/dev/null
+	mjq-dkimkey example.org mjq >/dev/null
 	echo sub@sink.test >/var/lib/mjq/lists/example.org/t83/subscribers
 	# the transport_map in force
 	/etc/init.d/mj_queueserv restart
