@@ -195,6 +195,8 @@ dest_share_done(
 	if (shared) {
 		dest_share_put(r, &st, now);
 		dest_share_count(r, b, o, now);
+		if (b->tls != SPOOL_DEST_TLS_UNKNOWN)
+			r->tls = b->tls;
 	}
 	spool_dest_release(sd, idx, b->share_slot);
 	b->share_slot = b->share_rec = -1;

@@ -263,9 +263,9 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 	}
 	status_ago(k->counts_since, now, ago, sizeof(ago));
 	fprintf(fp, "recipients since %s ago\n", ago);
-	fprintf(fp, "%-*s %9s %8s %7s %6s %4s %6s %6s %7s %8s %s\n", width,
-	    "destination", "delivered", "deferred", "bounced", "window",
-	    "busy", "pos_fb", "neg_fb", "cohorts", "dead", "last error");
+	fprintf(fp, "%-*s %9s %8s %7s %6s %4s %6s %6s %7s %8s %-9s %s\n",
+	    width, "destination", "delivered", "deferred", "bounced", "window",
+	    "busy", "pos_fb", "neg_fb", "cohorts", "dead", "tls", "last error");
 	for (i = 0; i < k->ndests; i++) {
 		d = &k->dests[i];
 		snprintf(
@@ -275,11 +275,13 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 			    status_dead_in(&d->r, now));
 		else
 			(void)strlcpy(dead, "-", sizeof(dead));
-		fprintf(fp, "%-*s %9llu %8llu %7llu %6d %4d %6.3f %6.3f %7.3f %8s ",
+		fprintf(fp,
+		    "%-*s %9llu %8llu %7llu %6d %4d %6.3f %6.3f %7.3f %8s %-9s ",
 		    width, name, (unsigned long long)d->r.delivered,
 		    (unsigned long long)d->r.deferred,
 		    (unsigned long long)d->r.bounced, d->r.ds.window, d->busy,
-		    d->r.ds.success, d->r.ds.failure, d->r.ds.fail_cohorts, dead);
+		    d->r.ds.success, d->r.ds.failure, d->r.ds.fail_cohorts, dead,
+		    spool_dest_tls_name(d->r.tls));
 		if (d->r.last_error[0]) {
 			status_ago(d->r.error_at, now, ago, sizeof(ago));
 			fprintf(fp, "%s ago: %s\n", ago, d->r.last_error);
@@ -339,7 +341,13 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 			    status_dead_in(&d->r, now));
 		else
 			fprintf(fp, "\"dead_until\":null,\"dead_in\":null,");
-		fprintf(fp, "\"last_error\":");
+		/* tls: the last session's state; null before any */
+		fprintf(fp, "\"tls\":");
+		if (d->r.tls != SPOOL_DEST_TLS_UNKNOWN)
+			status_json_str(fp, spool_dest_tls_name(d->r.tls));
+		else
+			fprintf(fp, "null");
+		fprintf(fp, ",\"last_error\":");
 		if (d->r.last_error[0]) {
 			status_json_str(fp, d->r.last_error);
 			fprintf(fp, ",\"last_error_at\":%lld",

@@ -367,3 +367,13 @@ spool_dest_counts_reset(const char *spool, double now)
 	spool_dest_close(&sd);
 	return 0;
 }
+
+/* spool_dest_tls_name - the word for a record's tls field */
+const char *
+spool_dest_tls_name(int tls)
+{
+	static const char *const names[SPOOL_DEST_TLS_N] = {
+	    "-", "none", "anonymous", "untrusted", "trusted", "verified"};
+
+	return tls >= 0 && tls < SPOOL_DEST_TLS_N ? names[tls] : "?";
+}

@@ -84,16 +84,16 @@ distinct() {
 }
 
 # dest_line DELIVERED DEFERRED BOUNCED WINDOW BUSY POS_FB NEG_FB COHORTS
-# DEAD ERROR - the status row
+# DEAD TLS ERROR - the status row
 dest_line() {
-	printf '%-30s %9s %8s %7s %6d %4d %6.3f %6.3f %7.3f %8s %s' "$DEST" "$@"
+	printf '%-30s %9s %8s %7s %6d %4d %6.3f %6.3f %7.3f %8s %-9s %s' "$DEST" "$@"
 }
 
 # dest_head - the status header of the destination table
 dest_head() {
-	printf '%-30s %9s %8s %7s %6s %4s %6s %6s %7s %8s %s' destination \
+	printf '%-30s %9s %8s %7s %6s %4s %6s %6s %7s %8s %-9s %s' destination \
 		delivered deferred bounced window busy pos_fb neg_fb cohorts \
-		dead 'last error'
+		dead tls 'last error'
 }
 
 # status_busy - the busy count status -j shows for the destination
@@ -148,9 +148,9 @@ status_busy() {
 	[ "${lines[-2]}" = "$(dest_head)" ]
 	# each of the 8 recorded delivered once, the killed runner's
 	# deliveries in flight not at all
-	[ "${lines[-1]}" = "$(dest_line 8 0 0 2 0 0 0 0 - -)" ]
+	[ "${lines[-1]}" = "$(dest_line 8 0 0 2 0 0 0 0 - none -)" ]
 	run -0 "$MJ_QUEUESERV" -C "$CONF" status -j
-	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","delivered":8,"deferred":0,"bounced":0,"window":2,"busy":0,"positive_feedback":0.0000,"negative_feedback":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"last_error":null,"last_error_at":null}],"dkim_errors":[]}' ]]
+	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","delivered":8,"deferred":0,"bounced":0,"window":2,"busy":0,"positive_feedback":0.0000,"negative_feedback":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"tls":"none","last_error":null,"last_error_at":null}],"dkim_errors":[]}' ]]
 	[[ "$output" == *',"counts_since":'[0-9]*',"destinations":'* ]]
 }
 
