@@ -18,6 +18,7 @@
 #include "addr_set.h"
 #include "log.h"
 #include "listconf.h"
+#include "posting.h"
 
 #define L(f) offsetof(struct listconf, f)
 #define LSTR(n, f)                                                             \
@@ -40,6 +41,14 @@ static const struct conf_key listconf_keys[] = {
     {"bounce_max_count", CONF_INT, "5", 0, 1000000, L(bounce_max_count), NULL},
     {"bounce_max_age", CONF_DURATION, "14d", 60, 365 * 86400LL,
 	L(bounce_max_age), NULL},
+    {"posting", CONF_FUNC, "subscribers", 0, 0, L(posting),
+	posting_parse_policy},
+    {"nonmember_action", CONF_FUNC, "hold", 0, 0, L(nonmember_action),
+	posting_parse_action},
+    LSTR("moderators", moderators),
+    LSTR("accept_from", accept_from),
+    {"moderation_lifetime", CONF_DURATION, "7d", 60, 365 * 86400LL,
+	L(moderation_lifetime), NULL},
 };
 #define NKEYS (sizeof(listconf_keys) / sizeof(listconf_keys[0]))
 

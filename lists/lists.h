@@ -12,6 +12,7 @@
 #include "cmd_parse.h"
 #include "header.h"
 #include "listconf.h"
+#include "posting.h"
 #include "subs_edit.h"
 
 #endif

@@ -39,5 +39,8 @@ int spool_function_lookup(const char *name, enum spool_function *fn);
 int spool_path(char *buf, size_t len, const char *spool, const char *sub);
 int spool_queue_dir(char *buf, size_t len, const char *spool, const char *top,
     int domain_prio, const char *domain, int list_prio, enum spool_function fn);
+int spool_message_path(char *buf, size_t len, const char *spool,
+    const char *top, int domain_prio, const char *domain, int list_prio,
+    enum spool_function fn, const char *name);
 
 #endif

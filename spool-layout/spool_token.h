@@ -28,6 +28,9 @@ enum spool_token_status {
 
 int spool_token_create(const char *spool, const char *text, size_t len,
     char *token, size_t toklen);
+int spool_token_peek(const char *spool, const char *token, long long lifetime,
+    time_t now, char *text, size_t textlen, enum spool_token_status *status);
+int spool_token_spend(const char *spool, const char *token);
 int spool_token_take(const char *spool, const char *token, long long lifetime,
     time_t now, char *text, size_t textlen, enum spool_token_status *status);
 int spool_token_sweep(const char *spool, long long lifetime, time_t now);
