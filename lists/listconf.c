@@ -47,7 +47,7 @@ static const struct conf_key listconf_keys[] = {
 	posting_parse_action},
     LSTR("moderators", moderators),
     LSTR("accept_from", accept_from),
-    {"moderation_lifetime", CONF_DURATION, "7d", 60, 365 * 86400LL,
+    {"moderation_lifetime", CONF_DURATION, "7d", 1, 365 * 86400LL,
 	L(moderation_lifetime), NULL},
 };
 #define NKEYS (sizeof(listconf_keys) / sizeof(listconf_keys[0]))

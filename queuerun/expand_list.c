@@ -17,7 +17,9 @@
 
 #include "log.h"
 #include "header.h"
+#include "moderate.h"
 #include "queuerun_impl.h"
+#include "spool_why.h"
 
 /* Headers this list replaces with its own. */
 static const char *const expand_list_drop[] = {
@@ -228,7 +230,9 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 {
 	struct spool_state_init init;
 	char sender[SPOOL_ADDR_MAX + 1], from[SPOOL_ADDR_MAX + 1], err[300];
+	char released[SPOOL_WHY_MAX];
 	size_t n = 0;
+	int r;
 
 	if (expand_list_loop(m, text, len)) {
 		expand_aside(q, m, SPOOL_BAD,
@@ -236,7 +240,12 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 		    "X-Loop");
 		return -2;
 	}
-	if (lc->max_message_size > 0 && (long long)len > lc->max_message_size) {
+	/* Released from HOLD/ or BAD/ (a .why beside it in QUEUE/): the
+	 * size limit and the posting policy were judged by a person. */
+	if (spool_why_read(m->path, released, sizeof(released), NULL) == -1)
+		released[0] = '\0';
+	if (released[0] == '\0' && lc->max_message_size > 0 &&
+	    (long long)len > lc->max_message_size) {
 		snprintf(err, sizeof(err),
 		    "message of %zu bytes is over the list's "
 		    "max_message_size of %lld",
@@ -244,6 +253,9 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 		expand_aside(q, m, SPOOL_HOLD, err);
 		return -2;
 	}
+	if (released[0] == '\0' &&
+	    (r = moderate_post(q, m, lc, text, len)) != 0)
+		return r == 1 ? 0 : r;
 	header_return_path(text, len, from, sizeof(from));
 	snprintf(sender, sizeof(sender), "%s-owner@%s", m->list, m->domain);
 	memset(&init, 0, sizeof(init));
@@ -253,8 +265,10 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 	init.verp = lc->verp;
 	if (expand_list_snapshot(q, m, lc, &init, &n) == -1)
 		return -1;
-	log_info("%s: from=<%s>, list=%s@%s, nrcpt=%zu", m->name, from, m->list,
-	    m->domain, n);
+	log_info("%s: from=<%s>, list=%s@%s, nrcpt=%zu%s%s", m->name, from,
+	    m->list, m->domain, n, released[0] ? ", " : "", released);
+	if (released[0] != '\0' && spool_why_remove(m->path) == -1)
+		log_warn("%s: cannot remove its .why", m->name);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "moderate.h"
 #include "queuerun_impl.h"
 
 /* queuerun_params - the delivery parameters of a transport */
@@ -108,6 +109,7 @@ queuerun_step(struct queuerun *q, int *timeout_ms)
 		else if (q->rescan ||
 			 (q->next_walk > 0 && now >= q->next_walk)) {
 			q->rescan = 0;
+			moderate_expire(q, (time_t)now);
 			walk_claim(q, now);
 		}
 	}

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "delivery_conf.h"
 #include "listconf.h"
@@ -125,6 +126,7 @@ struct queuerun {
 	void *walk_left; /* due messages the last walk had no room for */
 	size_t walk_nleft, walk_pos;
 	double next_walk; /* earliest future mtime seen, or 0 */
+	time_t next_expire; /* next sweep of held posts (moderate_expire.c) */
 	struct sched *sched;
 	struct qr_dest **dtab;
 	size_t dtab_size, ndest;

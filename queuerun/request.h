@@ -10,13 +10,15 @@
 
 #include "cmd_parse.h"
 #include "queuerun_impl.h"
+#include "spool_token.h"
 
 /* One generated message: to one address, text built up as commands run. */
 struct reply {
 	char to[SPOOL_ADDR_MAX + 1];
 	char token[CMD_TOKEN_MAX + 1]; /* the subject, when one token */
 	int ntokens;
-	int notice; /* sent on its own behalf, not an answer */
+	int notice;		       /* sent on its own behalf, not an answer */
+	char subject[CMD_LINE_MAX + 1]; /* when set, the Subject */
 	FILE *fp;
 	char *body;
 	size_t len;
@@ -48,6 +50,8 @@ const char *request_automatic(const char *text, size_t len, const char *sender);
 
 /* request_cmd.c */
 int request_cmd(struct request *r, const struct cmd *c);
+int request_field(const char *text, const char *key, char *out, size_t outlen);
+const char *request_token_why(enum spool_token_status st);
 
 /* request_reply.c */
 void reply_init(struct reply_set *rs, const char *from, const char *subject,

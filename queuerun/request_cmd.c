@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "moderate.h"
 #include "request.h"
 #include "spool_token.h"
 #include "subs_edit.h"
@@ -39,7 +40,13 @@ static const char request_help[] =
     "  unsubscribe <list> [address]  leave (a confirmation is mailed)\n"
     "  which [address]               the lists an address is on\n"
     "  who <list>                    the subscribers (if allowed)\n"
-    "  confirm <token>               carry out a confirmed request\n";
+    "  confirm <token>               carry out a confirmed request\n"
+    "\n"
+    "For moderators, with a token from a held post's notice:\n"
+    "\n"
+    "  approve <token>               the post goes to the list\n"
+    "  reject <token> [reason]       the post goes back to its poster\n"
+    "  discard <token>               the post is dropped\n";
 
 /* request_list_ok - the list exists in the message's domain */
 static int
@@ -277,7 +284,7 @@ request_which(struct request *r, const struct cmd *c)
 }
 
 /* request_field - the value of "key value" in a token's text */
-static int
+int
 request_field(const char *text, const char *key, char *out, size_t outlen)
 {
 	size_t k = strlen(key), n;
@@ -293,6 +300,17 @@ request_field(const char *text, const char *key, char *out, size_t outlen)
 			return 0;
 		}
 	return -1;
+}
+
+/* request_token_why - what a token's status means, for replies */
+const char *
+request_token_why(enum spool_token_status st)
+{
+	static const char *const why[] = {
+	    "", "is not valid", "has expired", "has already been used"};
+
+	return (size_t)st < sizeof(why) / sizeof(why[0]) ? why[st]
+							 : "is not valid";
 }
 
 /* request_approval - a confirmed subscription waits for an owner */
@@ -333,8 +351,6 @@ request_confirm(struct request *r, const struct cmd *c)
 	char text[SPOOL_TOKEN_TEXT_MAX], action[32],
 	    domain[NAME_DOMAIN_MAX + 1];
 	char list[NAME_LIST_MAX + 1], addr[SPOOL_ADDR_MAX + 1], err[512];
-	static const char *const why[] = {
-	    "", "is not valid", "has expired", "has already been used"};
 	enum spool_token_status st;
 	struct listconf lc;
 	struct reply *to;
@@ -353,8 +369,9 @@ request_confirm(struct request *r, const struct cmd *c)
 		st = SPOOL_TOKEN_UNKNOWN;
 	if (st != SPOOL_TOKEN_OK) {
 		log_notice("%s: confirm from <%s>: token %s", r->m->name,
-		    r->requester, why[st]);
-		fprintf(r->main->fp, "The token %s %s.\n\n", c->token, why[st]);
+		    r->requester, request_token_why(st));
+		fprintf(r->main->fp, "The token %s %s.\n\n", c->token,
+		    request_token_why(st));
 		return 0;
 	}
 	if (listconf_load(r->q->s, domain, list, &lc, err, sizeof(err)) == -1) {
@@ -408,6 +425,10 @@ request_cmd(struct request *r, const struct cmd *c)
 		return request_who(r, c);
 	case CMD_CONFIRM:
 		return request_confirm(r, c);
+	case CMD_APPROVE:
+	case CMD_REJECT:
+	case CMD_DISCARD:
+		return moderate_cmd(r, c);
 	}
 	return 0;
 }

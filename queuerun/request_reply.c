@@ -69,7 +69,9 @@ static void
 reply_subject(
     const struct reply_set *rs, const struct reply *r, char *out, size_t outlen)
 {
-	if (r->ntokens == 1)
+	if (r->subject[0] != '\0')
+		snprintf(out, outlen, "%s", r->subject);
+	else if (r->ntokens == 1)
 		snprintf(out, outlen, "confirm %s", r->token);
 	else if (r->notice)
 		snprintf(out, outlen, "Notice from %s", rs->from);

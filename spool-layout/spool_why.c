@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "spool_why.h"
@@ -36,12 +37,14 @@ spool_why_path(char *buf, size_t len, const char *msgpath)
 	return 0;
 }
 
-/* spool_why_read - the first line of the message's .why in buf; -1 with
- * errno ENOENT when there is none */
+/* spool_why_read - the first line of the message's .why in buf, and
+ * when it was written (the time of the move) in *when if not NULL; -1
+ * with errno ENOENT when there is none */
 int
-spool_why_read(const char *msgpath, char *buf, size_t len)
+spool_why_read(const char *msgpath, char *buf, size_t len, time_t *when)
 {
 	char path[PATH_MAX];
+	struct stat sb;
 	ssize_t n;
 	int fd;
 
@@ -49,6 +52,8 @@ spool_why_read(const char *msgpath, char *buf, size_t len)
 		return -1;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
 		return -1;
+	if (when != NULL && fstat(fd, &sb) == 0)
+		*when = sb.st_mtime;
 	while ((n = read(fd, buf, len - 1)) == -1 && errno == EINTR)
 		;
 	close(fd);

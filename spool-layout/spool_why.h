@@ -6,11 +6,13 @@
 #define MJQ_SPOOL_WHY_H
 
 #include <stddef.h>
+#include <time.h>
 
 #define SPOOL_WHY_MAX 1024
 
 int spool_why_path(char *buf, size_t len, const char *msgpath);
-int spool_why_read(const char *msgpath, char *buf, size_t len);
+int spool_why_read(
+    const char *msgpath, char *buf, size_t len, time_t *when);
 int spool_why_remove(const char *msgpath);
 
 #endif
