@@ -134,8 +134,6 @@ moderate_notice(struct queuerun *q, struct qr_msg *m,
 		if (moderate_token(q, m, moderate_actions[k], poster, tok[k]) ==
 		    -1)
 			return -1;
-	spool_token_sweep(
-	    q->s->spool_dir, q->s->request_token_lifetime, time(NULL));
 	if (posting_moderators(lc, &v, &n) == -1)
 		return -1;
 	if (n == 0)

@@ -7,7 +7,8 @@
  * per sweep, so a HOLD/ of thousands costs one directory walk a minute.
  * Only posts held for moderation (a .why starting MODERATE_WHY) expire;
  * a post over max_message_size waits for the operator.  The hold time is
- * the mtime of the .why, written by the move.  The note to the poster is
+ * the mtime of the .why, written by the move.  Old tokens are swept at
+ * the same pace.  The note to the poster is
  * committed before the post is removed: a crash in between tells the
  * poster twice, never not at all.
  */
@@ -24,6 +25,7 @@
 #include "log.h"
 #include "moderate.h"
 #include "spool_move.h"
+#include "spool_token.h"
 #include "spool_walk.h"
 #include "spool_why.h"
 
@@ -138,6 +140,9 @@ moderate_expire(struct queuerun *q, time_t now)
 	if (now < q->next_expire)
 		return;
 	q->next_expire = now + MODERATE_EXPIRE_EVERY;
+	/* Tokens are swept here too: one directory read a minute, not
+	 * one per held post. */
+	spool_token_sweep(q->s->spool_dir, q->s->request_token_lifetime, now);
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return;
 	w->q = q;

@@ -22,7 +22,11 @@ mjq_setup() {
 	} >"$CONF"
 }
 
-# mjq_list DOMAIN LIST [SUBSCRIBER...] - make a list with subscribers
+# mjq_list DOMAIN LIST [SUBSCRIBER...] - make a list with subscribers.
+# A file whose tests are not about who may post sets MJQ_LIST_POSTING=open
+# (posts from anyone, as before posting = subscribers became the default):
+# the list's config then starts with that posting line, and the file adds
+# its own keys with >>.
 mjq_list() {
 	local d=$1 l=$2
 	shift 2
@@ -31,6 +35,10 @@ mjq_list() {
 	for s in "$@"; do
 		echo "$s" >>"$LISTS/$d/$l/subscribers"
 	done
+	if [ -n "${MJQ_LIST_POSTING:-}" ]; then
+		printf '[list]\nposting = %s\n' "$MJQ_LIST_POSTING" \
+			>"$LISTS/$d/$l/config"
+	fi
 }
 
 # wait_for SECONDS COMMAND... - poll until COMMAND succeeds; fail after

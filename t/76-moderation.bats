@@ -1,0 +1,273 @@
+#!/usr/bin/env bats
+# Who may post, and the moderation queue, end to end over SMTP: posts and
+# the moderators' replies go in through mj_enqueue, the runner delivers
+# everything (posts, notices, answers) to mj_testsmtpd, and the tests read
+# what each address got from the server's log and saved messages.
+
+load helpers
+load smtp_helpers
+load request_helpers
+
+setup() {
+	mjq_setup </dev/null
+	mjq_list example.org mylist a@users.test b@users.test
+	printf '[list]\nowners = boss@users.test\n' >"$LISTS/example.org/mylist/config"
+	smtpd_start users
+	printf '[transport_map]\nusers.test = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
+	SLOG=$BATS_TEST_TMPDIR/users/log
+	SAVE=$BATS_TEST_TMPDIR/users/save/new
+	RUNLOG=$BATS_TEST_TMPDIR/run.log
+}
+
+teardown() {
+	servers_stop
+}
+
+# got ADDR - how many messages the server accepted for ADDR
+got() {
+	grep -c "to=<$1>\$" "$SLOG" || true
+}
+
+# mail_to ADDR - the newest message the server accepted for ADDR
+mail_to() {
+	local id
+	id=$(grep "to=<$1>\$" "$SLOG" | tail -1 | cut -d' ' -f2)
+	tr -d '\r' <"$SAVE/$id"
+}
+
+# post FROM [SUBJECT] [LIST] - a post from FROM (From and envelope)
+post() {
+	printf 'From: <%s>\nSubject: %s\nMessage-Id: <%s@users.test>\n\nhello from %s\n' \
+		"$1" "${2:-hi}" "$RANDOM$RANDOM" "$1" |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l "${3:-mylist}" -r -f "$1"
+}
+
+# request FROM TEXT [LIST] - TEXT as the body of a message to -request
+request() {
+	printf 'From: <%s>\nSubject: moderation\n\n%s\n' "$1" "$2" |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l "${3:-mylist}" -q -f "$1"
+}
+
+# token VERB ADDR - the VERB token in ADDR's newest notice
+token() {
+	mail_to "$2" | sed -n "s/^$1 \\([0-9a-f]\\{32\\}\\)\$/\\1/p" | head -1
+}
+
+# held - the held posts (messages under HOLD/)
+held() {
+	find "$SPOOL/HOLD" -type f ! -name '.*' 2>/dev/null | wc -l
+}
+
+@test "a subscriber's post goes out at once; a non-member's is held, and the reply to the notice releases it to every subscriber once" {
+	post a@users.test
+	runq
+	[ "$(got a@users.test)" -eq 1 ]
+	[ "$(got b@users.test)" -eq 1 ]
+	[ "$(held)" -eq 0 ]
+	post stranger@users.test "buy now"
+	runq
+	[ "$(got a@users.test)" -eq 1 ]
+	[ "$(held)" -eq 1 ]
+	[ -z "$(queue_files)" ]
+	why=$(cat "$(find "$SPOOL/HOLD" -name '.*.why')")
+	[ "$why" = "moderation: <stranger@users.test> is not a subscriber (posting = subscribers)" ]
+	# The notice: to the owner (the default moderator), from -request,
+	# the post's headers and first lines, one token per action.
+	[ "$(got boss@users.test)" -eq 1 ]
+	notice=$(mail_to boss@users.test)
+	grep -qx 'From: <mylist-request@example.org>' <<<"$notice"
+	grep -qx '  Subject: buy now' <<<"$notice"
+	grep -qx '  | hello from stranger@users.test' <<<"$notice"
+	approve=$(token approve boss@users.test)
+	[ ${#approve} -eq 32 ]
+	[ -n "$(token reject boss@users.test)" ]
+	[ -n "$(token discard boss@users.test)" ]
+	[ "$(token reject boss@users.test)" != "$approve" ]
+	grep -qx "Subject: approve $approve" <<<"$notice"
+	# The reply button: Re: on the Subject, the notice quoted.
+	{
+		printf 'From: Boss <boss@users.test>\nSubject: Re: approve %s\n\n' "$approve"
+		printf 'fine by me\n\n'
+		sed 's/^/> /' <<<"$notice"
+	} | "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f boss@users.test
+	runq
+	[ "$(held)" -eq 0 ]
+	[ -z "$(queue_files)" ]
+	[ -z "$(find "$SPOOL" -name '*.why')" ]
+	[ "$(got a@users.test)" -eq 2 ]
+	[ "$(got b@users.test)" -eq 2 ]
+	mail_to a@users.test | grep -qx 'hello from stranger@users.test'
+	mail_to a@users.test | grep -q '^List-Id: <mylist.example.org>'
+	grep -q "held post .* to mylist@example.org approved by <boss@users.test>" "$RUNLOG"
+	mail_to boss@users.test | grep -q '^The post .* to mylist@example.org was approved.$'
+	# The same token again: refused, nothing delivered twice.
+	request boss@users.test "approve $approve"
+	runq
+	mail_to boss@users.test | grep -qx "The token $approve has already been used."
+	[ "$(got a@users.test)" -eq 2 ]
+	[ "$(got stranger@users.test)" -eq 0 ]
+}
+
+@test "reject returns the post to its poster with the reason; discard drops it silently; the other tokens of a post die with it" {
+	post stranger@users.test "first"
+	runq
+	reject=$(token reject boss@users.test)
+	approve1=$(token approve boss@users.test)
+	post other@users.test "second"
+	runq
+	discard=$(token discard boss@users.test)
+	[ "$(held)" -eq 2 ]
+	request boss@users.test "reject $reject off topic here"
+	runq
+	[ "$(held)" -eq 1 ]
+	[ "$(got stranger@users.test)" -eq 1 ]
+	told=$(mail_to stranger@users.test)
+	grep -qx 'Your post to mylist@example.org (Subject: first)' <<<"$told"
+	grep -qx 'was rejected by a moderator: off topic here' <<<"$told"
+	grep -q "held post .* rejected by <boss@users.test>: off topic here" "$RUNLOG"
+	# the approve token of the rejected post: its post is gone
+	request boss@users.test "approve $approve1"
+	runq
+	mail_to boss@users.test | grep -q "^The post of token $approve1 is no longer held"
+	request boss@users.test "discard $discard"
+	runq
+	[ "$(held)" -eq 0 ]
+	[ "$(got other@users.test)" -eq 0 ]
+	[ "$(got a@users.test)" -eq 0 ]
+	grep -q "held post .* discarded by <boss@users.test>" "$RUNLOG"
+	[ -z "$(queue_files)" ]
+}
+
+@test "a held post past moderation_lifetime is removed and its poster told once" {
+	printf 'moderation_lifetime = 1s\n' >>"$LISTS/example.org/mylist/config"
+	post stranger@users.test "too late"
+	runq
+	[ "$(held)" -eq 1 ]
+	approve=$(token approve boss@users.test)
+	sleep 2 # the lifetime must pass: a clock condition
+	runq
+	[ "$(held)" -eq 0 ]
+	[ "$(got stranger@users.test)" -eq 1 ]
+	mail_to stranger@users.test | grep -q '^was not approved by a moderator within'
+	grep -q 'held post to mylist@example.org expired after' "$RUNLOG"
+	runq
+	[ "$(got stranger@users.test)" -eq 1 ]
+	[ "$(got a@users.test)" -eq 0 ]
+	# approving it now finds nothing
+	request boss@users.test "approve $approve"
+	runq
+	mail_to boss@users.test | grep -q "^The post of token $approve is no longer held"
+	[ "$(got a@users.test)" -eq 0 ]
+}
+
+@test "a token of another list, a token for another action and garbage are refused, and the post stays held" {
+	mjq_list example.org other a@users.test
+	printf '[list]\nowners = boss@users.test\n' >"$LISTS/example.org/other/config"
+	post stranger@users.test
+	runq
+	approve=$(token approve boss@users.test)
+	reject=$(token reject boss@users.test)
+	request boss@users.test "approve $approve" other
+	runq
+	mail_to boss@users.test | grep -qx "The token $approve is not for approve at other@example.org."
+	request boss@users.test "$(printf 'approve %s\napprove 0123456789abcdef0123456789abcdef\napprove zz\napprove ../../etc/passwd\nreject\n\001\002 garbage\n' "$reject")"
+	runq
+	answer=$(mail_to boss@users.test)
+	grep -qx "The token $reject is not for approve at mylist@example.org." <<<"$answer"
+	grep -qx 'The token 0123456789abcdef0123456789abcdef is not valid.' <<<"$answer"
+	grep -qx 'The token zz is not valid.' <<<"$answer"
+	grep -qx 'malformed token (send "help" for the commands).' <<<"$answer"
+	[ "$(held)" -eq 1 ]
+	[ "$(got a@users.test)" -eq 0 ]
+	# the right token still works after all that
+	request boss@users.test "approve $approve"
+	runq
+	[ "$(held)" -eq 0 ]
+	[ "$(got a@users.test)" -eq 1 ]
+}
+
+@test "posting = owners: an announce list takes the owner's posts and holds a subscriber's" {
+	printf 'posting = owners\n' >>"$LISTS/example.org/mylist/config"
+	post a@users.test "from a subscriber"
+	runq
+	[ "$(held)" -eq 1 ]
+	[ "$(got b@users.test)" -eq 0 ]
+	grep -qx 'moderation: <a@users.test> is not an owner or moderator (posting = owners)' \
+		"$(find "$SPOOL/HOLD" -name '.*.why')"
+	post boss@users.test "announcement"
+	runq
+	[ "$(got b@users.test)" -eq 1 ]
+	mail_to b@users.test | grep -qx 'Subject: announcement'
+}
+
+@test "moderators, accept_from with *@domain, moderated, and nonmember_action reject and discard" {
+	printf 'moderators = mod@users.test\naccept_from = accept\n' >>"$LISTS/example.org/mylist/config"
+	printf '# friends\n*@Friends.Test\nsolo@users.test\n' >"$LISTS/example.org/mylist/accept"
+	printf '[transport_map]\nfriends.test = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
+	post pal@friends.test
+	post solo@users.test
+	runq
+	[ "$(got a@users.test)" -eq 2 ]
+	post stranger@users.test
+	runq
+	[ "$(got mod@users.test)" -eq 1 ]
+	[ "$(got boss@users.test)" -eq 0 ]
+	[ "$(held)" -eq 1 ]
+	# moderated: even a subscriber waits; the moderator does not
+	printf 'posting = moderated\n' >>"$LISTS/example.org/mylist/config"
+	post a@users.test
+	runq
+	[ "$(held)" -eq 2 ]
+	post mod@users.test
+	runq
+	[ "$(got a@users.test)" -eq 3 ]
+	printf 'posting = subscribers\nnonmember_action = reject\n' >>"$LISTS/example.org/mylist/config"
+	post nobody@users.test "rejected"
+	runq
+	[ "$(held)" -eq 2 ]
+	mail_to nobody@users.test | grep -qx 'was not accepted: <nobody@users.test> is not a subscriber (posting = subscribers).'
+	printf 'nonmember_action = discard\n' >>"$LISTS/example.org/mylist/config"
+	post ghost@users.test "dropped"
+	runq
+	[ "$(held)" -eq 2 ]
+	[ "$(got ghost@users.test)" -eq 0 ]
+	grep -q 'post discarded: <ghost@users.test> is not a subscriber' "$RUNLOG"
+	[ -z "$(queue_files)" ]
+}
+
+@test "a bounce to the post address is never held: dropped unless its From may post" {
+	printf 'From: MAILER-DAEMON@users.test\nSubject: Undelivered Mail\n\nbounce\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f ''
+	runq
+	[ "$(held)" -eq 0 ]
+	[ "$(got boss@users.test)" -eq 0 ]
+	[ "$(got a@users.test)" -eq 0 ]
+	grep -q "post discarded: <MAILER-DAEMON@users.test> is not a subscriber" "$RUNLOG"
+	[ -z "$(queue_files)" ]
+}
+
+@test "a bad posting value is an error naming the key" {
+	printf 'posting = members\n' >>"$LISTS/example.org/mylist/config"
+	post stranger@users.test
+	runq
+	grep -q "posting: 'members' is not open, subscribers, moderated or owners" "$RUNLOG"
+	[ "$(held)" -eq 0 ]
+	[ -n "$(queue_files)" ]
+}
+
+@test "hostile: 1000 held posts stay in HOLD/, and the moderator gets no more notices than reply_rate_limit" {
+	RUNQ_TIMEOUT=300
+	for i in $(seq 1000); do
+		printf 'From: <spam%s@users.test>\nSubject: spam %s\n\nbuy\n' "$i" "$i"
+	done >"$BATS_TEST_TMPDIR/spam"
+	for i in $(seq 1000); do
+		sed -n "$((i * 4 - 3)),$((i * 4))p" "$BATS_TEST_TMPDIR/spam" |
+			"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f "spam$i@users.test"
+	done
+	runq
+	[ "$(held)" -eq 1000 ]
+	[ -z "$(queue_files)" ]
+	[ "$(got boss@users.test)" -eq 10 ]
+	[ "$(got a@users.test)" -eq 0 ]
+	[ "$(grep -c 'no reply to <boss@users.test>' "$RUNLOG")" -eq 990 ]
+}
