@@ -5,6 +5,7 @@
  *   mj_queuerun [-d] [-C file] -1         one pass: until nothing is due
  *   mj_queuerun [-C file] -l              list the queue
  *   mj_queuerun [-C file] -c              check and repair the spool
+ *   mj_queuerun [-C file] -H|-h|-d name   release, hold, delete a message
  *
  * The delivery work is queuerun.h's; this file picks the mode.  With -s,
  * runner_link.c owns the loop and speaks to the server over fd; -f logs
@@ -33,7 +34,8 @@ qr_usage(void)
 	fprintf(stderr, "usage: mj_queuerun [-dfk] [-C file] -s fd\n"
 			"       mj_queuerun [-d] [-C file] -1\n"
 			"       mj_queuerun [-C file] -l\n"
-			"       mj_queuerun [-C file] -c\n");
+			"       mj_queuerun [-C file] -c\n"
+			"       mj_queuerun [-C file] -H|-h|-d message\n");
 	return EX_USAGE;
 }
 
@@ -97,11 +99,13 @@ main(int argc, char **argv)
 	struct settings s;
 	struct queuerun *q;
 	char err[512], *end;
-	int c, once = 0, list = 0, check = 0, fg = 0, debug = 0, r;
+	const char *target = NULL;
+	enum queuerun_admin_op op = QR_ADMIN_RELEASE;
+	int c, once = 0, list = 0, check = 0, fg = 0, debug = 0, admin = 0, r;
 
 	setprogname("mj_queuerun");
 	umask(027);
-	while ((c = getopt(argc, argv, "1C:cdfkls:")) != -1) {
+	while ((c = getopt(argc, argv, "1C:cD:dfH:h:kls:")) != -1) {
 		switch (c) {
 		case '1':
 			once = 1;
@@ -114,6 +118,15 @@ main(int argc, char **argv)
 			break;
 		case 'd':
 			debug = 1;
+			break;
+		case 'D':
+		case 'H':
+		case 'h':
+			op = c == 'H'	? QR_ADMIN_RELEASE
+			     : c == 'h' ? QR_ADMIN_HOLD
+					: QR_ADMIN_DELETE;
+			target = optarg;
+			admin++;
 			break;
 		case 'f':
 			fg = 1;
@@ -134,12 +147,14 @@ main(int argc, char **argv)
 			return qr_usage();
 		}
 	}
-	if (optind != argc || once + list + check + (o.fd != -1) != 1)
+	if (optind != argc || once + list + check + admin + (o.fd != -1) != 1)
 		return qr_usage();
 	/* A runner's stderr is the daemon's /dev/null unless the server
 	 * runs in the foreground. */
-	log_open(
-	    "mj_queuerun", o.fd != -1 && !fg ? LOG_TO_SYSLOG : LOG_TO_STDERR);
+	/* The operator's commands are logged where the runners log; what
+	 * was done is printed too. */
+	log_open("mj_queuerun", (o.fd != -1 && !fg) || admin ? LOG_TO_SYSLOG
+							     : LOG_TO_STDERR);
 	log_set_debug(debug);
 	if (settings_load(&s, config ? config : SETTINGS_DEFAULT_FILE,
 		config == NULL, NULL, NULL, err, sizeof(err)) == -1) {
@@ -148,6 +163,8 @@ main(int argc, char **argv)
 	}
 	if (list)
 		return qr_list(&s);
+	if (admin)
+		return queuerun_admin(&s, op, target, stdout);
 	if (check)
 		return qr_check(&s);
 	if ((q = queuerun_open(&s, config, err, sizeof(err))) == NULL) {

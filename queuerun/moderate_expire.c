@@ -7,8 +7,8 @@
  * per sweep, so a HOLD/ of thousands costs one directory walk a minute.
  * Only posts held for moderation (a .why starting MODERATE_WHY) expire;
  * a post over max_message_size waits for the operator.  The hold time is
- * the mtime of the .why, written by the move.  Old tokens are swept at
- * the same pace.  The note to the poster is
+ * the mtime of the .why, written by the move.  Tokens twice their
+ * lifetime old are swept at the same pace.  The note to the poster is
  * committed before the post is removed: a crash in between tells the
  * poster twice, never not at all.
  */
@@ -140,9 +140,11 @@ moderate_expire(struct queuerun *q, time_t now)
 	if (now < q->next_expire)
 		return;
 	q->next_expire = now + MODERATE_EXPIRE_EVERY;
-	/* Tokens are swept here too: one directory read a minute, not
-	 * one per held post. */
-	spool_token_sweep(q->s->spool_dir, q->s->request_token_lifetime, now);
+	/* Moderation tokens are swept here, not per held post: one
+	 * directory read a minute.  Twice the lifetime, so that a token
+	 * used soon after it expired is still answered "expired". */
+	spool_token_sweep(
+	    q->s->spool_dir, 2 * q->s->request_token_lifetime, now);
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return;
 	w->q = q;

@@ -271,3 +271,80 @@ held() {
 	[ "$(got a@users.test)" -eq 0 ]
 	[ "$(grep -c 'no reply to <boss@users.test>' "$RUNLOG")" -eq 990 ]
 }
+
+# rel PATH - PATH relative to the spool, as mj_queuerun -l prints it
+rel() {
+	echo "${1#"$SPOOL"/}"
+}
+
+@test "operator: -l shows held and quarantined messages with their reasons; -h holds, -H releases (past the posting policy), -D deletes" {
+	post stranger@users.test "operator"
+	f=$(queue_files)
+	[ -n "$f" ]
+	run "$MJ_QUEUERUN" -C "$CONF" -h "$f"
+	[ "$status" -eq 0 ]
+	name=$(basename "$f")
+	[ "$output" = "QUEUE/10/example.org/10/list/$name: held: now HOLD/10/example.org/10/list/$name" ]
+	[ -z "$(queue_files)" ]
+	run "$MJ_QUEUERUN" -C "$CONF" -l
+	[ "$status" -eq 0 ]
+	grep -q "^HOLD/10/example.org/10/list/$name age=.* next=held why=held by the operator (uid $(id -u))\$" <<<"$output"
+	runq
+	[ "$(got a@users.test)" -eq 0 ]
+	[ "$(got boss@users.test)" -eq 0 ]
+	# held again, or held while held: refused
+	run "$MJ_QUEUERUN" -C "$CONF" -h "HOLD/10/example.org/10/list/$name"
+	[ "$status" -eq 65 ]
+	# released by its bare name: the operator's word passes the policy
+	run "$MJ_QUEUERUN" -C "$CONF" -H "$name"
+	[ "$status" -eq 0 ]
+	[ "$output" = "HOLD/10/example.org/10/list/$name: released: now QUEUE/10/example.org/10/list/$name" ]
+	[ "$(held)" -eq 0 ]
+	runq
+	[ "$(got a@users.test)" -eq 1 ]
+	[ "$(got b@users.test)" -eq 1 ]
+	[ "$(held)" -eq 0 ]
+	[ -z "$(queue_files)" ]
+	[ -z "$(find "$SPOOL" -name '*.why')" ]
+	# a post held for moderation is listed with its reason, and deleted
+	post stranger@users.test "second"
+	runq
+	run "$MJ_QUEUERUN" -C "$CONF" -l
+	grep -q "next=held why=moderation: <stranger@users.test> is not a subscriber (posting = subscribers)\$" <<<"$output"
+	h=$(find "$SPOOL/HOLD" -type f ! -name '.*')
+	run "$MJ_QUEUERUN" -C "$CONF" -D "$(rel "$h")"
+	[ "$status" -eq 0 ]
+	[ "$(held)" -eq 0 ]
+	[ -z "$(find "$SPOOL/HOLD" -name '.*')" ]
+	run "$MJ_QUEUERUN" -C "$CONF" -D "$(rel "$h")"
+	[ "$status" -eq 66 ]
+}
+
+@test "operator: a message in BAD/ released starts afresh; bad names and busy messages are refused" {
+	post a@users.test "crashed"
+	f=$(queue_files)
+	name=$(basename "$f")
+	echo 3 >"$SPOOL/$(dirname "$f")/.$name.try"
+	runq
+	[ -n "$(find "$SPOOL/BAD" -type f -name "$name")" ]
+	run "$MJ_QUEUERUN" -C "$CONF" -l
+	grep -q "^BAD/.*/$name .*next=quarantined why=a runner died 3 times" <<<"$output"
+	run "$MJ_QUEUERUN" -C "$CONF" -H "BAD/10/example.org/10/list/$name"
+	[ "$status" -eq 0 ]
+	runq
+	[ "$(got a@users.test)" -eq 1 ]
+	[ -z "$(find "$SPOOL" -name "*$name*")" ]
+	for bad in ../../etc/passwd "QUEUE/10/example.org/10/list/.$name" \
+		"QUEUE/10/../10/list/$name" "QUEUE/1/example.org/10/list/$name" \
+		"TMP/10/example.org/10/list/$name" "QUEUE/10/example.org/10/list/$name/x" \
+		"not-a-name"; do
+		run "$MJ_QUEUERUN" -C "$CONF" -H "$bad"
+		[ "$status" -eq 64 ] || { echo "$bad: $status $output"; false; }
+	done
+	post a@users.test "busy"
+	f=$(queue_files)
+	run flock "$SPOOL/$f" "$MJ_QUEUERUN" -C "$CONF" -h "$SPOOL/$f"
+	[ "$status" -eq 75 ]
+	[[ "$output" == *"a runner has it in hand: try again"* ]]
+	[ "$(queue_files)" = "$f" ]
+}
