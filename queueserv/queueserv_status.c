@@ -7,7 +7,9 @@
  * outstanding messages (QUEUE/), split into due (mtime, the not-before
  * time, has come) and deferred, plus held (HOLD/) and quarantined (BAD/),
  * and the age of the oldest outstanding message (its birth time where
- * the file system keeps one, else its mtime).
+ * the file system keeps one, else its mtime), and held messages per list.
+ * Three forms: a table, JSON (-j) and Prometheus text (-p,
+ * queueserv_prom.c).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,30 +20,9 @@
 #include <unistd.h>
 
 #include "queueserv.h"
+#include "queueserv_status.h"
 #include "spool_dest.h"
 #include "spool_walk.h"
-
-struct tier {
-	int dprio, lprio;
-	long outstanding, due, deferred, held, bad;
-};
-
-/* One row of the destination table, copied out of the shared map. */
-struct dest_row {
-	struct spool_dest_rec r;
-	int busy; /* locks held: exact, whoever died */
-};
-
-struct counts {
-	struct dest_row *dests;
-	size_t ndests;
-	struct tier *tiers;
-	size_t ntiers;
-	struct tier total;
-	time_t now;
-	time_t oldest; /* 0: none */
-	int failed;
-};
 
 /* status_tier - the counters of one tier, made on first use */
 static struct tier *
@@ -61,6 +42,41 @@ status_tier(struct counts *k, int dprio, int lprio)
 	t->dprio = dprio;
 	t->lprio = lprio;
 	return t;
+}
+
+/* status_held - one more message in HOLD/ for e's list */
+static int
+status_held(struct counts *k, const struct spool_entry *e)
+{
+	struct held_list *h;
+	size_t i;
+
+	for (i = 0; i < k->nheld; i++)
+		if (strcmp(k->held[i].list, e->name.list) == 0 &&
+		    strcmp(k->held[i].domain, e->domain) == 0) {
+			k->held[i].n++;
+			return 0;
+		}
+	if ((h = reallocarray(k->held, k->nheld + 1, sizeof(*h))) == NULL)
+		return -1;
+	k->held = h;
+	h = &k->held[k->nheld++];
+	strlcpy(h->domain, e->domain, sizeof(h->domain));
+	strlcpy(h->list, e->name.list, sizeof(h->list));
+	h->n = 1;
+	return 0;
+}
+
+/* status_held_cmp - held lists by domain, then list */
+static int
+status_held_cmp(const void *a, const void *b)
+{
+	const struct held_list *x = a, *y = b;
+	int c;
+
+	if ((c = strcmp(x->domain, y->domain)) != 0)
+		return c;
+	return strcmp(x->list, y->list);
 }
 
 /* status_born - when a message arrived, as well as the inode tells */
@@ -92,6 +108,10 @@ status_count(void *arg, const struct spool_entry *e)
 	}
 	if (strcmp(e->top, SPOOL_HOLD) == 0) {
 		t->held++, k->total.held++;
+		if (status_held(k, e) == -1) {
+			k->failed = 1;
+			return 1;
+		}
 	} else if (strcmp(e->top, SPOOL_BAD) == 0) {
 		t->bad++, k->total.bad++;
 	} else {
@@ -137,6 +157,8 @@ status_spool(const struct qs *qs, struct counts *k)
 	/* qsort's array may not be NULL, even with no element (C11 7.1.4) */
 	if (k->ntiers > 0)
 		qsort(k->tiers, k->ntiers, sizeof(*k->tiers), status_cmp);
+	if (k->nheld > 0)
+		qsort(k->held, k->nheld, sizeof(*k->held), status_held_cmp);
 	return 0;
 }
 
@@ -322,6 +344,9 @@ status_text(const struct qs *qs, const struct counts *k, FILE *fp)
 		fprintf(fp, "oldest: %llds\n", (long long)(now - k->oldest));
 	else
 		fprintf(fp, "oldest: -\n");
+	for (i = 0; i < k->nheld; i++)
+		fprintf(fp, "held: %s@%s %ld\n", k->held[i].list,
+		    k->held[i].domain, k->held[i].n);
 	status_text_dests(k, now, fp);
 }
 
@@ -376,6 +401,11 @@ status_json(const struct qs *qs, const struct counts *k, FILE *fp)
 		status_json_tier(fp, &k->tiers[i]);
 		fprintf(fp, "}");
 	}
+	fprintf(fp, "],\"held_lists\":[");
+	for (i = 0; i < k->nheld; i++)
+		fprintf(fp, "%s{\"list\":\"%s\",\"domain\":\"%s\",\"held\":%ld}",
+		    i ? "," : "", k->held[i].list, k->held[i].domain,
+		    k->held[i].n);
 	fprintf(fp, "]}");
 	status_json_dests(k, now, fp);
 	fprintf(fp, "}\n");
@@ -383,7 +413,7 @@ status_json(const struct qs *qs, const struct counts *k, FILE *fp)
 
 /* queueserv_status_write - the whole reply, ended by an empty line */
 int
-queueserv_status_write(const struct qs *qs, int fd, int json)
+queueserv_status_write(const struct qs *qs, int fd, int format)
 {
 	struct counts k;
 	FILE *fp;
@@ -398,11 +428,14 @@ queueserv_status_write(const struct qs *qs, int fd, int json)
 	if (status_spool(qs, &k) == -1 || status_dests(qs, &k) == -1)
 		fprintf(
 		    fp, "error: cannot read the spool %s\n", qs->s.spool_dir);
-	else if (json)
+	else if (format == QS_STATUS_PROM)
+		queueserv_prom(qs, &k, fp);
+	else if (format == QS_STATUS_JSON)
 		status_json(qs, &k, fp);
 	else
 		status_text(qs, &k, fp);
 	fprintf(fp, "\n");
+	free(k.held);
 	free(k.tiers);
 	free(k.dests);
 	r = ferror(fp) ? -1 : 0;

@@ -11,7 +11,8 @@
 set -eu
 
 build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev"
-test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind"
+test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
+	python3-prometheus-client"
 bench="$test"
 fuzz="$build clang libclang-rt-dev"
 

@@ -20,7 +20,7 @@ setup() {
 }
 
 teardown() {
-	servers_stop
+	stop_everything
 }
 
 # got ADDR - how many messages the server accepted for ADDR
@@ -347,4 +347,59 @@ rel() {
 	[ "$status" -eq 75 ]
 	[[ "$output" == *"a runner has it in hand: try again"* ]]
 	[ "$(queue_files)" = "$f" ]
+}
+
+# prom - mj_queueserv status -p read by the Prometheus client library's
+# own parser: one line per sample, "name{label=value,...} value", labels
+# sorted; a document the parser rejects fails the test.  Debian's python3
+# (python3-prometheus-client, scripts/deps.sh), not another on the PATH
+prom() {
+	"$MJ_QUEUESERV" -C "$CONF" status -p | /usr/bin/python3 -c '
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+for fam in text_string_to_metric_families(sys.stdin.read()):
+    assert fam.documentation, fam.name
+    for s in fam.samples:
+        labels = ",".join("%s=%s" % kv for kv in sorted(s.labels.items()))
+        print("%s{%s} %g" % (s.name, labels, s.value))
+'
+}
+
+@test "mj_queueserv status shows held posts per list; status -p is Prometheus text a real parser reads, runner restarts counted" {
+	mjq_list example.org other a@users.test
+	printf '[list]\nowners = boss@users.test\n' >"$LISTS/example.org/other/config"
+	post x@users.test one
+	post y@users.test two
+	post z@users.test three other
+	runq
+	[ "$(held)" -eq 3 ]
+	printf '[queueserv]\nmin_runners = 1\n' >>"$CONF"
+	queueserv_start
+	run "$MJ_QUEUESERV" -C "$CONF" status
+	[ "$status" -eq 0 ]
+	grep -qx 'held: mylist@example.org 2' <<<"$output"
+	grep -qx 'held: other@example.org 1' <<<"$output"
+	run "$MJ_QUEUESERV" -C "$CONF" status -j
+	[[ "$output" == *'"held_lists":[{"list":"mylist","domain":"example.org","held":2},{"list":"other","domain":"example.org","held":1}]'* ]]
+	run prom
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	grep -qx 'mjq_messages{domain_prio=10,list_prio=10,state=held} 3' <<<"$output"
+	grep -qx 'mjq_messages{domain_prio=10,list_prio=10,state=due} 0' <<<"$output"
+	grep -qx 'mjq_held_messages{domain=example.org,list=mylist} 2' <<<"$output"
+	grep -qx 'mjq_held_messages{domain=example.org,list=other} 1' <<<"$output"
+	grep -qx 'mjq_oldest_message_age_seconds{} 0' <<<"$output"
+	grep -qx "mjq_destination_window{nexthop=\[127.0.0.1\]:$PORT,transport=smtp} [0-9]*" <<<"$output"
+	grep -qx "mjq_destination_busy{nexthop=\[127.0.0.1\]:$PORT,transport=smtp} 0" <<<"$output"
+	grep -qx "mjq_destination_dead{nexthop=\[127.0.0.1\]:$PORT,transport=smtp} 0" <<<"$output"
+	grep -qx 'mjq_runner_restarts_total{} 0' <<<"$output"
+	# a runner killed with SIGKILL is replaced, and counted
+	wait_for 10 eval '[ -n "$(runner_pids)" ]'
+	old=$(runner_pids)
+	kill -KILL $old
+	wait_for 10 eval '[ -n "$(runner_pids)" ] && [ "$(runner_pids)" != "$old" ]'
+	run prom
+	[ "$status" -eq 0 ]
+	grep -qx 'mjq_runner_restarts_total{} 1' <<<"$output"
+	grep -qx 'mjq_runners{} 1' <<<"$output"
+	queueserv_stop
 }
