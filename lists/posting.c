@@ -71,8 +71,8 @@ posting_parse_action(const char *text, void *var, char *err, size_t errlen)
 	int v = posting_lookup(posting_actions, POSTING_HOLD, 4, text);
 
 	if (v == -1) {
-		snprintf(err, errlen, "'%s' is not hold, reject or discard",
-		    text);
+		snprintf(
+		    err, errlen, "'%s' is not hold, reject or discard", text);
 		return -1;
 	}
 	*(int *)var = v;
@@ -172,8 +172,8 @@ posting_accept_from(const struct settings *s, const char *domain,
 
 /* posting_allowed - addr may post under the policy; -1 on I/O errors */
 static int
-posting_allowed(const struct settings *s, const char *domain,
-    const char *list, const struct listconf *lc, const char *addr)
+posting_allowed(const struct settings *s, const char *domain, const char *list,
+    const struct listconf *lc, const char *addr)
 {
 	int r;
 
@@ -194,8 +194,8 @@ posting_allowed(const struct settings *s, const char *domain,
  * read (try again later) */
 int
 posting_check(const struct settings *s, const char *domain, const char *list,
-    const struct listconf *lc, const char *from, const char *sender,
-    char *why, size_t whylen)
+    const struct listconf *lc, const char *from, const char *sender, char *why,
+    size_t whylen)
 {
 	int r;
 

@@ -94,7 +94,8 @@ queuerun_admin(const struct settings *s, enum queuerun_admin_op op,
     const char *arg, FILE *out)
 {
 	static const char *const done[] = {[QR_ADMIN_RELEASE] = "released",
-	    [QR_ADMIN_HOLD] = "held", [QR_ADMIN_DELETE] = "deleted"};
+	    [QR_ADMIN_HOLD] = "held",
+	    [QR_ADMIN_DELETE] = "deleted"};
 	char final[PATH_MAX], why[64];
 	struct spool_found f;
 	int fd, r;
@@ -124,10 +125,10 @@ queuerun_admin(const struct settings *s, enum queuerun_admin_op op,
 	case QR_ADMIN_HOLD:
 		snprintf(why, sizeof(why), "held by the operator (uid %u)\n",
 		    (unsigned)getuid());
-		r = strcmp(f.top, SPOOL_QUEUE) != 0 ? (errno = EALREADY, -1)
-					 : spool_move(s->spool_dir, f.path,
-					       SPOOL_HOLD, why, final,
-					       sizeof(final));
+		r = strcmp(f.top, SPOOL_QUEUE) != 0
+			? (errno = EALREADY, -1)
+			: spool_move(s->spool_dir, f.path, SPOOL_HOLD, why,
+			      final, sizeof(final));
 		break;
 	default:
 		r = spool_move_delete(f.path);
@@ -136,14 +137,15 @@ queuerun_admin(const struct settings *s, enum queuerun_admin_op op,
 	close(fd);
 	if (r == -1) {
 		fprintf(stderr, "mj_queuerun: %s: %s\n", admin_rel(s, f.path),
-		    errno == EALREADY ? (op == QR_ADMIN_HOLD ? "not in QUEUE/"
-							    : "already in QUEUE/")
-				      : strerror(errno));
+		    errno == EALREADY
+			? (op == QR_ADMIN_HOLD ? "not in QUEUE/"
+					       : "already in QUEUE/")
+			: strerror(errno));
 		return errno == EALREADY ? EX_DATAERR : EX_TEMPFAIL;
 	}
-	log_notice("%s: %s by the operator (uid %u)%s%s",
-	    admin_rel(s, f.path), done[op], (unsigned)getuid(),
-	    final[0] ? ": now " : "", final[0] ? admin_rel(s, final) : "");
+	log_notice("%s: %s by the operator (uid %u)%s%s", admin_rel(s, f.path),
+	    done[op], (unsigned)getuid(), final[0] ? ": now " : "",
+	    final[0] ? admin_rel(s, final) : "");
 	fprintf(out, "%s: %s%s%s\n", admin_rel(s, f.path), done[op],
 	    final[0] ? ": now " : "", final[0] ? admin_rel(s, final) : "");
 	return 0;

@@ -32,8 +32,7 @@
 #include "request.h"
 #include "spool_token.h"
 
-static const char *const moderate_actions[] = {"approve", "reject",
-    "discard"};
+static const char *const moderate_actions[] = {"approve", "reject", "discard"};
 
 /* moderate_poster - the post's author (From) and envelope sender
  * (Return-Path; "" for the null sender or none) */
@@ -44,8 +43,7 @@ moderate_poster(
 	char v[1024];
 
 	if (cmd_mime_header(text, len, "From", v, sizeof(v)) == -1 ||
-	    cmd_mime_addr(v, from, addrlen) == -1 ||
-	    !spool_state_addr_ok(from))
+	    cmd_mime_addr(v, from, addrlen) == -1 || !spool_state_addr_ok(from))
 		from[0] = '\0';
 	if (header_return_path(text, len, sender, addrlen) == -1 ||
 	    !spool_state_addr_ok(sender))
@@ -118,62 +116,87 @@ moderate_token(struct queuerun *q, struct qr_msg *m, const char *action,
 	return 0;
 }
 
+/* moderate_body - the text of the notice: why, the excerpt, the three
+ * commands; NULL when out of memory */
+static char *
+moderate_body(const struct qr_msg *m, const struct listconf *lc,
+    const char *text, size_t len, const char *why, const char *self,
+    char tok[3][SPOOL_TOKEN_LEN + 1], size_t *blen)
+{
+	char *body = NULL;
+	FILE *fp;
+
+	if ((fp = open_memstream(&body, blen)) == NULL)
+		return NULL;
+	fprintf(fp, "A post to %s@%s awaits a moderator: %s.\n\n", m->list,
+	    m->domain, why);
+	moderate_excerpt(fp, text, len);
+	fprintf(fp,
+	    "To let it through, reply to this message, or send a\n"
+	    "message to %s with the line\n"
+	    "\n"
+	    "approve %s\n"
+	    "\n"
+	    "To return it to its poster (a reason may follow the token):\n"
+	    "\n"
+	    "reject %s\n"
+	    "\n"
+	    "To drop it silently:\n"
+	    "\n"
+	    "discard %s\n"
+	    "\n"
+	    "Only the first of these counts.  Without one the post is\n"
+	    "removed in %lld day(s) and its poster told.\n",
+	    self, tok[0], tok[1], tok[2], lc->moderation_lifetime / 86400);
+	if (fclose(fp) == EOF) {
+		free(body);
+		return NULL;
+	}
+	return body;
+}
+
 /* moderate_notice - the notice to each moderator, committed */
 static int
-moderate_notice(struct queuerun *q, struct qr_msg *m,
-    const struct listconf *lc, const char *text, size_t len, const char *why,
-    const char *poster)
+moderate_notice(struct queuerun *q, struct qr_msg *m, const struct listconf *lc,
+    const char *text, size_t len, const char *why, const char *poster)
 {
 	char tok[3][SPOOL_TOKEN_LEN + 1], self[SPOOL_ADDR_MAX + 1], **v;
+	char *body;
 	struct reply_set rs;
 	struct reply *to;
-	size_t n, i, k;
+	size_t n, i, k, blen;
 	int ok = 0;
 
 	for (k = 0; k < 3; k++)
 		if (moderate_token(q, m, moderate_actions[k], poster, tok[k]) ==
 		    -1)
 			return -1;
-	if (posting_moderators(lc, &v, &n) == -1)
+	snprintf(self, sizeof(self), "%s-request@%s", m->list, m->domain);
+	if ((body = moderate_body(m, lc, text, len, why, self, tok, &blen)) ==
+	    NULL)
 		return -1;
+	if (posting_moderators(lc, &v, &n) == -1) {
+		free(body);
+		return -1;
+	}
 	if (n == 0)
 		log_warnx("%s: list %s@%s has no moderators or owners: held "
 			  "without a notice",
 		    m->name, m->list, m->domain);
-	snprintf(self, sizeof(self), "%s-request@%s", m->list, m->domain);
 	reply_init(&rs, self, "", "");
-	for (i = 0; i < n && ok == 0; i++) {
-		if ((to = reply_for(&rs, v[i])) == NULL) {
+	/* One text, the same tokens, to every moderator: the first to
+	 * act decides. */
+	for (i = 0; i < n && ok == 0; i++)
+		if ((to = reply_for(&rs, v[i])) == NULL)
 			ok = -1;
-			break;
+		else {
+			to->notice = 1;
+			snprintf(to->subject, sizeof(to->subject), "approve %s",
+			    tok[0]);
+			fwrite(body, 1, blen, to->fp);
 		}
-		to->notice = 1;
-		snprintf(to->subject, sizeof(to->subject), "approve %s", tok[0]);
-		fprintf(to->fp,
-		    "A post to %s@%s awaits a moderator: %s.\n\n", m->list,
-		    m->domain, why);
-		moderate_excerpt(to->fp, text, len);
-		fprintf(to->fp,
-		    "To let it through, reply to this message, or send a\n"
-		    "message to %s with the line\n"
-		    "\n"
-		    "approve %s\n"
-		    "\n"
-		    "To return it to its poster (a reason may follow the "
-		    "token):\n"
-		    "\n"
-		    "reject %s\n"
-		    "\n"
-		    "To drop it silently:\n"
-		    "\n"
-		    "discard %s\n"
-		    "\n"
-		    "Only the first of these counts.  Without one the post is\n"
-		    "removed in %lld day(s) and its poster told.\n",
-		    self, tok[0], tok[1], tok[2],
-		    lc->moderation_lifetime / 86400);
-	}
 	listconf_free_vec(v, n);
+	free(body);
 	if (ok == 0)
 		ok = reply_commit(q, m, &rs);
 	reply_free(&rs);
@@ -223,8 +246,7 @@ moderate_refuse(struct queuerun *q, struct qr_msg *m, int action,
 	char what[SPOOL_ADDR_MAX + 200];
 
 	if (action == POSTING_REJECT) {
-		snprintf(what, sizeof(what),
-		    "was not accepted: %s.", why);
+		snprintf(what, sizeof(what), "was not accepted: %s.", why);
 		if (moderate_tell(q, m, sender, text, len, what) == -1)
 			return -1;
 	}
@@ -259,8 +281,8 @@ moderate_post(struct queuerun *q, struct qr_msg *m, const struct listconf *lc,
 			       -1
 			   ? -1
 			   : 1;
-	if (moderate_notice(q, m, lc, text, len, why,
-		sender[0] ? sender : from) == -1) {
+	if (moderate_notice(
+		q, m, lc, text, len, why, sender[0] ? sender : from) == -1) {
 		log_warnx("%s: cannot notify the moderators: tried again later",
 		    m->name);
 		return -1;

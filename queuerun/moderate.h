@@ -27,8 +27,8 @@ struct request;
 /* moderate.c */
 int moderate_post(struct queuerun *q, struct qr_msg *m,
     const struct listconf *lc, const char *text, size_t len);
-void moderate_poster(const char *text, size_t len, char *from, char *sender,
-    size_t addrlen);
+void moderate_poster(
+    const char *text, size_t len, char *from, char *sender, size_t addrlen);
 int moderate_tell(struct queuerun *q, struct qr_msg *m, const char *to,
     const char *text, size_t len, const char *what);
 

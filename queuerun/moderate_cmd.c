@@ -70,8 +70,7 @@ moderate_parse(const struct request *r, const char *verb, const char *text,
 
 	snprintf(want, sizeof(want), "moderate-%s", verb);
 	if (request_field(text, "action", t->action, sizeof(t->action)) == -1 ||
-	    request_field(text, "domain", t->domain, sizeof(t->domain)) ==
-		-1 ||
+	    request_field(text, "domain", t->domain, sizeof(t->domain)) == -1 ||
 	    request_field(text, "list", t->list, sizeof(t->list)) == -1 ||
 	    request_field(text, "held", t->held, sizeof(t->held)) == -1 ||
 	    moderate_prio(text, "dprio", &dprio) == -1 ||
@@ -85,9 +84,8 @@ moderate_parse(const struct request *r, const char *verb, const char *text,
 	    strcmp(t->list, r->m->list) != 0 ||
 	    name_check_list(t->list) != NULL)
 		return -1;
-	return spool_message_path(t->path, sizeof(t->path),
-	    r->q->s->spool_dir, SPOOL_HOLD, dprio, t->domain, lprio,
-	    SPOOL_FN_LIST, t->held);
+	return spool_message_path(t->path, sizeof(t->path), r->q->s->spool_dir,
+	    SPOOL_HOLD, dprio, t->domain, lprio, SPOOL_FN_LIST, t->held);
 }
 
 /* moderate_lock - step 2: the held post, open and locked; -1 with errno
@@ -133,8 +131,8 @@ moderate_reject(struct request *r, const struct cmd *c,
 		if ((map = mmap(NULL, (size_t)sb.st_size, PROT_READ,
 			 MAP_PRIVATE, fd, 0)) == MAP_FAILED)
 			return -1;
-		ok = moderate_tell(r->q, r->m, t->poster, map,
-		    (size_t)sb.st_size, what);
+		ok = moderate_tell(
+		    r->q, r->m, t->poster, map, (size_t)sb.st_size, what);
 		munmap(map, (size_t)sb.st_size);
 		if (ok == -1)
 			return -1;
@@ -170,7 +168,8 @@ int
 moderate_cmd(struct request *r, const struct cmd *c)
 {
 	static const char *const done[] = {[CMD_APPROVE] = "approved",
-	    [CMD_REJECT] = "rejected", [CMD_DISCARD] = "discarded"};
+	    [CMD_REJECT] = "rejected",
+	    [CMD_DISCARD] = "discarded"};
 	const char *verb = cmd_parse_verb_name(c->verb), *spool;
 
 	char text[SPOOL_TOKEN_TEXT_MAX];
@@ -213,19 +212,20 @@ moderate_cmd(struct request *r, const struct cmd *c)
 		return 0;
 	}
 	if (moderate_act(r, c, &t, fd) == -1) {
-		log_warn("%s: cannot %s held post %s", r->m->name, verb, t.held);
+		log_warn(
+		    "%s: cannot %s held post %s", r->m->name, verb, t.held);
 		close(fd);
 		return -1;
 	}
 	close(fd);
 	if (spool_token_spend(spool, c->token) == -1)
-		log_warn("%s: cannot mark token %.8s... used", r->m->name,
-		    c->token);
+		log_warn(
+		    "%s: cannot mark token %.8s... used", r->m->name, c->token);
 	log_notice("%s: held post %s to %s@%s %s by <%s>%s%s", r->m->name,
 	    t.held, t.list, t.domain, done[c->verb], r->requester,
 	    c->verb == CMD_REJECT && c->reason[0] ? ": " : "",
 	    c->verb == CMD_REJECT ? c->reason : "");
-	fprintf(r->main->fp, "The post %s to %s@%s was %s.\n\n", t.held,
-	    t.list, t.domain, done[c->verb]);
+	fprintf(r->main->fp, "The post %s to %s@%s was %s.\n\n", t.held, t.list,
+	    t.domain, done[c->verb]);
 	return 0;
 }

@@ -59,7 +59,7 @@ prom_tiers(const struct counts *k, FILE *fp)
 	for (i = 0; i < k->ntiers; i++) {
 		t = &k->tiers[i];
 		for (s = 0; s < 4; s++) {
-			v = s == 0 ? t->due
+			v = s == 0   ? t->due
 			    : s == 1 ? t->deferred
 			    : s == 2 ? t->held
 				     : t->bad;
@@ -106,7 +106,9 @@ prom_dests(const struct counts *k, FILE *fp)
 		prom_family(fp, names[m], "gauge", helps[m]);
 		for (i = 0; i < k->ndests; i++) {
 			d = &k->dests[i];
-			v = m == 0 ? d->r.window : m == 1 ? d->busy : !!d->r.dead;
+			v = m == 0   ? d->r.window
+			    : m == 1 ? d->busy
+				     : !!d->r.dead;
 			fprintf(fp, "%s{", names[m]);
 			prom_label(fp, "transport", d->r.transport);
 			fputc(',', fp);
@@ -129,8 +131,7 @@ queueserv_prom(const struct qs *qs, const struct counts *k, FILE *fp)
 	prom_dests(k, fp);
 	prom_family(fp, "mjq_runners", "gauge", "Runner processes alive.");
 	fprintf(fp, "mjq_runners %d\n", queueserv_pool_live(qs));
-	prom_family(fp, "mjq_runners_max", "gauge",
-	    "[queueserv] max_runners.");
+	prom_family(fp, "mjq_runners_max", "gauge", "[queueserv] max_runners.");
 	fprintf(fp, "mjq_runners_max %lld\n", qs->s.queueserv_max_runners);
 	prom_family(fp, "mjq_runner_restarts_total", "counter",
 	    "Runners that died (signal or error exit) and were replaced, "
