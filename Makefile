@@ -81,7 +81,7 @@ TOOLS := $(TOOL_SRC:.c=)
 
 MAN8 := $(wildcard */*.8)
 
-.PHONY: all test demo install clean deps fuzz bench
+.PHONY: all test demo install clean deps fuzz bench deps-graph
 all: $(PROGS) $(TOOLS) t/tools/mj_enqueue_dyn
 
 %.o: %.c
@@ -128,6 +128,15 @@ test:
 	@sh scripts/deps.sh test
 	@$(MAKE) --no-print-directory all
 	@sh t/run
+
+# make deps-graph: the include graph between folders, checked to point
+# only down the layers (programs -> queuerun/ -> sched/ smtp/ lists/ ->
+# spool-layout/ -> common/), and the runner's file-level call graph
+# (from the objects' symbols), checked to have no cycle.
+deps-graph: all
+	@sh scripts/deps-graph.sh
+	@echo "queuerun/ call graph (file -> files it calls):"
+	@sh scripts/callgraph.sh queuerun
 
 demo:
 	@sh scripts/deps.sh build

@@ -17,9 +17,14 @@
 #include <strings.h>
 #include <time.h>
 
+#include "bounce.h"
+#include "bounce_parse.h"
+#include "expand_common.h"
 #include "lockedit.h"
 #include "log.h"
-#include "request.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
+#include "request_reply.h"
 #include "subs_edit.h"
 
 /* bounce_count - add a bounce of addr now: its bounces within
@@ -165,5 +170,5 @@ bounce_process(
 		    bounce_remove(q, m, &lc, bf.addr[i], count) == -1)
 			return -1;
 	}
-	return request_finish(q, m, "bounce", "");
+	return expand_state_empty(q, m, "bounce", "");
 }

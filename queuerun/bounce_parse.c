@@ -21,9 +21,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bounce_parse.h"
 #include "cmd_mime.h"
 #include "header.h"
-#include "request.h"
+#include "qr_msg.h"
 
 #define BOUNCE_TEXT_MAX 65536
 
@@ -43,7 +44,7 @@ bounce_add(struct bounce_found *bf, const char *addr, size_t n)
 	for (i = 0; i < bf->n; i++)
 		if (strcasecmp(bf->addr[i], a) == 0)
 			return;
-	strlcpy(bf->addr[bf->n++], a, sizeof(bf->addr[0]));
+	(void)strlcpy(bf->addr[bf->n++], a, sizeof(bf->addr[0])); /* n fits */
 }
 
 /* bounce_verp - the subscriber encoded in <list>-owner+user=host@domain

@@ -79,9 +79,9 @@ check_user(uid_t uid, char *buf, size_t len)
 {
 	struct passwd *pw;
 
-	if ((pw = getpwuid(uid)) != NULL)
-		strlcpy(buf, pw->pw_name, len);
-	else
+	/* A name that does not fit would name someone else: the number. */
+	if ((pw = getpwuid(uid)) == NULL ||
+	    strlcpy(buf, pw->pw_name, len) >= len)
 		snprintf(buf, len, "%lu", (unsigned long)uid);
 }
 

@@ -24,30 +24,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "deliver_local.h"
 #include "io.h"
-#include "queuerun_impl.h"
+#include "qr_batch.h"
 
 #define DELIVER_ARGS_MAX 64
 
-/* deliver_now - wall-clock seconds, with fractions */
-double
-deliver_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* deliver_set - one recipient's result */
+/* deliver_set - one recipient's result (the texts are for logs and
+ * reports: a long diagnostic is cut, on purpose) */
 static void
 deliver_set(struct qr_result *r, enum qr_outcome o, int code, const char *dsn,
     const char *text)
 {
 	r->outcome = o;
 	r->code = code;
-	strlcpy(r->dsn, dsn, sizeof(r->dsn));
-	strlcpy(r->text, text, sizeof(r->text));
+	(void)strlcpy(r->dsn, dsn, sizeof(r->dsn));
+	(void)strlcpy(r->text, text, sizeof(r->text));
 }
 
 /* deliver_all - the same result for every recipient of a batch */
@@ -65,7 +58,7 @@ deliver_all(struct qr_batch *b, enum qr_outcome o, int code, const char *dsn,
 void
 deliver_discard(struct qr_batch *b)
 {
-	strlcpy(b->relay, "discard", sizeof(b->relay));
+	(void)strlcpy(b->relay, "discard", sizeof(b->relay));
 	deliver_all(b, QR_SENT, 0, "2.0.0", "discarded");
 }
 
@@ -221,7 +214,7 @@ deliver_pipe_read(int fd, double deadline, char *out, size_t outlen)
 
 	out[0] = '\0';
 	for (;;) {
-		ms = (int)((deadline - deliver_now()) * 1000);
+		ms = (int)((deadline - clock_now()) * 1000);
 		if (ms <= 0)
 			return -1;
 		if (poll(&pfd, 1, ms) == -1 && errno != EINTR)
@@ -258,7 +251,7 @@ deliver_pipe(struct qr_batch *b)
 	int in = -1, po[2] = {-1, -1}, status, timed_out;
 	pid_t pid;
 
-	strlcpy(b->relay, "pipe", sizeof(b->relay));
+	(void)strlcpy(b->relay, "pipe", sizeof(b->relay));
 	snprintf(env_sender, sizeof(env_sender), "SENDER=%s", b->sender);
 	snprintf(env_rcpt, sizeof(env_rcpt), "RECIPIENT=%s", b->addr[0]);
 	if (deliver_argv(b, argv, DELIVER_ARGS_MAX, &block) == -1) {
@@ -298,7 +291,7 @@ deliver_pipe(struct qr_batch *b)
 		goto done;
 	}
 	timed_out = deliver_pipe_read(po[0],
-			deliver_now() + (double)b->params->pipe_timeout, out,
+			clock_now() + (double)b->params->pipe_timeout, out,
 			sizeof(out)) == -1;
 	if (timed_out)
 		kill(-pid, SIGKILL);
@@ -385,7 +378,7 @@ deliver_maildir_one(
 		return -1;
 	}
 	if (gethostname(host, sizeof(host)) == -1)
-		strlcpy(host, "localhost", sizeof(host));
+		(void)strlcpy(host, "localhost", sizeof(host));
 	host[strcspn(host, "/:")] = '\0';
 	gettimeofday(&tv, NULL);
 	snprintf(name, sizeof(name), "%lld.M%ldP%ldQ%u.%s",
@@ -437,7 +430,7 @@ deliver_maildir(struct qr_batch *b)
 	char why[300];
 	size_t i;
 
-	strlcpy(b->relay, "maildir", sizeof(b->relay));
+	(void)strlcpy(b->relay, "maildir", sizeof(b->relay));
 	for (i = 0; i < b->n; i++) {
 		if (deliver_maildir_one(b, b->addr[i], why, sizeof(why)) == 0)
 			deliver_set(&b->res[i], QR_SENT, 0, "2.0.0",

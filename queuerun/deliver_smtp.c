@@ -15,8 +15,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "queuerun_impl.h"
+#include "clock.h"
+#include "deliver_local.h"
+#include "deliver_smtp.h"
 #include "mx_resolve.h"
+#include "qr_batch.h"
 #include "smtp_data.h"
 #include "smtp_session.h"
 #include "smtp_xact.h"
@@ -66,7 +69,7 @@ deliver_smtp_put(struct deliver_cached *c, double ttl)
 		deliver_smtp_free(c);
 		return;
 	}
-	c->expires = deliver_now() + ttl;
+	c->expires = clock_now() + ttl;
 	pthread_mutex_lock(&deliver_smtp_mu);
 	c->next = deliver_smtp_cache;
 	deliver_smtp_cache = c;
@@ -158,8 +161,8 @@ deliver_smtp_fail(struct smtp_status *st, enum smtp_outcome o, const char *dsn,
 	memset(st, 0, sizeof(*st));
 	st->outcome = o;
 	st->feedback = SMTP_FEEDBACK_NEGATIVE;
-	strlcpy(st->dsn, dsn, sizeof(st->dsn));
-	strlcpy(st->text, text, sizeof(st->text));
+	(void)strlcpy(st->dsn, dsn, sizeof(st->dsn));
+	(void)strlcpy(st->text, text, sizeof(st->text));
 }
 
 /* deliver_smtp_connect - a new session to the nexthop, trying its
@@ -229,7 +232,7 @@ deliver_smtp_verp(
 	if (at == NULL ||
 	    (size_t)snprintf(out, outlen, "%s+%.*s=%s@%s", b->verp_prefix,
 		(int)(at - rcpt), rcpt, at + 1, b->verp_domain) >= outlen)
-		strlcpy(out, b->sender, outlen);
+		(void)strlcpy(out, b->sender, outlen); /* it is larger */
 }
 
 /* deliver_smtp_set - results [lo, hi) from the client's outcomes, or
@@ -246,8 +249,8 @@ deliver_smtp_set(struct qr_batch *b, size_t lo, size_t hi,
 		st = r != NULL ? &r[i].st : all;
 		b->res[i].outcome = map[st->outcome];
 		b->res[i].code = st->code;
-		strlcpy(b->res[i].dsn, st->dsn, sizeof(b->res[i].dsn));
-		strlcpy(b->res[i].text, st->text, sizeof(b->res[i].text));
+		(void)strlcpy(b->res[i].dsn, st->dsn, sizeof(b->res[i].dsn));
+		(void)strlcpy(b->res[i].text, st->text, sizeof(b->res[i].text));
 	}
 }
 
@@ -269,7 +272,7 @@ deliver_smtp_group(struct qr_batch *b, struct deliver_cached **cp,
 		    (*cp = deliver_smtp_connect(b, &st)) == NULL) {
 			/* No server answered: relay=none, as Postfix logs;
 			 * the reason names the addresses tried. */
-			strlcpy(b->relay, "none", sizeof(b->relay));
+			(void)strlcpy(b->relay, "none", sizeof(b->relay));
 			deliver_smtp_set(b, lo, hi, NULL, &st);
 			b->negative = st.feedback == SMTP_FEEDBACK_NEGATIVE;
 			return -1;
@@ -280,7 +283,8 @@ deliver_smtp_group(struct qr_batch *b, struct deliver_cached **cp,
 		}
 		if (smtp_xact_run(&(*cp)->s, sender, rcpts + lo, hi - lo, dm,
 			&st) == SMTP_XACT_DONE) {
-			strlcpy(b->relay, (*cp)->s.peer, sizeof(b->relay));
+			(void)strlcpy(
+			    b->relay, (*cp)->s.peer, sizeof(b->relay));
 			deliver_smtp_set(b, lo, hi, rcpts, NULL);
 			return 0;
 		}
@@ -304,7 +308,7 @@ deliver_smtp(struct qr_batch *b)
 	struct smtp_rcpt *rcpts;
 	size_t lo, hi, i, step = b->verp ? 1 : b->n;
 
-	strlcpy(b->relay, b->nexthop, sizeof(b->relay));
+	(void)strlcpy(b->relay, b->nexthop, sizeof(b->relay));
 	if ((rcpts = calloc(b->n, sizeof(*rcpts))) == NULL) {
 		deliver_all(b, QR_DEFERRED, 0, "4.3.0", "out of memory");
 		return;
@@ -322,7 +326,8 @@ deliver_smtp(struct qr_batch *b)
 			deliver_smtp_verp(
 			    b, b->addr[lo], sender, sizeof(sender));
 		else
-			strlcpy(sender, b->sender, sizeof(sender));
+			(void)strlcpy(sender, b->sender,
+			    sizeof(sender)); /* twice its size */
 		if (deliver_smtp_group(b, &c, sender, rcpts, lo, hi, &dm) ==
 		    -1) {
 			/* No session: the rest shares the failure. */

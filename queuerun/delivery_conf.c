@@ -77,7 +77,7 @@ static void
 delivery_conf_hostname(char *buf, size_t len)
 {
 	if (gethostname(buf, len) == -1 || buf[0] == '\0')
-		strlcpy(buf, "localhost", len);
+		(void)strlcpy(buf, "localhost", len);
 	buf[len - 1] = '\0';
 }
 

@@ -25,8 +25,11 @@
  */
 #include <string.h>
 
+#include "dest_share.h"
+#include "dest_wait.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "qr_batch.h"
+#include "qr_runner.h"
 
 /* dest_share_open - map the table; without it, run unshared */
 void
@@ -170,7 +173,7 @@ dest_share_done(
 	if (shared) {
 		dest_share_put(r, &st, now);
 		if (o == SCHED_CONN_FAIL && b->n > 0)
-			strlcpy(r->last_error, b->res[0].text,
+			(void)strlcpy(r->last_error, b->res[0].text,
 			    sizeof(r->last_error));
 	}
 	spool_dest_release(sd, idx, b->share_slot);

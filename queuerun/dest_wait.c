@@ -17,8 +17,11 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include "dest_wait.h"
+#include "sched.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "qr_runner.h"
+#include "worker.h"
 
 /* How long one futex sleep lasts before the thread looks at its flags. */
 #define DEST_WAIT_SLICE_MS 200

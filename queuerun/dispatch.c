@@ -16,8 +16,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deliver_local.h"
+#include "dest_share.h"
+#include "dispatch.h"
+#include "fail_log.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "qr_batch.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
+#include "rcpt_pool.h"
+#include "route.h"
+#include "sched.h"
+#include "worker.h"
+
+/* A destination: one transport and nexthop, interned per runner. */
+struct qr_dest {
+	struct qr_dest *hnext; /* hash chain */
+	enum qr_transport transport;
+	char *nexthop;
+};
 
 /* dispatch_hash - FNV-1a over transport and nexthop */
 static size_t
@@ -89,9 +106,19 @@ dispatch_route(
 	enum qr_transport t;
 
 	if (m->archive[0] != '\0' && strcmp(rc->addr, m->archive_rcpt) == 0) {
-		/* The list's archive copy: its own maildir. */
+		/* The list's archive copy: its own maildir, whose path,
+		 * cut, would be another directory. */
 		t = QR_MAILDIR;
-		strlcpy(nexthop, m->archive, sizeof(nexthop));
+		if (strlcpy(nexthop, m->archive, sizeof(nexthop)) >=
+		    sizeof(nexthop)) {
+			log_info("%s: to=<%s>, relay=none, delay=0.00, "
+				 "dsn=5.3.5, status=bounced (archive path "
+				 "too long)",
+			    m->name, rc->addr);
+			fail_log_add(q, m, rc->off, rc->status, rc->addr,
+			    "5.3.5", "x-mjq; archive path too long");
+			return NULL;
+		}
 	} else if (route_rcpt(q, rc->addr, &t, nexthop, sizeof(nexthop)) ==
 		   -1) {
 		log_info("%s: to=<%s>, relay=none, delay=0.00, dsn=5.1.3, "
@@ -171,13 +198,13 @@ dispatch_open(struct queuerun *q, char *err, size_t errlen)
 	int t;
 
 	dest_share_open(q);
-	if ((q->sched = sched_core_create(&q->dc.sched, &cb)) == NULL) {
+	if ((q->sched = sched_core_create(&q->dc->sched, &cb)) == NULL) {
 		snprintf(err, errlen, "cannot create the scheduler");
 		return -1;
 	}
 	for (t = 0; t < QR_NTRANSPORT; t++)
 		if (sched_core_transport(q->sched, delivery_transport_names[t],
-			&q->dc.sched_transport[t]) == -1) {
+			&q->dc->sched_transport[t]) == -1) {
 			snprintf(err, errlen, "cannot add transport %s",
 			    delivery_transport_names[t]);
 			return -1;
@@ -210,6 +237,16 @@ dispatch_add(struct queuerun *q, struct qr_msg *m, double now)
 	return 0;
 }
 
+/* dispatch_batch_free - free a batch */
+static void
+dispatch_batch_free(struct qr_batch *b)
+{
+	free(b->rcpt);
+	free(b->addr);
+	free(b->res);
+	free(b);
+}
+
 /* dispatch_batch - a batch for the worker from a selected entry */
 static struct qr_batch *
 dispatch_batch(struct queuerun *q, struct sched_entry *e)
@@ -239,9 +276,10 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 	if (delivery_transport_lookup(
 		sched_entry_transport(e), &b->transport) == -1)
 		b->transport = QR_DISCARD; /* cannot happen: we named them */
-	b->params = queuerun_params(q, b->transport);
+	b->params = &q->dc->transport[b->transport];
 	b->nexthop = sched_entry_nexthop(e);
-	strlcpy(b->sender, m->st.sender, sizeof(b->sender));
+	(void)strlcpy(
+	    b->sender, m->st.sender, sizeof(b->sender)); /* same size */
 	b->datafd = m->datafd;
 	b->datasize = m->datasize;
 	b->verp = m->st.verp && m->st.sender[0] != '\0';
@@ -252,16 +290,17 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 }
 
 /* dispatch_run - hand out what the scheduler selects while workers are
- * free; returns how many batches went to workers */
-int
+ * free.  An entry the scheduler defers (a dead destination) ends here
+ * without a worker: its batch is returned, for the step loop to take its
+ * outcome before asking for more; NULL when nothing more can go now. */
+struct qr_batch *
 dispatch_run(struct queuerun *q, double now)
 {
 	enum sched_action act;
 	struct sched_entry *e;
 	struct qr_batch *b;
-	int n = 0;
 
-	while (q->inflight < q->dc.base.threads &&
+	while (q->inflight < q->dc->base.threads &&
 	       (e = sched_core_select(q->sched, now, &act)) != NULL) {
 		if ((b = dispatch_batch(q, e)) == NULL) {
 			/* Memory: hand it back untried; retried next pass. */
@@ -281,27 +320,30 @@ dispatch_run(struct queuerun *q, double now)
 			deliver_all(b, QR_DEFERRED, 0, "4.4.1",
 			    "delivery temporarily suspended: the destination "
 			    "is not responding");
-			strlcpy(b->relay, "none", sizeof(b->relay));
-			outcome_batch(q, b, now);
-			continue;
+			(void)strlcpy(b->relay, "none", sizeof(b->relay));
+			return b;
 		}
 		worker_submit(q->pool, b);
-		n++;
 	}
-	return n;
+	return NULL;
 }
 
-/* dispatch_done - feed the batch's outcome back to the scheduler */
+/* dispatch_done - a batch's outcome is written (outcome_batch): feed it
+ * back to the scheduler and free the batch */
 void
 dispatch_done(struct queuerun *q, struct qr_batch *b, double now)
 {
+	struct qr_msg *m = b->msg;
 	int flags;
 
+	q->inflight--;
 	flags = dest_share_done(
 	    q, b, b->negative ? SCHED_CONN_FAIL : SCHED_OK, now);
 	if (flags & SCHED_MSG_FINISHED)
-		b->msg->finished = 1;
+		m->finished = 1;
 	b->entry = NULL;
+	m->batches--;
+	dispatch_batch_free(b);
 }
 
 /* dispatch_wakeup - when the scheduler has work again without an event
@@ -310,16 +352,6 @@ double
 dispatch_wakeup(const struct queuerun *q)
 {
 	return q->sched != NULL ? sched_core_wakeup(q->sched) : 0;
-}
-
-/* dispatch_batch_free - free a batch */
-void
-dispatch_batch_free(struct qr_batch *b)
-{
-	free(b->rcpt);
-	free(b->addr);
-	free(b->res);
-	free(b);
 }
 
 /* dispatch_free - the scheduler and every destination */

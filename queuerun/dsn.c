@@ -21,9 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "dsn.h"
 #include "header.h"
-#include "queuerun_impl.h"
+#include "log.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
 #include "spool_move.h"
 
 #define DSN_HEADERS_MAX 65536
@@ -36,7 +38,7 @@ dsn_date(time_t t, char *buf, size_t len)
 
 	if (localtime_r(&t, &tm) == NULL ||
 	    strftime(buf, len, "%a, %d %b %Y %H:%M:%S %z", &tm) == 0)
-		strlcpy(buf, "Thu, 01 Jan 1970 00:00:00 +0000", len);
+		(void)strlcpy(buf, "Thu, 01 Jan 1970 00:00:00 +0000", len);
 }
 
 /* dsn_headers - the header section of the message as it was delivered */
@@ -162,7 +164,7 @@ dsn_create(struct queuerun *q, struct qr_msg *m, const struct dsn_part *part)
 	int r = -1;
 
 	if (gethostname(host, sizeof(host)) == -1)
-		strlcpy(host, "localhost", sizeof(host));
+		(void)strlcpy(host, "localhost", sizeof(host));
 	host[sizeof(host) - 1] = '\0';
 	memset(&init, 0, sizeof(init));
 	init.sender = "";

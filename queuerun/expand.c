@@ -1,7 +1,8 @@
 /*
  * expand.c - first contact with a claimed message: its state file, made
- * by the function (expand_list.c, expand_owner.c) when there is none yet,
- * the text as it will be delivered, and its recipients handed to dispatch.
+ * by the function (expand_list.c, expand_owner.c, request.c) when there
+ * is none yet, and the text as it will be delivered.  The step loop
+ * (queuerun.c) then hands its recipients to dispatch.c.
  *
  * A message that already has a state file is never expanded again: the
  * recipients are the snapshot taken the first time, which is what makes
@@ -14,34 +15,18 @@
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "io.h"
+#include "expand.h"
+#include "expand_common.h"
+#include "expand_list.h"
+#include "expand_owner.h"
 #include "header.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
 #include "request.h"
-#include "spool_move.h"
-
-/* expand_memfd - the delivered text (a, then b) in an anonymous file that
- * every worker can pread */
-int
-expand_memfd(
-    struct qr_msg *m, const char *a, size_t alen, const char *b, size_t blen)
-{
-	int fd;
-
-	if ((fd = memfd_create("mjq-message", MFD_CLOEXEC)) == -1)
-		return -1;
-	if (io_write_all(fd, a, alen) == -1 ||
-	    io_write_all(fd, b, blen) == -1) {
-		close(fd);
-		return -1;
-	}
-	m->datafd = fd;
-	m->datasize = (off_t)(alen + blen);
-	return 0;
-}
 
 /* expand_plain_text - the text as stored, minus Return-Path (the final
  * delivery agent adds one) */
@@ -59,94 +44,6 @@ expand_plain_text(struct qr_msg *m, const char *text, size_t len)
 			p = nl + 1;
 	}
 	return expand_memfd(m, p, (size_t)(text + len - p), "", 0);
-}
-
-/* expand_aside - move a message to BAD/ or HOLD/ with a reason */
-void
-expand_aside(
-    struct queuerun *q, struct qr_msg *m, const char *top, const char *why)
-{
-	char final[PATH_MAX], text[600];
-
-	snprintf(text, sizeof(text), "%s\n", why);
-	if (spool_move(q->s->spool_dir, m->path, top, text, final,
-		sizeof(final)) == -1)
-		log_warn("%s: cannot move to %s (%s)", m->name, top, why);
-	else
-		log_notice("%s: moved to %s: %s", m->name, top, why);
-}
-
-/* expand_listconf - the config of m's list; a broken one is logged */
-int
-expand_listconf(struct queuerun *q, struct qr_msg *m, struct listconf *lc)
-{
-	char err[512];
-
-	if (listconf_load(q->s, m->domain, m->list, lc, err, sizeof(err)) ==
-	    -1) {
-		log_warnx(
-		    "%s: list %s@%s: %s", m->name, m->list, m->domain, err);
-		return -1;
-	}
-	return 0;
-}
-
-/* expand_state_open - start m's state file: its header written, the
- * recipients to follow (spool_state_write_rcpt) */
-int
-expand_state_open(struct queuerun *q, struct qr_msg *m,
-    struct spool_state_init *init, struct spool_state_writer *w)
-{
-	struct stat sb;
-
-	init->arrival = fstat(m->fd, &sb) == 0 ? (long long)sb.st_mtime
-					       : (long long)m->claimed;
-	if (spool_state_write_open(w, q->s->spool_dir, init) == -1) {
-		log_warn("%s: cannot create its state file", m->name);
-		return -1;
-	}
-	return 0;
-}
-
-/* expand_state_commit - commit m's state file and mark it active: the
- * last step of every function's expansion */
-int
-expand_state_commit(struct qr_msg *m, struct spool_state_writer *w)
-{
-	if (spool_state_write_commit(w, &m->st, m->path) == -1) {
-		log_warn("%s: cannot create its state file", m->name);
-		return -1;
-	}
-	return spool_state_set_counts(&m->st, 0, 0, 1);
-}
-
-/* expand_state - commit m's state file with these recipients (freed
- * here) and mark it active */
-int
-expand_state(struct queuerun *q, struct qr_msg *m,
-    struct spool_state_init *init, char **rcpts, size_t n)
-{
-	struct spool_state_writer *w;
-	size_t i;
-	int r = -1;
-
-	if ((w = malloc(sizeof(*w))) == NULL) {
-		listconf_free_vec(rcpts, n);
-		return -1;
-	}
-	if (expand_state_open(q, m, init, w) == 0) {
-		for (i = 0; i < n; i++)
-			if (spool_state_write_rcpt(w, rcpts[i]) == -1)
-				break;
-		if (i < n) {
-			log_warn("%s: cannot write its state file", m->name);
-			spool_state_write_abort(w);
-		} else
-			r = expand_state_commit(m, w);
-	}
-	listconf_free_vec(rcpts, n);
-	free(w);
-	return r;
 }
 
 /* expand_resume - a message with a state file: count a crash if its last
@@ -230,9 +127,9 @@ expand_attempt(
 	return r;
 }
 
-/* expand_message - state, text and recipients of a freshly claimed
- * message; -1 means release it: moved aside (-2 from the functions) or
- * tried again after minimal_backoff_time */
+/* expand_message - state and text of a freshly claimed message; -1
+ * means release it: moved aside (-2 from the functions) or put off
+ * (expand_put_off) */
 int
 expand_message(struct queuerun *q, struct qr_msg *m)
 {
@@ -274,19 +171,20 @@ expand_message(struct queuerun *q, struct qr_msg *m)
 			log_warn("%s: cannot prepare the text", m->name);
 	}
 	munmap(map, (size_t)sb.st_size);
-	if (r == 0 && dispatch_add(q, m, m->claimed) == -1) {
-		log_warn("%s: cannot route its recipients", m->name);
-		r = -1;
-	}
-	if (r == -1) {
-		/* A transient problem (memory, list config, I/O): not
-		 * before minimal_backoff_time, so no runner spins on it. */
-		if (m->st.fd != -1)
-			spool_state_set_counts(
-			    &m->st, m->st.tries, m->st.crashes, 0);
-		if (spool_state_set_next(
-			m->fd, time(NULL) + q->dc.base.min_backoff) == -1)
-			log_warn("%s: cannot set its next try", m->name);
-	}
+	if (r == -1)
+		expand_put_off(q, m);
 	return r == 0 ? 0 : -1;
+}
+
+/* expand_put_off - a transient problem (memory, list config, I/O) before
+ * m reached the scheduler: not again before minimal_backoff_time, so no
+ * runner spins on it; the caller then releases it */
+void
+expand_put_off(struct queuerun *q, struct qr_msg *m)
+{
+	if (m->st.fd != -1)
+		spool_state_set_counts(&m->st, m->st.tries, m->st.crashes, 0);
+	if (spool_state_set_next(m->fd, time(NULL) + q->dc->base.min_backoff) ==
+	    -1)
+		log_warn("%s: cannot set its next try", m->name);
 }

@@ -15,10 +15,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "log.h"
+#include "expand_common.h"
+#include "expand_list.h"
 #include "header.h"
+#include "log.h"
 #include "moderate.h"
-#include "queuerun_impl.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
 #include "spool_why.h"
 
 /* Headers this list replaces with its own. */
@@ -286,7 +289,8 @@ expand_list(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 		    m->name, m->list, m->domain);
 		return -1;
 	}
-	strlcpy(m->archive, lc.archive, sizeof(m->archive));
+	(void)strlcpy(
+	    m->archive, lc.archive, sizeof(m->archive)); /* same size */
 	snprintf(m->archive_rcpt, sizeof(m->archive_rcpt), "%s-archive@%s",
 	    m->list, m->domain);
 	if (m->st.fd == -1 &&

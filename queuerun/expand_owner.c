@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "log.h"
+#include "bounce.h"
+#include "expand_common.h"
+#include "expand_owner.h"
 #include "header.h"
-#include "queuerun_impl.h"
-#include "request.h"
+#include "log.h"
+#include "qr_msg.h"
 
 /* expand_owner - snapshot the owners into the state file */
 int

@@ -19,8 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fail_log.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
 
 /* fail_log_open - the unlinked spill file in $spool/tmp */
 static FILE *

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "queuerun_impl.h"
+#include "queuerun.h"
+#include "settings.h"
+#include "spool_state.h"
 #include "spool_walk.h"
 #include "spool_why.h"
 

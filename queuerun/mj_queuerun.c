@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "delivery_conf.h"
 #include "log.h"
 #include "queuerun.h"
 #include "runner_link.h"
@@ -96,6 +97,7 @@ main(int argc, char **argv)
 {
 	struct runner_link_opts o = {-1, 0};
 	const char *config = NULL;
+	struct delivery_conf dc;
 	struct settings s;
 	struct queuerun *q;
 	char err[512], *end;
@@ -156,9 +158,16 @@ main(int argc, char **argv)
 	log_open("mj_queuerun", (o.fd != -1 && !fg) || admin ? LOG_TO_SYSLOG
 							     : LOG_TO_STDERR);
 	log_set_debug(debug);
+	/* The file is read once.  Listing and checking need no delivery
+	 * sections, so a broken one does not stop them. */
+	delivery_conf_init(&dc);
 	if (settings_load(&s, config ? config : SETTINGS_DEFAULT_FILE,
-		config == NULL, NULL, NULL, err, sizeof(err)) == -1) {
+		config == NULL, list || check ? NULL : delivery_conf_section,
+		&dc, err, sizeof(err)) == -1 ||
+	    (!list && !check &&
+		delivery_conf_finish(&dc, err, sizeof(err)) == -1)) {
 		log_errx("%s", err);
+		delivery_conf_free(&dc);
 		return EX_CONFIG;
 	}
 	if (list)
@@ -167,8 +176,9 @@ main(int argc, char **argv)
 		return queuerun_admin(&s, op, target, stdout);
 	if (check)
 		return qr_check(&s);
-	if ((q = queuerun_open(&s, config, err, sizeof(err))) == NULL) {
+	if ((q = queuerun_open(&s, &dc, err, sizeof(err))) == NULL) {
 		log_errx("%s", err);
+		delivery_conf_free(&dc);
 		return EX_CONFIG;
 	}
 	if (once)
@@ -176,5 +186,6 @@ main(int argc, char **argv)
 	else
 		r = runner_link_serve(q, &s, &o);
 	queuerun_close(q);
+	delivery_conf_free(&dc);
 	return r;
 }

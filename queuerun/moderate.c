@@ -25,11 +25,16 @@
 #include <time.h>
 
 #include "cmd_mime.h"
+#include "expand_common.h"
 #include "header.h"
 #include "log.h"
 #include "moderate.h"
 #include "posting.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
 #include "request.h"
+#include "request_reply.h"
+#include "spool_path.h"
 #include "spool_token.h"
 
 static const char *const moderate_actions[] = {"approve", "reject", "discard"};
@@ -252,7 +257,7 @@ moderate_refuse(struct queuerun *q, struct qr_msg *m, int action,
 	}
 	log_notice("%s: post %s: %s", m->name,
 	    action == POSTING_REJECT ? "rejected" : "discarded", why);
-	return request_finish(q, m, "post", sender);
+	return expand_state_empty(q, m, "post", sender);
 }
 
 /* moderate_post - the posting policy for a post at its first

@@ -30,10 +30,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd_parse.h"
 #include "log.h"
 #include "moderate.h"
-#include "request.h"
+#include "moderate_cmd.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
+#include "request_cmd.h"
 #include "spool_move.h"
+#include "spool_path.h"
 #include "spool_token.h"
 
 /* What one moderation token says. */
@@ -50,7 +55,7 @@ moderate_prio(const char *text, const char *key, int *out)
 	char v[8], *end;
 	long n;
 
-	if (request_field(text, key, v, sizeof(v)) == -1)
+	if (spool_token_field(text, key, v, sizeof(v)) == -1)
 		return -1;
 	n = strtol(v, &end, 10);
 	if (*end != '\0' || n < 0 || n > SPOOL_PRIO_MAX)
@@ -69,14 +74,14 @@ moderate_parse(const struct request *r, const char *verb, const char *text,
 	int dprio, lprio;
 
 	snprintf(want, sizeof(want), "moderate-%s", verb);
-	if (request_field(text, "action", t->action, sizeof(t->action)) == -1 ||
-	    request_field(text, "domain", t->domain, sizeof(t->domain)) == -1 ||
-	    request_field(text, "list", t->list, sizeof(t->list)) == -1 ||
-	    request_field(text, "held", t->held, sizeof(t->held)) == -1 ||
+	if (spool_token_field(text, "action", t->action, sizeof(t->action)) == -1 ||
+	    spool_token_field(text, "domain", t->domain, sizeof(t->domain)) == -1 ||
+	    spool_token_field(text, "list", t->list, sizeof(t->list)) == -1 ||
+	    spool_token_field(text, "held", t->held, sizeof(t->held)) == -1 ||
 	    moderate_prio(text, "dprio", &dprio) == -1 ||
 	    moderate_prio(text, "lprio", &lprio) == -1)
 		return -1;
-	if (request_field(text, "poster", t->poster, sizeof(t->poster)) == -1)
+	if (spool_token_field(text, "poster", t->poster, sizeof(t->poster)) == -1)
 		t->poster[0] = '\0';
 	if (strcmp(t->action, want) != 0 ||
 	    r->m->function != SPOOL_FN_REQUEST ||
@@ -153,7 +158,7 @@ moderate_act(struct request *r, const struct cmd *c,
 		if (spool_move(r->q->s->spool_dir, t->path, SPOOL_QUEUE, why,
 			final, sizeof(final)) == -1)
 			return -1;
-		queuerun_rescan(r->q); /* deliver it soon */
+		r->q->rescan = 1; /* deliver it soon */
 		return 0;
 	case CMD_REJECT:
 		return moderate_reject(r, c, t, fd);
@@ -191,9 +196,9 @@ moderate_cmd(struct request *r, const struct cmd *c)
 	}
 	if (st != SPOOL_TOKEN_OK) {
 		log_notice("%s: %s from <%s>: token %s", r->m->name, verb,
-		    r->requester, request_token_why(st));
+		    r->requester, spool_token_why(st));
 		fprintf(r->main->fp, "The token %s %s.\n\n", c->token,
-		    request_token_why(st));
+		    spool_token_why(st));
 		return 0;
 	}
 	if ((fd = moderate_lock(t.path)) == -1) {

@@ -22,8 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "listconf.h"
 #include "log.h"
 #include "moderate.h"
+#include "moderate_expire.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
 #include "spool_move.h"
 #include "spool_token.h"
 #include "spool_walk.h"

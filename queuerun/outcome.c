@@ -7,8 +7,9 @@
  * committed.  Per message, once nothing of it is waiting or in flight
  * (outcome_finish): expiry, the DSN, then either removal or the next try as the
  * file's mtime.  The state file is synced in groups: every OUTCOME_SYNC_GROUP
- * updates and at the end of each pass, never per recipient.  The destination
- * feedback is the scheduler's (dispatch_done).
+ * updates and at the end of each pass, never per recipient.  The step loop
+ * (queuerun.c) calls both, then gives the batch back to the scheduler
+ * (dispatch_done) and releases the finished message (walk_release).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,15 +18,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dsn.h"
+#include "fail_log.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "outcome.h"
+#include "qr_batch.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
+#include "rcpt_pool.h"
 
 #define OUTCOME_SYNC_GROUP 1000
 
 static const char *const outcome_words[] = {"sent", "deferred", "bounced"};
 
 /* outcome_batch - a batch is back from its worker (or deferred without
- * a try); the main thread alone runs this */
+ * a try): its results into the state file; the main thread alone runs
+ * this, and the step loop then gives the batch to dispatch_done */
 void
 outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 {
@@ -35,7 +43,6 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 	char diag[400];
 	size_t i;
 
-	q->inflight--;
 	for (i = 0; i < b->n; i++) {
 		rec = rcpt_pool_get(q, b->rcpt[i]);
 		r = &b->res[i];
@@ -69,9 +76,6 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 	}
 	if (m->st.unsynced >= OUTCOME_SYNC_GROUP && spool_state_sync(&m->st))
 		log_warn("%s: cannot sync %s", m->name, m->st.path);
-	dispatch_done(q, b, now);
-	m->batches--;
-	dispatch_batch_free(b);
 }
 
 /* What an expiry fails its recipients with. */
@@ -100,7 +104,7 @@ outcome_expire_one(void *arg, const struct spool_rcpt *rc)
 static int
 outcome_expire(struct queuerun *q, struct qr_msg *m, double now)
 {
-	const struct delivery_params *p = &q->dc.base;
+	const struct delivery_params *p = &q->dc->base;
 	long long life =
 	    m->st.sender[0] == '\0' ? p->bounce_lifetime : p->queue_lifetime;
 	struct outcome_expiry x = {q, m, 0, ""};
@@ -183,7 +187,7 @@ outcome_bounce(
 static long long
 outcome_backoff(struct queuerun *q, const struct qr_msg *m, double now)
 {
-	const struct delivery_params *p = &q->dc.base;
+	const struct delivery_params *p = &q->dc->base;
 	long long age = (long long)now - m->st.arrival;
 
 	if (age < p->min_backoff)
@@ -193,7 +197,8 @@ outcome_backoff(struct queuerun *q, const struct qr_msg *m, double now)
 	return age;
 }
 
-/* outcome_finish - nothing of m is waiting or in flight: end the pass */
+/* outcome_finish - nothing of m is waiting or in flight: end the pass
+ * (removed, or put off to its next try); the step loop then releases it */
 int
 outcome_finish(struct queuerun *q, struct qr_msg *m, double now)
 {
@@ -242,10 +247,5 @@ outcome_finish(struct queuerun *q, struct qr_msg *m, double now)
 		    m->name, ndefer, next);
 	}
 	q->done++;
-	walk_release(q, m);
-	/* Room again, or nothing in hand: a walk says whether more is due
-	 * (and lets mj_queuerun -1 see that it is idle). */
-	if (q->nactive == 0)
-		q->rescan = 1;
 	return 0;
 }

@@ -2,10 +2,21 @@
  * queuerun.c - the runner's work as queuerun.h offers it to the protocol
  * loop: open, step, the event fd, drain, close.
  *
- * A step does, without blocking: take the results the workers posted,
- * finish the messages that have nothing left in flight, walk the spool
- * when asked to (or when a deferred message has come due), and hand out
- * batches (dispatch.c).  The only slow part is the walk and a first
+ * The step loop is the only place that strings the stages together;
+ * each stage returns to it and none calls the next:
+ *
+ *   outcomes   worker_collect -> outcome_batch -> dispatch_done
+ *   walk       walk_scan (or the last walk's leftovers)
+ *   claim      walk_next, one message at a time, up to the active limit
+ *   expand     expand_message (state file, text; the list, owner,
+ *              request and bounce functions on first contact)
+ *   dispatch   dispatch_add (into the scheduler), dispatch_run (batches
+ *              to the workers; dead destinations' come straight back to
+ *              outcome_batch)
+ *   finish     outcome_finish (bounce, remove or put off)
+ *   release    walk_release (drop the claim)
+ *
+ * A step never blocks.  The only slow part is the walk and a first
  * expansion, both bounded by the active limit.
  */
 #include <errno.h>
@@ -16,23 +27,27 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "dest_wait.h"
+#include "dispatch.h"
+#include "expand.h"
 #include "log.h"
-#include "moderate.h"
-#include "queuerun_impl.h"
+#include "moderate_expire.h"
+#include "outcome.h"
+#include "qr_batch.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
+#include "queuerun.h"
+#include "sched.h"
+#include "walk.h"
+#include "worker.h"
 
-/* queuerun_params - the delivery parameters of a transport */
-const struct delivery_params *
-queuerun_params(const struct queuerun *q, enum qr_transport t)
-{
-	return &q->dc.transport[t];
-}
-
-/* queuerun_open - read the delivery sections, start the pool */
+/* queuerun_open - a runner for this spool with these delivery sections
+ * (parsed once, by the caller, and kept by it until queuerun_close) */
 struct queuerun *
-queuerun_open(
-    const struct settings *s, const char *config, char *err, size_t errlen)
+queuerun_open(const struct settings *s, const struct delivery_conf *dc,
+    char *err, size_t errlen)
 {
-	struct settings scratch;
 	struct queuerun *q;
 
 	if ((q = calloc(1, sizeof(*q))) == NULL) {
@@ -40,22 +55,11 @@ queuerun_open(
 		return NULL;
 	}
 	q->s = s;
-	delivery_conf_init(&q->dc);
-	/* The caller's settings_load skipped the delivery sections; read
-	 * the file again for them, with their checks. */
-	if (settings_load(&scratch, config ? config : SETTINGS_DEFAULT_FILE,
-		config == NULL, delivery_conf_section, &q->dc, err,
-		errlen) == -1 ||
-	    delivery_conf_finish(&q->dc, err, errlen) == -1) {
-		delivery_conf_free(&q->dc);
-		free(q);
-		return NULL;
-	}
+	q->dc = dc;
 	if (dispatch_open(q, err, errlen) == -1 ||
-	    (q->pool = worker_open((int)q->dc.base.threads, err, errlen)) ==
+	    (q->pool = worker_open((int)dc->base.threads, err, errlen)) ==
 		NULL) {
 		dispatch_free(q);
-		delivery_conf_free(&q->dc);
 		free(q);
 		return NULL;
 	}
@@ -70,6 +74,15 @@ queuerun_rescan(struct queuerun *q)
 	q->rescan = 1;
 }
 
+/* queuerun_outcome - a batch is back (from a worker, or deferred
+ * without one): its results, then the scheduler's feedback */
+static void
+queuerun_outcome(struct queuerun *q, struct qr_batch *b, double now)
+{
+	outcome_batch(q, b, now);
+	dispatch_done(q, b, now);
+}
+
 /* queuerun_collect - every result the workers have posted */
 static void
 queuerun_collect(struct queuerun *q, double now)
@@ -77,10 +90,50 @@ queuerun_collect(struct queuerun *q, double now)
 	struct qr_batch *b;
 
 	while ((b = worker_collect(q->pool)) != NULL)
-		outcome_batch(q, b, now);
+		queuerun_outcome(q, b, now);
 }
 
-/* queuerun_finish - end the pass of every message with nothing left */
+/* queuerun_take - a message just claimed: expand it and enter its
+ * recipients into the scheduler; released when either cannot be done */
+static void
+queuerun_take(struct queuerun *q, struct qr_msg *m)
+{
+	if (expand_message(q, m) == -1) {
+		walk_release(q, m);
+		return;
+	}
+	if (dispatch_add(q, m, m->claimed) == -1) {
+		log_warn("%s: cannot route its recipients", m->name);
+		expand_put_off(q, m);
+		walk_release(q, m);
+	}
+}
+
+/* queuerun_claim - a pass of claims, when there is room: the leftovers of
+ * the last walk, or a new walk when asked for or when a deferred message
+ * has come due */
+static void
+queuerun_claim(struct queuerun *q, double now)
+{
+	struct walk_pass p = {0, 0, 0};
+	struct qr_msg *m;
+
+	if (q->draining || q->nactive >= q->s->queuerun_active_limit)
+		return;
+	if (q->walk_left == NULL) {
+		if (!q->rescan && (q->next_walk <= 0 || now < q->next_walk))
+			return;
+		q->rescan = 0;
+		moderate_expire(q, (time_t)now);
+		walk_scan(q, now, &p);
+	}
+	while ((m = walk_next(q, now, &p)) != NULL)
+		queuerun_take(q, m);
+	walk_end(q, &p);
+}
+
+/* queuerun_finish - end the pass of every message with nothing left,
+ * and release it */
 static void
 queuerun_finish(struct queuerun *q, double now)
 {
@@ -88,36 +141,36 @@ queuerun_finish(struct queuerun *q, double now)
 
 	for (m = q->active; m != NULL; m = next) {
 		next = m->next;
-		if (m->finished && m->batches == 0)
-			outcome_finish(q, m, now);
+		if (!m->finished || m->batches > 0)
+			continue;
+		outcome_finish(q, m, now);
+		walk_release(q, m);
+		/* Room again, or nothing in hand: a walk says whether more
+		 * is due (and lets mj_queuerun -1 see that it is idle). */
+		if (q->nactive == 0)
+			q->rescan = 1;
 	}
 }
 
-/* queuerun_step - all that can be done now */
+/* queuerun_step - all that can be done now: outcomes, claims (walk,
+ * expand, enter into the scheduler), finished messages, new batches */
 int
 queuerun_step(struct queuerun *q, int *timeout_ms)
 {
-	double now = deliver_now(), wait, next, wake;
+	double now = clock_now(), wait, next, wake;
+	struct qr_batch *b;
 
 	queuerun_collect(q, now);
 	/* Another runner gave back a slot we were refused. */
 	if (dest_wait_woken(q))
 		sched_core_shared_retry(q->sched, now);
-	if (!q->draining && q->nactive < q->s->queuerun_active_limit) {
-		if (q->walk_left != NULL)
-			walk_more(q, now);
-		else if (q->rescan ||
-			 (q->next_walk > 0 && now >= q->next_walk)) {
-			q->rescan = 0;
-			moderate_expire(q, (time_t)now);
-			walk_claim(q, now);
-		}
-	}
+	queuerun_claim(q, now);
 	queuerun_finish(q, now);
 	/* Batches for dead destinations end here, without a worker, so a
 	 * message may be finished once more after dispatching. */
-	if (dispatch_run(q, now) >= 0)
-		queuerun_finish(q, now);
+	while ((b = dispatch_run(q, now)) != NULL)
+		queuerun_outcome(q, b, now);
+	queuerun_finish(q, now);
 	dest_wait_arm(q);
 	*timeout_ms = -1;
 	next = q->draining ? 0 : q->next_walk;
@@ -171,22 +224,6 @@ queuerun_drain(struct queuerun *q)
 	q->draining = 1;
 }
 
-/* queuerun_msg_free - free a message and drop its claim */
-void
-queuerun_msg_free(struct queuerun *q, struct qr_msg *m)
-{
-	(void)q;
-	fail_log_close(m);
-	free(m->reader);
-	if (m->st.fd != -1)
-		spool_state_close(&m->st);
-	if (m->datafd != -1)
-		close(m->datafd);
-	if (m->fd != -1)
-		close(m->fd); /* the claim goes with the last descriptor */
-	free(m);
-}
-
 /* queuerun_close - finish the batches in flight, release every claim:
  * recipients not yet tried stay pending for the next runner */
 void
@@ -199,7 +236,7 @@ queuerun_close(struct queuerun *q)
 	q->draining = 1;
 	dest_wait_stop(q); /* it pokes the pool */
 	worker_stop(q->pool);
-	queuerun_collect(q, deliver_now());
+	queuerun_collect(q, clock_now());
 	while ((m = q->active) != NULL) {
 		if (m->st.fd != -1) {
 			spool_state_set_counts(
@@ -211,6 +248,5 @@ queuerun_close(struct queuerun *q)
 	worker_close(q->pool);
 	walk_forget(q);
 	dispatch_free(q);
-	delivery_conf_free(&q->dc);
 	free(q);
 }

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "queuerun_impl.h"
+#include "qr_runner.h"
+#include "rcpt_pool.h"
 
 /* rcpt_pool_grow - room for more ids */
 static int

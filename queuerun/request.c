@@ -21,33 +21,13 @@
 #include <strings.h>
 
 #include "cmd_mime.h"
-#include "log.h"
+#include "expand_common.h"
 #include "header.h"
+#include "log.h"
+#include "qr_msg.h"
 #include "request.h"
-
-/* request_finish - the message is done with: a state file without
- * recipients, which the finish path removes with the message */
-int
-request_finish(
-    struct queuerun *q, struct qr_msg *m, const char *kind, const char *from)
-{
-	struct spool_state_init init;
-	struct stat sb;
-
-	memset(&init, 0, sizeof(init));
-	init.sender = "";
-	init.from = from;
-	init.kind = kind;
-	init.arrival = fstat(m->fd, &sb) == 0 ? (long long)sb.st_mtime
-					      : (long long)m->claimed;
-	if (spool_state_create(
-		&m->st, q->s->spool_dir, m->path, &init, NULL, 0) == -1 ||
-	    spool_state_set_counts(&m->st, 0, 0, 1) == -1) {
-		log_warn("%s: cannot create its state file", m->name);
-		return -1;
-	}
-	return 0;
-}
+#include "request_cmd.h"
+#include "request_reply.h"
 
 /* request_automatic - why the message must not be answered, or NULL */
 const char *
@@ -131,7 +111,8 @@ request_process(
 	/* The answer goes to the author (From), as Majordomo's did. */
 	if (cmd_mime_header(text, len, "From", v, sizeof(v)) == -1 ||
 	    cmd_mime_addr(v, r.requester, sizeof(r.requester)) == -1)
-		strlcpy(r.requester, sender, sizeof(r.requester));
+		(void)strlcpy(
+		    r.requester, sender, sizeof(r.requester)); /* same size */
 	if ((why = request_automatic(text, len, known ? sender : NULL)) ==
 		NULL &&
 	    cmd_mime_header(text, len, "X-Loop", v, sizeof(v)) == 0 &&
@@ -141,7 +122,7 @@ request_process(
 		why = "no usable From or envelope sender";
 	if (why != NULL) {
 		log_notice("%s: request not answered: %s", m->name, why);
-		return request_finish(q, m, "request", known ? sender : "");
+		return expand_state_empty(q, m, "request", known ? sender : "");
 	}
 	cmd_mime_header(text, len, "Subject", subject, sizeof(subject));
 	cmd_mime_header(text, len, "Message-Id", msgid, sizeof(msgid));
@@ -156,5 +137,5 @@ request_process(
 	reply_free(&r.rs);
 	if (ok == -1)
 		return -1;
-	return request_finish(q, m, "request", known ? sender : "");
+	return expand_state_empty(q, m, "request", known ? sender : "");
 }

@@ -20,9 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "listconf.h"
 #include "log.h"
-#include "moderate.h"
-#include "request.h"
+#include "moderate_cmd.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
+#include "request_cmd.h"
 #include "spool_token.h"
 #include "subs_edit.h"
 
@@ -111,7 +114,7 @@ request_token(struct request *r, const char *action, const char *list,
 	}
 	spool_token_sweep(
 	    r->q->s->spool_dir, r->q->s->request_token_lifetime, time(NULL));
-	strlcpy(to->token, token, sizeof(to->token));
+	(void)strlcpy(to->token, token, sizeof(to->token)); /* it fits */
 	to->ntokens++;
 	fprintf(to->fp,
 	    "Someone (%s) asked to %s <%s> %s the list %s@%s.\n"
@@ -283,36 +286,6 @@ request_which(struct request *r, const struct cmd *c)
 	return request_lists(r, to->fp, addr);
 }
 
-/* request_field - the value of "key value" in a token's text */
-int
-request_field(const char *text, const char *key, char *out, size_t outlen)
-{
-	size_t k = strlen(key), n;
-	const char *p;
-
-	for (p = text; p != NULL && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
-		if (strncmp(p, key, k) == 0 && p[k] == ' ') {
-			n = strcspn(p + k + 1, "\n");
-			if (n == 0 || n >= outlen)
-				return -1;
-			memcpy(out, p + k + 1, n);
-			out[n] = '\0';
-			return 0;
-		}
-	return -1;
-}
-
-/* request_token_why - what a token's status means, for replies */
-const char *
-request_token_why(enum spool_token_status st)
-{
-	static const char *const why[] = {
-	    "", "is not valid", "has expired", "has already been used"};
-
-	return (size_t)st < sizeof(why) / sizeof(why[0]) ? why[st]
-							 : "is not valid";
-}
-
 /* request_approval - a confirmed subscription waits for an owner */
 static int
 request_approval(struct request *r, const struct listconf *lc, const char *list,
@@ -361,17 +334,17 @@ request_confirm(struct request *r, const struct cmd *c)
 		&st) == -1)
 		return -1;
 	if (st == SPOOL_TOKEN_OK &&
-	    (request_field(text, "action", action, sizeof(action)) == -1 ||
-		request_field(text, "domain", domain, sizeof(domain)) == -1 ||
-		request_field(text, "list", list, sizeof(list)) == -1 ||
-		request_field(text, "address", addr, sizeof(addr)) == -1 ||
+	    (spool_token_field(text, "action", action, sizeof(action)) == -1 ||
+		spool_token_field(text, "domain", domain, sizeof(domain)) == -1 ||
+		spool_token_field(text, "list", list, sizeof(list)) == -1 ||
+		spool_token_field(text, "address", addr, sizeof(addr)) == -1 ||
 		strcmp(domain, r->m->domain) != 0 || !request_list_ok(r, list)))
 		st = SPOOL_TOKEN_UNKNOWN;
 	if (st != SPOOL_TOKEN_OK) {
 		log_notice("%s: confirm from <%s>: token %s", r->m->name,
-		    r->requester, request_token_why(st));
+		    r->requester, spool_token_why(st));
 		fprintf(r->main->fp, "The token %s %s.\n\n", c->token,
-		    request_token_why(st));
+		    spool_token_why(st));
 		return 0;
 	}
 	if (listconf_load(r->q->s, domain, list, &lc, err, sizeof(err)) == -1) {

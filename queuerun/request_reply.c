@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "request.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
+#include "request_reply.h"
 #include "spool_move.h"
 #include "spool_rate.h"
 
@@ -28,9 +30,11 @@ reply_init(struct reply_set *rs, const char *from, const char *subject,
     const char *msgid)
 {
 	memset(rs, 0, sizeof(*rs));
-	strlcpy(rs->from, from, sizeof(rs->from));
-	strlcpy(rs->subject, subject, sizeof(rs->subject));
-	strlcpy(rs->msgid, msgid, sizeof(rs->msgid));
+	(void)strlcpy(rs->from, from, sizeof(rs->from)); /* callers' size */
+	(void)strlcpy(rs->subject, subject, sizeof(rs->subject));
+	/* A cut Message-Id would thread the answer under another. */
+	if (strlcpy(rs->msgid, msgid, sizeof(rs->msgid)) >= sizeof(rs->msgid))
+		rs->msgid[0] = '\0';
 }
 
 /* reply_for - the answer to an address, made on first use; NULL when out
@@ -54,7 +58,12 @@ reply_for(struct reply_set *rs, const char *to)
 	}
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return NULL;
-	strlcpy(r->to, to, sizeof(r->to));
+	/* Cut, it would be someone else's address. */
+	if (strlcpy(r->to, to, sizeof(r->to)) >= sizeof(r->to)) {
+		log_warnx("cannot answer <%.64s...>: address too long", to);
+		free(r);
+		return NULL;
+	}
 	if ((r->fp = open_memstream(&r->body, &r->len)) == NULL) {
 		free(r);
 		return NULL;
@@ -92,7 +101,8 @@ reply_text(const struct reply_set *rs, const struct reply *r,
 
 	if (localtime_r(&now, &tm) == NULL ||
 	    strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S %z", &tm) == 0)
-		strlcpy(date, "Thu, 01 Jan 1970 00:00:00 +0000", sizeof(date));
+		(void)strlcpy(
+		    date, "Thu, 01 Jan 1970 00:00:00 +0000", sizeof(date));
 	reply_subject(rs, r, subject, sizeof(subject));
 	if ((fp = open_memstream(text, len)) == NULL)
 		return -1;

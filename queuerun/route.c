@@ -10,7 +10,9 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "queuerun_impl.h"
+#include "names.h"
+#include "qr_runner.h"
+#include "route.h"
 
 /* route_find - the map entry for a domain, or NULL */
 static const struct delivery_map *
@@ -50,13 +52,13 @@ route_rcpt(struct queuerun *q, const char *addr, enum qr_transport *t,
 	for (i = 0; at[1 + i] != '\0'; i++)
 		domain[i] = (char)tolower((unsigned char)at[1 + i]);
 	domain[i] = '\0';
-	if ((m = route_find(&q->dc, domain)) != NULL) {
+	if ((m = route_find(q->dc, domain)) != NULL) {
 		*t = m->transport;
 		return strlcpy(nexthop, m->nexthop, len) < len ? 0 : -1;
 	}
 	*t = QR_SMTP;
-	if (q->dc.transport[QR_SMTP].relayhost[0] != '\0')
-		return strlcpy(nexthop, q->dc.transport[QR_SMTP].relayhost,
+	if (q->dc->transport[QR_SMTP].relayhost[0] != '\0')
+		return strlcpy(nexthop, q->dc->transport[QR_SMTP].relayhost,
 			   len) < len
 			   ? 0
 			   : -1;

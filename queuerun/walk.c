@@ -11,6 +11,11 @@
  * drops it when the runner dies, and the next runner takes over from the
  * state file.
  *
+ * Claims are handed out one at a time (walk_next): the step loop expands
+ * each before asking for the next, so a message released at once (moved
+ * aside, put off) leaves its room to the next candidate of the same pass.
+ * The candidates a pass had no room for are kept for the next one.
+ *
  * What the runner cannot read or write (a message, a directory of
  * QUEUE/, tmp/: a wrong owner or mode), and a message it does not own
  * (it could not put it off), is left where it is and logged
@@ -29,7 +34,12 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "queuerun_impl.h"
+#include "fail_log.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
+#include "spool_name.h"
+#include "spool_path.h"
+#include "walk.h"
 #include "spool_walk.h"
 
 #define WALK_SAID_MAX 64
@@ -78,7 +88,7 @@ walk_complain(
 	for (i = 0; i < WALK_SAID_MAX; i++) {
 		if (walk_said[i].hash == h) {
 			if (now - walk_said[i].when <
-			    (double)q->dc.base.min_backoff)
+			    (double)q->dc->base.min_backoff)
 				return;
 			slot = i;
 			break;
@@ -89,7 +99,7 @@ walk_complain(
 	walk_said[slot].hash = h;
 	walk_said[slot].when = now;
 	log_warnx("%s: %s: %s; left in place, not logged again for %llds", path,
-	    what, strerror(err), q->dc.base.min_backoff);
+	    what, strerror(err), q->dc->base.min_backoff);
 }
 
 /* walk_ino_cmp - qsort/bsearch on inode numbers */
@@ -149,8 +159,13 @@ walk_visit(void *arg, const struct spool_entry *e)
 	w = &c->v[c->n];
 	if ((w->path = strdup(e->path)) == NULL)
 		return 1;
-	strlcpy(w->domain, e->domain, sizeof(w->domain));
-	strlcpy(w->file, e->file, sizeof(w->file));
+	/* Names spool_walk parsed fit; a longer one is not a queue file. */
+	if (strlcpy(w->domain, e->domain, sizeof(w->domain)) >=
+		sizeof(w->domain) ||
+	    strlcpy(w->file, e->file, sizeof(w->file)) >= sizeof(w->file)) {
+		free(w->path);
+		return 0;
+	}
 	w->function = e->function;
 	w->domain_prio = e->domain_prio;
 	w->list_prio = e->list_prio;
@@ -205,49 +220,24 @@ walk_take(struct queuerun *q, const struct walk_cand *w, double now)
 		close(fd);
 		return NULL;
 	}
+	if (strlcpy(m->path, w->path, sizeof(m->path)) >= sizeof(m->path)) {
+		free(m);
+		close(fd);
+		walk_complain(
+		    q, now, w->path, ENAMETOOLONG, "cannot claim the message");
+		return NULL;
+	}
 	m->fd = fd;
 	m->datafd = -1;
 	m->st.fd = -1;
 	m->claimed = now;
-	strlcpy(m->path, w->path, sizeof(m->path));
-	strlcpy(m->name, w->file, sizeof(m->name));
-	strlcpy(m->domain, w->domain, sizeof(m->domain));
+	/* Both fit: walk_visit kept only names of these sizes. */
+	(void)strlcpy(m->name, w->file, sizeof(m->name));
+	(void)strlcpy(m->domain, w->domain, sizeof(m->domain));
 	m->function = w->function;
 	m->domain_prio = w->domain_prio;
 	m->list_prio = w->list_prio;
 	return m;
-}
-
-/* walk_from - claim candidates from v[*pos] on until the active set is
- * full (*full set) or the list ends; returns how many were claimed */
-static int
-walk_from(struct queuerun *q, struct walk_cand *v, size_t n, size_t *pos,
-    double now, int *full)
-{
-	struct spool_name sn;
-	struct qr_msg *m;
-	int got = 0;
-
-	*full = 0;
-	for (; *pos < n; (*pos)++) {
-		if (q->nactive >= q->s->queuerun_active_limit || q->draining) {
-			*full = 1;
-			break;
-		}
-		if ((m = walk_take(q, &v[*pos], now)) == NULL)
-			continue;
-		if (spool_name_parse(m->name, &sn) == 0)
-			strlcpy(m->list, sn.list, sizeof(m->list));
-		m->next = q->active;
-		if (q->active != NULL)
-			q->active->prev = m;
-		q->active = m;
-		q->nactive++;
-		got++;
-		if (expand_message(q, m) == -1)
-			walk_release(q, m);
-	}
-	return got;
 }
 
 /* walk_free_cands - free candidates v[from..n) and the array */
@@ -272,18 +262,18 @@ walk_tmp(struct queuerun *q, double now)
 		    "cannot write the spool's tmp/: new messages wait");
 }
 
-/* walk_claim - walk QUEUE/ and claim due messages up to the active
- * limit, expanding each; the due messages left for lack of room are kept,
- * in order, for walk_more; returns how many were claimed */
-int
-walk_claim(struct queuerun *q, double now)
+/* walk_scan - walk QUEUE/ afresh: every due message not in the active
+ * set, in the order walk_next claims them (a new pass p) */
+void
+walk_scan(struct queuerun *q, double now, struct walk_pass *p)
 {
 	struct walk_ctx c;
 	struct qr_msg *m;
-	size_t i = 0, k = 0;
-	int got, full;
+	size_t k = 0;
 
 	walk_forget(q);
+	memset(p, 0, sizeof(*p));
+	p->fresh = 1;
 	memset(&c, 0, sizeof(c));
 	c.q = q;
 	c.now = now;
@@ -308,54 +298,75 @@ walk_claim(struct queuerun *q, double now)
 	}
 	if (c.n > 0) /* c.v is NULL then, which qsort must not get */
 		qsort(c.v, c.n, sizeof(*c.v), walk_cand_cmp);
-	got = walk_from(q, c.v, c.n, &i, now, &full);
 	q->next_walk = (double)c.next;
 	free(c.active);
-	if (full && !q->draining) {
-		/* Claimed ones are the runner's now; the rest waits here, so
-		 * a big queue costs one walk, not one per freed slot. */
-		for (k = 0; k < i; k++)
-			free(c.v[k].path);
-		q->walk_left = c.v;
-		q->walk_nleft = c.n;
-		q->walk_pos = i;
-	} else
-		walk_free_cands(c.v, 0, c.n);
+	/* walk_next claims from here; walk_end keeps what is left. */
+	q->walk_left = c.v;
+	q->walk_nleft = c.n;
+	q->walk_pos = 0;
+}
+
+/* walk_next - claim the next candidate of the pass; NULL when the active
+ * set is full (p->full set) or the candidates have run out.  The message
+ * joins the active set; the loop expands it, or releases it. */
+struct qr_msg *
+walk_next(struct queuerun *q, double now, struct walk_pass *p)
+{
+	struct walk_cand *v = q->walk_left;
+	struct spool_name sn;
+	struct qr_msg *m;
+
+	p->full = 0;
+	while (q->walk_pos < q->walk_nleft) {
+		if (q->nactive >= q->s->queuerun_active_limit || q->draining) {
+			p->full = 1;
+			return NULL;
+		}
+		m = walk_take(q, &v[q->walk_pos], now);
+		/* Tried: the candidate is the runner's now, or gone. */
+		free(v[q->walk_pos].path);
+		v[q->walk_pos++].path = NULL;
+		if (m == NULL)
+			continue;
+		/* Of the same size, so it fits. */
+		if (spool_name_parse(m->name, &sn) == 0)
+			(void)strlcpy(m->list, sn.list, sizeof(m->list));
+		m->next = q->active;
+		if (q->active != NULL)
+			q->active->prev = m;
+		q->active = m;
+		q->nactive++;
+		p->got++;
+		return m;
+	}
+	return NULL;
+}
+
+/* walk_end - the pass is over: keep the due messages left for lack of
+ * room (a big queue costs one walk, not one per freed slot), or ask for
+ * a new walk when the leftovers ran out (new mail may have come) */
+void
+walk_end(struct queuerun *q, const struct walk_pass *p)
+{
+	if (!p->fresh) {
+		if (!p->full) {
+			walk_forget(q);
+			q->rescan = 1;
+		}
+		return;
+	}
+	if (!p->full || q->draining)
+		walk_forget(q);
 	/* Idle: nothing in hand after the walk (messages locked by other
 	 * runners do not count).  Claims all released at once (moved
 	 * aside, put off) get one more walk or two to see what is left;
 	 * not more, so a message a function keeps leaving alone cannot
 	 * make the runner spin. */
 	q->idle_walk = q->nactive == 0 && q->walk_left == NULL;
-	if (q->nactive > 0 || got == 0)
+	if (q->nactive > 0 || p->got == 0)
 		q->quick_walks = 0;
 	else if (!q->draining && q->quick_walks++ < 2)
 		q->rescan = 1;
-	return got;
-}
-
-/* walk_more - claim from what the last walk left for lack of room; when
- * that runs out, ask for a new walk (new mail may have come meanwhile) */
-int
-walk_more(struct queuerun *q, double now)
-{
-	struct walk_cand *v = q->walk_left;
-	size_t from;
-	int got, full;
-
-	if (q->walk_left == NULL)
-		return 0;
-	from = q->walk_pos;
-	got =
-	    walk_from(q, q->walk_left, q->walk_nleft, &q->walk_pos, now, &full);
-	/* As in walk_claim: walk_forget frees only from walk_pos on. */
-	for (; from < q->walk_pos; from++)
-		free(v[from].path);
-	if (!full) {
-		walk_forget(q);
-		q->rescan = 1;
-	}
-	return got;
 }
 
 /* walk_forget - drop what the last walk left */
@@ -368,7 +379,8 @@ walk_forget(struct queuerun *q)
 	q->walk_nleft = q->walk_pos = 0;
 }
 
-/* walk_release - drop a message from the active set and its claim */
+/* walk_release - drop a message from the active set, free it and drop
+ * its claim */
 void
 walk_release(struct queuerun *q, struct qr_msg *m)
 {
@@ -379,5 +391,13 @@ walk_release(struct queuerun *q, struct qr_msg *m)
 	if (m->next != NULL)
 		m->next->prev = m->prev;
 	q->nactive--;
-	queuerun_msg_free(q, m);
+	fail_log_close(m);
+	free(m->reader);
+	if (m->st.fd != -1)
+		spool_state_close(&m->st);
+	if (m->datafd != -1)
+		close(m->datafd);
+	if (m->fd != -1)
+		close(m->fd); /* the claim goes with the last descriptor */
+	free(m);
 }

@@ -19,8 +19,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "deliver_local.h"
+#include "deliver_smtp.h"
 #include "log.h"
-#include "queuerun_impl.h"
+#include "qr_batch.h"
+#include "worker.h"
 
 struct worker_pool {
 	pthread_mutex_t mu;
@@ -36,7 +40,7 @@ struct worker_pool {
 static void
 worker_run(struct qr_batch *b)
 {
-	b->t_start = deliver_now();
+	b->t_start = clock_now();
 	switch (b->transport) {
 	case QR_SMTP:
 		deliver_smtp(b);
@@ -51,7 +55,7 @@ worker_run(struct qr_batch *b)
 		deliver_discard(b);
 		break;
 	}
-	b->t_done = deliver_now();
+	b->t_done = clock_now();
 }
 
 /* worker_main - take batches until told to stop */
@@ -72,7 +76,7 @@ worker_main(void *arg)
 			p->idle--;
 			if (r == ETIMEDOUT) {
 				pthread_mutex_unlock(&p->mu);
-				deliver_smtp_reap(deliver_now(), 0);
+				deliver_smtp_reap(clock_now(), 0);
 				pthread_mutex_lock(&p->mu);
 			}
 		}

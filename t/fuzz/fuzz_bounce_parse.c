@@ -12,7 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "request.h"
+#include "bounce_parse.h"
+#include "qr_msg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

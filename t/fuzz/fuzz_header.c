@@ -16,8 +16,11 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "queuerun_impl.h"
+#include "expand.h"
+#include "expand_list.h"
 #include "header.h"
+#include "listconf.h"
+#include "qr_msg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

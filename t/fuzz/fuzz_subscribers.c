@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "queuerun_impl.h"
+#include "listconf.h"
+#include "settings.h"
+#include "spool_state.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,28 @@
+/*
+ * bounce_parse.h - the failed addresses a delivery report names
+ * (bounce_parse.c): VERP, then an RFC 3464 report, then the common
+ * free-text forms.
+ */
+#ifndef MJQ_BOUNCE_PARSE_H
+#define MJQ_BOUNCE_PARSE_H
+
+#include <stddef.h>
+
+#include "spool_state.h"
+
+struct qr_msg;
+
+#define BOUNCE_ADDRS_MAX 20
+
+struct bounce_found {
+	char addr[BOUNCE_ADDRS_MAX][SPOOL_ADDR_MAX + 1];
+	size_t n;
+	int is_bounce; /* it looks like a delivery report */
+	int delayed;   /* a warning only: nothing failed */
+};
+
+/* bounce_parse - what m's text (text, len) says failed */
+void bounce_parse(const struct qr_msg *m, const char *text, size_t len,
+    struct bounce_found *bf);
+
+#endif

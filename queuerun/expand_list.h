@@ -1,0 +1,24 @@
+/*
+ * expand_list.h - the list function (expand_list.c): a post's
+ * subscribers snapshotted into its state file, and the text as the
+ * subscribers get it.
+ */
+#ifndef MJQ_EXPAND_LIST_H
+#define MJQ_EXPAND_LIST_H
+
+#include <stddef.h>
+
+#include "listconf.h"
+
+struct queuerun;
+struct qr_msg;
+
+/* expand_list - a post: its state file when new, then its text; -2 when
+ * it went aside */
+int expand_list(
+    struct queuerun *q, struct qr_msg *m, const char *text, size_t len);
+/* expand_list_text - the header as the subscribers get it, then the body */
+int expand_list_text(
+    struct qr_msg *m, const struct listconf *lc, const char *text, size_t len);
+
+#endif

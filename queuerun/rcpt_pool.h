@@ -1,0 +1,34 @@
+/*
+ * rcpt_pool.h - the recipients the scheduler holds, by id (rcpt_pool.c):
+ * from the refill that read them (dispatch.c) to the outcome that wrote
+ * them (outcome.c).
+ */
+#ifndef MJQ_RCPT_POOL_H
+#define MJQ_RCPT_POOL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "spool_state.h"
+
+struct queuerun;
+
+/* A recipient given to the scheduler, in core until its outcome is
+ * written; the scheduler knows it by its slot in the pool. */
+struct qr_rcpt {
+	off_t off;	      /* its status field in the state file */
+	unsigned char status; /* enum spool_rcpt_status, as read */
+	char addr[];
+};
+
+/* rcpt_pool_add - a record of rc; its id in *id */
+int rcpt_pool_add(
+    struct queuerun *q, const struct spool_rcpt *rc, uint32_t *id);
+/* rcpt_pool_get - the record of an id in use */
+struct qr_rcpt *rcpt_pool_get(const struct queuerun *q, uint32_t id);
+/* rcpt_pool_drop - free a record; its id may be reused */
+void rcpt_pool_drop(struct queuerun *q, uint32_t id);
+/* rcpt_pool_free - every record and the pool */
+void rcpt_pool_free(struct queuerun *q);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * request_reply.h - generated answers and notices (request_reply.c):
+ * one message per address, text built up as commands run, committed
+ * into QUEUE/ as generated mail.  Used by requests and bounce handling.
+ */
+#ifndef MJQ_REQUEST_REPLY_H
+#define MJQ_REQUEST_REPLY_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cmd_parse.h"
+#include "spool_state.h"
+
+struct queuerun;
+struct qr_msg;
+
+/* One generated message: to one address, text built up as commands run. */
+struct reply {
+	char to[SPOOL_ADDR_MAX + 1];
+	char token[CMD_TOKEN_MAX + 1]; /* the subject, when one token */
+	int ntokens;
+	int notice;		       /* sent on its own behalf, not an answer */
+	char subject[CMD_LINE_MAX + 1]; /* when set, the Subject */
+	FILE *fp;
+	char *body;
+	size_t len;
+};
+
+struct reply_set {
+	struct reply **r;
+	size_t n, cap;
+	char from[SPOOL_ADDR_MAX + 1];	/* the address that answers */
+	char subject[CMD_LINE_MAX + 1]; /* what is answered */
+	char msgid[SPOOL_ADDR_MAX + 1]; /* its Message-Id, for threads */
+};
+
+/* reply_init - an empty set answering from, about subject and msgid */
+void reply_init(struct reply_set *rs, const char *from, const char *subject,
+    const char *msgid);
+/* reply_for - the message to an address, made on first use; NULL */
+struct reply *reply_for(struct reply_set *rs, const char *to);
+/* reply_commit - every message of the set into QUEUE/ */
+int reply_commit(struct queuerun *q, struct qr_msg *m, struct reply_set *rs);
+/* reply_free - free the set */
+void reply_free(struct reply_set *rs);
+
+#endif
