@@ -32,7 +32,6 @@
 #include "posting.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
-#include "request.h"
 #include "request_reply.h"
 #include "spool_path.h"
 #include "spool_token.h"
@@ -220,7 +219,7 @@ moderate_tell(struct queuerun *q, struct qr_msg *m, const char *to,
 	struct reply *r;
 	int ok;
 
-	if (to[0] == '\0' || request_automatic(text, len, NULL) != NULL)
+	if (to[0] == '\0' || reply_automatic(text, len, NULL) != NULL)
 		return 0;
 	if (cmd_mime_header(text, len, "Subject", subject, sizeof(subject)) ==
 	    -1)

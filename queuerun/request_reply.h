@@ -35,6 +35,8 @@ struct reply_set {
 	char msgid[SPOOL_ADDR_MAX + 1]; /* its Message-Id, for threads */
 };
 
+/* reply_automatic - why a message must not be answered, or NULL */
+const char *reply_automatic(const char *text, size_t len, const char *sender);
 /* reply_init - an empty set answering from, about subject and msgid */
 void reply_init(struct reply_set *rs, const char *from, const char *subject,
     const char *msgid);
