@@ -242,16 +242,18 @@ moderate_tell(struct queuerun *q, struct qr_msg *m, const char *to,
 }
 
 /* moderate_refuse - nonmember_action reject or discard at arrival: the
- * poster is told (reject), the post ends with no recipients */
+ * poster is told (reject), the post ends with no recipients (its state
+ * file records the envelope sender) */
 static int
 moderate_refuse(struct queuerun *q, struct qr_msg *m, int action,
-    const char *text, size_t len, const char *why, const char *sender)
+    const char *text, size_t len, const char *why, const char *poster,
+    const char *sender)
 {
 	char what[SPOOL_ADDR_MAX + 200];
 
 	if (action == POSTING_REJECT) {
 		snprintf(what, sizeof(what), "was not accepted: %s.", why);
-		if (moderate_tell(q, m, sender, text, len, what) == -1)
+		if (moderate_tell(q, m, poster, text, len, what) == -1)
 			return -1;
 	}
 	log_notice("%s: post %s: %s", m->name,
@@ -268,9 +270,13 @@ moderate_post(struct queuerun *q, struct qr_msg *m, const struct listconf *lc,
 {
 	char from[SPOOL_ADDR_MAX + 1], sender[SPOOL_ADDR_MAX + 1];
 	char why[SPOOL_ADDR_MAX + 128], whytext[SPOOL_ADDR_MAX + 160];
-	int action;
+	const char *poster;
+	int action, bounce;
 
 	moderate_poster(text, len, from, sender, sizeof(from));
+	/* The null sender ("Return-Path: <>"), not an unknown one. */
+	bounce = header_return_path(text, len, whytext, sizeof(whytext)) == 0 &&
+		 whytext[0] == '\0';
 	if ((action = posting_check(q->s, m->domain, m->list, lc, from, sender,
 		 why, sizeof(why))) == -1) {
 		log_warn("%s: cannot check the list's posting policy", m->name);
@@ -278,15 +284,17 @@ moderate_post(struct queuerun *q, struct qr_msg *m, const struct listconf *lc,
 	}
 	if (action == POSTING_ACCEPT)
 		return 0;
-	if (sender[0] == '\0' && action == POSTING_HOLD)
-		action = POSTING_DISCARD; /* a bounce: never held */
+	if (bounce && action == POSTING_HOLD)
+		action = POSTING_DISCARD; /* never held */
+	/* Told of a reject or expiry: the envelope sender, else From;
+	 * never anyone for a bounce. */
+	poster = sender[0] ? sender : bounce ? "" : from;
 	if (action != POSTING_HOLD)
-		return moderate_refuse(q, m, action, text, len, why, sender) ==
-			       -1
+		return moderate_refuse(q, m, action, text, len, why, poster,
+			   sender) == -1
 			   ? -1
 			   : 1;
-	if (moderate_notice(
-		q, m, lc, text, len, why, sender[0] ? sender : from) == -1) {
+	if (moderate_notice(q, m, lc, text, len, why, poster) == -1) {
 		log_warnx("%s: cannot notify the moderators: tried again later",
 		    m->name);
 		return -1;

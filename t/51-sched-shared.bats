@@ -57,6 +57,7 @@ conf() {
 subscribers() {
 	mkdir -p "$LISTS/ex.org/big"
 	seq -f 'u%g@d.test' 1 "$1" >"$LISTS/ex.org/big/subscribers"
+	list_posting ex.org big
 }
 
 post() {

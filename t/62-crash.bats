@@ -142,6 +142,7 @@ all_seen() {
 	mkdir -p "$LISTS/ex.org/big"
 	for i in $(seq 1 10000); do echo "u$i@d$((i % 4)).test"; done \
 		>"$LISTS/ex.org/big/subscribers"
+	list_posting ex.org big
 	# the list of the extra posts that restart the server
 	mjq_list ex.org small extra@d0.test
 	printf 'From: poster@example.net\nSubject: crash\n\nhello\n' |

@@ -244,6 +244,16 @@ held() {
 	[ "$(got a@users.test)" -eq 0 ]
 	grep -q "post discarded: <MAILER-DAEMON@users.test> is not a subscriber" "$RUNLOG"
 	[ -z "$(queue_files)" ]
+	# no envelope sender known at all is not a bounce: held, From told
+	printf 'From: <nosender@users.test>\nSubject: who\n\nhi\n' |
+		env -u SENDER "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r
+	run -1 grep -q '^Return-Path' "$SPOOL/$(queue_files)"
+	runq
+	[ "$(held)" -eq 1 ]
+	[ "$(got boss@users.test)" -eq 1 ]
+	request boss@users.test "reject $(token reject boss@users.test) no"
+	runq
+	mail_to nosender@users.test | grep -qx 'was rejected by a moderator: no'
 }
 
 @test "a bad posting value is an error naming the key" {

@@ -41,6 +41,15 @@ mjq_list() {
 	fi
 }
 
+# list_posting DOMAIN LIST - what mjq_list does for the config of a list
+# made without it (subscribers written directly): posting =
+# $MJQ_LIST_POSTING, when the file sets it
+list_posting() {
+	[ -n "${MJQ_LIST_POSTING:-}" ] || return 0
+	printf '[list]\nposting = %s\n' "$MJQ_LIST_POSTING" \
+		>>"$LISTS/$1/$2/config"
+}
+
 # wait_for SECONDS COMMAND... - poll until COMMAND succeeds; fail after
 # SECONDS.  The condition is what is waited on; the poll interval only
 # bounds how late we notice it.
