@@ -8,6 +8,8 @@ load helpers
 load smtp_helpers
 load request_helpers
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	mjq_setup </dev/null
 	mjq_list example.org mylist a@users.test b@users.test
