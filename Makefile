@@ -21,6 +21,7 @@
 PREFIX   ?= /usr/local
 SBINDIR  ?= $(PREFIX)/sbin
 MANDIR   ?= $(PREFIX)/share/man
+CGIDIR   ?= $(PREFIX)/lib/cgi-bin
 SYSCONFDIR ?= /etc
 DESTDIR  ?=
 
@@ -32,7 +33,7 @@ WARN      = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
             -Icommon -Ispool-layout \
             -iquote sched -iquote smtp -iquote lists
-LDLIBS   += -linih -lbsd -lm -pthread
+LDLIBS   += -linih -lbsd -lm -pthread -lcrypto
 
 # make SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer everywhere.
 # mj_enqueue runs once per incoming message: linked statically it skips
@@ -54,6 +55,7 @@ SCHED_SRC  := $(wildcard sched/*.c)
 SMTP_SRC   := $(wildcard smtp/*.c)
 LISTS_SRC  := $(wildcard lists/*.c)
 ENQ_SRC    := $(wildcard enqueue/*.c)
+UNSUB_SRC  := $(wildcard unsubscribe/*.c)
 QS_SRC     := $(wildcard queueserv/*.c)
 QR_MAIN    := $(wildcard queuerun/mj_queuerun.c)
 QR_SRC     := $(filter-out $(QR_MAIN),$(wildcard queuerun/*.c))
@@ -67,7 +69,7 @@ LIBSMTP   := smtp/libsmtp.a
 LIBLISTS  := lists/liblists.a
 LIBQR     := queuerun/libqueuerun.a
 
-PROGS := enqueue/mj_enqueue
+PROGS := enqueue/mj_enqueue unsubscribe/mj_unsubscribe
 ifneq ($(QS_SRC),)
 PROGS += queueserv/mj_queueserv
 endif
@@ -102,6 +104,9 @@ $(LIBQR): $(QR_SRC:.c=.o)
 
 enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) $(ENQ_STATIC) -o $@ $^ $(ENQ_LIBS)
+unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) \
+    $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBSCHED) $(LIBSMTP) \
@@ -193,7 +198,11 @@ fuzz:
 
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8
-	install -m 0755 $(PROGS) $(DESTDIR)$(SBINDIR)
+	install -m 0755 $(filter-out unsubscribe/mj_unsubscribe,$(PROGS)) \
+	    $(DESTDIR)$(SBINDIR)
+	install -d $(DESTDIR)$(CGIDIR)
+	install -m 0755 unsubscribe/mj_unsubscribe $(DESTDIR)$(CGIDIR)
+	install -m 0755 scripts/mjq-unsubsecret $(DESTDIR)$(SBINDIR)
 	$(if $(MAN8),install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8)
 	install -d $(DESTDIR)$(SYSCONFDIR)/init.d $(DESTDIR)/lib/systemd/system
 	sed 's|/usr/local/sbin/|$(SBINDIR)/|g; s|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \

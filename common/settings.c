@@ -79,6 +79,13 @@ static const struct conf_key request_keys[] = {
 	S(request_reply_rate_period), NULL},
 };
 
+static const struct conf_key unsubscribe_keys[] = {
+    STRKEY("secret_file", "/var/lib/mjq/unsubscribe.secret",
+	unsubscribe_secret_file),
+    {"token_lifetime", CONF_DURATION, "60d", 86400, 3650 * 86400LL,
+	S(unsubscribe_token_lifetime), NULL},
+};
+
 #define TABLE(name, keys)                                                      \
 	{                                                                      \
 		name, keys, sizeof(keys) / sizeof(keys[0])                     \
@@ -94,6 +101,7 @@ static const struct settings_table {
     TABLE("queueserv", queueserv_keys),
     TABLE("queuerun", queuerun_keys),
     TABLE("request", request_keys),
+    TABLE("unsubscribe", unsubscribe_keys),
 };
 #define NTABLES (sizeof(settings_tables) / sizeof(settings_tables[0]))
 

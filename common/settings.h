@@ -49,6 +49,9 @@ struct settings {
 	long long request_token_lifetime;
 	long long request_reply_rate_limit;
 	long long request_reply_rate_period;
+	/* [unsubscribe] */
+	char unsubscribe_secret_file[PATH_MAX];
+	long long unsubscribe_token_lifetime;
 };
 
 int settings_load(struct settings *s, const char *path, int missing_ok,

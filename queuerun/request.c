@@ -26,6 +26,7 @@
 #include "log.h"
 #include "qr_msg.h"
 #include "request.h"
+#include "request_one_click.h"
 #include "request_cmd.h"
 #include "request_reply.h"
 
@@ -85,6 +86,9 @@ request_process(
 	struct request r;
 	int known, ok;
 
+	if (m->function == SPOOL_FN_REQUEST &&
+	    (ok = request_one_click(q, m, text, len)) != 0)
+		return ok == 1 ? 0 : -1;
 	known = header_return_path(text, len, sender, sizeof(sender)) == 0;
 	request_address(m, self, sizeof(self));
 	memset(&r, 0, sizeof(r));

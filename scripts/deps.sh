@@ -10,9 +10,9 @@
 # exact command to run and fails.
 set -eu
 
-build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev"
+build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
-	python3-prometheus-client"
+      openssl curl lighttpd chromium python3-prometheus-client"
 bench="$test"
 fuzz="$build clang libclang-rt-dev"
 

@@ -16,6 +16,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "spool_commit.h"
 #include "spool_path.h"
 
@@ -171,6 +172,21 @@ spool_tmp_link_as(struct spool_tmp *t, const char *final)
 	if (link(t->path, final) == -1)
 		return -1;
 	return spool_tmp_finish(t, dir);
+}
+
+/* spool_tmp_put - states 1 to 3 for a text in memory: a tmp file that
+ * holds it, synced and closed; on failure nothing is left */
+int
+spool_tmp_put(struct spool_tmp *t, const char *spool, const char *buf,
+    size_t len)
+{
+	if (spool_tmp_open(t, spool) == -1)
+		return -1;
+	if (io_write_all(t->fd, buf, len) == -1 || spool_tmp_sync(t) == -1) {
+		spool_tmp_discard(t);
+		return -1;
+	}
+	return 0;
 }
 
 /* spool_tmp_discard - give up: remove the tmp file, keep errno */

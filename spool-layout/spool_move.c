@@ -22,24 +22,6 @@
 #include "spool_walk.h"
 #include "spool_why.h"
 
-/* spool_move_write - write a whole buffer to a tmp file and sync it */
-static int
-spool_move_write(
-    struct spool_tmp *t, const char *spool, const char *buf, size_t len)
-{
-	if (spool_tmp_open(t, spool) == -1)
-		return -1;
-	if (io_write_all(t->fd, buf, len) == -1) {
-		spool_tmp_discard(t);
-		return -1;
-	}
-	if (spool_tmp_sync(t) == -1) {
-		spool_tmp_discard(t);
-		return -1;
-	}
-	return 0;
-}
-
 /* spool_move_link - link old to new; an existing new name that is
  * already the same file is fine (a move interrupted before) */
 static int
@@ -109,7 +91,7 @@ spool_move(const char *spool, const char *msgpath, const char *to_top,
 			errno = ENAMETOOLONG;
 			return -1;
 		}
-		if (spool_move_write(&t, spool, why, strlen(why)) == -1)
+		if (spool_tmp_put(&t, spool, why, strlen(why)) == -1)
 			return -1;
 		if (unlink(whypath) == -1 && errno != ENOENT) {
 			spool_tmp_discard(&t);
@@ -181,9 +163,9 @@ spool_move_generate(const char *spool, const char *dir, struct spool_name *name,
 	struct stat sb;
 	int r, ok = -1;
 
-	if (spool_move_write(&ts, spool, state, statelen) == -1)
+	if (spool_tmp_put(&ts, spool, state, statelen) == -1)
 		return -1;
-	if (spool_move_write(&tm, spool, msg, msglen) == -1) {
+	if (spool_tmp_put(&tm, spool, msg, msglen) == -1) {
 		spool_tmp_discard(&ts);
 		return -1;
 	}

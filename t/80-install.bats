@@ -54,9 +54,11 @@ example_keys() {
 	cd "$ROOT"
 	find . -type f -printf '%m %p\n' | sort >"$BATS_TEST_TMPDIR/got"
 	{
-		for p in mj_enqueue mj_queueserv mj_queuerun mj_schedsim mjq-newlist; do
+		for p in mj_enqueue mj_queueserv mj_queuerun mj_schedsim mjq-newlist \
+			mjq-unsubsecret; do
 			echo "755 ./usr/sbin/$p"
 		done
+		echo "755 ./usr/lib/cgi-bin/mj_unsubscribe"
 		for m in "$TOP"/*/*.8; do
 			echo "644 ./usr/share/man/man8/${m##*/}"
 		done
@@ -97,11 +99,11 @@ example_keys() {
 		printf '[spool]\ndir = %s\n[lists]\ndir = %s\n[enqueue]\nstart_server = no\n' \
 			"$SPOOL" "$LISTS"
 	} >"$BATS_TEST_TMPDIR/all.conf"
-	# every setting is in force: 61 keys, the [transport:smtp] and
+	# every setting is in force: 63 keys, the [transport:smtp] and
 	# [transport_map] examples; 9 sections; then this test's 3 and 3
 	! grep -q '^#[^ ]' "$BATS_TEST_TMPDIR/all.conf"
-	[ "$(grep -c '^[a-z_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((63 + 3)) ]
-	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((9 + 3)) ]
+	[ "$(grep -c '^[a-z_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((65 + 3)) ]
+	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((10 + 3)) ]
 	mjq_list example.org mylist
 	run "$ROOT/usr/sbin/mj_enqueue" -C "$BATS_TEST_TMPDIR/all.conf" \
 		-d example.org -l mylist -r <<<$'Subject: x\n\nbody\n'

@@ -1,0 +1,66 @@
+/*
+ * request_one_click.c - the runner's half of one-click unsubscribe (RFC
+ * 8058): mj_unsubscribe checked the link and queued a request carrying
+ * X-Mjq-One-Click: <issued> <mac>; here the token is checked again
+ * against the From address and the list the request is queued for (mail
+ * from outside can carry the header too, but not a token made with the
+ * site's secret), and the address leaves the list under the subscribers
+ * lock.  No answer is mailed: RFC 8058 forbids further interaction.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd_mime.h"
+#include "expand_common.h"
+#include "log.h"
+#include "qr_msg.h"
+#include "qr_runner.h"
+#include "request_one_click.h"
+#include "subs_edit.h"
+#include "unsub_token.h"
+
+/* A request queued just before its link expired is still honoured. */
+#define ONE_CLICK_GRACE (7 * 86400LL)
+
+/* request_one_click - 1 done (state file made), 0 not a one-click
+ * request, -1 try again later */
+int
+request_one_click(
+    struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
+{
+	char v[256], from[1024], addr[SPOOL_ADDR_MAX + 1];
+	char mac[UNSUB_MAC_HEX + 2], err[512];
+	static const char *const verdict[] = {"", "does not verify",
+	    "has expired"};
+	struct unsub_secret us;
+	enum unsub_verdict vd;
+	long long issued;
+	int r;
+
+	if (cmd_mime_header(text, len, "X-Mjq-One-Click", v, sizeof(v)) == -1)
+		return 0;
+	if (cmd_mime_header(text, len, "From", from, sizeof(from)) == -1 ||
+	    cmd_mime_addr(from, addr, sizeof(addr)) == -1 ||
+	    sscanf(v, "%lld %33s", &issued, mac) != 2)
+		vd = UNSUB_FORGED;
+	else if (unsub_secret_load(&us, q->s->unsubscribe_secret_file, err,
+		     sizeof(err)) == -1) {
+		log_warnx("%s: one-click unsubscribe: %s", m->name, err);
+		return -1;
+	} else
+		vd = unsub_token_check(&us, m->list, m->domain, addr, issued,
+		    mac, time(NULL),
+		    q->s->unsubscribe_token_lifetime + ONE_CLICK_GRACE);
+	if (vd != UNSUB_OK) {
+		log_notice("%s: one-click unsubscribe not done: the token %s",
+		    m->name, verdict[vd]);
+		return expand_state_empty(q, m, "request", "") == -1 ? -1 : 1;
+	}
+	if ((r = subs_edit(q->s, m->domain, m->list, SUBS_REMOVE, addr)) == -1)
+		return -1;
+	log_info("%s: one-click unsubscribe: <%s> %s %s@%s", m->name, addr,
+	    r ? "is now off" : "was not on", m->list, m->domain);
+	return expand_state_empty(q, m, "request", "") == -1 ? -1 : 1;
+}

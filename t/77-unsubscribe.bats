@@ -1,0 +1,218 @@
+#!/usr/bin/env bats
+# One-click unsubscribe (RFC 8058) end to end: a real lighttpd on a
+# loopback port runs mj_unsubscribe as CGI, curl sends what a mailbox
+# provider sends, headless Chromium opens the page a person sees, and one
+# pass of the runner does the removal.  The test's tokens are made with
+# the openssl command, not with mjq's code.
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+load smtp_helpers
+load request_helpers
+
+MJ_UNSUBSCRIBE=$TOP/unsubscribe/mj_unsubscribe
+
+setup() {
+	command -v lighttpd >/dev/null || skip "needs lighttpd (make test installs it)"
+	request_setup
+	SECRET=$BATS_TEST_TMPDIR/unsubscribe.secret
+	printf '[unsubscribe]\nsecret_file = %s\n' "$SECRET" >>"$CONF"
+	"$TOP/scripts/mjq-unsubsecret" "$SECRET"
+	KEY=$(head -1 "$SECRET")
+	mjq_list example.org mylist ann@users.test bob+x@users.test carl@users.test
+	SUBS=$LISTS/example.org/mylist/subscribers
+	web_start
+}
+
+teardown() {
+	[ -z "${WEB_PID:-}" ] || stop_pid "$WEB_PID"
+	servers_stop
+}
+
+# web_start - lighttpd on a free loopback port, mj_unsubscribe at
+# /cgi-bin/mj_unsubscribe; sets WEB
+web_start() {
+	local d=$BATS_TEST_TMPDIR/www port
+	mkdir -p "$d/root/cgi-bin"
+	ln -s "$MJ_UNSUBSCRIBE" "$d/root/cgi-bin/mj_unsubscribe"
+	port=$(free_port)
+	cat >"$d/lighttpd.conf" <<-CONF
+	server.document-root = "$d/root"
+	server.bind = "127.0.0.1"
+	server.port = $port
+	server.errorlog = "$d/error.log"
+	server.modules = ("mod_cgi", "mod_setenv")
+	cgi.assign = ("/mj_unsubscribe" => "")
+	setenv.add-environment = ("MJQ_CONF" => "$CONF")
+	CONF
+	lighttpd -D -f "$d/lighttpd.conf" 2>"$d/stderr" &
+	WEB_PID=$!
+	wait_for 5 curl -s -o /dev/null "http://127.0.0.1:$port/"
+	WEB=http://127.0.0.1:$port/cgi-bin/mj_unsubscribe
+}
+
+# mac LIST DOMAIN ADDR ISSUED - the token, by the openssl command
+mac() {
+	printf 'mjq-unsub-1\n%s\n%s\n%s\n%s\n' "$1" "$2" "$3" "$4" |
+		openssl dgst -sha256 -mac HMAC -macopt "hexkey:$KEY" -r |
+		cut -c1-32
+}
+
+# link ADDR [ISSUED [LIST]] - the query string a list post carries
+link() {
+	local addr=$1 t=${2:-$(date +%s)} list=${3:-mylist} enc
+	enc=$(printf '%s' "$addr" | sed 's/@/%40/; s/+/%2B/g')
+	echo "l=$list%40example.org&a=$enc&t=$t&s=$(mac "$list" example.org "$addr" "$t")"
+}
+
+# one_click QUERY - the POST a mailbox provider sends; prints the status
+one_click() {
+	curl -s -o "$BATS_TEST_TMPDIR/body" -w '%{http_code}' \
+		-d 'List-Unsubscribe=One-Click' "$WEB?$1"
+}
+
+# request_files - request messages queued, one per line
+request_files() {
+	queue_files | grep '/request/' || true
+}
+
+@test "a provider's one-click POST unsubscribes at once, and the next post does not reach the address" {
+	run one_click "$(link bob+x@users.test)"
+	[ "$output" = 200 ]
+	grep -q 'will get no more mail' "$BATS_TEST_TMPDIR/body"
+	[ "$(request_files | wc -l)" -eq 1 ]
+	grep -q bob "$SUBS" # not yet: the runner does the edit
+	runq
+	run ! grep -q bob "$SUBS"
+	[ "$(cat "$SUBS")" = $'ann@users.test\ncarl@users.test' ]
+	grep -q 'one-click unsubscribe: <bob+x@users.test> is now off mylist@example.org' "$RUNLOG"
+	[ "$(mails bob+x@users.test)" -eq 0 ] # no confirmation mail (RFC 8058)
+	[ "$(queue_files)" = "" ]
+	printf 'From: ann@users.test\nSubject: hello\n\nhi\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f ann@users.test
+	runq
+	[ "$(mails ann@users.test)" -eq 1 ]
+	[ "$(mails carl@users.test)" -eq 1 ]
+	[ "$(mails bob+x@users.test)" -eq 0 ]
+}
+
+@test "the multipart/form-data form of the POST works too" {
+	run curl -s -o /dev/null -w '%{http_code}' \
+		-F 'List-Unsubscribe=One-Click' "$WEB?$(link ann@users.test)"
+	[ "$output" = 200 ]
+	runq
+	run ! grep -q ann "$SUBS"
+}
+
+@test "forged, moved and truncated tokens are refused with 403 and queue nothing" {
+	t=$(date +%s)
+	good=$(link ann@users.test "$t")
+	older=$(link ann@users.test "$t" | sed "s/&t=$t&/\&t=$((t - 1))\&/")
+	# another address with ann's token
+	moved="l=mylist%40example.org&a=carl%40users.test&t=$t&s=$(mac mylist example.org ann@users.test "$t")"
+	# another list with ann's token
+	other="l=other%40example.org&a=ann%40users.test&t=$t&s=$(mac mylist example.org ann@users.test "$t")"
+	mjq_list example.org other ann@users.test
+	for q in "${good%?}" "${good%s=*}s=" "${good%s=*}s=$(printf '0%.0s' $(seq 32))" \
+		"$moved" "$other" "$older"; do
+		run one_click "$q"
+		[ "$output" = 403 ] || { echo "query $q gave $output"; false; }
+	done
+	run one_click "${good%&s=*}"
+	[ "$output" = 400 ]
+	[ "$(request_files)" = "" ]
+	[ "$(cat "$SUBS")" = $'ann@users.test\nbob+x@users.test\ncarl@users.test' ]
+}
+
+@test "a token from a rotated-out key still works; one from an unknown key does not" {
+	old=$(link carl@users.test)
+	"$TOP/scripts/mjq-unsubsecret" -r "$SECRET"
+	[ "$(wc -l <"$SECRET")" -eq 2 ]
+	[ "$(sed -n 2p "$SECRET")" = "$KEY" ]
+	run one_click "$old"
+	[ "$output" = 200 ]
+	KEY=$(openssl rand -hex 32)
+	run one_click "$(link ann@users.test)"
+	[ "$output" = 403 ]
+	runq
+	[ "$(cat "$SUBS")" = $'ann@users.test\nbob+x@users.test' ]
+}
+
+@test "an expired link gets 410 and a page that offers the mail route" {
+	run one_click "$(link ann@users.test $(( $(date +%s) - 61 * 86400 )))"
+	[ "$output" = 410 ]
+	grep -q 'href="mailto:mylist-request@example.org?subject=unsubscribe"' "$BATS_TEST_TMPDIR/body"
+	[ "$(request_files)" = "" ]
+}
+
+@test "an unknown list is 404; an address that is not subscribed is answered as if done" {
+	run one_click "$(link ann@users.test "" nolist)"
+	[ "$output" = 404 ]
+	run one_click "$(link stranger@users.test)"
+	[ "$output" = 200 ]
+	runq
+	grep -q '<stranger@users.test> was not on mylist@example.org' "$RUNLOG"
+	[ "$(cat "$SUBS")" = $'ann@users.test\nbob+x@users.test\ncarl@users.test' ]
+}
+
+@test "a body over the limit is 413, a POST without One-Click 400, other methods 405" {
+	head -c 8000 /dev/zero | tr '\0' a >"$BATS_TEST_TMPDIR/big"
+	run curl -s -o /dev/null -w '%{http_code}' \
+		--data-binary "@$BATS_TEST_TMPDIR/big" "$WEB?$(link ann@users.test)"
+	[ "$output" = 413 ]
+	run curl -s -o /dev/null -w '%{http_code}' -d 'List-Unsubscribe=Yes' "$WEB?$(link ann@users.test)"
+	[ "$output" = 400 ]
+	run curl -s -o /dev/null -w '%{http_code}' -X PUT "$WEB?$(link ann@users.test)"
+	[ "$output" = 405 ]
+	[ "$(request_files)" = "" ]
+}
+
+@test "a spool that cannot be written is 503, nothing half-written, and the mail route still works" {
+	rm -rf "$SPOOL/tmp"
+	: >"$SPOOL/tmp" # a file where tmp/ belongs: every commit fails
+	run one_click "$(link ann@users.test)"
+	[ "$output" = 503 ]
+	grep -q 'mailto:mylist-request@example.org' "$BATS_TEST_TMPDIR/body"
+	[ "$(request_files)" = "" ]
+	rm "$SPOOL/tmp" && mkdir "$SPOOL/tmp"
+	run one_click "$(link ann@users.test)"
+	[ "$output" = 200 ]
+	[ -z "$(ls -A "$SPOOL/tmp")" ]
+}
+
+@test "mail carrying a forged X-Mjq-One-Click header unsubscribes nobody" {
+	t=$(date +%s)
+	printf 'From: <carl@users.test>\nSubject: x\nX-Mjq-One-Click: %s %s\n\nhi\n' \
+		"$t" "$(printf '1%.0s' $(seq 32))" |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f carl@users.test
+	runq
+	grep -q 'one-click unsubscribe not done: the token does not verify' "$RUNLOG"
+	grep -q carl "$SUBS"
+	[ "$(mails carl@users.test)" -eq 0 ]
+}
+
+@test "a person's GET shows one button and changes nothing; the button unsubscribes" {
+	command -v chromium >/dev/null || skip "needs chromium (make test installs it)"
+	q=$(link ann@users.test)
+	d=$BATS_TEST_TMPDIR/chrome
+	set -- --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update \
+		--disable-sync --user-data-dir="$d" --window-size=800,600
+	chromium "$@" --screenshot="$BATS_TEST_TMPDIR/page.png" "$WEB?$q" 2>/dev/null
+	[ -s "$BATS_TEST_TMPDIR/page.png" ]
+	[ -z "${MJQ_KEEP_SCREENSHOT:-}" ] || cp "$BATS_TEST_TMPDIR/page.png" "$MJQ_KEEP_SCREENSHOT"
+	chromium "$@" --dump-dom "$WEB?$q" 2>/dev/null >"$BATS_TEST_TMPDIR/dom"
+	grep -q '<button type="submit" id="unsubscribe">Unsubscribe</button>' "$BATS_TEST_TMPDIR/dom"
+	grep -q 'name="List-Unsubscribe" value="One-Click"' "$BATS_TEST_TMPDIR/dom"
+	grep -q '<strong>ann@users.test</strong>' "$BATS_TEST_TMPDIR/dom"
+	[ "$(request_files)" = "" ]
+	[ "$(cat "$SUBS")" = $'ann@users.test\nbob+x@users.test\ncarl@users.test' ]
+	# The form's own POST, as the browser sends it from that page.
+	action=$(sed -n 's/.*<form method="post" action="\([^"]*\)".*/\1/p' "$BATS_TEST_TMPDIR/dom" | sed 's/&amp;/\&/g')
+	run curl -s -o /dev/null -w '%{http_code}' -d 'List-Unsubscribe=One-Click' \
+		"${WEB%/cgi-bin/*}$action"
+	[ "$output" = 200 ]
+	runq
+	run ! grep -q ann "$SUBS"
+}

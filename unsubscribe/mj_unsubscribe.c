@@ -1,0 +1,142 @@
+/*
+ * mj_unsubscribe - the one-click unsubscribe front door (RFC 8058), a CGI
+ * program that any web server can run (RFC 3875).
+ *
+ * Like mj_enqueue it does the least that is safe: check the link (list,
+ * address, issue time and an HMAC under the site's secret), and on a POST
+ * of List-Unsubscribe=One-Click commit a request into the spool, poke the
+ * server and answer.  A GET only shows a page with one button, so a link
+ * scanner that fetches every URL in a mail unsubscribes nobody.  It never
+ * edits list files and never waits for a runner.
+ *
+ * Answers: 200 done (also for an address that is not subscribed: who is
+ * a member is told to nobody), 400 a malformed link or body, 403 a token
+ * that does not verify, 404 no such list, 405 another method, 410 a link
+ * older than token_lifetime, 413 a body over UNSUB_BODY_MAX, 503 the
+ * secret or the spool cannot be used now.  Each is one log line.
+ *
+ * The configuration is /etc/mjq/mjq.conf, or $MJQ_CONF when the program
+ * runs with its real user (never when it is installed set-user-ID).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "listconf.h"
+#include "log.h"
+#include "spool_poke.h"
+#include "unsub.h"
+
+/* unsub_config - the configuration file to read */
+static const char *
+unsub_config(void)
+{
+	const char *env = getenv("MJQ_CONF");
+
+	if (env != NULL && *env != '\0' && getuid() == geteuid() &&
+	    getgid() == getegid())
+		return env;
+	return SETTINGS_DEFAULT_FILE;
+}
+
+/* unsub_list_exists - 1 the list's directory is there, 0 not, -1 the
+ * lists directory cannot be read */
+static int
+unsub_list_exists(const struct settings *s, const struct unsub_link *l)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (listconf_path(path, sizeof(path), s, l->domain, l->list, "") == -1)
+		return 0;
+	if (stat(path, &st) == 0)
+		return S_ISDIR(st.st_mode);
+	return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+}
+
+/* unsub_refuse - one refusal, logged and answered */
+static int
+unsub_refuse(int status, const char *reason, const struct unsub_link *l,
+    const char *text, int head)
+{
+	log_notice("%s %s@%s for <%s>: %d %s", l ? "refused" : "refused link",
+	    l ? l->list : "-", l ? l->domain : "-", l ? l->addr : "-", status,
+	    text);
+	unsub_page_error(status, reason, l, text, head);
+	return 0;
+}
+
+int
+main(void)
+{
+	struct settings s;
+	struct unsub_secret us;
+	struct unsub_link l;
+	enum unsub_method method;
+	char err[512], body[UNSUB_BODY_MAX + 1];
+	size_t blen;
+	int head, r;
+
+	setprogname("mj_unsubscribe");
+	umask(027);
+	log_open("mj_unsubscribe", LOG_TO_SYSLOG);
+	method = unsub_cgi_method();
+	head = method == UNSUB_HEAD;
+	if (method == UNSUB_OTHER)
+		return unsub_refuse(405, "Method Not Allowed", NULL,
+		    "Only GET and POST are answered here.", 0);
+	if (unsub_cgi_link(getenv("QUERY_STRING"), &l) == -1)
+		return unsub_refuse(400, "Bad Request", NULL,
+		    "This unsubscribe link is incomplete or damaged.", head);
+	if (settings_load(&s, unsub_config(), 0, settings_skip_section, NULL,
+		err, sizeof(err)) == -1 ||
+	    unsub_secret_load(&us, s.unsubscribe_secret_file, err,
+		sizeof(err)) == -1) {
+		log_warnx("%s", err);
+		return unsub_refuse(503, "Service Unavailable", &l,
+		    "Unsubscribing by link is not possible right now.", head);
+	}
+	switch (unsub_token_check(&us, l.list, l.domain, l.addr, l.issued,
+	    l.mac, time(NULL), s.unsubscribe_token_lifetime)) {
+	case UNSUB_FORGED:
+		return unsub_refuse(403, "Forbidden", &l,
+		    "This unsubscribe link is not valid.", head);
+	case UNSUB_EXPIRED:
+		return unsub_refuse(410, "Gone", &l,
+		    "This unsubscribe link has expired.", head);
+	case UNSUB_OK:
+		break;
+	}
+	if ((r = unsub_list_exists(&s, &l)) != 1)
+		return r == 0 ? unsub_refuse(404, "Not Found", &l,
+				    "There is no such list.", head)
+			      : unsub_refuse(503, "Service Unavailable", &l,
+				    "The list cannot be read right now.", head);
+	if (method != UNSUB_POST) {
+		unsub_page_confirm(&l, head);
+		return 0;
+	}
+	if ((r = unsub_cgi_body(body, sizeof(body), &blen)) != 0)
+		return r == 1 ? unsub_refuse(413, "Content Too Large", &l,
+				    "The request body is too large.", 0)
+			      : unsub_refuse(400, "Bad Request", &l,
+				    "The request body could not be read.", 0);
+	if (!unsub_cgi_one_click(body, blen))
+		return unsub_refuse(400, "Bad Request", &l,
+		    "The request does not ask for List-Unsubscribe=One-Click.",
+		    0);
+	if (unsub_commit(&s, &l) == -1) {
+		log_warn("%s@%s: cannot queue the unsubscribe of <%s>", l.list,
+		    l.domain, l.addr);
+		return unsub_refuse(503, "Service Unavailable", &l,
+		    "Your request could not be recorded right now.", 0);
+	}
+	spool_poke(s.spool_dir, (int)s.enqueue_poke_timeout_ms);
+	log_info("%s@%s: one-click unsubscribe of <%s> queued", l.list,
+	    l.domain, l.addr);
+	unsub_page_done(&l);
+	return 0;
+}

@@ -1,0 +1,44 @@
+/*
+ * unsub.h - mj_unsubscribe's parts: the CGI request (unsub_cgi.c), the
+ * answers a person or a mailbox provider sees (unsub_page.c), and the
+ * request committed into the spool (unsub_commit.c).
+ */
+#ifndef MJQ_UNSUB_H
+#define MJQ_UNSUB_H
+
+#include <stddef.h>
+
+#include "names.h"
+#include "settings.h"
+#include "spool_state.h"
+#include "unsub_token.h"
+
+#define UNSUB_BODY_MAX 4096 /* a one-click POST body is a few bytes */
+
+/* What the link names: the query string, decoded and checked. */
+struct unsub_link {
+	char list[NAME_LIST_MAX + 1];
+	char domain[NAME_DOMAIN_MAX + 1];
+	char addr[SPOOL_ADDR_MAX + 1];
+	long long issued;
+	char mac[UNSUB_MAC_HEX + 1];
+};
+
+enum unsub_method { UNSUB_GET, UNSUB_HEAD, UNSUB_POST, UNSUB_OTHER };
+
+/* unsub_cgi.c */
+enum unsub_method unsub_cgi_method(void);
+int unsub_cgi_link(const char *query, struct unsub_link *l);
+int unsub_cgi_body(char *buf, size_t size, size_t *len);
+int unsub_cgi_one_click(const char *body, size_t len);
+
+/* unsub_page.c */
+void unsub_page_confirm(const struct unsub_link *l, int head);
+void unsub_page_done(const struct unsub_link *l);
+void unsub_page_error(int status, const char *reason,
+    const struct unsub_link *l, const char *text, int head);
+
+/* unsub_commit.c */
+int unsub_commit(const struct settings *s, const struct unsub_link *l);
+
+#endif

@@ -1,0 +1,189 @@
+/*
+ * unsub_cgi.c - what the web server hands mj_unsubscribe (RFC 3875): the
+ * method, the query string of the link, and a bounded request body.
+ *
+ * The link is <url>?l=<list>@<domain>&a=<address>&t=<issued>&s=<mac>,
+ * percent-encoded.  Every field is checked here as mj_enqueue checks its
+ * arguments, before anything else looks at it.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "unsub.h"
+
+/* unsub_cgi_method - the request method */
+enum unsub_method
+unsub_cgi_method(void)
+{
+	const char *m = getenv("REQUEST_METHOD");
+
+	if (m == NULL)
+		return UNSUB_OTHER;
+	if (strcmp(m, "GET") == 0)
+		return UNSUB_GET;
+	if (strcmp(m, "HEAD") == 0)
+		return UNSUB_HEAD;
+	if (strcmp(m, "POST") == 0)
+		return UNSUB_POST;
+	return UNSUB_OTHER;
+}
+
+/* unsub_hexval - a hex digit's value, or -1 */
+static int
+unsub_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* unsub_decode - percent-decode n bytes into out (NUL-terminated);
+ * 0 ok, -1 malformed, too long, or a control byte */
+static int
+unsub_decode(const char *in, size_t n, char *out, size_t outlen)
+{
+	size_t i, o = 0;
+	int hi, lo, c;
+
+	for (i = 0; i < n; i++) {
+		c = (unsigned char)in[i];
+		if (c == '%') {
+			if (i + 2 >= n)
+				return -1;
+			if ((hi = unsub_hexval((unsigned char)in[i + 1])) < 0 ||
+			    (lo = unsub_hexval((unsigned char)in[i + 2])) < 0)
+				return -1;
+			c = hi << 4 | lo;
+			i += 2;
+		} else if (c == '+') {
+			c = ' ';
+		}
+		if (c < 0x20 || c == 0x7f || o + 1 >= outlen)
+			return -1;
+		out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+/* unsub_field - the decoded value of key in a query string; 0 found,
+ * -1 absent, repeated or malformed */
+static int
+unsub_field(const char *query, const char *key, char *out, size_t outlen)
+{
+	size_t klen = strlen(key);
+	const char *p = query, *amp;
+	int found = 0;
+
+	while (*p != '\0') {
+		amp = p + strcspn(p, "&;");
+		if ((size_t)(amp - p) > klen && strncmp(p, key, klen) == 0 &&
+		    p[klen] == '=') {
+			if (found++ ||
+			    unsub_decode(p + klen + 1,
+				(size_t)(amp - p - (ptrdiff_t)klen - 1), out,
+				outlen) == -1)
+				return -1;
+		}
+		p = *amp ? amp + 1 : amp;
+	}
+	return found ? 0 : -1;
+}
+
+/* unsub_cgi_link - the link's fields from the query string; 0 ok, -1 a
+ * field missing or unusable */
+int
+unsub_cgi_link(const char *query, struct unsub_link *l)
+{
+	char whole[NAME_LIST_MAX + NAME_DOMAIN_MAX + 2], t[32], *at, *end;
+
+	memset(l, 0, sizeof(*l));
+	if (query == NULL ||
+	    unsub_field(query, "l", whole, sizeof(whole)) == -1 ||
+	    unsub_field(query, "a", l->addr, sizeof(l->addr)) == -1 ||
+	    unsub_field(query, "t", t, sizeof(t)) == -1 ||
+	    unsub_field(query, "s", l->mac, sizeof(l->mac)) == -1)
+		return -1;
+	if ((at = strchr(whole, '@')) == NULL)
+		return -1;
+	*at = '\0';
+	if (strlcpy(l->list, whole, sizeof(l->list)) >= sizeof(l->list) ||
+	    strlcpy(l->domain, at + 1, sizeof(l->domain)) >=
+		sizeof(l->domain) ||
+	    name_check_list(l->list) != NULL ||
+	    name_check_domain(l->domain) != NULL ||
+	    !spool_state_addr_ok(l->addr))
+		return -1;
+	errno = 0;
+	l->issued = strtoll(t, &end, 10);
+	if (errno != 0 || end == t || *end != '\0' || l->issued < 0)
+		return -1;
+	return 0;
+}
+
+/* unsub_cgi_body - read the request body (CONTENT_LENGTH bytes) into
+ * buf; 0 ok, 1 larger than size, -1 unreadable or short */
+int
+unsub_cgi_body(char *buf, size_t size, size_t *len)
+{
+	const char *cl = getenv("CONTENT_LENGTH");
+	long long want;
+	char *end;
+	ssize_t n;
+
+	*len = 0;
+	if (cl == NULL || *cl == '\0')
+		return 0;
+	errno = 0;
+	want = strtoll(cl, &end, 10);
+	if (errno != 0 || end == cl || *end != '\0' || want < 0)
+		return -1;
+	if ((unsigned long long)want >= size)
+		return 1;
+	while (*len < (size_t)want) {
+		n = read(0, buf + *len, (size_t)want - *len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		*len += (size_t)n;
+	}
+	buf[*len] = '\0';
+	return 0;
+}
+
+/* unsub_cgi_one_click - the body asks for a one-click unsubscribe, as
+ * RFC 8058 has mailbox providers send it: List-Unsubscribe=One-Click in
+ * a urlencoded form, or as the one field of multipart/form-data */
+int
+unsub_cgi_one_click(const char *body, size_t len)
+{
+	const char *ct = getenv("CONTENT_TYPE");
+	char value[64];
+
+	const char *p, *v;
+
+	if (ct != NULL && strncasecmp(ct, "multipart/form-data", 19) == 0) {
+		/* The part named List-Unsubscribe, its value after the blank
+		 * line that ends the part's headers. */
+		if ((p = memmem(body, len, "name=\"List-Unsubscribe\"", 23)) ==
+			NULL ||
+		    (v = memmem(p, len - (size_t)(p - body), "\r\n\r\n", 4)) ==
+			NULL)
+			return 0;
+		v += 4;
+		return (size_t)(body + len - v) >= 9 &&
+		    strncmp(v, "One-Click", 9) == 0;
+	}
+	return unsub_field(body, "List-Unsubscribe", value, sizeof(value)) ==
+		0 &&
+	    strcmp(value, "One-Click") == 0;
+}

@@ -1,0 +1,152 @@
+/*
+ * unsub_page.c - what mj_unsubscribe answers, as a CGI response: a
+ * status, and a short page that a person can read and a screen reader can
+ * follow.  A GET never acts (link scanners fetch every link in a mail):
+ * it shows one button that POSTs, as a mailbox provider's one-click does.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "unsub.h"
+
+/* unsub_page_esc - text, HTML-escaped, to stdout */
+static void
+unsub_page_esc(const char *s)
+{
+	for (; *s != '\0'; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", stdout);
+			break;
+		case '<':
+			fputs("&lt;", stdout);
+			break;
+		case '>':
+			fputs("&gt;", stdout);
+			break;
+		case '"':
+			fputs("&quot;", stdout);
+			break;
+		case '\'':
+			fputs("&#39;", stdout);
+			break;
+		default:
+			putchar(*s);
+		}
+	}
+}
+
+/* unsub_page_head - the status line, headers and the page's start */
+static void
+unsub_page_head(int status, const char *reason, const char *title, int head)
+{
+	printf("Status: %d %s\r\n"
+	       "Content-Type: text/html; charset=utf-8\r\n"
+	       "Cache-Control: no-store\r\n"
+	       "X-Content-Type-Options: nosniff\r\n"
+	       "Content-Security-Policy: default-src 'none'; "
+	       "style-src 'unsafe-inline'; form-action 'self'\r\n"
+	       "Referrer-Policy: no-referrer\r\n"
+	       "\r\n",
+	    status, reason);
+	if (head)
+		return;
+	printf("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	       "<meta charset=\"utf-8\">\n"
+	       "<meta name=\"viewport\" content=\"width=device-width, "
+	       "initial-scale=1\">\n<title>%s</title>\n"
+	       "<style>body{font-family:sans-serif;max-width:36em;"
+	       "margin:3em auto;padding:0 1em;line-height:1.5}"
+	       "button{font-size:1.1em;padding:.5em 1.5em}</style>\n"
+	       "</head>\n<body>\n<main>\n<h1>%s</h1>\n",
+	    title, title);
+}
+
+/* unsub_page_tail - the end of the page */
+static void
+unsub_page_tail(void)
+{
+	printf("</main>\n</body>\n</html>\n");
+}
+
+/* unsub_page_list - "list@domain", escaped */
+static void
+unsub_page_list(const struct unsub_link *l)
+{
+	unsub_page_esc(l->list);
+	putchar('@');
+	unsub_page_esc(l->domain);
+}
+
+/* unsub_page_mail_route - the way by mail, which needs no link */
+static void
+unsub_page_mail_route(const struct unsub_link *l)
+{
+	printf("<p>You can also leave the list by mail: send a message with "
+	       "the subject <code>unsubscribe</code> to <a href=\"mailto:");
+	unsub_page_esc(l->list);
+	printf("-request@");
+	unsub_page_esc(l->domain);
+	printf("?subject=unsubscribe\">");
+	unsub_page_esc(l->list);
+	printf("-request@");
+	unsub_page_esc(l->domain);
+	printf("</a>.</p>\n");
+}
+
+/* unsub_page_confirm - the GET page: one button that POSTs the
+ * one-click form back to the same link */
+void
+unsub_page_confirm(const struct unsub_link *l, int head)
+{
+	const char *script = getenv("SCRIPT_NAME");
+	const char *query = getenv("QUERY_STRING");
+
+	unsub_page_head(200, "OK", "Unsubscribe", head);
+	if (head)
+		return;
+	printf("<p>Stop sending mail from the list <strong>");
+	unsub_page_list(l);
+	printf("</strong> to <strong>");
+	unsub_page_esc(l->addr);
+	printf("</strong>?</p>\n<form method=\"post\" action=\"");
+	unsub_page_esc(script ? script : "");
+	putchar('?');
+	unsub_page_esc(query ? query : "");
+	printf("\">\n<input type=\"hidden\" name=\"List-Unsubscribe\" "
+	       "value=\"One-Click\">\n"
+	       "<button type=\"submit\" id=\"unsubscribe\">Unsubscribe</button>\n"
+	       "</form>\n<p>Nothing changes until you press the button.</p>\n");
+	unsub_page_tail();
+}
+
+/* unsub_page_done - the answer to the POST: done, whether or not the
+ * address was subscribed (membership is not told to anyone) */
+void
+unsub_page_done(const struct unsub_link *l)
+{
+	unsub_page_head(200, "OK", "Unsubscribed", 0);
+	printf("<p>");
+	unsub_page_esc(l->addr);
+	printf(" will get no more mail from the list ");
+	unsub_page_list(l);
+	printf(".</p>\n");
+	unsub_page_tail();
+}
+
+/* unsub_page_error - a refusal: status, one sentence, and the mail route
+ * when the list is known */
+void
+unsub_page_error(int status, const char *reason, const struct unsub_link *l,
+    const char *text, int head)
+{
+	unsub_page_head(status, reason, reason, head);
+	if (head)
+		return;
+	printf("<p>");
+	unsub_page_esc(text);
+	printf("</p>\n");
+	if (l != NULL && l->list[0] != '\0')
+		unsub_page_mail_route(l);
+	unsub_page_tail();
+}
