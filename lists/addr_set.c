@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "addr_set.h"
+#include "fnv.h"
 
 /* The fuzz build makes tags tiny, so that every lookup meets slots of
  * other addresses with its tag and the confirmation is what decides. */
@@ -32,11 +33,10 @@
 static uint64_t
 addr_set_tag(const char *addr)
 {
-	uint64_t h = UINT64_C(14695981039346656037);
+	uint64_t h = FNV1A_BASIS;
 
 	for (; *addr; addr++)
-		h = (h ^ (unsigned char)tolower((unsigned char)*addr)) *
-		    UINT64_C(1099511628211);
+		h = fnv1a_byte(h, (unsigned char)tolower((unsigned char)*addr));
 	return (h ^ (h >> 24) ^ (h >> 48)) &
 	       ((UINT64_C(1) << ADDR_SET_TAG_BITS) - 1);
 }

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "queuerun.h"
+#include "spool_finish.h"
 #include "spool_move.h"
 #include "spool_path.h"
 #include "spool_state.h"
@@ -164,18 +165,14 @@ check_perms(
 static void
 check_tops(struct check_ctx *c)
 {
-	static const char *const tops[] = {
-	    "", SPOOL_QUEUE, SPOOL_TMP, SPOOL_HOLD, SPOOL_BAD, SPOOL_STATE};
 	char path[PATH_MAX];
 	struct stat st;
 	size_t i;
+	int r;
 
-	for (i = 0; i < sizeof(tops) / sizeof(tops[0]); i++)
-		if ((i == 0 ? strlcpy(path, c->spool, sizeof(path)) <
-				  sizeof(path)
-			    : spool_path(path, sizeof(path), c->spool,
-				  tops[i]) == 0) &&
-		    lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	for (i = 0; (r = spool_top_path(path, sizeof(path), c->spool, i)) != 1;
+	     i++)
+		if (r == 0 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
 			check_perms(c, path, &st, check_access(path, &st));
 }
 
@@ -236,8 +233,24 @@ check_dot(struct check_ctx *c, const struct spool_entry *e)
 		base[1 + n - 4] = '\0';
 	if (lstat(msg, &st) == 0 || errno != ENOENT)
 		return;
-	/* Generated mail commits its state file before its message: a young
-	 * orphan may be a commit in progress, an old one is a crash's. */
+	/* A state file or .try in QUEUE/: a commit or a move that links its
+	 * message holds its lock (spool_orphan_remove asks).  A .why has no
+	 * lock: a young one may be a move in progress, an old one is a
+	 * crash's. */
+	if (strcmp(e->top, SPOOL_QUEUE) == 0 && S_ISREG(e->st.st_mode) &&
+	    (n <= 4 || strcmp(e->file + strlen(e->file) - 4, ".why") != 0)) {
+		switch (spool_orphan_remove(e->path)) {
+		case 1:
+			check_report(
+			    c, e->path, "no message beside it", "removed", 1);
+			break;
+		case -1:
+			check_report(c, e->path, "no message beside it",
+			    strerror(errno), 0);
+			break;
+		}
+		return;
+	}
 	if (time(NULL) - e->st.st_mtime < CHECK_ORPHAN_AGE)
 		return;
 	if (strcmp(e->top, SPOOL_QUEUE) != 0 || !S_ISREG(e->st.st_mode)) {
@@ -324,10 +337,8 @@ check_one(void *arg, const struct spool_entry *e)
 long
 queuerun_check(const struct settings *s, FILE *out)
 {
-	static const char *const tops[] = {SPOOL_QUEUE, SPOOL_HOLD, SPOOL_BAD};
 	struct check_ctx c = {s->spool_dir, out, 0, 0, 0, 0, 0, 0, "", 0};
 	struct stat st;
-	size_t i;
 
 	if (stat(s->spool_dir, &st) == -1)
 		return -1;
@@ -336,12 +347,10 @@ queuerun_check(const struct settings *s, FILE *out)
 	check_user(c.uid, c.owner, sizeof(c.owner));
 	c.root = geteuid() == 0;
 	check_tops(&c);
-	for (i = 0; i < sizeof(tops) / sizeof(tops[0]); i++)
-		if (spool_walk_flags(s->spool_dir, tops[i],
-			SPOOL_WALK_DOTS | SPOOL_WALK_ERRORS | SPOOL_WALK_DIRS,
-			check_one, &c) == -1 &&
-		    i == 0)
-			return -1;
+	if (spool_walk_tops(s->spool_dir,
+		SPOOL_WALK_DOTS | SPOOL_WALK_ERRORS | SPOOL_WALK_DIRS,
+		check_one, &c) == -1)
+		return -1;
 	fprintf(out,
 	    "check: %ld message%s, %ld finding%s, %ld repaired, %ld left\n",
 	    c.messages, c.messages == 1 ? "" : "s", c.findings,

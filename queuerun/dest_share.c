@@ -48,14 +48,8 @@ dest_share_get(
     const struct spool_dest_rec *r, int others, struct sched_dest_state *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->window = r->window;
+	st->ds = r->ds;
 	st->busy = others;
-	st->success = r->success;
-	st->failure = r->failure;
-	st->fail_cohorts = r->fail_cohorts;
-	st->dead = r->dead;
-	st->dead_until = r->dead_until;
-	st->rate_tat = r->rate_tat;
 }
 
 /* dest_share_put - the scheduler's state into a record */
@@ -63,14 +57,11 @@ static void
 dest_share_put(
     struct spool_dest_rec *r, const struct sched_dest_state *st, double now)
 {
-	r->window = st->window;
-	r->success = st->success;
-	r->failure = st->failure;
-	r->fail_cohorts = st->fail_cohorts;
-	r->dead = st->dead;
-	r->dead_until = st->dead_until;
-	if (st->rate_tat > r->rate_tat)
-		r->rate_tat = st->rate_tat;
+	double tat = r->ds.rate_tat;
+
+	r->ds = st->ds;
+	if (tat > r->ds.rate_tat)
+		r->ds.rate_tat = tat;
 	r->updated = now;
 }
 
@@ -94,34 +85,35 @@ dest_share_admit(void *arg, const char *transport, const char *nexthop,
 		return 1; /* table full: this one is ours alone */
 	}
 	r = &sd->rec[idx];
-	if (r->window < 0) {
+	if (r->ds.window < 0) {
 		/* First use anywhere: our state (the initial one) is it. */
 		if (sched_dest_state(q->sched, transport, nexthop, &local) ==
 		    -1)
-			local.window = 1;
-		local.rate_tat = 0;
+			local.ds.window = 1;
+		local.ds.rate_tat = 0;
 		dest_share_put(r, &local, now);
 	}
 	busy = spool_dest_busy(sd, idx, 0, &mine);
 	/* Looks full: a dead runner's hints may be why; check the locks. */
-	if (busy > 0 && busy >= (r->dead ? 1 : r->window))
+	if (busy > 0 && busy >= (r->ds.dead ? 1 : r->ds.window))
 		busy = spool_dest_busy(sd, idx, 1, &mine);
-	if (r->dead)
-		ok = now >= r->dead_until && busy == 0; /* one probe */
+	if (r->ds.dead)
+		ok = now >= r->ds.dead_until && busy == 0; /* one probe */
 	else
-		ok = busy < r->window;
+		ok = busy < r->ds.window;
 	/* The rate is taken here, under the lock, so that every runner's
 	 * starts count at once; the scheduler is handed the time before
 	 * this start, and takes the same step on its own copy. */
-	tat = r->rate_tat;
-	if (ok && !r->dead && !sched_rate_take(&r->rate_tat, now, interval))
+	tat = r->ds.rate_tat;
+	if (ok && !r->ds.dead &&
+	    !sched_rate_take(&r->ds.rate_tat, now, interval))
 		ok = 0;
 	if (ok && (slot = spool_dest_take(sd, idx)) == -1) {
 		ok = 0; /* more than SPOOL_DEST_SLOTS in flight */
-		r->rate_tat = tat;
+		r->ds.rate_tat = tat;
 	}
 	dest_share_get(r, busy - mine, st);
-	st->rate_tat = tat;
+	st->ds.rate_tat = tat;
 	if (ok) {
 		q->admit_rec = idx;
 		q->admit_slot = slot;
@@ -164,7 +156,8 @@ dest_share_done(
 	havelock = spool_dest_lock(sd) == 0;
 	r = &sd->rec[idx];
 	/* The record cannot change hands while we hold a slot in it. */
-	if (havelock && spool_dest_match(sd, idx, tr, nh) && r->window >= 0) {
+	if (havelock && spool_dest_match(sd, idx, tr, nh) &&
+	    r->ds.window >= 0) {
 		busy = spool_dest_busy(sd, idx, 0, &mine);
 		dest_share_get(r, busy - mine, &st);
 		shared = sched_dest_load(q->sched, tr, nh, &st, now) == 0;

@@ -20,6 +20,8 @@
 #include "dest_share.h"
 #include "dispatch.h"
 #include "fail_log.h"
+#include "fnv.h"
+#include "htab.h"
 #include "log.h"
 #include "qr_batch.h"
 #include "qr_msg.h"
@@ -31,58 +33,34 @@
 
 /* A destination: one transport and nexthop, interned per runner. */
 struct qr_dest {
-	struct qr_dest *hnext; /* hash chain */
+	struct htab_node hnode; /* first: the node is the destination */
 	enum qr_transport transport;
 	char *nexthop;
 };
 
-/* dispatch_hash - FNV-1a over transport and nexthop */
-static size_t
-dispatch_hash(enum qr_transport t, const char *nexthop, size_t size)
-{
-	uint32_t h = 2166136261u ^ (uint32_t)t;
-
-	for (; *nexthop; nexthop++)
-		h = (h ^ (unsigned char)*nexthop) * 16777619u;
-	return h % size;
-}
-
-/* dispatch_grow - double the destination table */
+/* dispatch_dest_eq - htab_find's test: is node this destination? */
 static int
-dispatch_grow(struct queuerun *q)
+dispatch_dest_eq(const struct htab_node *n, const void *key)
 {
-	size_t size = q->dtab_size ? q->dtab_size * 2 : 64, i;
-	struct qr_dest **tab, *d, *next;
+	const struct qr_dest *d = (const struct qr_dest *)n, *k = key;
 
-	if ((tab = calloc(size, sizeof(*tab))) == NULL)
-		return -1;
-	for (i = 0; i < q->dtab_size; i++)
-		for (d = q->dtab[i]; d != NULL; d = next) {
-			size_t h =
-			    dispatch_hash(d->transport, d->nexthop, size);
-			next = d->hnext;
-			d->hnext = tab[h];
-			tab[h] = d;
-		}
-	free(q->dtab);
-	q->dtab = tab;
-	q->dtab_size = size;
-	return 0;
+	return d->transport == k->transport &&
+	       strcmp(d->nexthop, k->nexthop) == 0;
 }
 
 /* dispatch_dest - the interned destination (kept until close) */
 static struct qr_dest *
 dispatch_dest(struct queuerun *q, enum qr_transport t, const char *nexthop)
 {
-	struct qr_dest *d;
-	size_t h;
+	struct qr_dest key, *d;
+	uint64_t h =
+	    fnv1a_str(fnv1a_byte(FNV1A_BASIS, (unsigned char)t), nexthop);
 
-	if (q->ndest >= q->dtab_size && dispatch_grow(q) == -1)
-		return NULL;
-	h = dispatch_hash(t, nexthop, q->dtab_size);
-	for (d = q->dtab[h]; d != NULL; d = d->hnext)
-		if (d->transport == t && strcmp(d->nexthop, nexthop) == 0)
-			return d;
+	key.transport = t;
+	key.nexthop = (char *)nexthop;
+	if ((d = (struct qr_dest *)htab_find(
+		 &q->dests, h, dispatch_dest_eq, &key)) != NULL)
+		return d;
 	if ((d = calloc(1, sizeof(*d))) == NULL)
 		return NULL;
 	if ((d->nexthop = strdup(nexthop)) == NULL) {
@@ -90,9 +68,12 @@ dispatch_dest(struct queuerun *q, enum qr_transport t, const char *nexthop)
 		return NULL;
 	}
 	d->transport = t;
-	d->hnext = q->dtab[h];
-	q->dtab[h] = d;
-	q->ndest++;
+	d->hnode.hash = h;
+	if (htab_insert(&q->dests, &d->hnode) == -1) {
+		free(d->nexthop);
+		free(d);
+		return NULL;
+	}
 	return d;
 }
 
@@ -197,6 +178,7 @@ dispatch_open(struct queuerun *q, char *err, size_t errlen)
 	    .admit = dest_share_admit};
 	int t;
 
+	htab_init(&q->dests, &q->dests_mem);
 	dest_share_open(q);
 	if ((q->sched = sched_core_create(&q->dc->sched, &cb)) == NULL) {
 		snprintf(err, errlen, "cannot create the scheduler");
@@ -354,25 +336,27 @@ dispatch_wakeup(const struct queuerun *q)
 	return q->sched != NULL ? sched_core_wakeup(q->sched) : 0;
 }
 
+/* dispatch_dest_free - htab_drain's callback: one destination */
+static void
+dispatch_dest_free(struct htab_node *n, void *arg)
+{
+	struct qr_dest *d = (struct qr_dest *)n;
+
+	(void)arg;
+	free(d->nexthop);
+	free(d);
+}
+
 /* dispatch_free - the scheduler and every destination */
 void
 dispatch_free(struct queuerun *q)
 {
-	struct qr_dest *d, *next;
-	size_t i;
 
 	if (q->sched != NULL)
 		sched_core_free(q->sched);
 	q->sched = NULL;
 	dest_share_close(q);
 	rcpt_pool_free(q);
-	for (i = 0; i < q->dtab_size; i++)
-		for (d = q->dtab[i]; d != NULL; d = next) {
-			next = d->hnext;
-			free(d->nexthop);
-			free(d);
-		}
-	free(q->dtab);
-	q->dtab = NULL;
-	q->dtab_size = q->ndest = 0;
+	if (q->dests.mem != NULL)
+		htab_drain(&q->dests, dispatch_dest_free, NULL);
 }

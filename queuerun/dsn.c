@@ -172,8 +172,10 @@ dsn_create(struct queuerun *q, struct qr_msg *m, const struct dsn_part *part)
 	init.kind = "dsn";
 	init.arrival = (long long)time(NULL);
 	rcpt[0] = m->st.sender;
-	if (dsn_text(m, host, part, &text, &tlen) == -1 ||
-	    spool_state_format(&init, rcpt, 1, &state, &slen) == -1 ||
+	if (dsn_text(m, host, part, &text, &tlen) == -1)
+		goto done;
+	spool_msgid_of(&init.msgid, text, tlen);
+	if (spool_state_format(&init, rcpt, 1, &state, &slen) == -1 ||
 	    spool_queue_dir(dir, sizeof(dir), q->s->spool_dir, SPOOL_QUEUE,
 		m->domain_prio, m->domain, m->list_prio,
 		SPOOL_FN_OWNER) == -1 ||

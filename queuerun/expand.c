@@ -127,6 +127,35 @@ expand_attempt(
 	return r;
 }
 
+/* expand_state_find - open m's state file, if it has one that is its
+ * own: one left by an earlier message of the same name (whose runner
+ * died between the finish's two unlinks) is an orphan, removed, and m is
+ * new mail.  As spool_state_open: 0, or -1 with errno (ENOENT: none) */
+static int
+expand_state_find(struct qr_msg *m, char *why, size_t whylen)
+{
+	if (spool_state_open(&m->st, m->path, why, whylen) == -1)
+		return -1;
+	if (spool_state_belongs(&m->st, &m->msgid))
+		return 0;
+	log_notice("%s: %s belongs to an earlier message of this name "
+		   "(kind %s, %zu of %zu recipient(s) done): removed; this "
+		   "message is new",
+	    m->name, m->st.path, m->st.kind,
+	    m->st.nrcpt - spool_state_todo(&m->st), m->st.nrcpt);
+	/* We hold the message's lock: no other runner writes this name's
+	 * state file, so the one we read is the one we remove. */
+	if (unlink(m->st.path) == -1 && errno != ENOENT) {
+		log_warn("%s: cannot remove %s", m->name, m->st.path);
+		spool_state_close(&m->st);
+		errno = EIO;
+		return -1;
+	}
+	spool_state_close(&m->st);
+	errno = ENOENT;
+	return -1;
+}
+
 /* expand_message - state and text of a freshly claimed message; -1
  * means release it: moved aside (-2 from the functions) or put off
  * (expand_put_off) */
@@ -149,7 +178,8 @@ expand_message(struct queuerun *q, struct qr_msg *m)
 		log_warn("%s: cannot map", m->name);
 		return -1;
 	}
-	if (spool_state_open(&m->st, m->path, why, sizeof(why)) == 0)
+	spool_msgid_of(&m->msgid, map, (size_t)sb.st_size);
+	if (expand_state_find(m, why, sizeof(why)) == 0)
 		r = expand_resume(q, m);
 	else if (errno == ENOENT)
 		r = expand_attempt(q, m, map, (size_t)sb.st_size);

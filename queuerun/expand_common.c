@@ -82,6 +82,7 @@ expand_state_open(struct queuerun *q, struct qr_msg *m,
 
 	init->arrival = fstat(m->fd, &sb) == 0 ? (long long)sb.st_mtime
 					       : (long long)m->claimed;
+	init->msgid = m->msgid;
 	if (spool_state_write_open(w, q->s->spool_dir, init) == -1) {
 		log_warn("%s: cannot create its state file", m->name);
 		return -1;
@@ -144,6 +145,7 @@ expand_state_empty(
 	init.sender = "";
 	init.from = from;
 	init.kind = kind;
+	init.msgid = m->msgid;
 	init.arrival = fstat(m->fd, &sb) == 0 ? (long long)sb.st_mtime
 					      : (long long)m->claimed;
 	if (spool_state_create(

@@ -23,29 +23,16 @@
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
+#include "spool_commit.h"
 
 /* fail_log_open - the unlinked spill file in $spool/tmp */
 static FILE *
 fail_log_open(struct queuerun *q)
 {
-	char dir[PATH_MAX], path[PATH_MAX];
 	FILE *fp;
 	int fd;
 
-	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", q->s->spool_dir,
-		SPOOL_TMP) >= sizeof(dir) ||
-	    (size_t)snprintf(path, sizeof(path), "%s/fail.XXXXXX", dir) >=
-		sizeof(path)) {
-		errno = ENAMETOOLONG;
-		return NULL;
-	}
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd == -1 && (errno == EOPNOTSUPP || errno == EISDIR)) {
-		/* A file system without O_TMPFILE: a named file, unlinked. */
-		if ((fd = mkostemp(path, O_CLOEXEC)) != -1)
-			unlink(path);
-	}
-	if (fd == -1)
+	if ((fd = spool_tmp_spill(q->s->spool_dir)) == -1)
 		return NULL;
 	if ((fp = fdopen(fd, "w+")) == NULL)
 		close(fd);

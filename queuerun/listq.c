@@ -90,15 +90,11 @@ listq_one(void *arg, const struct spool_entry *e)
 int
 queuerun_list(const struct settings *s, FILE *out)
 {
-	static const char *const tops[] = {SPOOL_QUEUE, SPOOL_HOLD, SPOOL_BAD};
 	struct listq_ctx c = {s->spool_dir, out, time(NULL), 0};
-	size_t i;
 	int r = 0;
 
-	for (i = 0; i < 3; i++)
-		if (spool_walk(s->spool_dir, tops[i], listq_one, &c) == -1 &&
-		    i == 0)
-			r = -1;
+	if (spool_walk_tops(s->spool_dir, 0, listq_one, &c) == -1)
+		r = -1;
 	fprintf(out, "%ld message%s\n", c.count, c.count == 1 ? "" : "s");
 	return r;
 }

@@ -26,6 +26,7 @@
 #include "qr_msg.h"
 #include "qr_runner.h"
 #include "rcpt_pool.h"
+#include "spool_finish.h"
 
 #define OUTCOME_SYNC_GROUP 1000
 
@@ -203,6 +204,7 @@ int
 outcome_finish(struct queuerun *q, struct qr_msg *m, double now)
 {
 	size_t ndefer, nbounce;
+	const char *left;
 	int expired;
 	long long next;
 
@@ -222,18 +224,12 @@ outcome_finish(struct queuerun *q, struct qr_msg *m, double now)
 		log_warn("%s: cannot update %s", m->name, m->st.path);
 	ndefer = spool_state_todo(&m->st);
 	if (ndefer == 0) {
-		/* The message goes first: a state file without its message
-		 * is inert, a message without its state would be expanded
-		 * and sent again.  The pass ends with the state synced, as
-		 * every pass does: a power loss that undoes the unlinks then
-		 * finds the recipients marked, not the whole list to do. */
-		if (spool_state_sync(&m->st) == -1)
-			log_warn("%s: cannot sync %s", m->name, m->st.path);
-		if (unlink(m->path) == -1 && errno != ENOENT)
-			log_warn("%s: cannot remove", m->name);
-		else if (unlink(m->st.path) == -1 && errno != ENOENT)
-			log_warn("%s: cannot remove %s", m->name, m->st.path);
-		log_info("%s: removed", m->name);
+		/* spool_finish: synced, the message, then its state */
+		if (spool_finish(&m->st, m->path, &left) == -1)
+			log_warn("%s: delivered, but cannot remove %s", m->name,
+			    left);
+		else
+			log_info("%s: removed", m->name);
 	} else {
 		next = outcome_backoff(q, m, now);
 		if (spool_state_set_error(&m->st, m->last_error) == -1 ||

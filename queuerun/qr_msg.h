@@ -31,6 +31,7 @@ struct qr_msg {
 	int datafd; /* the text as delivered */
 	off_t datasize;
 	struct spool_state st;
+	struct spool_msgid msgid; /* its text's identity, for its state */
 	struct spool_state_reader *reader; /* the scheduler's refills */
 	size_t unread; /* recipients to do not yet given to the scheduler */
 	FILE *fails;   /* this pass's failed recipients (fail_log.c) */

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "delivery_conf.h"
+#include "htab.h"
 #include "settings.h"
 #include "spool_dest.h"
 
@@ -43,8 +44,8 @@ struct queuerun {
 	double next_walk; /* earliest future mtime seen, or 0 */
 	time_t next_expire; /* next sweep of held posts (moderate_expire.c) */
 	struct sched *sched;
-	struct qr_dest **dtab; /* dispatch.c's interned destinations */
-	size_t dtab_size, ndest;
+	struct htab dests; /* dispatch.c's interned destinations */
+	size_t dests_mem;  /* bytes of its bucket array */
 	struct qr_rcpt **rtab; /* the recipient pool: records by id */
 	uint32_t *rfree;       /* ids free for reuse */
 	size_t rtab_size, nrfree;

@@ -168,8 +168,10 @@ reply_generate(struct queuerun *q, struct qr_msg *m, const struct reply_set *rs,
 	init.kind = "reply";
 	init.arrival = (long long)time(NULL);
 	rcpt[0] = (char *)r->to;
-	if (reply_text(rs, r, m->domain, &text, &tlen) == -1 ||
-	    spool_state_format(&init, rcpt, 1, &state, &slen) == -1 ||
+	if (reply_text(rs, r, m->domain, &text, &tlen) == -1)
+		goto done;
+	spool_msgid_of(&init.msgid, text, tlen);
+	if (spool_state_format(&init, rcpt, 1, &state, &slen) == -1 ||
 	    spool_queue_dir(dir, sizeof(dir), q->s->spool_dir, SPOOL_QUEUE,
 		m->domain_prio, m->domain, m->list_prio,
 		SPOOL_FN_OWNER) == -1 ||

@@ -33,10 +33,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fnv.h"
 #include "log.h"
 #include "fail_log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
+#include "spool_finish.h"
 #include "spool_name.h"
 #include "spool_path.h"
 #include "walk.h"
@@ -78,13 +80,9 @@ static void
 walk_complain(
     struct queuerun *q, double now, const char *path, int err, const char *what)
 {
-	uint64_t h = 14695981039346656037ULL;
-	const char *p;
+	uint64_t h = fnv1a_str(FNV1A_BASIS, path) | 1;
 	size_t i, slot = 0;
 
-	for (p = path; *p != '\0'; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	h |= 1;
 	for (i = 0; i < WALK_SAID_MAX; i++) {
 		if (walk_said[i].hash == h) {
 			if (now - walk_said[i].when <
@@ -126,6 +124,25 @@ walk_cand_cmp(const void *a, const void *b)
 	return x->rnd < y->rnd ? -1 : x->rnd > y->rnd;
 }
 
+/* walk_orphan - a state file or .try whose message is gone (a runner
+ * died between the two unlinks of a finish or a move): removed, unless
+ * a commit or a move that holds it is still linking its message */
+static void
+walk_orphan(struct walk_ctx *c, const char *path)
+{
+	switch (spool_orphan_remove(path)) {
+	case 1:
+		log_notice("%s: removed: no message of that name (left by a "
+			   "runner that died finishing or moving it)",
+		    path);
+		break;
+	case -1:
+		walk_complain(c->q, c->now, path, errno,
+		    "cannot remove this file left without its message");
+		break;
+	}
+}
+
 /* walk_visit - spool_walk's callback: keep a due, unclaimed message */
 static int
 walk_visit(void *arg, const struct spool_entry *e)
@@ -139,7 +156,11 @@ walk_visit(void *arg, const struct spool_entry *e)
 			   : "cannot examine");
 		return 0;
 	}
-	if (e->stray)
+	if (e->orphan) {
+		walk_orphan(c, e->path);
+		return 0;
+	}
+	if (e->stray || e->dot)
 		return 0;
 	if (e->st.st_mtime > (time_t)c->now) {
 		if (c->next == 0 || e->st.st_mtime < c->next)
@@ -287,8 +308,8 @@ walk_scan(struct queuerun *q, double now, struct walk_pass *p)
 		qsort(c.active, c.nactive, sizeof(ino_t), walk_ino_cmp);
 	}
 	walk_tmp(q, now);
-	if (spool_walk_flags(q->s->spool_dir, SPOOL_QUEUE, SPOOL_WALK_ERRORS,
-		walk_visit, &c) == -1 &&
+	if (spool_walk_flags(q->s->spool_dir, SPOOL_QUEUE,
+		SPOOL_WALK_ERRORS | SPOOL_WALK_ORPHANS, walk_visit, &c) == -1 &&
 	    errno != ENOENT) {
 		char path[PATH_MAX];
 		int err = errno;

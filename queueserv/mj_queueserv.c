@@ -164,13 +164,12 @@ queueserv_reload(struct qs *qs, char *err, size_t errlen)
 static int
 qs_drop_privileges(struct qs *qs)
 {
-	static const char *const tops[] = {
-	    "", SPOOL_QUEUE, SPOOL_TMP, SPOOL_HOLD, SPOOL_BAD, SPOOL_STATE};
 	const char *user = qs->s.queueserv_user;
 	char path[PATH_MAX];
 	struct passwd *pw;
 	struct stat st;
 	size_t i;
+	int r;
 
 	if (geteuid() != 0 || user[0] == '\0')
 		return 0;
@@ -178,10 +177,11 @@ qs_drop_privileges(struct qs *qs)
 		fprintf(stderr, "mj_queueserv: user %s: no such user\n", user);
 		return -1;
 	}
-	for (i = 0; i < sizeof(tops) / sizeof(tops[0]); i++) {
-		if (spool_path(path, sizeof(path), qs->s.spool_dir, tops[i]) ==
-			-1 ||
-		    lstat(path, &st) == -1 || st.st_uid == pw->pw_uid)
+	for (i = 0;
+	     (r = spool_top_path(path, sizeof(path), qs->s.spool_dir, i)) != 1;
+	     i++) {
+		if (r == -1 || lstat(path, &st) == -1 ||
+		    st.st_uid == pw->pw_uid)
 			continue;
 		if (chown(path, pw->pw_uid, pw->pw_gid) == -1)
 			fprintf(stderr, "mj_queueserv: chown %s: %s\n", path,

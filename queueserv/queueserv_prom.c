@@ -106,9 +106,9 @@ prom_dests(const struct counts *k, FILE *fp)
 		prom_family(fp, names[m], "gauge", helps[m]);
 		for (i = 0; i < k->ndests; i++) {
 			d = &k->dests[i];
-			v = m == 0   ? d->r.window
+			v = m == 0   ? d->r.ds.window
 			    : m == 1 ? d->busy
-				     : !!d->r.dead;
+				     : !!d->r.ds.dead;
 			fprintf(fp, "%s{", names[m]);
 			prom_label(fp, "transport", d->r.transport);
 			fputc(',', fp);

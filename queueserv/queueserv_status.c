@@ -142,16 +142,10 @@ status_cmp(const void *a, const void *b)
 static int
 status_spool(const struct qs *qs, struct counts *k)
 {
-	static const char *const tops[] = {SPOOL_QUEUE, SPOOL_HOLD, SPOOL_BAD};
-	size_t i;
-
 	memset(k, 0, sizeof(*k));
 	k->now = time(NULL);
-	for (i = 0; i < 3; i++)
-		if (spool_walk(qs->s.spool_dir, tops[i], status_count, k) ==
-			-1 &&
-		    i == 0)
-			return -1;
+	if (spool_walk_tops(qs->s.spool_dir, 0, status_count, k) == -1)
+		return -1;
 	if (k->failed)
 		return -1;
 	/* qsort's array may not be NULL, even with no element (C11 7.1.4) */
@@ -185,7 +179,7 @@ status_dests(const struct qs *qs, struct counts *k)
 	if (spool_dest_open(&sd, qs->s.spool_dir, 0) == -1)
 		return 0; /* no runner has made it yet */
 	for (i = 0; i < SPOOL_DEST_RECORDS; i++) {
-		if (!sd.rec[i].used || sd.rec[i].window < 0)
+		if (!sd.rec[i].used || sd.rec[i].ds.window < 0)
 			continue;
 		if ((d = reallocarray(k->dests, k->ndests + 1, sizeof(*d))) ==
 		    NULL) {
@@ -210,7 +204,7 @@ status_dests(const struct qs *qs, struct counts *k)
 static long long
 status_dead_in(const struct spool_dest_rec *r, time_t now)
 {
-	double left = r->dead_until - (double)now;
+	double left = r->ds.dead_until - (double)now;
 
 	return left > 0 ? (long long)(left + 0.999) : 0;
 }
@@ -242,14 +236,14 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 		d = &k->dests[i];
 		snprintf(
 		    name, sizeof(name), "%s:%s", d->r.transport, d->r.nexthop);
-		if (d->r.dead)
+		if (d->r.ds.dead)
 			snprintf(dead, sizeof(dead), "%llds",
 			    status_dead_in(&d->r, now));
 		else
 			strlcpy(dead, "-", sizeof(dead));
 		fprintf(fp, "%-*s %6d %4d %7.4f %7.4f %7.4f %8s %s\n", width,
-		    name, d->r.window, d->busy, d->r.success, d->r.failure,
-		    d->r.fail_cohorts, dead,
+		    name, d->r.ds.window, d->busy, d->r.ds.success,
+		    d->r.ds.failure, d->r.ds.fail_cohorts, dead,
 		    d->r.last_error[0] ? d->r.last_error : "-");
 	}
 }
@@ -287,11 +281,11 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 		fprintf(fp,
 		    ",\"window\":%d,\"busy\":%d,\"success\":%.4f,"
 		    "\"failure\":%.4f,\"fail_cohorts\":%.4f,\"dead\":%s,",
-		    d->r.window, d->busy, d->r.success, d->r.failure,
-		    d->r.fail_cohorts, d->r.dead ? "true" : "false");
-		if (d->r.dead)
+		    d->r.ds.window, d->busy, d->r.ds.success, d->r.ds.failure,
+		    d->r.ds.fail_cohorts, d->r.ds.dead ? "true" : "false");
+		if (d->r.ds.dead)
 			fprintf(fp, "\"dead_until\":%lld,\"dead_in\":%lld,",
-			    (long long)d->r.dead_until,
+			    (long long)d->r.ds.dead_until,
 			    status_dead_in(&d->r, now));
 		else
 			fprintf(fp, "\"dead_until\":null,\"dead_in\":null,");

@@ -17,6 +17,7 @@
 #ifndef SCHED_H
 #define SCHED_H
 
+#include "dest_state.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,18 +73,13 @@ struct sched_callbacks {
  * no sched_core_shared_retry comes first. */
 #define SCHED_SHARED_RETRY 1.0
 
-/* Per-destination state, for status output and the shared table. */
+/* Per-destination state, for status output and the shared table: the
+ * shared part (dest_state.h) and what only this scheduler knows. */
 struct sched_dest_state {
-	int window;	      /* concurrency window (0 while dead) */
+	struct dest_state ds; /* window, feedback, dead, rate */
 	int busy;	      /* deliveries in flight */
 	long todo;	      /* entries waiting */
-	double success;	      /* positive feedback accumulated */
-	double failure;	      /* negative hysteresis remaining */
-	double fail_cohorts;  /* failed pseudo-cohorts so far */
-	int dead;	      /* declared dead */
-	double dead_until;    /* probe allowed from this time */
 	int limit;	      /* client-side concurrency limit in force */
-	double rate_tat;      /* rate limit: theoretical arrival time */
 	double rate_interval; /* to admit: seconds between starts (0: none) */
 };
 

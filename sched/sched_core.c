@@ -112,8 +112,8 @@ sched_core_transport(
 	SCHED_LIST_INIT(t->job_bytime);
 	t->rcpt_unused = p->recipient_limit;
 	t->rcpt_per_stack = p->extra_recipient_limit;
-	sched_hash_init(&t->queues, &s->mem);
-	sched_hash_init(&t->peers, &s->mem);
+	htab_init(&t->queues, &s->mem);
+	htab_init(&t->peers, &s->mem);
 	s->tr[s->ntr++] = t;
 	return 0;
 }
@@ -121,7 +121,7 @@ sched_core_transport(
 /* sched_core_drop_queue - teardown: free one queue */
 
 static void
-sched_core_drop_queue(struct sched_hnode *n, void *arg)
+sched_core_drop_queue(struct htab_node *n, void *arg)
 {
 	struct sched_queue *q = (void *)n;
 
@@ -141,7 +141,7 @@ sched_core_free(struct sched *s)
 		return;
 	sched_rcpt_teardown(s);
 	for (i = 0; i < s->ntr; i++) {
-		sched_hash_drain(&s->tr[i]->queues, sched_core_drop_queue, s);
+		htab_drain(&s->tr[i]->queues, sched_core_drop_queue, s);
 		free(s->tr[i]->name);
 		free(s->tr[i]);
 	}
@@ -403,7 +403,7 @@ sched_dest_load(struct sched *s, const char *transport, const char *nexthop,
 {
 	struct sched_queue *q;
 
-	if (st->window < 0 ||
+	if (st->ds.window < 0 ||
 	    (q = sched_core_queue(s, transport, nexthop)) == NULL)
 		return -1;
 	s->now = now;
@@ -426,8 +426,8 @@ sched_dest_limit(
 	    (q = sched_queue_obtain(t, nexthop)) == NULL)
 		return -1;
 	q->limit = limit;
-	if (limit > 0 && q->window > limit)
-		q->window = limit;
+	if (limit > 0 && q->ds.window > limit)
+		q->ds.window = limit;
 	return 0;
 }
 
@@ -440,7 +440,7 @@ struct sched_core_walk {
 /* sched_core_walk_one - sched_dest_walk() callback for one queue */
 
 static void
-sched_core_walk_one(const struct sched_hnode *n, void *arg)
+sched_core_walk_one(const struct htab_node *n, void *arg)
 {
 	const struct sched_queue *q = (const void *)n;
 	struct sched_core_walk *w = arg;
@@ -462,7 +462,7 @@ sched_dest_walk(const struct sched *s,
 	size_t i;
 
 	for (i = 0; i < s->ntr; i++)
-		sched_hash_walk(&s->tr[i]->queues, sched_core_walk_one, &w);
+		htab_walk(&s->tr[i]->queues, sched_core_walk_one, &w);
 }
 
 /* sched_core_memory - bytes held now, and the peak */

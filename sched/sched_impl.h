@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "sched.h"
-#include "sched_hash.h"
+#include "htab.h"
 #include "sched_list.h"
 
 /* Where a peer with waiting entries sits. */
@@ -31,18 +31,12 @@ enum sched_entry_state {
 };
 
 struct sched_queue {
-	struct sched_hnode hnode; /* transport's queue table */
+	struct htab_node hnode; /* transport's queue table */
 	struct sched_transport *transport;
-	int window;		       /* concurrency; 0 while dead */
+	struct dest_state ds;	       /* window, feedback, dead, rate */
 	int busy;		       /* entries in delivery */
-	double success;		       /* positive feedback, < 1 */
-	double failure;		       /* negative hysteresis, >= 0 */
-	double fail_cohorts;	       /* failed pseudo-cohorts */
 	long todo;		       /* waiting entries */
 	int limit;		       /* client limit; 0 = transport's */
-	int dead;		       /* declared dead */
-	double dead_until;	       /* probe allowed after this */
-	double rate_tat;	       /* rate limit: theoretical arrival */
 	double wake_at;		       /* queued wakeup, 0 = none */
 	int wake_refs;		       /* heap items naming it, stale too */
 	int shared_wait;	       /* refused by the shared window */
@@ -53,7 +47,7 @@ struct sched_queue {
 };
 
 struct sched_peer {
-	struct sched_hnode hnode; /* transport's (job, queue) table */
+	struct htab_node hnode; /* transport's (job, queue) table */
 	struct sched_job *job;
 	struct sched_queue *queue;
 	SCHED_LIST(sched_entry) entries; /* waiting entries, FIFO */
@@ -123,8 +117,8 @@ struct sched_transport {
 	long rcpt_unused;    /* recipient slot pool */
 	long rcpt_per_stack; /* extra pool for preemption */
 	int busy;	     /* entries in delivery */
-	struct sched_hash queues;
-	struct sched_hash peers;
+	struct htab queues;
+	struct htab peers;
 };
 
 struct sched_wake {

@@ -32,7 +32,7 @@
 /* sched_queue_eq - hash callback: does this queue have that name? */
 
 static int
-sched_queue_eq(const struct sched_hnode *n, const void *key)
+sched_queue_eq(const struct htab_node *n, const void *key)
 {
 	return strcmp(((const struct sched_queue *)(const void *)n)->name,
 		   key) == 0;
@@ -43,8 +43,8 @@ sched_queue_eq(const struct sched_hnode *n, const void *key)
 struct sched_queue *
 sched_queue_find(struct sched_transport *t, const char *name)
 {
-	return (struct sched_queue *)(void *)sched_hash_find(
-	    &t->queues, sched_hash_str(name), sched_queue_eq, name);
+	return (struct sched_queue *)(void *)htab_find(
+	    &t->queues, htab_str(name), sched_queue_eq, name);
 }
 
 /* sched_queue_obtain - find or create the queue for a nexthop */
@@ -62,11 +62,11 @@ sched_queue_obtain(struct sched_transport *t, const char *name)
 	memset(q, 0, sizeof(*q));
 	memcpy(q->name, name, len + 1);
 	q->transport = t;
-	q->window = t->p.initial_concurrency;
+	q->ds.window = t->p.initial_concurrency;
 	SCHED_LIST_INIT(q->peers);
 	SCHED_LIST_INIT(q->parked);
-	q->hnode.hash = sched_hash_str(name);
-	if (sched_hash_insert(&t->queues, &q->hnode) == -1) {
+	q->hnode.hash = htab_str(name);
+	if (htab_insert(&t->queues, &q->hnode) == -1) {
 		sched_core_release(t->sched, q, sizeof(*q) + len + 1);
 		return NULL;
 	}
@@ -85,10 +85,11 @@ sched_queue_idle(struct sched_queue *q, double now)
 	 * the wakeup heap, which would otherwise point at freed memory) or
 	 * configured on its own.
 	 */
-	if (q->peers.head != NULL || q->busy > 0 || q->dead || q->limit > 0 ||
-	    q->wake_at != 0 || q->wake_refs > 0 || q->rate_tat > now)
+	if (q->peers.head != NULL || q->busy > 0 || q->ds.dead ||
+	    q->limit > 0 || q->wake_at != 0 || q->wake_refs > 0 ||
+	    q->ds.rate_tat > now)
 		return;
-	sched_hash_remove(&q->transport->queues, &q->hnode);
+	htab_remove(&q->transport->queues, &q->hnode);
 	sched_core_release(
 	    q->transport->sched, q, sizeof(*q) + strlen(q->name) + 1);
 }
@@ -106,7 +107,7 @@ sched_queue_limit(const struct sched_queue *q)
 int
 sched_queue_dead_now(const struct sched_queue *q, double now)
 {
-	return q->dead && now < q->dead_until;
+	return q->ds.dead && now < q->ds.dead_until;
 }
 
 /* sched_queue_accepts - may one more delivery start now? */
@@ -115,12 +116,12 @@ int
 sched_queue_accepts(struct sched_queue *q, double now)
 {
 	/* A dead destination gets one probe at a time once it is due. */
-	if (q->dead)
-		return now >= q->dead_until && q->busy == 0;
-	if (q->window <= q->busy)
+	if (q->ds.dead)
+		return now >= q->ds.dead_until && q->busy == 0;
+	if (q->ds.window <= q->busy)
 		return 0;
-	if (q->rate_tat > now + EPS) {
-		sched_core_wake(q->transport->sched, q, q->rate_tat);
+	if (q->ds.rate_tat > now + EPS) {
+		sched_core_wake(q->transport->sched, q, q->ds.rate_tat);
 		return 0;
 	}
 	return 1;
@@ -157,7 +158,7 @@ sched_queue_selected(struct sched_queue *q, double now)
 
 	q->busy++;
 	q->transport->busy++;
-	sched_rate_take(&q->rate_tat, now, sched_rate_interval(p));
+	sched_rate_take(&q->ds.rate_tat, now, sched_rate_interval(p));
 }
 
 /* sched_queue_debug - one feedback debug line with every variable */
@@ -170,8 +171,8 @@ sched_queue_debug(struct sched_queue *q, const char *what, double feedback)
 	sched_core_log(q->transport->sched,
 	    "feedback %s: dest=%s feedback=%.4f window=%d busy=%d "
 	    "success=%.4f failure=%.4f fail_cohorts=%.4f%s",
-	    what, q->name, feedback, q->window, q->busy, q->success, q->failure,
-	    q->fail_cohorts, q->dead ? " dead" : "");
+	    what, q->name, feedback, q->ds.window, q->busy, q->ds.success,
+	    q->ds.failure, q->ds.fail_cohorts, q->ds.dead ? " dead" : "");
 }
 
 /* sched_queue_positive - after success: the pseudocode, plus safety */
@@ -183,37 +184,37 @@ sched_queue_positive(struct sched_queue *q)
 	int limit = sched_queue_limit(q);
 	double fb;
 
-	q->fail_cohorts = 0;
-	if (q->dead) {
+	q->ds.fail_cohorts = 0;
+	if (q->ds.dead) {
 		/* A delivery got through: the destination is alive again. */
-		q->dead = 0;
-		q->dead_until = 0;
-		q->window = p->initial_concurrency;
-		q->success = q->failure = 0;
+		q->ds.dead = 0;
+		q->ds.dead_until = 0;
+		q->ds.window = p->initial_concurrency;
+		q->ds.success = q->ds.failure = 0;
 		sched_queue_debug(q, "revive", 0);
 		return;
 	}
-	if (limit > 0 && q->window >= limit)
+	if (limit > 0 && q->ds.window >= limit)
 		return;
 	/*
 	 * Safety: without deliveries in flight to confirm it, a larger window
 	 * is a guess, and negative feedback would come too late to undo it.
 	 */
-	if (q->window >= q->busy + q->others + p->initial_concurrency) {
+	if (q->ds.window >= q->busy + q->others + p->initial_concurrency) {
 		sched_queue_debug(q, "positive skipped (safety)", 0);
 		return;
 	}
-	fb = sched_params_feedback(&p->pos_feedback, q->window);
-	q->success += fb;
-	while (q->success >= 1 - EPS) {
-		q->window += 1;
-		q->failure = 0;
-		q->success -= 1;
+	fb = sched_params_feedback(&p->pos_feedback, q->ds.window);
+	q->ds.success += fb;
+	while (q->ds.success >= 1 - EPS) {
+		q->ds.window += 1;
+		q->ds.failure = 0;
+		q->ds.success -= 1;
 	}
-	if (q->success < 0)
-		q->success = 0;
-	if (limit > 0 && q->window > limit)
-		q->window = limit;
+	if (q->ds.success < 0)
+		q->ds.success = 0;
+	if (limit > 0 && q->ds.window > limit)
+		q->ds.window = limit;
 	sched_queue_debug(q, "positive", fb);
 }
 
@@ -222,9 +223,9 @@ sched_queue_positive(struct sched_queue *q)
 static void
 sched_queue_die(struct sched_queue *q, double now)
 {
-	q->dead = 1;
-	q->window = 0;
-	q->dead_until = now + q->transport->p.minimal_backoff_time;
+	q->ds.dead = 1;
+	q->ds.window = 0;
+	q->ds.dead_until = now + q->transport->p.minimal_backoff_time;
 	sched_rcpt_defer_todo(q);
 	sched_queue_debug(q, "dead", 0);
 }
@@ -237,28 +238,28 @@ sched_queue_negative(struct sched_queue *q, double now)
 	const struct sched_params *p = &q->transport->p;
 	double fb;
 
-	if (q->dead) {
+	if (q->ds.dead) {
 		/* A failed probe suspends it again; stale failures do not. */
-		if (now >= q->dead_until)
+		if (now >= q->ds.dead_until)
 			sched_queue_die(q, now);
 		return;
 	}
-	q->fail_cohorts += 1.0 / q->window;
+	q->ds.fail_cohorts += 1.0 / q->ds.window;
 	if (p->failed_cohort_limit > 0 &&
-	    q->fail_cohorts >= p->failed_cohort_limit - EPS) {
+	    q->ds.fail_cohorts >= p->failed_cohort_limit - EPS) {
 		sched_queue_die(q, now);
 		return;
 	}
 	/* Reverse hysteresis: step down at the start of the run. */
-	fb = sched_params_feedback(&p->neg_feedback, q->window);
-	q->failure -= fb;
-	while (q->failure < -EPS) {
-		q->window -= 1;
-		q->success = 0;
-		q->failure += 1;
+	fb = sched_params_feedback(&p->neg_feedback, q->ds.window);
+	q->ds.failure -= fb;
+	while (q->ds.failure < -EPS) {
+		q->ds.window -= 1;
+		q->ds.success = 0;
+		q->ds.failure += 1;
 	}
-	if (q->window < 1)
-		q->window = 1;
+	if (q->ds.window < 1)
+		q->ds.window = 1;
 	sched_queue_debug(q, "negative", fb);
 }
 
@@ -307,16 +308,10 @@ sched_queue_unpark(struct sched_queue *q)
 void
 sched_queue_state(const struct sched_queue *q, struct sched_dest_state *st)
 {
-	st->window = q->window;
+	st->ds = q->ds;
 	st->busy = q->busy;
 	st->todo = q->todo;
-	st->success = q->success;
-	st->failure = q->failure;
-	st->fail_cohorts = q->fail_cohorts;
-	st->dead = q->dead;
-	st->dead_until = q->dead_until;
 	st->limit = sched_queue_limit(q);
-	st->rate_tat = q->rate_tat;
 }
 
 /* sched_queue_load - adopt the state shared with other runners */
@@ -325,34 +320,31 @@ void
 sched_queue_load(
     struct sched_queue *q, const struct sched_dest_state *st, double now)
 {
-	int limit = sched_queue_limit(q);
+	int limit = sched_queue_limit(q), was_dead = q->ds.dead;
+	double was_until = q->ds.dead_until, tat = q->ds.rate_tat;
 
-	q->window = st->window;
-	q->success = st->success;
-	q->failure = st->failure;
-	q->fail_cohorts = st->fail_cohorts;
+	q->ds = st->ds;
 	q->others = st->busy > 0 ? st->busy : 0;
-	if (st->rate_tat > q->rate_tat)
-		q->rate_tat = st->rate_tat;
-	if (st->dead) {
+	if (tat > q->ds.rate_tat)
+		q->ds.rate_tat = tat;
+	if (st->ds.dead) {
 		/* Another runner found it dead: no connection attempt here
 		 * either until its probe time. */
-		if (!q->dead || q->dead_until != st->dead_until)
+		if (!was_dead || was_until != st->ds.dead_until)
 			sched_queue_debug(q, "shared dead", 0);
-		q->dead = 1;
-		q->window = 0;
-		q->dead_until = st->dead_until;
-		if (now < q->dead_until)
+		q->ds.dead = 1;
+		q->ds.window = 0;
+		if (now < q->ds.dead_until)
 			sched_rcpt_defer_todo(q);
 		return;
 	}
-	q->dead = 0;
-	q->dead_until = 0;
+	q->ds.dead = 0;
+	q->ds.dead_until = 0;
 	/* Runners may disagree on limits: ours holds for our deliveries. */
-	if (limit > 0 && q->window > limit)
-		q->window = limit;
-	if (q->window < 1)
-		q->window = 1;
+	if (limit > 0 && q->ds.window > limit)
+		q->ds.window = limit;
+	if (q->ds.window < 1)
+		q->ds.window = 1;
 }
 
 /* sched_queue_admit - the runner's shared-window check before a start */
@@ -367,10 +359,10 @@ sched_queue_admit(struct sched_queue *q, double now)
 	if (s->cb.admit == NULL)
 		return 1;
 	memset(&st, 0, sizeof(st));
-	st.window = -1;
+	st.ds.window = -1;
 	st.rate_interval = sched_rate_interval(&q->transport->p);
 	ok = s->cb.admit(s->cb.arg, q->transport->name, q->name, now, &st);
-	if (st.window >= 0)
+	if (st.ds.window >= 0)
 		sched_queue_load(q, &st, now);
 	/*
 	 * Admitted: the runner holds a shared slot, which it only grants

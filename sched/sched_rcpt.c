@@ -24,7 +24,7 @@
 /* sched_rcpt_peer_eq - hash callback: the peer of this (job, queue)? */
 
 static int
-sched_rcpt_peer_eq(const struct sched_hnode *n, const void *key)
+sched_rcpt_peer_eq(const struct htab_node *n, const void *key)
 {
 	const struct sched_peer *peer = (const void *)n;
 	const struct sched_peer *want = key;
@@ -39,11 +39,11 @@ sched_rcpt_peer(struct sched_job *job, struct sched_queue *q)
 {
 	struct sched_transport *t = job->transport;
 	struct sched_peer key, *peer;
-	uint64_t hash = sched_hash_ptr2(job, q);
+	uint64_t hash = htab_ptr2(job, q);
 
 	key.job = job;
 	key.queue = q;
-	if ((peer = (void *)sched_hash_find(
+	if ((peer = (void *)htab_find(
 		 &t->peers, hash, sched_rcpt_peer_eq, &key)) != NULL)
 		return peer;
 	if ((peer = sched_core_alloc(t->sched, sizeof(*peer))) == NULL)
@@ -53,7 +53,7 @@ sched_rcpt_peer(struct sched_job *job, struct sched_queue *q)
 	peer->queue = q;
 	peer->where = PEER_IDLE;
 	peer->hnode.hash = hash;
-	if (sched_hash_insert(&t->peers, &peer->hnode) == -1) {
+	if (htab_insert(&t->peers, &peer->hnode) == -1) {
 		sched_core_release(t->sched, peer, sizeof(*peer));
 		return NULL;
 	}
@@ -68,7 +68,7 @@ sched_rcpt_peer_free(struct sched_peer *peer)
 {
 	struct sched_transport *t = peer->job->transport;
 
-	sched_hash_remove(&t->peers, &peer->hnode);
+	htab_remove(&t->peers, &peer->hnode);
 	SCHED_LIST_UNLINK(peer->queue->peers, peer, qlink);
 	sched_core_release(t->sched, peer, sizeof(*peer));
 }
@@ -319,7 +319,7 @@ sched_rcpt_finish(struct sched *s, struct sched_entry *e, int *flags)
 /* sched_rcpt_drop_peer - teardown: free a peer and its waiting entries */
 
 static void
-sched_rcpt_drop_peer(struct sched_hnode *n, void *arg)
+sched_rcpt_drop_peer(struct htab_node *n, void *arg)
 {
 	struct sched_peer *peer = (void *)n;
 	struct sched *s = arg;
@@ -347,7 +347,7 @@ sched_rcpt_teardown(struct sched *s)
 		sched_rcpt_entry_free(s, e);
 	}
 	for (i = 0; i < s->ntr; i++)
-		sched_hash_drain(&s->tr[i]->peers, sched_rcpt_drop_peer, s);
+		htab_drain(&s->tr[i]->peers, sched_rcpt_drop_peer, s);
 	while ((msg = s->msgs.head) != NULL) {
 		while ((job = msg->jobs.head) != NULL) {
 			SCHED_LIST_UNLINK(msg->jobs, job, mlink);

@@ -294,8 +294,8 @@ sim_done(struct sim_run *run, struct sched_entry *e, struct sim_job *j,
 	if (run->mode == MODE_TRACE) {
 		printf("%g %s %s %s", now, what, j->name, dest);
 		sched_core_done(run->s, e, out, now, &st);
-		printf(" window=%d busy=%d%s\n", st.window, st.busy,
-		    st.dead ? " dead" : "");
+		printf(" window=%d busy=%d%s\n", st.ds.window, st.busy,
+		    st.ds.dead ? " dead" : "");
 		return;
 	}
 	sched_core_done(run->s, e, out, now, NULL);
@@ -324,13 +324,13 @@ sim_start(struct sim_run *run, struct sched_entry *e, enum sched_action act,
 	if (sched_dest_state(run->s, sched_entry_transport(e), name, &st) ==
 		0 &&
 	    d != NULL) {
-		d->wsum += st.window;
-		d->wsq += (double)st.window * st.window;
+		d->wsum += st.ds.window;
+		d->wsq += (double)st.ds.window * st.ds.window;
 		d->wn++;
 	}
 	if (run->mode == MODE_TRACE)
 		printf("%g select %s %s window=%d busy=%d\n", now, j->name,
-		    name, st.window, st.busy - 1);
+		    name, st.ds.window, st.busy - 1);
 	if (d != NULL &&
 	    ((d->server_limit > 0 && d->sessions >= d->server_limit) ||
 		(now >= d->down_from && now < d->down_until))) {

@@ -124,8 +124,34 @@ spool_tmp_finish(struct spool_tmp *t, const char *dir)
 	return 0;
 }
 
+/* spool_tmp_dots_free - 1 when neither the state file nor the attempt
+ * count of the message at final exists (a crash left them behind: a new
+ * message under that name would inherit an old one's progress), 0 when
+ * one does (errno EEXIST), -1 when that cannot be told */
+static int
+spool_tmp_dots_free(const char *final)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+
+	if (spool_state_path(path, sizeof(path), final) == -1)
+		return -1;
+	if (lstat(path, &sb) == 0)
+		goto taken;
+	if (errno != ENOENT || spool_try_path(path, sizeof(path), final) == -1)
+		return -1;
+	if (lstat(path, &sb) == 0)
+		goto taken;
+	return errno == ENOENT ? 1 : -1;
+taken:
+	errno = EEXIST;
+	return 0;
+}
+
 /* spool_tmp_link - state 4: link under a unique name in dir (created if
- * needed); the name's letters are bumped on EEXIST */
+ * needed); the name's letters are bumped on EEXIST, and when the name's
+ * state file or attempt count exists (a new message never takes the name
+ * of one whose state was left behind) */
 int
 spool_tmp_link(struct spool_tmp *t, const char *dir, struct spool_name *name,
     char *final, size_t finallen)
@@ -141,9 +167,12 @@ spool_tmp_link(struct spool_tmp *t, const char *dir, struct spool_name *name,
 			errno = ENAMETOOLONG;
 			return -1;
 		}
-		if (link(t->path, final) == 0)
+		/* A missing directory leaves both dot names free. */
+		if ((r = spool_tmp_dots_free(final)) == -1)
+			return -1;
+		if (r == 1 && link(t->path, final) == 0)
 			break;
-		if (errno == ENOENT && !made) {
+		if (r == 1 && errno == ENOENT && !made) {
 			/* First message for this domain, list or function. */
 			if (spool_mkdirs(t->spool, dir) == -1)
 				return -1;
@@ -172,6 +201,32 @@ spool_tmp_link_as(struct spool_tmp *t, const char *final)
 	if (link(t->path, final) == -1)
 		return -1;
 	return spool_tmp_finish(t, dir);
+}
+
+/* spool_tmp_spill - an unlinked scratch file in tmp/ (read-write, mode
+ * 0600), for data a runner keeps out of core during a pass; it has no
+ * name, so it vanishes with its descriptor and a crash leaves nothing.
+ * A file system without O_TMPFILE gets a named file, unlinked at once. */
+int
+spool_tmp_spill(const char *spool)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	int fd, r;
+
+	if (spool_path(dir, sizeof(dir), spool, SPOOL_TMP) == -1)
+		return -1;
+	r = snprintf(path, sizeof(path), "%s/spill.XXXXXX", dir);
+	if (r < 0 || (size_t)r >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd == -1 && (errno == EOPNOTSUPP || errno == EISDIR) &&
+	    (fd = mkostemp(path, O_CLOEXEC)) != -1 && unlink(path) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* spool_tmp_put - states 1 to 3 for a text in memory: a tmp file that

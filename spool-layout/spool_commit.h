@@ -34,6 +34,8 @@ int spool_tmp_put(struct spool_tmp *t, const char *spool, const char *buf,
     size_t len);
 void spool_tmp_discard(struct spool_tmp *t);
 
+int spool_tmp_spill(const char *spool);
+
 int spool_fsync_dir(const char *dir);
 int spool_mkdirs(const char *root, const char *dir);
 

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fnv.h"
 #include "spool_dest.h"
 #include "spool_path.h"
 
@@ -169,18 +170,12 @@ spool_dest_unlock(struct spool_dest *sd)
 	(void)spool_dest_fl(sd->fd, F_OFD_SETLK, F_UNLCK, 0);
 }
 
-/* spool_dest_hash - FNV-1a over transport and nexthop */
-static uint32_t
+/* spool_dest_hash - FNV-1a over transport, a 0xff and nexthop */
+static uint64_t
 spool_dest_hash(const char *transport, const char *nexthop)
 {
-	uint32_t h = 2166136261u;
-
-	for (; *transport; transport++)
-		h = (h ^ (unsigned char)*transport) * 16777619u;
-	h = (h ^ 0xff) * 16777619u;
-	for (; *nexthop; nexthop++)
-		h = (h ^ (unsigned char)*nexthop) * 16777619u;
-	return h;
+	return fnv1a_str(
+	    fnv1a_byte(fnv1a_str(FNV1A_BASIS, transport), 0xff), nexthop);
 }
 
 /* spool_dest_match - does record idx belong to this destination? */
@@ -203,7 +198,7 @@ spool_dest_reusable(struct spool_dest *sd, int idx, double now)
 
 	if (!r->used)
 		return 1;
-	return !r->dead && now - r->updated > SPOOL_DEST_IDLE &&
+	return !r->ds.dead && now - r->updated > SPOOL_DEST_IDLE &&
 	       spool_dest_busy(sd, idx, 1, NULL) == 0;
 }
 
@@ -213,7 +208,7 @@ int
 spool_dest_find(struct spool_dest *sd, const char *transport,
     const char *nexthop, int create, double now)
 {
-	uint32_t h = spool_dest_hash(transport, nexthop);
+	uint64_t h = spool_dest_hash(transport, nexthop);
 	struct spool_dest_rec *r;
 	int i, idx, spare = -1;
 
@@ -223,7 +218,7 @@ spool_dest_find(struct spool_dest *sd, const char *transport,
 	/* Records are reused in place, never emptied, so a key is always
 	 * within SPOOL_DEST_PROBE of its hash: look at all of them. */
 	for (i = 0; i < SPOOL_DEST_PROBE; i++) {
-		idx = (int)((h + (uint32_t)i) % SPOOL_DEST_RECORDS);
+		idx = (int)((h + (uint64_t)i) % SPOOL_DEST_RECORDS);
 		if (spool_dest_match(sd, idx, transport, nexthop))
 			return idx;
 		if (spare == -1 && create && spool_dest_reusable(sd, idx, now))
@@ -234,7 +229,7 @@ spool_dest_find(struct spool_dest *sd, const char *transport,
 	r = &sd->rec[spare];
 	memset(r, 0, sizeof(*r));
 	r->used = 1;
-	r->window = -1; /* no feedback state yet: the first runner's */
+	r->ds.window = -1; /* no feedback state yet: the first runner's */
 	r->updated = now;
 	memcpy(r->transport, transport, strlen(transport) + 1);
 	memcpy(r->nexthop, nexthop, strlen(nexthop) + 1);

@@ -20,8 +20,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "dest_state.h"
+
 #define SPOOL_DEST_FILE "state/destinations"
-#define SPOOL_DEST_MAGIC "mjq-destinations 1\n"
+#define SPOOL_DEST_MAGIC "mjq-destinations 2\n"
 #define SPOOL_DEST_RECORDS 4096 /* destinations at once */
 #define SPOOL_DEST_SLOTS 128	/* busy slots per destination, at most */
 #define SPOOL_DEST_PROBE 32	/* records probed from a key's hash */
@@ -31,16 +33,10 @@
 
 /* One destination, as mapped (native byte order, one host). */
 struct spool_dest_rec {
-	uint32_t used;	/* 0: free */
-	int32_t window; /* concurrency window, 0 while dead */
-	int32_t dead;	/* declared dead */
+	uint32_t used; /* 0: free */
 	int32_t pad;
-	double success;	     /* positive feedback accumulated */
-	double failure;	     /* negative hysteresis */
-	double fail_cohorts; /* failed pseudo-cohorts */
-	double dead_until;   /* probe allowed from this time (epoch s) */
-	double rate_tat;     /* rate limit: theoretical arrival time */
-	double updated;	     /* last change (epoch s) */
+	struct dest_state ds; /* window (-1: not yet set), feedback, dead */
+	double updated;	      /* last change (epoch s) */
 	char transport[SPOOL_DEST_TRANSPORT_MAX + 1];
 	char nexthop[SPOOL_DEST_NEXTHOP_MAX + 1];
 	char last_error[SPOOL_DEST_ERROR_MAX + 1];

@@ -16,6 +16,7 @@
 
 #include "io.h"
 #include "spool_commit.h"
+#include "spool_finish.h"
 #include "spool_move.h"
 #include "spool_path.h"
 #include "spool_state.h"
@@ -23,9 +24,12 @@
 #include "spool_why.h"
 
 /* spool_move_link - link old to new; an existing new name that is
- * already the same file is fine (a move interrupted before) */
+ * already the same file is fine (a move interrupted before); any other
+ * file there is replaced when replace is set (a stale state file or
+ * .why), else the link fails with EEXIST (a message of the same name is
+ * another message, never overwritten) */
 static int
-spool_move_link(const char *from, const char *to)
+spool_move_link(const char *from, const char *to, int replace)
 {
 	struct stat a, b;
 
@@ -38,6 +42,10 @@ spool_move_link(const char *from, const char *to)
 		return 0;
 	/* A stale file from an older message of the same name: the state
 	 * or .why of the message being moved wins. */
+	if (!replace) {
+		errno = EEXIST;
+		return -1;
+	}
 	if (unlink(to) == -1 || link(from, to) == -1)
 		return -1;
 	return 0;
@@ -48,11 +56,13 @@ spool_move_link(const char *from, const char *to)
  * .<name>.why file beside it.  States:
  *   1. the target directory exists (made durable in its parent)
  *   2. .<name>.why committed in the target (tmp, fsync, link)
- *   3. the state file linked into the target
- *   4. the message linked into the target; target directory fsync'd:
- *      from here the message is in its new place
+ *   3. the state file linked into the target, its lock held (a state
+ *      file without its message is otherwise an orphan to a walker)
+ *   4. the message linked into the target (never over another message
+ *      of that name); target directory fsync'd: from here the message
+ *      is in its new place
  *   5. the old message name unlinked, then the old state name and the
- *      old .why; the old directory fsync'd */
+ *      old .why; the old directory fsync'd; the lock let go */
 int
 spool_move(const char *spool, const char *msgpath, const char *to_top,
     const char *why, char *final, size_t finallen)
@@ -62,7 +72,7 @@ spool_move(const char *spool, const char *msgpath, const char *to_top,
 	const char *rel, *slash;
 	struct spool_tmp t;
 	size_t n = strlen(spool);
-	int r;
+	int r, hold;
 
 	/* rel: "QUEUE/xx/domain/yy/function/name" -> skip the top */
 	if (strncmp(msgpath, spool, n) != 0 || msgpath[n] != '/' ||
@@ -105,17 +115,25 @@ spool_move(const char *spool, const char *msgpath, const char *to_top,
 	if (spool_state_path(from_state, sizeof(from_state), msgpath) == -1 ||
 	    spool_state_path(to_state, sizeof(to_state), path) == -1)
 		return -1;
-	if (spool_move_link(from_state, to_state) == -1 && errno != ENOENT)
+	if ((hold = spool_orphan_hold(from_state)) == -1 && errno != ENOENT)
 		return -1;
-	if (spool_move_link(msgpath, path) == -1 || spool_fsync_dir(dir) == -1)
-		return -1;
+	r = -1;
+	if (hold != -1 && spool_move_link(from_state, to_state, 1) == -1)
+		goto done;
+	if (spool_move_link(msgpath, path, 0) == -1 ||
+	    spool_fsync_dir(dir) == -1)
+		goto done;
 	if (unlink(msgpath) == -1 && errno != ENOENT)
-		return -1;
-	if (unlink(from_state) == -1 && errno != ENOENT)
-		return -1;
+		goto done;
+	if (hold != -1 && unlink(from_state) == -1 && errno != ENOENT)
+		goto done;
 	if (spool_why_remove(msgpath) == -1)
-		return -1;
-	return spool_fsync_dir(olddir);
+		goto done;
+	r = spool_fsync_dir(olddir);
+done:
+	if (hold != -1)
+		(void)close(hold); /* read only: the lock goes with it */
+	return r;
 }
 
 /* spool_move_delete - remove the message at msgpath from the spool (an
@@ -147,10 +165,12 @@ spool_move_delete(const char *msgpath)
 /* spool_move_generate - commit a message that comes with its state file
  * (mail the runner generates: bounces, forwards).  States:
  *   1. both texts written to tmp files and fsync'd
- *   2. the state file linked as .<name> (EEXIST: next letters); a state
- *      file without its message is never expanded or delivered
+ *   2. the state file linked as .<name> (EEXIST, or a message of that
+ *      name: next letters), its lock held; a state file without its
+ *      message is never expanded or delivered, and while the lock is
+ *      held no walker takes it for an orphan
  *   3. the message linked as <name>; directory fsync'd: committed
- *   4. the tmp names unlinked
+ *   4. the tmp names unlinked; the lock let go
  * The state file comes first because a message without one is taken for
  * fresh mail and expanded again. */
 int
@@ -161,11 +181,16 @@ spool_move_generate(const char *spool, const char *dir, struct spool_name *name,
 	struct spool_tmp ts, tm;
 	char base[SPOOL_NAME_MAX + 1], spath[PATH_MAX];
 	struct stat sb;
-	int r, ok = -1;
+	int r, ok = -1, hold;
 
 	if (spool_tmp_put(&ts, spool, state, statelen) == -1)
 		return -1;
+	if ((hold = spool_orphan_hold(ts.path)) == -1) {
+		spool_tmp_discard(&ts);
+		return -1;
+	}
 	if (spool_tmp_put(&tm, spool, msg, msglen) == -1) {
+		(void)close(hold);
 		spool_tmp_discard(&ts);
 		return -1;
 	}
@@ -195,5 +220,6 @@ spool_move_generate(const char *spool, const char *dir, struct spool_name *name,
 done:
 	spool_tmp_discard(&ts);
 	spool_tmp_discard(&tm);
+	(void)close(hold); /* read only: the lock goes with it */
 	return ok;
 }

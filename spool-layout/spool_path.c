@@ -13,6 +13,11 @@
 #include "names.h"
 #include "spool_path.h"
 
+const char *const spool_tops[] = {
+    SPOOL_QUEUE, SPOOL_TMP, SPOOL_HOLD, SPOOL_BAD, SPOOL_STATE, NULL};
+const char *const spool_message_tops[] = {
+    SPOOL_QUEUE, SPOOL_HOLD, SPOOL_BAD, NULL};
+
 static const char *const spool_function_names[SPOOL_FN_COUNT] = {
     "list",
     "owner",
@@ -60,6 +65,18 @@ spool_path(char *buf, size_t len, const char *spool, const char *sub)
 	return spool_fit(snprintf(buf, len, "%s/%s", spool, sub), len);
 }
 
+/* spool_top_path - the i-th directory of the top of the tree: 0 the
+ * spool root, then spool_tops in order; 1 when i is past the end */
+int
+spool_top_path(char *buf, size_t len, const char *spool, size_t i)
+{
+	if (i == 0)
+		return spool_fit(snprintf(buf, len, "%s", spool), len);
+	if (spool_tops[i - 1] == NULL)
+		return 1;
+	return spool_path(buf, len, spool, spool_tops[i - 1]);
+}
+
 /* spool_queue_dir - $spool/TOP/xx/domain/yy/function (TOP: QUEUE, HOLD,
  * BAD) */
 int
@@ -70,6 +87,35 @@ spool_queue_dir(char *buf, size_t len, const char *spool, const char *top,
 	    snprintf(buf, len, "%s/%s/%02d/%s/%02d/%s", spool, top, domain_prio,
 		domain, list_prio, spool_function_names[fn]),
 	    len);
+}
+
+/* spool_state_path - the state file of a message: .<name> beside it */
+int
+spool_state_path(char *buf, size_t len, const char *message_path)
+{
+	const char *slash = strrchr(message_path, '/');
+	int r;
+
+	if (slash == NULL)
+		r = snprintf(buf, len, ".%s", message_path);
+	else
+		r = snprintf(buf, len, "%.*s/.%s", (int)(slash - message_path),
+		    message_path, slash + 1);
+	return spool_fit(r, len);
+}
+
+/* spool_try_path - .<name>.try beside the message: its first
+ * processings begun (spool_state_attempt) */
+int
+spool_try_path(char *buf, size_t len, const char *message_path)
+{
+	if (spool_state_path(buf, len, message_path) == -1)
+		return -1;
+	if (strlcat(buf, ".try", len) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
 }
 
 /* spool_message_path - $spool/TOP/xx/domain/yy/function/name, for a

@@ -36,7 +36,16 @@ enum spool_function {
 const char *spool_function_name(enum spool_function fn);
 int spool_function_lookup(const char *name, enum spool_function *fn);
 
+/* The fixed directories under the spool root, in the order they are
+ * made; and those of them that hold messages, in the order listings and
+ * walks take them (QUEUE first).  Both end with NULL. */
+extern const char *const spool_tops[];
+extern const char *const spool_message_tops[];
+
 int spool_path(char *buf, size_t len, const char *spool, const char *sub);
+int spool_top_path(char *buf, size_t len, const char *spool, size_t i);
+int spool_state_path(char *buf, size_t len, const char *message_path);
+int spool_try_path(char *buf, size_t len, const char *message_path);
 int spool_queue_dir(char *buf, size_t len, const char *spool, const char *top,
     int domain_prio, const char *domain, int list_prio, enum spool_function fn);
 int spool_message_path(char *buf, size_t len, const char *spool,

@@ -11,6 +11,7 @@
  * digits, so a pwrite can never shift the lines after it.  The text is
  * the whole truth about a message's progress; nothing is kept elsewhere.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fnv.h"
 #include "spool_path.h"
 #include "spool_state.h"
 #include "spool_walk.h"
@@ -36,6 +38,28 @@ const char *
 spool_state_word(enum spool_rcpt_status s)
 {
 	return spool_state_words[s];
+}
+
+/* spool_msgid_of - the identity of the message whose text this is */
+void
+spool_msgid_of(struct spool_msgid *id, const void *text, size_t len)
+{
+	id->size = (long long)len;
+	id->hash = fnv1a(FNV1A_BASIS, text, len);
+}
+
+/* spool_state_belongs - 1 when the state file is the one of the message
+ * with this identity; 0 when it is an orphan left by an earlier message
+ * of the same name.  A version 1 file (written before the identity was)
+ * is believed: mj_enqueue no longer takes a name whose state file exists
+ * and the runners remove orphans, so a version 1 file beside a message
+ * is that message's own (spool-layout/README, "Upgrading"). */
+int
+spool_state_belongs(const struct spool_state *st, const struct spool_msgid *id)
+{
+	if (st->version == 1)
+		return 1;
+	return st->msgid.size == id->size && st->msgid.hash == id->hash;
 }
 
 /* spool_state_addr_ok - 1 when an address can be a recipient line:
@@ -107,6 +131,30 @@ spool_state_num(const char *v, long long *out)
 	return errno == 0 && *end == '\0' ? 0 : -1;
 }
 
+/* spool_state_msgid - "<size> <16 hex digits>", the message line */
+static int
+spool_state_msgid(const char *v, struct spool_msgid *id)
+{
+	const char *sp = strchr(v, ' ');
+	char num[24];
+	long long n;
+	size_t i;
+
+	if (sp == NULL || sp == v || (size_t)(sp - v) >= sizeof(num) ||
+	    strlen(sp + 1) != 16)
+		return -1;
+	memcpy(num, v, (size_t)(sp - v));
+	num[sp - v] = '\0';
+	if (num[0] == ' ' || spool_state_num(num, &n) == -1)
+		return -1;
+	for (i = 1; i <= 16; i++)
+		if (!isxdigit((unsigned char)sp[i]))
+			return -1;
+	id->size = n;
+	id->hash = strtoull(sp + 1, NULL, 16);
+	return 0;
+}
+
 /* spool_state_header - parse one header line; -1 when it is broken */
 static int
 spool_state_header(struct spool_state *st, char *line, off_t off)
@@ -133,6 +181,10 @@ spool_state_header(struct spool_state *st, char *line, off_t off)
 		st->off_error = off + (p - line);
 		return 0;
 	}
+	if ((p = spool_state_key(line, "message")) != NULL)
+		return st->version == 2 && st->msgid.size == -1
+			   ? spool_state_msgid(p, &st->msgid)
+			   : -1;
 	if ((p = spool_state_key(line, "arrival")) != NULL)
 		return spool_state_num(p, &st->arrival);
 	if ((p = spool_state_key(line, "verp")) != NULL) {
@@ -185,10 +237,15 @@ spool_state_scan(struct spool_state *st, char *why, size_t wl)
 	}
 	spool_state_read_start(r, st->fd, 0);
 	st->off_tries = st->off_crashes = st->off_active = st->off_error = -1;
+	st->msgid.size = -1;
 	while ((k = spool_state_read_line(r, &line, &off)) == 1) {
 		lineno++;
 		if (lineno == 1) {
-			if (strcmp(line, SPOOL_STATE_MAGIC) != 0) {
+			st->version = strcmp(line, SPOOL_STATE_MAGIC) == 0 ? 2
+				      : strcmp(line, SPOOL_STATE_MAGIC_1) == 0
+					  ? 1
+					  : 0;
+			if (st->version == 0) {
 				snprintf(why, wl, "not a state file");
 				goto done;
 			}
@@ -219,7 +276,8 @@ spool_state_scan(struct spool_state *st, char *why, size_t wl)
 		goto done;
 	}
 	if (n < 0 || i != (size_t)n || st->off_tries < 0 ||
-	    st->off_crashes < 0 || st->off_active < 0 || st->off_error < 0) {
+	    st->off_crashes < 0 || st->off_active < 0 || st->off_error < 0 ||
+	    (st->version == 2 && st->msgid.size < 0)) {
 		snprintf(why, wl, "incomplete");
 		goto done;
 	}
@@ -408,19 +466,6 @@ spool_state_set_next(int msgfd, time_t when)
 	return futimens(msgfd, ts);
 }
 
-/* spool_state_try_path - .<name>.try beside the message */
-static int
-spool_state_try_path(char *buf, size_t len, const char *msgpath)
-{
-	if (spool_state_path(buf, len, msgpath) == -1)
-		return -1;
-	if (strlcat(buf, ".try", len) >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
-}
-
 /* spool_state_attempt - count one more first processing of a message
  * that has no state file yet, in .<name>.try; returns the attempts
  * before this one that never finished (runners that died), or -1.  No
@@ -432,7 +477,7 @@ spool_state_attempt(const char *msgpath)
 	ssize_t r;
 	int fd, n = 0, len;
 
-	if (spool_state_try_path(path, sizeof(path), msgpath) == -1)
+	if (spool_try_path(path, sizeof(path), msgpath) == -1)
 		return -1;
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
 		 SPOOL_FILE_MODE)) == -1)
@@ -458,7 +503,7 @@ spool_state_attempt_done(const char *msgpath)
 {
 	char path[PATH_MAX];
 
-	if (spool_state_try_path(path, sizeof(path), msgpath) == -1)
+	if (spool_try_path(path, sizeof(path), msgpath) == -1)
 		return -1;
 	return unlink(path) == -1 && errno != ENOENT ? -1 : 0;
 }

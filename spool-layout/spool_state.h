@@ -14,13 +14,15 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <time.h>
 
 #include "spool_commit.h"
 
-#define SPOOL_STATE_MAGIC "mjq-state 1"
+#define SPOOL_STATE_MAGIC "mjq-state 2"	  /* with the message line */
+#define SPOOL_STATE_MAGIC_1 "mjq-state 1" /* before it: read, trusted */
 #define SPOOL_ADDR_MAX 512
 #define SPOOL_STATE_ERROR_MAX 200
 #define SPOOL_STATE_KIND_MAX 15
@@ -40,13 +42,24 @@ enum spool_rcpt_status {
 #define SPOOL_STATUS_WIDTH 9
 #define SPOOL_COUNT_WIDTH 10 /* "recipients N": N right-aligned */
 
+/* Which message a state file belongs to: the size and the FNV-1a hash
+ * of the message file's text, which never changes once committed.  A
+ * new message that takes the name of one whose state file was left
+ * behind has other text (its own headers at least), so it is not given
+ * the old one's progress (spool-layout/README, "State file"). */
+struct spool_msgid {
+	long long size;
+	uint64_t hash;
+};
+
 /* What the creator of a state file says about the message. */
 struct spool_state_init {
-	const char *sender; /* envelope sender for delivery; "" = null */
-	const char *from;   /* the sender as received; "" when unknown */
-	const char *kind;   /* post, forward, dsn, ... */
-	long long arrival;  /* when the message was queued */
-	int verp;	    /* per-recipient envelope senders */
+	struct spool_msgid msgid; /* the message's (spool_msgid_of) */
+	const char *sender;	  /* envelope sender for delivery; "" = null */
+	const char *from;	  /* the sender as received; "" when unknown */
+	const char *kind;	  /* post, forward, dsn, ... */
+	long long arrival;	  /* when the message was queued */
+	int verp;		  /* per-recipient envelope senders */
 };
 
 /* An open state file: the header in core, the recipients on disk.  Only
@@ -59,6 +72,8 @@ struct spool_state {
 	char sender[SPOOL_ADDR_MAX + 1];
 	char from[SPOOL_ADDR_MAX + 1];
 	char kind[SPOOL_STATE_KIND_MAX + 1];
+	int version;		  /* 2; 1: an old file, without msgid */
+	struct spool_msgid msgid; /* version 2 */
 	long long arrival;
 	int verp;
 	int tries, crashes, active;
@@ -90,6 +105,9 @@ struct spool_state_reader {
 };
 
 const char *spool_state_word(enum spool_rcpt_status s);
+void spool_msgid_of(struct spool_msgid *id, const void *text, size_t len);
+int spool_state_belongs(
+    const struct spool_state *st, const struct spool_msgid *id);
 int spool_state_addr_ok(const char *addr);
 
 /* spool_state_write.c: new state files */

@@ -30,11 +30,13 @@ spool_state_print_header(
 	long off;
 
 	fprintf(fp,
-	    "%s\nkind %s\nsender <%s>\nfrom <%s>\narrival %lld\nverp %d\n"
+	    "%s\nmessage %lld %016llx\nkind %s\nsender <%s>\nfrom <%s>\n"
+	    "arrival %lld\nverp %d\n"
 	    "tries %6d\ncrashes %6d\nactive %d\nerror %-*s\nrecipients ",
-	    SPOOL_STATE_MAGIC, init->kind, init->sender, init->from,
-	    init->arrival, init->verp ? 1 : 0, 0, 0, 0, SPOOL_STATE_ERROR_MAX,
-	    "");
+	    SPOOL_STATE_MAGIC, init->msgid.size,
+	    (unsigned long long)init->msgid.hash, init->kind, init->sender,
+	    init->from, init->arrival, init->verp ? 1 : 0, 0, 0, 0,
+	    SPOOL_STATE_ERROR_MAX, "");
 	off = ftell(fp);
 	if (count < 0)
 		fprintf(fp, "%*s\n", SPOOL_COUNT_WIDTH, "");

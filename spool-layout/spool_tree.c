@@ -40,15 +40,14 @@ spool_tree_dir(const char *path, char *what, size_t whatlen)
 int
 spool_tree_create(const char *spool, char *what, size_t whatlen)
 {
-	static const char *const subdirs[] = {
-	    SPOOL_QUEUE, SPOOL_TMP, SPOOL_HOLD, SPOOL_BAD, SPOOL_STATE};
 	char path[PATH_MAX];
 	size_t i;
 
 	if (spool_tree_dir(spool, what, whatlen) == -1)
 		return -1;
-	for (i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
-		if (spool_path(path, sizeof(path), spool, subdirs[i]) == -1 ||
+	for (i = 0; spool_tops[i] != NULL; i++) {
+		if (spool_path(path, sizeof(path), spool, spool_tops[i]) ==
+			-1 ||
 		    spool_tree_dir(path, what, whatlen) == -1)
 			return -1;
 	}

@@ -140,18 +140,65 @@ walk_dir(struct walk_run *w, struct spool_entry *e, const char *dir,
 	return 0;
 }
 
+/* walk_cmp_name - qsort and bsearch: names in strcmp order */
+static int
+walk_cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* walk_orphan - 1 when the dot file .X is a state file or .try with no
+ * message in the listing: none named X, nor X without a ".try" ending (a
+ * list name may end so itself, hence both).  A .why is never one here:
+ * a move writes it before its message, without a lock (mj_queuerun -c
+ * removes old ones) */
+static int
+walk_orphan(char **sorted, size_t n, const char *dotname)
+{
+	char owner[NAME_MAX + 1];
+	const char *key = owner;
+	size_t len = strlen(dotname + 1);
+
+	if (len == 0 || len > NAME_MAX)
+		return 0;
+	memcpy(owner, dotname + 1, len + 1);
+	if (len > 4 && strcmp(owner + len - 4, ".why") == 0)
+		return 0;
+	if (bsearch(&key, sorted, n, sizeof(*sorted), walk_cmp_name) != NULL)
+		return 0;
+	if (len > 4 && strcmp(owner + len - 4, ".try") == 0) {
+		owner[len - 4] = '\0';
+		if (bsearch(&key, sorted, n, sizeof(*sorted), walk_cmp_name) !=
+		    NULL)
+			return 0;
+	}
+	return 1;
+}
+
 /* walk_files - the messages of one function directory */
 static void
 walk_files(struct walk_run *w, struct spool_entry *e, const char *dir)
 {
-	char **files;
+	char **files, **sorted = NULL;
 	size_t n, i;
-	int r;
+	int r, orphans = w->flags & SPOOL_WALK_ORPHANS;
 
-	if (walk_dir(w, e, dir, &files, &n, 0, w->flags & SPOOL_WALK_DOTS) ==
-	    -1)
+	if (walk_dir(w, e, dir, &files, &n, 0,
+		w->flags & (SPOOL_WALK_DOTS | SPOOL_WALK_ORPHANS)) == -1)
 		return;
+	/* A sorted copy of the names, to look a dot file's message up
+	 * without a system call; without memory, no orphans this time. */
+	if (orphans && n > 0 &&
+	    (sorted = reallocarray(NULL, n, sizeof(*sorted))) != NULL) {
+		memcpy(sorted, files, n * sizeof(*sorted));
+		qsort(sorted, n, sizeof(*sorted), walk_cmp_name);
+	}
 	for (i = 0; i < n && !w->stop; i++) {
+		e->orphan = files[i][0] == '.' && sorted != NULL &&
+			    walk_orphan(sorted, n, files[i]);
+		if (files[i][0] == '.' && !(w->flags & SPOOL_WALK_DOTS) &&
+		    !e->orphan)
+			continue;
 		r = snprintf(e->path, sizeof(e->path), "%s/%s", dir, files[i]);
 		if (r < 0 || (size_t)r >= sizeof(e->path))
 			continue;
@@ -168,6 +215,8 @@ walk_files(struct walk_run *w, struct spool_entry *e, const char *dir)
 		    (!e->dot && spool_name_parse(files[i], &e->name) == -1);
 		w->stop = w->fn(w->arg, e);
 	}
+	e->orphan = 0;
+	free(sorted);
 	walk_free(files, n);
 }
 
@@ -265,21 +314,20 @@ spool_walk_flags(
 	return walk_top(&w, spool, top);
 }
 
-/* spool_state_path - the state file of a message: .<name> beside it */
+/* spool_walk_tops - spool_walk_flags over every top that holds messages
+ * (spool_message_tops: QUEUE, HOLD, BAD); -1 when QUEUE/ cannot be read
+ * (a missing HOLD/ or BAD/ is no error), 1 when the callback stopped it */
 int
-spool_state_path(char *buf, size_t len, const char *message_path)
+spool_walk_tops(const char *spool, int flags, spool_walk_fn *fn, void *arg)
 {
-	const char *slash = strrchr(message_path, '/');
+	size_t i;
 	int r;
 
-	if (slash == NULL)
-		r = snprintf(buf, len, ".%s", message_path);
-	else
-		r = snprintf(buf, len, "%.*s/.%s", (int)(slash - message_path),
-		    message_path, slash + 1);
-	if (r < 0 || (size_t)r >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
+	for (i = 0; spool_message_tops[i] != NULL; i++) {
+		r = spool_walk_flags(
+		    spool, spool_message_tops[i], flags, fn, arg);
+		if (r == 1 || (r == -1 && i == 0))
+			return r;
 	}
 	return 0;
 }

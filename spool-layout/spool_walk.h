@@ -32,12 +32,17 @@ struct spool_entry {
 	int dot;   /* a dot file (spool_walk_dots only): .name, .name.why ... */
 	int dir;   /* a directory of the tree (SPOOL_WALK_DIRS; stray too) */
 	int error; /* errno: path could not be read (SPOOL_WALK_ERRORS) */
+	int orphan; /* a dot file whose message was not in its directory
+		       when it was listed (SPOOL_WALK_ORPHANS; dot too) */
 };
 
 /* What spool_walk_flags shows besides the messages and strays. */
 #define SPOOL_WALK_DOTS 1   /* dot files, flagged dot */
 #define SPOOL_WALK_ERRORS 2 /* what cannot be read, flagged error */
 #define SPOOL_WALK_DIRS 4   /* each directory once read, flagged dir */
+#define SPOOL_WALK_ORPHANS                                                     \
+	8 /* dot files without their message, flagged                          \
+	     orphan (and dot) */
 
 /* spool_walk_fn - one message; return nonzero to stop the walk */
 typedef int spool_walk_fn(void *arg, const struct spool_entry *e);
@@ -48,6 +53,6 @@ int spool_walk_dots(
     const char *spool, const char *top, spool_walk_fn *fn, void *arg);
 int spool_walk_flags(const char *spool, const char *top, int flags,
     spool_walk_fn *fn, void *arg);
-int spool_state_path(char *buf, size_t len, const char *message_path);
+int spool_walk_tops(const char *spool, int flags, spool_walk_fn *fn, void *arg);
 
 #endif

@@ -163,8 +163,14 @@ lines() {
 	post ex.org l
 	runq
 	st=$(state_files)
-	[ "$(sed -n 1,4p "$st" | tr '\n' '|')" = \
-		"mjq-state 1|kind post|sender <l-owner@ex.org>|from <poster@example.net>|" ]
+	# the message line: the message file's size and 64-bit FNV-1a
+	msg=$SPOOL/$(queue_files)
+	local h=-3750763034362895579 b # 14695981039346656037 as a signed 64-bit
+	for b in $(od -An -tu1 -v "$msg"); do
+		h=$(( (h ^ b) * 1099511628211 ))
+	done
+	[ "$(sed -n 1,5p "$st" | tr '\n' '|')" = \
+		"mjq-state 2|message $(stat -c %s "$msg") $(printf '%016x' "$h")|kind post|sender <l-owner@ex.org>|from <poster@example.net>|" ]
 	grep -q '^arrival [0-9]*$' "$st"
 	grep -qx 'tries      1' "$st"
 	grep -qx 'active 0' "$st"

@@ -39,14 +39,19 @@ check() {
 	[ "$output" = "check: 3 messages, 0 findings, 0 repaired, 0 left" ]
 }
 
-@test "an old state file without its message is removed; a young one is a commit in progress" {
+@test "a state file without its message is removed, unless its lock is held (a commit in progress)" {
 	rm "$SPOOL/${MSGS[0]}"
 	state=$DIR/.$(basename "${MSGS[0]}")
+	# a writer between linking the state file and linking its message
+	bash -c 'exec 9<"$1" && flock -x 9 && exec sleep 30' sh "$state" &
+	holder=$!
+	wait_for 5 eval "! flock -n '$state' true"
 	check
+	kill "$holder"
+	wait "$holder" 2>/dev/null || true
 	[ "$status" -eq 0 ]
 	[ "$output" = "check: 2 messages, 0 findings, 0 repaired, 0 left" ]
 	[ -e "$state" ]
-	touch -d '2 hours ago' "$state"
 	check
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "${MSGS[0]%/*}/.$(basename "${MSGS[0]}"): no message beside it: removed" ]

@@ -148,6 +148,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    strcmp(again.error, st.error) != 0 ||
 	    strcmp(again.sender, st.sender) != 0 ||
 	    strcmp(again.kind, st.kind) != 0 || again.arrival != st.arrival ||
+	    again.version != st.version ||
+	    (st.version == 2 && (again.msgid.size != st.msgid.size ||
+				    again.msgid.hash != st.msgid.hash)) ||
 	    again.rcpt_start != st.rcpt_start)
 		abort();
 	for (i = 0; i < SPOOL_RCPT_NSTATUS; i++)
