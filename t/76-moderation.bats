@@ -415,3 +415,45 @@ for fam in text_string_to_metric_families(sys.stdin.read()):
 	grep -qx 'mjq_runners{} 1' <<<"$output"
 	queueserv_stop
 }
+
+@test "crash: killed as the post is linked into HOLD/ (its notice committed), the next pass holds it with a second notice, and the first notice's token still works" {
+	command -v strace >/dev/null || skip "no strace"
+	post stranger@users.test "crash"
+	name=$(basename "$(queue_files)")
+	crash_at link "$SPOOL/HOLD/10/example.org/10/list/$name"
+	[ "$(held)" -eq 0 ]
+	[ -n "$(queue_files | grep "/list/$name\$")" ]
+	runq
+	[ "$(held)" -eq 1 ]
+	[ "$(got boss@users.test)" -eq 2 ]
+	# the first notice's approve token names the same post
+	first=$(grep "to=<boss@users.test>\$" "$SLOG" | head -1 | cut -d' ' -f2)
+	approve=$(tr -d '\r' <"$SAVE/$first" | sed -n 's/^approve \([0-9a-f]\{32\}\)$/\1/p')
+	[ "$approve" != "$(token approve boss@users.test)" ]
+	request boss@users.test "approve $approve"
+	runq
+	[ "$(held)" -eq 0 ]
+	[ "$(got a@users.test)" -eq 1 ]
+	[ "$(got b@users.test)" -eq 1 ]
+}
+
+@test "crash: killed after approve moved the post into QUEUE/ but before its token was spent: the post goes out once, the token is then refused" {
+	command -v strace >/dev/null || skip "no strace"
+	post stranger@users.test "crash"
+	runq
+	approve=$(token approve boss@users.test)
+	request boss@users.test "approve $approve"
+	crash_at rename "$SPOOL/state/tokens/$approve"
+	[ "$(held)" -eq 0 ]
+	[ -f "$SPOOL/state/tokens/$approve" ]
+	runq
+	[ "$(got a@users.test)" -eq 1 ]
+	[ "$(got b@users.test)" -eq 1 ]
+	# the request ran again after the crash: its token no longer finds
+	# the post; and the same again by hand
+	request boss@users.test "approve $approve"
+	runq
+	mail_to boss@users.test | grep -q "^The post of token $approve is no longer held"
+	[ "$(got a@users.test)" -eq 1 ]
+	[ -z "$(queue_files)" ]
+}

@@ -154,3 +154,22 @@ make_due() {
 state_files() {
 	find "$SPOOL/QUEUE" -type f -name '.*' ! -name '*.why' | sort
 }
+
+# crash_run STRACE-OPTION... - one runner pass killed by SIGKILL where
+# the options say (-P PATH and/or inject=...:when=N); fails unless it
+# was killed there
+crash_run() {
+	ASAN_OPTIONS=detect_leaks=0 run strace -f -qq -o "$BATS_TEST_TMPDIR/crash.trace" \
+		"$@" "$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/run.log"
+	[ "$status" -eq 137 ]
+	grep -q 'killed by SIGKILL' "$BATS_TEST_TMPDIR/crash.trace"
+}
+
+# crash_at CALL PATH - crash_run killed as it enters CALL (unlink, link,
+# rename: with their *at forms; fdatasync) on PATH
+crash_at() {
+	local calls=$1
+	[ "$1" = fdatasync ] || calls=$1,${1}at
+	[ "$1" != rename ] || calls=rename,renameat,renameat2
+	crash_run -P "$2" -e trace="$calls" -e inject="$calls":signal=SIGKILL
+}
