@@ -129,8 +129,9 @@ t/tools/%: t/tools/%.c $(TOOL_LIBS)
 # needs are there (installing them when run as root).
 deps:
 	@sh scripts/deps.sh build
-test: 
+test:
 	@sh scripts/deps.sh test
+	@sh t/check-bang
 	@$(MAKE) --no-print-directory all
 	@sh t/run
 

@@ -252,7 +252,7 @@ conf_reader(char *str, int num, void *stream)
 			;
 		if (!ctx->overlong)
 			ctx->overlong = ctx->lineno;
-		strlcpy(str, "[\n", (size_t)num);
+		(void)strlcpy(str, "[\n", (size_t)num);
 	}
 	return str;
 }

@@ -7,5 +7,8 @@
 #include <stddef.h>
 
 int io_write_all(int fd, const void *buf, size_t len);
+int io_fsync_close(int fd);
+int io_fsync_dir(const char *dir);
+int io_fsync_parent(const char *path);
 
 #endif

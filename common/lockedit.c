@@ -3,7 +3,9 @@
  *
  * The states of a rewrite (a crash in any one leaves the old or the new
  * file whole, never a mix):
- *   1. flock LOCK_EX on <file>.lock (created if missing), bounded wait
+ *   1. flock LOCK_EX on <file>.lock (created if missing), bounded wait;
+ *      flock needs only an open file, so a lock file this user may not
+ *      write (made by root's "flock ... vi") is opened read-only
  *   2. the file read whole (missing = empty)
  *   3. <file>.tmp written and fsync'd (a stale one from a crash is
  *      truncated: only the lock holder writes it)
@@ -23,6 +25,20 @@
 #include "io.h"
 #include "lockedit.h"
 
+/* lockedit_lockfile - open (or create) the lock file; read-only when
+ * this user may not write it: flock works on any open file */
+static int
+lockedit_lockfile(const char *lpath)
+{
+	int fd;
+
+	if ((fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, 0640)) != -1)
+		return fd;
+	if (errno != EACCES && errno != EPERM && errno != EROFS)
+		return -1;
+	return open(lpath, O_RDONLY | O_CLOEXEC);
+}
+
 /* lockedit_lock - state 1: the lock, waiting at most LOCKEDIT_WAIT_MS */
 static int
 lockedit_lock(const char *path)
@@ -36,7 +52,7 @@ lockedit_lock(const char *path)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if ((fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, 0640)) == -1)
+	if ((fd = lockedit_lockfile(lpath)) == -1)
 		return -1;
 	while (flock(fd, LOCK_EX | LOCK_NB) == -1) {
 		if ((errno != EWOULDBLOCK && errno != EINTR) ||
@@ -113,28 +129,6 @@ lockedit_open(struct lockedit *le, const char *path)
 	return 0;
 }
 
-/* lockedit_fsync_parent - the directory of path, made durable */
-static int
-lockedit_fsync_parent(const char *path)
-{
-	char dir[PATH_MAX], *slash;
-	int fd, r;
-
-	strlcpy(dir, path, sizeof(dir));
-	if ((slash = strrchr(dir, '/')) == NULL)
-		strlcpy(dir, ".", sizeof(dir));
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return -1;
-	r = fsync(fd);
-	if (close(fd) == -1)
-		r = -1;
-	return r;
-}
-
 /* lockedit_commit - states 3 and 4: the new text replaces the file */
 int
 lockedit_commit(struct lockedit *le, const char *text, size_t len)
@@ -170,7 +164,7 @@ lockedit_commit(struct lockedit *le, const char *text, size_t len)
 		unlink(tmp);
 		return -1;
 	}
-	return lockedit_fsync_parent(le->path);
+	return io_fsync_parent(le->path);
 }
 
 /* lockedit_close - state 5: free the text and drop the lock */

@@ -3,30 +3,64 @@
  *
  * Daemons log to syslog; in the foreground (and before daemonizing) they
  * log to stderr as "prog: message", so tests and operators see the same
- * text.  Every entry point keeps errno, so a caller can log and then
- * still report the error it was handling.
+ * text.  Where no syslog daemon listens (a container, a minimal system)
+ * syslog(3) would drop every line, so a daemon logs to stderr instead:
+ * the journal, or whatever the init script sends it to, keeps it.
+ * Every entry point keeps errno, so a caller can log and then still
+ * report the error it was handling.
  */
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <errno.h>
+#include <paths.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include "log.h"
 
 static enum log_dest log_dest = LOG_TO_STDERR;
 static int log_debug_on;
 
-/* log_open - choose the destination and the program name */
-void
+/* log_syslog_reachable - 1 when a syslog daemon listens on _PATH_LOG
+ * (a datagram socket, or a stream one as syslog(3) also tries) */
+int
+log_syslog_reachable(void)
+{
+	static const int types[] = {SOCK_DGRAM, SOCK_STREAM};
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	int saved = errno, fd, ok = 0;
+	size_t i;
+
+	if (strlcpy(sun.sun_path, _PATH_LOG, sizeof(sun.sun_path)) >=
+	    sizeof(sun.sun_path))
+		return 0;
+	for (i = 0; i < sizeof(types) / sizeof(types[0]) && !ok; i++) {
+		if ((fd = socket(AF_UNIX, types[i] | SOCK_CLOEXEC, 0)) == -1)
+			continue;
+		ok = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
+		close(fd);
+	}
+	errno = saved;
+	return ok;
+}
+
+/* log_open - choose the destination and the program name; syslog only
+ * where a syslog daemon listens, else stderr.  The destination chosen. */
+enum log_dest
 log_open(const char *ident, enum log_dest dest)
 {
-	log_dest = dest;
 	if (ident != NULL)
 		setprogname(ident);
+	if (dest == LOG_TO_SYSLOG && !log_syslog_reachable())
+		dest = LOG_TO_STDERR;
+	log_dest = dest;
 	if (dest == LOG_TO_SYSLOG)
 		openlog(getprogname(), LOG_PID | LOG_NDELAY, LOG_MAIL);
+	return dest;
 }
 
 /* log_set_debug - turn debug lines on or off */
@@ -43,6 +77,8 @@ log_vemit(int prio, int with_errno, const char *fmt, va_list ap)
 	int saved = errno;
 	char line[2048];
 
+	if (log_dest == LOG_TO_NONE)
+		return;
 	vsnprintf(line, sizeof(line), fmt, ap);
 	if (log_dest == LOG_TO_SYSLOG) {
 		if (with_errno)

@@ -1,5 +1,6 @@
 /*
- * log.h - one line per event, to syslog or (in the foreground) to stderr.
+ * log.h - one line per event, to syslog or (in the foreground, or where
+ * no syslog daemon listens) to stderr.
  *
  * The _errno variants append ": strerror(errno)" with errno as it was on
  * entry; every function preserves errno for its caller.
@@ -9,9 +10,14 @@
 
 #include <stdarg.h>
 
-enum log_dest { LOG_TO_STDERR, LOG_TO_SYSLOG };
+enum log_dest {
+	LOG_TO_STDERR,
+	LOG_TO_SYSLOG,
+	LOG_TO_NONE, /* every line dropped (fuzz targets) */
+};
 
-void log_open(const char *ident, enum log_dest dest);
+int log_syslog_reachable(void);
+enum log_dest log_open(const char *ident, enum log_dest dest);
 void log_set_debug(int on);
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

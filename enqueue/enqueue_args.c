@@ -104,7 +104,7 @@ enqueue_local(struct enqueue_args *a, const char *local)
 		lp[i] = (char)tolower((unsigned char)lp[i]);
 	if (strcmp(lp, "majordomo") == 0) {
 		a->function = SPOOL_FN_MAJORDOMO;
-		strlcpy(a->list, SPOOL_GLOBAL_LIST, sizeof(a->list));
+		(void)strlcpy(a->list, SPOOL_GLOBAL_LIST, sizeof(a->list));
 		return 0;
 	}
 	a->function = SPOOL_FN_LIST;
@@ -119,7 +119,7 @@ enqueue_local(struct enqueue_args *a, const char *local)
 			    strcmp(lp + len - slen, suffixes[i].suffix) == 0) {
 				lp[len - slen] = '\0';
 				a->function = suffixes[i].fn;
-				strlcpy(a->command, suffixes[i].command,
+				(void)strlcpy(a->command, suffixes[i].command,
 				    sizeof(a->command));
 				break;
 			}
@@ -188,11 +188,12 @@ enqueue_args_parse(struct enqueue_args *a, int argc, char **argv)
 				    "priority must be a number from 0 to 99");
 			break;
 		case 'f':
-			if (enqueue_sender_check(optarg) == -1)
+			if (enqueue_sender_check(optarg) == -1 ||
+			    strlcpy(a->sender, optarg, sizeof(a->sender)) >=
+				sizeof(a->sender))
 				return enqueue_usage(
 				    "bad envelope sender after -f");
 			a->have_sender = 1;
-			strlcpy(a->sender, optarg, sizeof(a->sender));
 			break;
 		case 'S':
 			a->stop = 1;
@@ -231,7 +232,7 @@ enqueue_args_parse(struct enqueue_args *a, int argc, char **argv)
 		if (list != NULL)
 			return enqueue_usage("-m is for majordomo@domain and "
 					     "takes no -l list");
-		strlcpy(a->list, SPOOL_GLOBAL_LIST, sizeof(a->list));
+		(void)strlcpy(a->list, SPOOL_GLOBAL_LIST, sizeof(a->list));
 	} else if (list == NULL) {
 		return enqueue_usage("missing -l list");
 	} else if ((r = enqueue_set(a->list, sizeof(a->list), list, "list",
@@ -239,13 +240,14 @@ enqueue_args_parse(struct enqueue_args *a, int argc, char **argv)
 		return r;
 	}
 	if (!a->have_sender && (env = getenv("SENDER")) != NULL) {
-		if (enqueue_sender_check(env) == -1) {
+		if (enqueue_sender_check(env) == -1 ||
+		    strlcpy(a->sender, env, sizeof(a->sender)) >=
+			sizeof(a->sender)) {
 			fprintf(stderr, "mj_enqueue: unusable envelope sender "
 					"in $SENDER\n");
 			return EX_DATAERR;
 		}
 		a->have_sender = 1;
-		strlcpy(a->sender, env, sizeof(a->sender));
 	}
 	return 0;
 }

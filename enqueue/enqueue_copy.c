@@ -51,8 +51,9 @@ copy_from_line(struct enqueue_copy *c, const char *line, size_t len)
 		sender[0] = '\0';
 	else if (enqueue_sender_check(sender) == -1)
 		return;
+	if (strlcpy(c->sender, sender, sizeof(c->sender)) >= sizeof(c->sender))
+		return;
 	c->have_sender = 1;
-	strlcpy(c->sender, sender, sizeof(c->sender));
 }
 
 /* copy_scan - examine complete header lines; 1 once the section ended */

@@ -94,7 +94,7 @@ enqueue_commit(const struct settings *s, const struct enqueue_args *a)
 	copy.args = a;
 	copy.max_size = s->enqueue_max_message_size;
 	copy.have_sender = a->have_sender;
-	strlcpy(copy.sender, a->sender, sizeof(copy.sender));
+	(void)strlcpy(copy.sender, a->sender, sizeof(copy.sender));
 	if ((r = enqueue_copy(&copy, 0, tmp.fd)) != 0) {
 		if (r == -1) {
 			fprintf(stderr,

@@ -132,7 +132,7 @@ cmd_mime_walk(const char *text, size_t len, const char *want, int depth,
 	int d;
 
 	if (cmd_mime_header(text, len, "Content-Type", ct, sizeof(ct)) == -1)
-		strlcpy(ct, "text/plain", sizeof(ct));
+		(void)strlcpy(ct, "text/plain", sizeof(ct));
 	cmd_mime_type(ct, type, sizeof(type));
 	if (strcmp(type, want) == 0 ||
 	    (type[0] == '\0' && strcmp(want, "text/plain") == 0)) {

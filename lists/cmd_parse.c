@@ -124,7 +124,7 @@ cmd_parse_line(const char *line, size_t len, const char *deflist, struct cmd *c)
 	memset(c, 0, sizeof(*c));
 	if (len > CMD_LINE_MAX) {
 		memcpy(c->line, line, CMD_LINE_MAX - 3);
-		strlcpy(c->line + CMD_LINE_MAX - 3, "...", 4);
+		(void)strlcpy(c->line + CMD_LINE_MAX - 3, "...", 4);
 		return cmd_parse_fail(c, "line too long");
 	}
 	memcpy(c->line, line, len);
@@ -155,7 +155,9 @@ cmd_parse_line(const char *line, size_t len, const char *deflist, struct cmd *c)
 	if ((v->args & ARG_LIST) && c->list[0] == '\0') {
 		if (deflist == NULL || deflist[0] == '\0')
 			return cmd_parse_fail(c, "which list? (give its name)");
-		strlcpy(c->list, deflist, sizeof(c->list));
+		if (strlcpy(c->list, deflist, sizeof(c->list)) >=
+		    sizeof(c->list))
+			return cmd_parse_fail(c, "list name too long");
 	}
 	return 0;
 }

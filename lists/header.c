@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "header.h"
+#include "spool_state.h"
 
 /* header_end - the start of the body (after the empty line), or
  * the end of the text when there is no body */
@@ -49,4 +50,26 @@ header_return_path(const char *text, size_t len, char *out, size_t outlen)
 	}
 	out[0] = '\0';
 	return -1;
+}
+
+/* The longest Return-Path line mj_enqueue puts on top: an address of
+ * SPOOL_ADDR_MAX (its senders are no longer) in <>, CRLF. */
+#define HEADER_ADDED_RP_MAX (sizeof("Return-Path: <>\r\n") - 1 + SPOOL_ADDR_MAX)
+
+/* header_sent_size - the size of a stored message as its poster sent it:
+ * without the Return-Path line on top that delivery adds (mj_enqueue,
+ * from the envelope sender, RFC 5321 4.4).  Only a line as short as one
+ * mj_enqueue writes is taken off, so a poster's own header cannot hide
+ * more than that from a size limit. */
+size_t
+header_sent_size(const char *text, size_t len)
+{
+	const char *nl;
+	size_t line;
+
+	if (len < 14 || strncasecmp(text, "Return-Path: <", 14) != 0 ||
+	    (nl = memchr(text, '\n', len)) == NULL)
+		return len;
+	line = (size_t)(nl + 1 - text);
+	return line <= HEADER_ADDED_RP_MAX ? len - line : len;
 }

@@ -8,5 +8,6 @@
 
 const char *header_end(const char *text, size_t len);
 int header_return_path(const char *text, size_t len, char *out, size_t outlen);
+size_t header_sent_size(const char *text, size_t len);
 
 #endif

@@ -415,10 +415,13 @@ deliver_maildir_one(
 		return -1;
 	}
 	unlink(tmp);
-	*strrchr(new, '/') = '\0';
-	if ((fd = open(new, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
-		fsync(fd);
-		close(fd);
+	/* the delivery counts only once new/ holds the name for sure; if
+	 * not, take the file back (a retry delivers it again) and defer */
+	if (io_fsync_parent(new) == -1) {
+		snprintf(why, whylen, "cannot sync %.200s: %s", new,
+		    strerror(errno));
+		unlink(new);
+		return -1;
 	}
 	return 0;
 }

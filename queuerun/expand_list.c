@@ -234,7 +234,7 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 	struct spool_state_init init;
 	char sender[SPOOL_ADDR_MAX + 1], from[SPOOL_ADDR_MAX + 1], err[300];
 	char released[SPOOL_WHY_MAX];
-	size_t n = 0;
+	size_t n = 0, sent;
 	int r;
 
 	if (expand_list_loop(m, text, len)) {
@@ -244,15 +244,17 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 		return -2;
 	}
 	/* Released from HOLD/ or BAD/ (a .why beside it in QUEUE/): the
-	 * size limit and the posting policy were judged by a person. */
+	 * size limit and the posting policy were judged by a person.  The
+	 * limit is on what the poster sent, not on our Return-Path. */
 	if (spool_why_read(m->path, released, sizeof(released), NULL) == -1)
 		released[0] = '\0';
 	if (released[0] == '\0' && lc->max_message_size > 0 &&
-	    (long long)len > lc->max_message_size) {
+	    (long long)(sent = header_sent_size(text, len)) >
+		lc->max_message_size) {
 		snprintf(err, sizeof(err),
 		    "message of %zu bytes is over the list's "
 		    "max_message_size of %lld",
-		    len, lc->max_message_size);
+		    sent, lc->max_message_size);
 		expand_aside(q, m, SPOOL_HOLD, err);
 		return -2;
 	}

@@ -152,9 +152,10 @@ main(int argc, char **argv)
 	if (optind != argc || once + list + check + admin + (o.fd != -1) != 1)
 		return qr_usage();
 	/* A runner's stderr is the daemon's /dev/null unless the server
-	 * runs in the foreground. */
-	/* The operator's commands are logged where the runners log; what
-	 * was done is printed too. */
+	 * runs in the foreground or no syslog daemon listens (log_open
+	 * falls back to stderr then, and the server keeps its stderr).
+	 * The operator's commands log where the runners log, and print
+	 * what was done on stdout too. */
 	log_open("mj_queuerun", (o.fd != -1 && !fg) || admin ? LOG_TO_SYSLOG
 							     : LOG_TO_STDERR);
 	log_set_debug(debug);

@@ -8,14 +8,14 @@
  * and this list (a token of another list, sent to this list's -request,
  * is refused).  The order makes a token work once and never be spent on
  * a change that did not happen:
- *   1. the token is read, not spent (spool_token_peek)
+ *   1. the token is read, not spent (spool_token_read)
  *   2. the held post is opened and locked (LOCK_EX|LOCK_NB; a runner or
  *      another moderator's command holding it: tried again later); gone
  *      means another token of the post, or expiry, was first
  *   3. the action commits: approve moves it to QUEUE/ (spool_move, with
  *      a .why that says who approved it); reject commits the note to the
  *      poster, then deletes it; discard deletes it
- *   4. the token is spent (spool_token_spend)
+ *   4. the token is spent (spool_token_use)
  * A crash between 3 and 4 leaves an unspent token whose post is no
  * longer held: step 2 refuses it.
  */
@@ -183,7 +183,7 @@ moderate_cmd(struct request *r, const struct cmd *c)
 	int fd;
 
 	spool = r->q->s->spool_dir;
-	if (spool_token_peek(spool, c->token, r->q->s->request_token_lifetime,
+	if (spool_token_read(spool, c->token, r->q->s->request_token_lifetime,
 		time(NULL), text, sizeof(text), &st) == -1)
 		return -1;
 	if (st == SPOOL_TOKEN_OK && moderate_parse(r, verb, text, &t) == -1) {
@@ -223,7 +223,9 @@ moderate_cmd(struct request *r, const struct cmd *c)
 		return -1;
 	}
 	close(fd);
-	if (spool_token_spend(spool, c->token) == -1)
+	/* Another taker cannot have been first: it would have found the
+	 * post locked, or gone. */
+	if (spool_token_use(spool, c->token, &st) == -1)
 		log_warn(
 		    "%s: cannot mark token %.8s... used", r->m->name, c->token);
 	log_notice("%s: held post %s to %s@%s %s by <%s>%s%s", r->m->name,

@@ -135,14 +135,16 @@ moderate_sweep_one(void *arg, const struct spool_entry *e)
 	return ++w->expired >= MODERATE_EXPIRE_MAX;
 }
 
-/* moderate_expire - sweep HOLD/ if the last sweep is old enough */
-void
+/* moderate_expire - sweep HOLD/ if the last sweep is old enough; the
+ * number of posts expired (their notes are new mail in QUEUE/) */
+int
 moderate_expire(struct queuerun *q, time_t now)
 {
 	struct moderate_sweep *w;
+	int n;
 
 	if (now < q->next_expire)
-		return;
+		return 0;
 	q->next_expire = now + MODERATE_EXPIRE_EVERY;
 	/* Moderation tokens are swept here, not per held post: one
 	 * directory read a minute.  Twice the lifetime, so that a token
@@ -150,12 +152,14 @@ moderate_expire(struct queuerun *q, time_t now)
 	spool_token_sweep(
 	    q->s->spool_dir, 2 * q->s->request_token_lifetime, now);
 	if ((w = calloc(1, sizeof(*w))) == NULL)
-		return;
+		return 0;
 	w->q = q;
 	w->now = now;
 	if (spool_walk(q->s->spool_dir, SPOOL_HOLD, moderate_sweep_one, w) ==
 		-1 &&
 	    errno != ENOENT)
 		log_warn("cannot walk %s/%s", q->s->spool_dir, SPOOL_HOLD);
+	n = w->expired;
 	free(w);
+	return n;
 }

@@ -13,7 +13,8 @@ struct queuerun;
 #define MODERATE_EXPIRE_MAX 100
 #define MODERATE_EXPIRE_EVERY 60
 
-/* moderate_expire - sweep HOLD/ if the last sweep is old enough */
-void moderate_expire(struct queuerun *q, time_t now);
+/* moderate_expire - sweep HOLD/ if the last sweep is old enough; the
+ * number of held posts expired */
+int moderate_expire(struct queuerun *q, time_t now);
 
 #endif

@@ -124,7 +124,10 @@ queuerun_claim(struct queuerun *q, double now)
 		if (!q->rescan && (q->next_walk <= 0 || now < q->next_walk))
 			return;
 		q->rescan = 0;
-		moderate_expire(q, (time_t)now);
+		/* The notes to expired posts' posters are due at once: the
+		 * walk must not see them as younger than its clock. */
+		if (moderate_expire(q, (time_t)now) > 0)
+			now = clock_now();
 		walk_scan(q, now, &p);
 	}
 	while ((m = walk_next(q, now, &p)) != NULL)

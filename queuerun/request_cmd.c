@@ -317,7 +317,37 @@ request_approval(struct request *r, const struct listconf *lc, const char *list,
 	return ok;
 }
 
-/* request_confirm - use a token: the change it was issued for */
+/* request_refused - say why a token cannot be used */
+static void
+request_refused(
+    struct request *r, const struct cmd *c, enum spool_token_status st)
+{
+	log_notice("%s: confirm from <%s>: token %s", r->m->name, r->requester,
+	    spool_token_why(st));
+	fprintf(r->main->fp, "The token %s %s.\n\n", c->token,
+	    spool_token_why(st));
+}
+
+/* request_spend - spend the token whose change has just committed: 0, or
+ * 1 when another runner spent it first (told in the reply), -1 on I/O
+ * errors (the request is tried again; the change was idempotent) */
+static int
+request_spend(struct request *r, const struct cmd *c)
+{
+	enum spool_token_status st;
+
+	if (spool_token_use(r->q->s->spool_dir, c->token, &st) == -1) {
+		log_warn("%s: cannot spend token %s", r->m->name, c->token);
+		return -1;
+	}
+	if (st == SPOOL_TOKEN_OK)
+		return 0;
+	request_refused(r, c, st);
+	return 1;
+}
+
+/* request_confirm - use a token: the change it was issued for, then the
+ * token spent; a change that fails leaves the token for the retry */
 static int
 request_confirm(struct request *r, const struct cmd *c)
 {
@@ -327,9 +357,9 @@ request_confirm(struct request *r, const struct cmd *c)
 	enum spool_token_status st;
 	struct listconf lc;
 	struct reply *to;
-	int ch;
+	int ch, spent;
 
-	if (spool_token_take(r->q->s->spool_dir, c->token,
+	if (spool_token_read(r->q->s->spool_dir, c->token,
 		r->q->s->request_token_lifetime, time(NULL), text, sizeof(text),
 		&st) == -1)
 		return -1;
@@ -341,10 +371,7 @@ request_confirm(struct request *r, const struct cmd *c)
 		strcmp(domain, r->m->domain) != 0 || !request_list_ok(r, list)))
 		st = SPOOL_TOKEN_UNKNOWN;
 	if (st != SPOOL_TOKEN_OK) {
-		log_notice("%s: confirm from <%s>: token %s", r->m->name,
-		    r->requester, spool_token_why(st));
-		fprintf(r->main->fp, "The token %s %s.\n\n", c->token,
-		    spool_token_why(st));
+		request_refused(r, c, st);
 		return 0;
 	}
 	if (listconf_load(r->q->s, domain, list, &lc, err, sizeof(err)) == -1) {
@@ -352,11 +379,17 @@ request_confirm(struct request *r, const struct cmd *c)
 		return -1;
 	}
 	if (strcmp(action, "subscribe") == 0 && lc.subscribe_approval)
-		return request_approval(r, &lc, list, addr);
+		return request_approval(r, &lc, list, addr) == -1 ||
+			       request_spend(r, c) == -1
+			   ? -1
+			   : 0;
 	if ((ch = subs_edit(r->q->s, domain, list,
 		 strcmp(action, "unsubscribe") == 0 ? SUBS_REMOVE : SUBS_ADD,
-		 addr)) == -1)
+		 addr)) == -1 ||
+	    (spent = request_spend(r, c)) == -1)
 		return -1;
+	if (spent == 1)
+		return 0;
 	fprintf(r->main->fp, "<%s> is %s %s %s@%s.\n\n", addr,
 	    ch ? "now" : "already",
 	    strcmp(action, "unsubscribe") == 0 ? "off" : "on", list, domain);

@@ -17,6 +17,7 @@
 #include <grp.h>
 #include <libutil.h>
 #include <limits.h>
+#include <paths.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sysexits.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -99,8 +101,12 @@ qs_load(const struct qs *qs, struct settings *s, char *err, size_t errlen)
 	if (settings_load(s, qs->config[0] ? qs->config : SETTINGS_DEFAULT_FILE,
 		qs->config[0] == '\0', NULL, NULL, err, errlen) == -1)
 		return -1;
-	if (realpath(s->spool_dir, real) != NULL)
-		strlcpy(s->spool_dir, real, sizeof(s->spool_dir));
+	if (realpath(s->spool_dir, real) != NULL &&
+	    strlcpy(s->spool_dir, real, sizeof(s->spool_dir)) >=
+		sizeof(s->spool_dir)) {
+		snprintf(err, errlen, "spool path too long: %.200s", real);
+		return -1;
+	}
 	return 0;
 }
 
@@ -134,7 +140,7 @@ queueserv_reload(struct qs *qs, char *err, size_t errlen)
 	if (strcmp(ns.spool_dir, qs->s.spool_dir) != 0) {
 		log_warnx("reload: a new spool dir needs a restart; keeping %s",
 		    qs->s.spool_dir);
-		strlcpy(ns.spool_dir, qs->s.spool_dir, sizeof(ns.spool_dir));
+		memcpy(ns.spool_dir, qs->s.spool_dir, sizeof(ns.spool_dir));
 	}
 	qs->s = ns;
 	if (queueserv_runner_find(qs, err, errlen) == -1) {
@@ -219,12 +225,50 @@ qs_pidfile_write(struct pidfh *pfh)
 	return -1;
 }
 
+/* qs_null_stdio - stdin and stdout on /dev/null (a daemon that keeps
+ * its stderr for the log) */
+static int
+qs_null_stdio(void)
+{
+	int fd, r = 0;
+
+	if ((fd = open(_PATH_DEVNULL, O_RDWR | O_CLOEXEC)) == -1)
+		return -1;
+	if (dup2(fd, STDIN_FILENO) == -1 || dup2(fd, STDOUT_FILENO) == -1)
+		r = -1;
+	close(fd);
+	return r;
+}
+
+/* qs_keep_stderr - 1 when the daemon keeps the stderr it was started
+ * with, for its log and its runners': only where no syslog daemon
+ * listens, and not a pipe (whoever reads it, as $(...) does, would wait
+ * for the daemon's end) */
+static int
+qs_keep_stderr(void)
+{
+	struct stat sb;
+
+	if (log_syslog_reachable())
+		return 0;
+	if (fstat(STDERR_FILENO, &sb) == -1 || S_ISFIFO(sb.st_mode)) {
+		fprintf(stderr,
+		    "mj_queueserv: no syslog daemon listens on %s and stderr "
+		    "is a pipe: the log is lost (run with -f, or send stderr "
+		    "to a file)\n",
+		    _PATH_LOG);
+		return 0;
+	}
+	return 1;
+}
+
 /* qs_start - everything up to the loop; an exit code on failure */
 static int
 qs_start(struct qs *qs, struct pidfh **pfh)
 {
 	char path[PATH_MAX], err[512];
 	pid_t other = 0;
+	int keep;
 
 	if (spool_tree_create(qs->s.spool_dir, path, sizeof(path)) == -1) {
 		fprintf(stderr, "mj_queueserv: cannot create spool %s: %s\n",
@@ -257,12 +301,18 @@ qs_start(struct qs *qs, struct pidfh **pfh)
 	if (chdir("/") == -1)
 		return EX_OSERR;
 	if (!qs->foreground) {
-		if (daemon(0, 0) == -1) {
+		keep = qs_keep_stderr();
+		if (daemon(0, keep) == -1) {
 			fprintf(stderr, "mj_queueserv: daemon: %s\n",
 			    strerror(errno));
 			return EX_OSERR;
 		}
-		log_open("mj_queueserv", LOG_TO_SYSLOG);
+		if (keep && qs_null_stdio() == -1)
+			return EX_OSERR;
+		if (log_open("mj_queueserv", LOG_TO_SYSLOG) == LOG_TO_STDERR)
+			log_notice("no syslog daemon listens on %s: logging "
+				   "to stderr",
+			    _PATH_LOG);
 	}
 	if (qs_pidfile_write(*pfh) == -1)
 		log_warn("cannot write pidfile");
@@ -462,7 +512,7 @@ main(int argc, char **argv)
 					  strcmp(argv[0], "stop") == 0 ||
 					  strcmp(argv[0], "reload") == 0 ||
 					  strcmp(argv[0], "flush") == 0))
-			strlcpy(req, argv[0], sizeof(req));
+			(void)strlcpy(req, argv[0], sizeof(req));
 		else
 			return qs_usage();
 		return queueserv_control_client(&qs, req);

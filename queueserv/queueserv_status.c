@@ -240,7 +240,7 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 			snprintf(dead, sizeof(dead), "%llds",
 			    status_dead_in(&d->r, now));
 		else
-			strlcpy(dead, "-", sizeof(dead));
+			(void)strlcpy(dead, "-", sizeof(dead));
 		fprintf(fp, "%-*s %6d %4d %7.4f %7.4f %7.4f %8s %s\n", width,
 		    name, d->r.ds.window, d->busy, d->r.ds.success,
 		    d->r.ds.failure, d->r.ds.fail_cohorts, dead,

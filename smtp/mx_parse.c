@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <arpa/nameser.h>
 #include <arpa/inet.h>
+#include <errno.h>
 #include <resolv.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,9 +78,13 @@ mx_parse_add(struct mx_list *l, const char *host, int pref,
 		l->v = v;
 		l->cap = l->cap ? l->cap * 2 : 8;
 	}
-	t = &l->v[l->n++];
+	t = &l->v[l->n];
 	memset(t, 0, sizeof(*t));
-	strlcpy(t->host, host, sizeof(t->host));
+	if (strlcpy(t->host, host, sizeof(t->host)) >= sizeof(t->host)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	l->n++;
 	t->pref = pref;
 	memcpy(&t->addr, sa, salen);
 	t->addrlen = salen;

@@ -147,14 +147,14 @@ smtp_session_failed(
 	st->feedback = SMTP_FEEDBACK_POSITIVE;
 	st->code = 0;
 	st->stage = stage;
-	strlcpy(st->dsn, "4.4.2", sizeof(st->dsn));
+	(void)strlcpy(st->dsn, "4.4.2", sizeof(st->dsn));
 	switch (s->io_error) {
 	case SMTP_IO_TIMEOUT:
 		snprintf(st->text, sizeof(st->text),
 		    "conversation with %s timed out while %s", s->peer, stage);
 		break;
 	case SMTP_IO_PROTO:
-		strlcpy(st->dsn, "4.5.0", sizeof(st->dsn));
+		(void)strlcpy(st->dsn, "4.5.0", sizeof(st->dsn));
 		snprintf(st->text, sizeof(st->text),
 		    "protocol error from %s while %s: %s", s->peer, stage,
 		    s->proto_error);
@@ -180,10 +180,10 @@ smtp_session_replied(
 	st->feedback = SMTP_FEEDBACK_POSITIVE;
 	st->code = r->code;
 	st->stage = stage;
-	strlcpy(st->dsn, r->dsn, sizeof(st->dsn));
+	(void)strlcpy(st->dsn, r->dsn, sizeof(st->dsn));
 	/* A 3xx where none belongs is a protocol error: retry later. */
 	if (r->code / 100 == 3)
-		strlcpy(st->dsn, "4.5.0", sizeof(st->dsn));
+		(void)strlcpy(st->dsn, "4.5.0", sizeof(st->dsn));
 	smtp_reply_format(r, st->text, sizeof(st->text));
 }
 
@@ -212,7 +212,7 @@ smtp_session_connect(struct smtp_session *s, const struct sockaddr *sa,
 	if (err != 0) {
 		snprintf(st->text, sizeof(st->text), "connect to %s: %s",
 		    s->peer, strerror(err));
-		strlcpy(st->dsn, "4.4.1", sizeof(st->dsn));
+		(void)strlcpy(st->dsn, "4.4.1", sizeof(st->dsn));
 		return -1;
 	}
 	/* Without this, Nagle holds the final dot for the server's ACK. */
@@ -302,8 +302,8 @@ smtp_session_open(struct smtp_session *s, const char *host,
 	smtp_reply_init(&s->parser);
 	if (getnameinfo(sa, salen, addr, sizeof(addr), port, sizeof(port),
 		NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
-		strlcpy(addr, "?", sizeof(addr));
-		strlcpy(port, "?", sizeof(port));
+		(void)strlcpy(addr, "?", sizeof(addr));
+		(void)strlcpy(port, "?", sizeof(port));
 	}
 	snprintf(s->peer, sizeof(s->peer), "%s[%s]:%s", host, addr, port);
 

@@ -49,8 +49,8 @@ smtp_xact_local(struct smtp_status *st, enum smtp_outcome outcome,
 	st->outcome = outcome;
 	st->feedback = SMTP_FEEDBACK_POSITIVE;
 	st->stage = stage;
-	strlcpy(st->dsn, dsn, sizeof(st->dsn));
-	strlcpy(st->text, text, sizeof(st->text));
+	(void)strlcpy(st->dsn, dsn, sizeof(st->dsn));
+	(void)strlcpy(st->text, text, sizeof(st->text));
 }
 
 /* smtp_xact_format - one command line; -1 if it cannot be sent safely */

@@ -50,28 +50,14 @@ spool_tmp_sync(struct spool_tmp *t)
 	int fd = t->fd;
 
 	t->fd = -1;
-	if (fsync(fd) == -1) {
-		int saved = errno;
-		close(fd);
-		errno = saved;
-		return -1;
-	}
-	return close(fd);
+	return io_fsync_close(fd);
 }
 
 /* spool_fsync_dir - make a directory's entries durable */
 int
 spool_fsync_dir(const char *dir)
 {
-	int fd, r, saved;
-
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return -1;
-	r = fsync(fd);
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return r;
+	return io_fsync_dir(dir);
 }
 
 /* spool_mkdirs - create the missing levels of dir below root, each made

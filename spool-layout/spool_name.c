@@ -23,7 +23,7 @@ spool_name_init(struct spool_name *n, time_t now, pid_t pid, const char *list,
 	if (localtime_r(&now, &tm) == NULL)
 		return -1;
 	n->hour = (char)('A' + tm.tm_hour);
-	strlcpy(n->uniq, "AA", sizeof(n->uniq));
+	(void)strlcpy(n->uniq, "AA", sizeof(n->uniq));
 	n->pid = (long)pid;
 	if (strlcpy(n->list, list, sizeof(n->list)) >= sizeof(n->list) ||
 	    strlcpy(n->sublist, sublist ? sublist : "", sizeof(n->sublist)) >=

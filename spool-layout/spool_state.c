@@ -426,7 +426,7 @@ spool_state_set_error(struct spool_state *st, const char *error)
 	if (spool_state_put(st, st->off_error, field, SPOOL_STATE_ERROR_MAX) ==
 	    -1)
 		return -1;
-	strlcpy(st->error, clean, sizeof(st->error));
+	(void)strlcpy(st->error, clean, sizeof(st->error));
 	return 0;
 }
 

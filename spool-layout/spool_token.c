@@ -2,16 +2,19 @@
  * spool_token.c - confirmation tokens: $spool/state/tokens/<token>.
  *
  * Creation is the commit protocol (tmp/, fsync, link, fsync directory),
- * so a token mailed out always exists.  Use:
+ * so a token mailed out always exists.  Use, in two calls, so that the
+ * change a token stands for commits before the token is spent (a change
+ * that fails for a while leaves the token good for the retry):
+ *   spool_token_read
  *   1. the name is checked (SPOOL_TOKEN_LEN hex digits) before it
  *      touches a path: anything else is unknown
- *   2. past its lifetime (mtime + lifetime <= now): removed, "expired"
- *   3. the text is read from the still-open file
- *   4. rename(<token>, .<token>): exactly one taker succeeds; ENOENT
- *      with .<token> present means it was used before
- * spool_token_take does 1-4 at once; a moderation action takes 1-3
- * (spool_token_peek), commits its change, then 4 (spool_token_spend), so
- * a token is never spent on a change that did not happen.
+ *   2. a missing file with .<token> present was used before
+ *   3. past its lifetime (mtime + lifetime <= now): removed, "expired"
+ *   4. the text is read; the token stays
+ *   (the caller makes the change)
+ *   spool_token_use
+ *   5. rename(<token>, .<token>): exactly one taker succeeds; ENOENT
+ *      means another was first
  * Sweeping removes tokens and used markers older than the lifetime.
  */
 #include <sys/stat.h>
@@ -86,9 +89,9 @@ spool_token_create(
 	return 0;
 }
 
-/* spool_token_read - state 3: the text of an open token file */
+/* spool_token_text - state 4: the text of an open token file */
 static int
-spool_token_read(int fd, char *text, size_t textlen)
+spool_token_text(int fd, char *text, size_t textlen)
 {
 	ssize_t n;
 	size_t got = 0;
@@ -106,12 +109,11 @@ spool_token_read(int fd, char *text, size_t textlen)
 	return 0;
 }
 
-/* spool_token_peek - a token's text and SPOOL_TOKEN_OK when it may be
- * used, or why not in *status; the token stays unused (states 1, 2, 4),
- * for an action that must commit before the token is spent
- * (spool_token_spend); -1 only for I/O errors */
+/* spool_token_read - states 1 to 4: a token's text and SPOOL_TOKEN_OK,
+ * or why it cannot be used in *status; -1 only for I/O errors.  The token
+ * is not spent: spool_token_use does that once its change is made. */
 int
-spool_token_peek(const char *spool, const char *token, long long lifetime,
+spool_token_read(const char *spool, const char *token, long long lifetime,
     time_t now, char *text, size_t textlen, enum spool_token_status *status)
 {
 	char path[PATH_MAX], used[PATH_MAX];
@@ -138,7 +140,7 @@ spool_token_peek(const char *spool, const char *token, long long lifetime,
 		*status = SPOOL_TOKEN_EXPIRED;
 		return unlink(path) == -1 && errno != ENOENT ? -1 : 0;
 	}
-	r = spool_token_read(fd, text, textlen);
+	r = spool_token_text(fd, text, textlen);
 	if (close(fd) == -1)
 		r = -1;
 	if (r == 0)
@@ -146,41 +148,24 @@ spool_token_peek(const char *spool, const char *token, long long lifetime,
 	return r;
 }
 
-/* spool_token_spend - state 3: rename(<token>, .<token>); 0 spent here,
- * 1 when another taker was first, -1 for I/O errors */
+/* spool_token_use - state 5: spend a token read before; SPOOL_TOKEN_OK,
+ * or SPOOL_TOKEN_USED when another taker was first; -1 for I/O errors */
 int
-spool_token_spend(const char *spool, const char *token)
+spool_token_use(
+    const char *spool, const char *token, enum spool_token_status *status)
 {
 	char path[PATH_MAX], used[PATH_MAX];
 
-	if (spool_token_paths(spool, token, path, used, sizeof(path)) == -1) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (rename(path, used) == 0)
+	*status = SPOOL_TOKEN_UNKNOWN;
+	if (spool_token_paths(spool, token, path, used, sizeof(path)) == -1)
 		return 0;
-	return errno == ENOENT ? 1 : -1;
-}
-
-/* spool_token_take - use a token once: its text and SPOOL_TOKEN_OK, or
- * why not in *status; -1 only for I/O errors */
-int
-spool_token_take(const char *spool, const char *token, long long lifetime,
-    time_t now, char *text, size_t textlen, enum spool_token_status *status)
-{
-	int r;
-
-	if (spool_token_peek(
-		spool, token, lifetime, now, text, textlen, status) == -1)
-		return -1;
-	if (*status != SPOOL_TOKEN_OK)
+	if (rename(path, used) == -1) {
+		if (errno != ENOENT)
+			return -1;
+		*status = SPOOL_TOKEN_USED;
 		return 0;
-	if ((r = spool_token_spend(spool, token)) == -1)
-		return -1;
-	if (r == 1) {
-		text[0] = '\0';
-		*status = SPOOL_TOKEN_USED; /* another runner was first */
 	}
+	*status = SPOOL_TOKEN_OK;
 	return 0;
 }
 

@@ -4,9 +4,12 @@
  * A token is 128 bits from arc4random_buf in lower-case hex, so it
  * cannot be guessed; its file holds what confirming it does (plain
  * "key value" lines, written by the caller) and its mtime is its birth.
- * Taking a token renames it to .<token> (the rename is the claim: of two
- * runners taking the same token, one gets ENOENT), so a second use is
- * told apart from a forgery; old tokens and their dot files are swept.
+ * A token is read first (spool_token_read), and spent only once the
+ * change it stands for has committed (spool_token_use), so a change that
+ * fails for a while leaves it good for the retry.  Spending renames it to
+ * .<token> (the rename is the claim: of two runners using the same
+ * token, one gets ENOENT), so a second use is told apart from a forgery;
+ * old tokens and their dot files are swept.
  */
 #ifndef MJQ_SPOOL_TOKEN_H
 #define MJQ_SPOOL_TOKEN_H
@@ -28,11 +31,10 @@ enum spool_token_status {
 
 int spool_token_create(const char *spool, const char *text, size_t len,
     char *token, size_t toklen);
-int spool_token_peek(const char *spool, const char *token, long long lifetime,
+int spool_token_read(const char *spool, const char *token, long long lifetime,
     time_t now, char *text, size_t textlen, enum spool_token_status *status);
-int spool_token_spend(const char *spool, const char *token);
-int spool_token_take(const char *spool, const char *token, long long lifetime,
-    time_t now, char *text, size_t textlen, enum spool_token_status *status);
+int spool_token_use(
+    const char *spool, const char *token, enum spool_token_status *status);
 int spool_token_field(
     const char *text, const char *key, char *out, size_t outlen);
 const char *spool_token_why(enum spool_token_status st);

@@ -20,7 +20,7 @@ spool_tree_dir(const char *path, char *what, size_t whatlen)
 {
 	struct stat st;
 
-	strlcpy(what, path, whatlen);
+	(void)strlcpy(what, path, whatlen);
 	if (mkdir(path, SPOOL_DIR_MODE) == 0)
 		return 0;
 	if (errno != EEXIST)

@@ -21,11 +21,13 @@ setup() {
 	QS_PID=
 	SEEN_RUNNERS=
 	SMTPD_ARGS=()
+	SYSLOGD=
 }
 
 teardown() {
 	record_runners
 	stop_everything $SEEN_RUNNERS
+	[ -z "$SYSLOGD" ] || kill "$SYSLOGD" 2>/dev/null || true
 }
 
 # qs_conf [INI...] - this test's config: short timeouts, the extra
@@ -286,8 +288,9 @@ log_has() {
 	r=$(runner_pids)
 	run -0 "$MJ_QUEUESERV" -C "$CONF" stop
 	[ "$output" = "ok stopping" ]
-	! alive "$QS_PID"
-	! alive "$r"
+	[ -n "$r" ]
+	run ! alive "$QS_PID"
+	run ! alive "$r"
 	wait "$QS_PID"
 	QS_PID=
 	[ ! -e "$SPOOL/queueserv.sock" ]
@@ -409,13 +412,79 @@ log_has() {
 	run -3 sh "$init" status
 	[[ "$output" == *"not running"* ]]
 	run -0 sh "$init" start
+	# the daemon writes its pid file after it forked
+	wait_for 10 test -s "$SPOOL/queueserv.pid"
 	QS_PID=$(cat "$SPOOL/queueserv.pid")
+	alive "$QS_PID"
 	run -0 sh "$init" status
 	[[ "$output" == *"is running"* ]]
 	run -0 sh "$init" start # already running: LSB says success
 	run -0 sh "$init" stop
-	! alive "$QS_PID"
+	# not our child: "stop" returns as it exits, the kernel may
+	# still be tearing it down
+	wait_for 5 gone "$QS_PID"
 	QS_PID=
 	run -3 sh "$init" status
 	run -0 sh "$init" stop # already stopped: success too
+}
+
+@test "no syslog daemon: the daemonized server and its runners log to the stderr they were started with" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root: a mount namespace"
+	command -v unshare >/dev/null || skip "no unshare"
+	qs_conf
+	local err=$BATS_TEST_TMPDIR/stderr nolog=$BATS_TEST_TMPDIR/nolog
+	: >"$nolog"
+	# In a mount namespace of its own, /dev/log (where the machine has
+	# one) is an empty file: no syslog daemon listens there.
+	unshare -m sh -c '[ ! -e /dev/log ] || mount --bind "$1" /dev/log || exit 1
+		exec "$2" -C "$3"' sh "$nolog" "$MJ_QUEUESERV" "$CONF" \
+		</dev/null >/dev/null 2>"$err"
+	# the daemon writes its pid file after it forked
+	wait_for 10 test -s "$SPOOL/queueserv.pid"
+	QS_PID=$(cat "$SPOOL/queueserv.pid")
+	alive "$QS_PID"
+	enqueue 1
+	wait_for 20 eval '[ -z "$(queue_files)" ]'
+	# the runner's delivery line and the server's lines
+	wait_for 10 grep -q '^mj_queuerun: .*to=<sub@ex.test>, relay=.*status=sent' "$err"
+	grep -q "^mj_queueserv: started for $SPOOL, runners" "$err"
+	grep -q '^mj_queueserv: no syslog daemon listens on /dev/log: logging to stderr$' "$err"
+	run -0 "$MJ_QUEUESERV" -C "$CONF" stop
+	# not our child: "stop" returns as it exits, the kernel may
+	# still be tearing it down
+	wait_for 5 gone "$QS_PID"
+	QS_PID=
+	grep -q '^mj_queueserv: stopping' "$err"
+}
+
+@test "a syslog daemon on /dev/log: the daemonized server and its runners log there, nothing to stderr" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root: a mount namespace"
+	command -v unshare >/dev/null || skip "no unshare"
+	qs_conf
+	local d=$BATS_TEST_TMPDIR/dev err=$BATS_TEST_TMPDIR/stderr
+	local got=$BATS_TEST_TMPDIR/syslog
+	mkdir "$d"
+	# A /dev of its own in a mount namespace: the machine's null, zero
+	# and urandom, and a syslog socket that mj_unixsock serves.
+	unshare -m sh -c 'd=$1
+		for n in null zero random urandom; do
+			: >"$d/$n" && mount --bind "/dev/$n" "$d/$n" || exit 1
+		done
+		"$2" syslog "$d/log" "$3" </dev/null >/dev/null 2>&1 &
+		echo $! >"$d/syslogd.pid"
+		while [ ! -S "$d/log" ]; do sleep 0.05; done
+		mount --rbind "$d" /dev || exit 1
+		exec "$4" -C "$5"' sh "$d" "$TOP/t/tools/mj_unixsock" "$got" \
+		"$MJ_QUEUESERV" "$CONF" </dev/null >/dev/null 2>"$err"
+	SYSLOGD=$(cat "$d/syslogd.pid")
+	wait_for 10 test -s "$SPOOL/queueserv.pid"
+	QS_PID=$(cat "$SPOOL/queueserv.pid")
+	enqueue 1
+	wait_for 20 eval '[ -z "$(queue_files)" ]'
+	wait_for 10 grep -q 'mj_queuerun\[[0-9]*\]: .*to=<sub@ex.test>, relay=.*status=sent' "$got"
+	grep -q "mj_queueserv\[$QS_PID\]: started for $SPOOL, runners" "$got"
+	run -0 "$MJ_QUEUESERV" -C "$CONF" stop
+	wait_for 5 gone "$QS_PID"
+	QS_PID=
+	[ ! -s "$err" ]
 }

@@ -273,3 +273,28 @@ order_of() {
 	[ "$(lines "$BATS_TEST_TMPDIR/s/log")" -eq 80 ]
 	[ "$(grep -c ': removed$' "$BATS_TEST_TMPDIR/run.log")" -eq 40 ]
 }
+
+@test "a maildir whose new/ cannot be synced (EIO injected): that recipient deferred, the retry delivers it once" {
+	command -v strace >/dev/null || skip "no strace"
+	printf '[transport_map]\nd.test = maildir:%s/mail/${user}\n' "$BATS_TEST_TMPDIR" >>"$CONF"
+	mjq_list ex.org l a@d.test b@d.test
+	mkdir -p "$BATS_TEST_TMPDIR"/mail/a/{new,cur,tmp}
+	post ex.org l
+	# every fsync of a's new/ fails for real (the kernel call returns EIO)
+	ASAN_OPTIONS=detect_leaks=0 timeout 60 strace -f -qq -o /dev/null \
+		-P "$BATS_TEST_TMPDIR/mail/a/new" -e trace=fsync \
+		-e inject=fsync:error=EIO \
+		"$MJ_QUEUERUN" -C "$CONF" -1 2>"$BATS_TEST_TMPDIR/run.log"
+	grep -q 'to=<a@d.test>, relay=maildir, .*status=deferred (cannot sync .*/mail/a/new/.*: Input/output error)' \
+		"$BATS_TEST_TMPDIR/run.log"
+	grep -q 'to=<b@d.test>, relay=maildir, .*status=sent' "$BATS_TEST_TMPDIR/run.log"
+	# the copy whose name may not last is taken back; b has its one
+	[ -z "$(find "$BATS_TEST_TMPDIR/mail/a" -type f)" ]
+	[ "$(ls "$BATS_TEST_TMPDIR/mail/b/new" | wc -l)" -eq 1 ]
+	[ -n "$(queue_files)" ]
+	make_due
+	runq
+	[ "$(ls "$BATS_TEST_TMPDIR/mail/a/new" | wc -l)" -eq 1 ]
+	[ "$(ls "$BATS_TEST_TMPDIR/mail/b/new" | wc -l)" -eq 1 ]
+	[ -z "$(queue_files)" ]
+}

@@ -3,6 +3,10 @@
 # it writes (nothing partial ever visible in QUEUE/, the leftovers swept),
 # and runners, the server and all of them at once while a 10,000-recipient
 # post is delivered (nobody lost; duplicates only from batches in flight).
+# The random choices (when to kill, whom) come from $RANDOM seeded with
+# MJQ_SEED, or a fresh seed; each test prints the seed, so
+# MJQ_SEED=N bats t/62-crash.bats replays the same choices (the timing
+# of the processes killed is the machine's own).
 # A killed server is brought back as in production: the next mj_enqueue
 # (a small extra post) finds nobody on the socket and starts one.
 
@@ -17,6 +21,21 @@ setup() {
 	QS_PID=
 	SEEN=
 	EXTRA=0
+	seed_random
+}
+
+# seed_random - seed $RANDOM from MJQ_SEED or a fresh seed, and print it
+seed_random() {
+	SEED=${MJQ_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
+	RANDOM=$SEED
+	echo "# MJQ_SEED=$SEED" >&3
+}
+
+# pause FROM SPREAD - sleep FROM + a random 0..SPREAD-1 milliseconds,
+# drawn here: a $RANDOM inside $(...) comes from a reseeded subshell
+pause() {
+	local ms=$(($1 + RANDOM % $2))
+	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
 }
 
 teardown() {
@@ -73,7 +92,7 @@ restart_server() {
 			tail -c +$((half + 1)) "$big"
 		} | "$MJ_ENQUEUE" -C "$CONF" -d example.org -l big -r &
 		local pid=$!
-		sleep "0.$(printf '%03d' $((RANDOM % 450)))"
+		pause 0 450
 		if kill -KILL "$pid" 2>/dev/null; then killed=$((killed + 1)); fi
 		{ wait "$pid"; } 2>/dev/null && done=$((done + 1))
 		# every message in QUEUE/ is the whole input, byte for byte
@@ -150,14 +169,15 @@ all_seen() {
 	queueserv_start
 	# from now on mj_enqueue starts a server when none answers
 	sed -i 's/^start_server = no$/start_server = yes/' "$CONF"
-	local kills=0 busy_kills=0 what p victims
+	local kills=0 busy_kills=0 what p victims n
 	while [ "$kills" -lt 60 ]; do
-		sleep "0.$(printf '%03d' $((100 + RANDOM % 300)))"
+		pause 100 300
 		what=$((RANDOM % 10))
 		if [ "$what" -lt 6 ]; then
 			# one runner, or the only one there is
-			victims=$(runner_pids | shuf -n 1)
-			[ -n "$victims" ] || continue
+			victims=$(runner_pids)
+			n=$(echo "$victims" | grep -c .) || continue
+			victims=$(echo "$victims" | sed -n "$((1 + RANDOM % n))p")
 			kill -KILL $victims 2>/dev/null || continue
 		elif [ "$what" -lt 8 ]; then
 			SEEN="$SEEN $(runner_pids)"

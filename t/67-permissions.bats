@@ -119,7 +119,7 @@ said() {
 runner_intact() {
 	alive "$QS_PID"
 	[ "$(pgrep -P "$QS_PID" -x mj_queuerun)" = "$RUNNER" ]
-	! grep -E 'exited with status|killed by signal' "$QS_LOG"
+	! grep -E 'exited with status|killed by signal' "$QS_LOG" || return 1
 }
 
 # check_as WHO - mj_queuerun -c as the spool's user ("user") or root;

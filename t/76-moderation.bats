@@ -149,7 +149,7 @@ held() {
 	sleep 2 # the lifetime must pass: a clock condition
 	runq
 	[ "$(held)" -eq 0 ]
-	[ "$(got stranger@users.test)" -eq 1 ]
+	[ "$(got stranger@users.test)" -eq 1 ] || { cat "$RUNLOG"; false; }
 	mail_to stranger@users.test | grep -q '^was not approved by a moderator within'
 	grep -q 'held post to mylist@example.org expired after' "$RUNLOG"
 	runq
@@ -293,7 +293,7 @@ rel() {
 	post stranger@users.test "operator"
 	f=$(queue_files)
 	[ -n "$f" ]
-	run "$MJ_QUEUERUN" -C "$CONF" -h "$f"
+	run --separate-stderr "$MJ_QUEUERUN" -C "$CONF" -h "$f"
 	[ "$status" -eq 0 ]
 	name=$(basename "$f")
 	[ "$output" = "QUEUE/10/example.org/10/list/$name: held: now HOLD/10/example.org/10/list/$name" ]
@@ -308,7 +308,7 @@ rel() {
 	run "$MJ_QUEUERUN" -C "$CONF" -h "HOLD/10/example.org/10/list/$name"
 	[ "$status" -eq 65 ]
 	# released by its bare name: the operator's word passes the policy
-	run "$MJ_QUEUERUN" -C "$CONF" -H "$name"
+	run --separate-stderr "$MJ_QUEUERUN" -C "$CONF" -H "$name"
 	[ "$status" -eq 0 ]
 	[ "$output" = "HOLD/10/example.org/10/list/$name: released: now QUEUE/10/example.org/10/list/$name" ]
 	[ "$(held)" -eq 0 ]

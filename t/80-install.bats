@@ -4,6 +4,7 @@
 # code's key tables; mjq-newlist makes a list whose alias lines work.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 # setup_file - one install for the whole file, as an administrator runs it
 setup_file() {
@@ -84,7 +85,7 @@ example_keys() {
 	grep -qx ': "${MJ_QUEUESERV:=/usr/sbin/mj_queueserv}"' \
 		"$ROOT/etc/init.d/mj_queueserv"
 	grep -qx ': "${MJQ_CONF:=/etc/mjq/mjq.conf}"' "$ROOT/etc/init.d/mj_queueserv"
-	! grep -q /usr/local "$ROOT/lib/systemd/system/mj_queueserv.service" \
+	run -1 grep -q /usr/local "$ROOT/lib/systemd/system/mj_queueserv.service" \
 		"$ROOT/usr/sbin/mjq-newlist"
 	grep -qx 'conf=/etc/mjq/mjq.conf' "$ROOT/usr/sbin/mjq-newlist"
 	run "$NEWLIST" -l "$LISTS" example.org mylist al@example.org
@@ -101,7 +102,7 @@ example_keys() {
 	} >"$BATS_TEST_TMPDIR/all.conf"
 	# every setting is in force: 63 keys, the [transport:smtp] and
 	# [transport_map] examples; 9 sections; then this test's 3 and 3
-	! grep -q '^#[^ ]' "$BATS_TEST_TMPDIR/all.conf"
+	run -1 grep -q '^#[^ ]' "$BATS_TEST_TMPDIR/all.conf"
 	[ "$(grep -c '^[a-z_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((65 + 3)) ]
 	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((10 + 3)) ]
 	mjq_list example.org mylist
@@ -149,7 +150,7 @@ example_keys() {
 	[ "$missing" = "" ] || { echo "not in mjq.conf.example:$missing"; false; }
 }
 
-@test "mjq-newlist makes the list directory, config and subscribers, owned like the lists directory" {
+@test "mjq-newlist makes the list directory, config, subscribers and its lock file, owned like the lists directory" {
 	chown 65534:65534 "$LISTS"
 	run "$NEWLIST" -C "$CONF" -P 20 -p 30 example.org mylist al@example.org bo@example.net
 	[ "$status" -eq 0 ]
@@ -174,7 +175,8 @@ example_keys() {
 		'750 nobody:nogroup 4096 ./example.org' \
 		'750 nobody:nogroup 4096 ./example.org/mylist' \
 		"640 nobody:nogroup $(stat -c %s example.org/mylist/config) ./example.org/mylist/config" \
-		'640 nobody:nogroup 0 ./example.org/mylist/subscribers')" ]
+		'640 nobody:nogroup 0 ./example.org/mylist/subscribers' \
+		'640 nobody:nogroup 0 ./example.org/mylist/subscribers.lock')" ]
 	grep -qx 'owners = al@example.org bo@example.net' example.org/mylist/config
 	grep -qx '\[list\]' example.org/mylist/config
 	# a second list in the same domain; the first is never overwritten
@@ -255,7 +257,7 @@ example_keys() {
 	printf 'From: sub@d.test\nSubject: hi\n\nbody\n' |
 		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f sub@d.test
 	timeout 30 "$MJ_QUEUERUN" -C "$CONF" -1 2>"$BATS_TEST_TMPDIR/run.log"
-	! grep -i 'error\|warn\|invalid' "$BATS_TEST_TMPDIR/run.log"
+	run -1 grep -i 'error\|warn\|invalid' "$BATS_TEST_TMPDIR/run.log"
 	f=$(find "$BATS_TEST_TMPDIR/mail/sub/new" -type f)
 	[ "$(echo "$f" | wc -l)" -eq 1 ]
 	grep -qx 'List-Id: <mylist.example.org>' "$f"

@@ -82,9 +82,10 @@ queue_files() {
 	(cd "$SPOOL" && find QUEUE -type f ! -name '.*' | sort)
 }
 
-# alive PID - the process exists and is not a zombie
+# alive PID - the process exists and is not a zombie ("" is none: its
+# /proc//stat would be /proc/stat)
 alive() {
-	[ -r "/proc/$1/stat" ] &&
+	[ -n "$1" ] && [ -r "/proc/$1/stat" ] &&
 		! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null
 }
 

@@ -75,11 +75,14 @@ zone_load(const char *path)
 		    NULL)
 			err(1, "reallocarray");
 		r = memset(&zone[nzone++], 0, sizeof(*r));
-		strlcpy(r->name, name, sizeof(r->name));
+		if (strlcpy(r->name, name, sizeof(r->name)) >= sizeof(r->name))
+			errx(1, "name too long: %s", name);
 		if (strcasecmp(type, "MX") == 0 && n == 4) {
 			r->type = T_MX;
 			r->pref = atoi(a);
-			strlcpy(r->target, b, sizeof(r->target));
+			if (strlcpy(r->target, b, sizeof(r->target)) >=
+			    sizeof(r->target))
+				errx(1, "MX target too long: %s", b);
 		} else if (strcasecmp(type, "A") == 0 && n == 3 &&
 			   inet_pton(AF_INET, a, r->addr) == 1)
 			r->type = T_A;

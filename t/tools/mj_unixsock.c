@@ -9,6 +9,9 @@
  *   mj_unixsock hold PATH N         connect N clients to PATH, say
  *                                   "connected N" on stdout, then stay
  *                                   silent until killed
+ *   mj_unixsock syslog PATH OUT     a datagram socket as syslogd's
+ *                                   /dev/log: each datagram appended to
+ *                                   OUT as a line, until killed
  */
 #include <err.h>
 #include <stdio.h>
@@ -94,6 +97,31 @@ unixsock_hold(const char *path, long n)
 		pause();
 }
 
+/* unixsock_syslog - a stand-in syslog daemon on path */
+static void
+unixsock_syslog(const char *path, const char *out)
+{
+	struct sockaddr_un sun = unixsock_addr(path);
+	char msg[4096];
+	FILE *log;
+	ssize_t got;
+	int fd;
+
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM, 0)) == -1)
+		err(1, "socket");
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		err(1, "bind %s", path);
+	if ((log = fopen(out, "a")) == NULL)
+		err(1, "%s", out);
+	setvbuf(log, NULL, _IOLBF, 0);
+	for (;;) {
+		if ((got = recv(fd, msg, sizeof(msg) - 1, 0)) == -1)
+			err(1, "recv");
+		msg[got] = '\0';
+		fprintf(log, "%s\n", msg);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -110,12 +138,14 @@ main(int argc, char **argv)
 	}
 	if (argc == 4 && strcmp(argv[1], "hold") == 0)
 		unixsock_hold(argv[2], atol(argv[3]));
+	if (argc == 4 && strcmp(argv[1], "syslog") == 0)
+		unixsock_syslog(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "mute") == 0) {
 		unixsock_bind(argv[2], 1);
 		for (;;)
 			pause();
 	}
 	fprintf(stderr, "usage: mj_unixsock stale PATH | serve PATH N OUT | "
-			"mute PATH | hold PATH N\n");
+			"mute PATH | hold PATH N | syslog PATH OUT\n");
 	return 64;
 }
