@@ -35,6 +35,7 @@ static const struct conf_key listconf_keys[] = {
 	NULL},
     {"verp", CONF_BOOL, "no", 0, 1, L(verp), NULL},
     LSTR("archive", archive),
+    LSTR("unsubscribe_url", unsubscribe_url),
     {"subscribe_approval", CONF_BOOL, "no", 0, 1, L(subscribe_approval), NULL},
     {"who_access", CONF_STR, "owners", 0,
 	sizeof(((struct listconf *)0)->who_access), L(who_access), NULL},

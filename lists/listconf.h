@@ -17,6 +17,7 @@ struct listconf {
 	long long max_message_size;
 	int verp;
 	char archive[PATH_MAX]; /* a maildir that keeps every post */
+	char unsubscribe_url[512]; /* one-click links (RFC 8058), or "" */
 	/* request and bounce handling (request.c, bounce.c) */
 	int subscribe_approval;
 	char who_access[16];

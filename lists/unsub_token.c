@@ -122,6 +122,49 @@ unsub_token_make(const struct unsub_secret *us, const char *list,
 	return 0;
 }
 
+/* unsub_link_pct - s percent-encoded (all but RFC 3986's unreserved
+ * characters) into fp */
+static void
+unsub_link_pct(FILE *fp, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p != '\0'; p++)
+		if (isalnum(*p) || *p == '-' || *p == '.' || *p == '_' ||
+		    *p == '~')
+			fputc(*p, fp);
+		else
+			fprintf(fp, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
+}
+
+/* unsub_link_make - the one-click link for addr: base, then the query
+ * that mj_unsubscribe reads (l, a, t, s); 0 ok, -1 too long */
+int
+unsub_link_make(const struct unsub_secret *us, const char *base,
+    const char *list, const char *domain, const char *addr, long long issued,
+    char *out, size_t outlen)
+{
+	char mac[UNSUB_MAC_HEX + 1];
+	FILE *fp;
+	int bad;
+
+	if (unsub_token_make(us, list, domain, addr, issued, mac) == -1 ||
+	    (fp = fmemopen(out, outlen, "w")) == NULL)
+		return -1;
+	fprintf(fp, "%s%cl=", base, strchr(base, '?') != NULL ? '&' : '?');
+	unsub_link_pct(fp, list);
+	fputs("%40", fp);
+	unsub_link_pct(fp, domain);
+	fputs("&a=", fp);
+	unsub_link_pct(fp, addr);
+	fprintf(fp, "&t=%lld&s=%s", issued, mac);
+	bad = ferror(fp) || ftell(fp) < 0 || (size_t)ftell(fp) >= outlen;
+	if (fclose(fp) == EOF || bad)
+		return -1;
+	return 0;
+}
+
 /* unsub_token_check - is mac a genuine token for list, addr and issued,
  * made by any key of the secret, and still young enough */
 enum unsub_verdict

@@ -31,6 +31,9 @@ int unsub_secret_load(
 int unsub_token_make(const struct unsub_secret *us, const char *list,
     const char *domain, const char *addr, long long issued,
     char out[UNSUB_MAC_HEX + 1]);
+int unsub_link_make(const struct unsub_secret *us, const char *base,
+    const char *list, const char *domain, const char *addr, long long issued,
+    char *out, size_t outlen);
 enum unsub_verdict unsub_token_check(const struct unsub_secret *us,
     const char *list, const char *domain, const char *addr, long long issued,
     const char *mac, time_t now, long long lifetime);

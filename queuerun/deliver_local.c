@@ -28,6 +28,7 @@
 #include "deliver_local.h"
 #include "io.h"
 #include "qr_batch.h"
+#include "rcpt_head.h"
 
 #define DELIVER_ARGS_MAX 64
 
@@ -339,16 +340,19 @@ deliver_mkdirs(const char *dir)
 	return 0;
 }
 
-/* deliver_copy - the delivered text after a prefix, into fd */
+/* deliver_copy - the delivered text after a prefix and the recipient's
+ * own header fields (head, or NULL), into fd */
 static int
-deliver_copy(int fd, int datafd, off_t size, const char *prefix)
+deliver_copy(int fd, int datafd, off_t size, const char *prefix,
+    const char *head, size_t headlen)
 {
 	char buf[65536];
 	off_t off = 0;
 	ssize_t n;
 	size_t plen = strlen(prefix);
 
-	if (io_write_all(fd, prefix, plen) == -1)
+	if (io_write_all(fd, prefix, plen) == -1 ||
+	    (head != NULL && io_write_all(fd, head, headlen) == -1))
 		return -1;
 	while (off < size) {
 		if ((n = pread(datafd, buf, sizeof(buf), off)) <= 0)
@@ -367,9 +371,10 @@ deliver_maildir_one(
 {
 	static atomic_uint seq;
 	char dir[PATH_MAX], tmp[PATH_MAX], new[PATH_MAX], host[64];
-	char name[160], prefix[2 * SPOOL_ADDR_MAX + 64];
+	char name[160], prefix[2 * SPOOL_ADDR_MAX + 64], *head = NULL;
 	struct timeval tv;
-	int fd;
+	size_t headlen = 0;
+	int fd, r = -1;
 
 	if (deliver_subst(b->nexthop, b->sender, rcpt, dir, sizeof(dir)) ==
 		-1 ||
@@ -393,26 +398,32 @@ deliver_maildir_one(
 	}
 	snprintf(prefix, sizeof(prefix),
 	    "Return-Path: <%s>\nDelivered-To: %s\n", b->sender, rcpt);
+	if (b->head != NULL &&
+	    rcpt_head_make(b->head, rcpt, &head, &headlen) == -1) {
+		snprintf(why, whylen, "cannot make the recipient's header");
+		return -1;
+	}
 	if (deliver_mkdirs(dir) == -1 ||
 	    (fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) ==
 		-1) {
 		snprintf(why, whylen, "cannot create %.200s: %s", tmp,
 		    strerror(errno));
-		return -1;
+		goto done;
 	}
-	if (deliver_copy(fd, b->datafd, b->datasize, prefix) == -1 ||
+	if (deliver_copy(fd, b->datafd, b->datasize, prefix, head, headlen) ==
+		-1 ||
 	    fsync(fd) == -1) {
 		snprintf(why, whylen, "cannot write %.200s: %s", tmp,
 		    strerror(errno));
 		close(fd);
 		unlink(tmp);
-		return -1;
+		goto done;
 	}
 	if (close(fd) == -1 || link(tmp, new) == -1) {
 		snprintf(why, whylen, "cannot deliver %.200s: %s", new,
 		    strerror(errno));
 		unlink(tmp);
-		return -1;
+		goto done;
 	}
 	unlink(tmp);
 	/* the delivery counts only once new/ holds the name for sure; if
@@ -421,9 +432,12 @@ deliver_maildir_one(
 		snprintf(why, whylen, "cannot sync %.200s: %s", new,
 		    strerror(errno));
 		unlink(new);
-		return -1;
+		goto done;
 	}
-	return 0;
+	r = 0;
+done:
+	free(head);
+	return r;
 }
 
 /* deliver_maildir - each recipient gets its own file */

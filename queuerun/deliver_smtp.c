@@ -20,6 +20,7 @@
 #include "deliver_smtp.h"
 #include "mx_resolve.h"
 #include "qr_batch.h"
+#include "rcpt_head.h"
 #include "smtp_data.h"
 #include "smtp_session.h"
 #include "smtp_xact.h"
@@ -298,15 +299,18 @@ deliver_smtp_group(struct qr_batch *b, struct deliver_cached **cp,
 }
 
 /* deliver_smtp - one batch: one transaction, or one per recipient with
- * VERP (each has its own envelope sender), over one session */
+ * VERP (each has its own envelope sender) or with header fields of its
+ * own (rcpt_head.c), over one session */
 void
 deliver_smtp(struct qr_batch *b)
 {
-	char sender[2 * SPOOL_ADDR_MAX + 2];
+	char sender[2 * SPOOL_ADDR_MAX + 2], *head = NULL;
 	struct deliver_cached *c;
 	struct smtp_data_msg dm;
+	struct smtp_status hst;
 	struct smtp_rcpt *rcpts;
-	size_t lo, hi, i, step = b->verp ? 1 : b->n;
+	size_t lo, hi, i, headlen;
+	size_t step = b->verp || b->head != NULL ? 1 : b->n;
 
 	(void)strlcpy(b->relay, b->nexthop, sizeof(b->relay));
 	if ((rcpts = calloc(b->n, sizeof(*rcpts))) == NULL) {
@@ -328,6 +332,17 @@ deliver_smtp(struct qr_batch *b)
 		else
 			(void)strlcpy(sender, b->sender,
 			    sizeof(sender)); /* twice its size */
+		if (b->head != NULL) {
+			free(head);
+			if (rcpt_head_make(b->head, b->addr[lo], &head,
+				&headlen) == -1) {
+				deliver_smtp_fail(&hst, SMTP_DEFERRED, "4.3.0",
+				    "cannot make the recipient's header");
+				deliver_smtp_set(b, lo, b->n, NULL, &hst);
+				break;
+			}
+			smtp_data_head(&dm, head, headlen);
+		}
 		if (deliver_smtp_group(b, &c, sender, rcpts, lo, hi, &dm) ==
 		    -1) {
 			/* No session: the rest shares the failure. */
@@ -338,5 +353,6 @@ deliver_smtp(struct qr_batch *b)
 	}
 	if (c != NULL)
 		deliver_smtp_put(c, (double)b->params->cache_time);
+	free(head);
 	free(rcpts);
 }

@@ -267,6 +267,7 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 	b->verp = m->st.verp && m->st.sender[0] != '\0';
 	b->verp_prefix = m->verp_prefix;
 	b->verp_domain = m->domain;
+	b->head = m->head;
 	m->batches++;
 	return b;
 }

@@ -22,6 +22,7 @@
 #include "moderate.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
+#include "rcpt_head.h"
 #include "spool_why.h"
 
 /* Headers this list replaces with its own. */
@@ -125,15 +126,20 @@ expand_list_text(
 	fprintf(fp,
 	    "List-Id: <%s.%s>\n"
 	    "List-Post: <mailto:%s@%s>\n"
-	    "List-Help: <mailto:majordomo@%s?subject=help>\n"
-	    "List-Unsubscribe: <mailto:majordomo@%s?body=unsubscribe%%20%s>\n"
+	    "List-Help: <mailto:majordomo@%s?subject=help>\n",
+	    m->list, m->domain, m->list, m->domain, m->domain);
+	/* With one-click links each recipient gets its own (rcpt_head.c). */
+	if (lc->unsubscribe_url[0] == '\0')
+		fprintf(fp,
+		    "List-Unsubscribe: <mailto:majordomo@%s?body=unsubscribe"
+		    "%%20%s>\n",
+		    m->domain, m->list);
+	fprintf(fp,
 	    "List-Subscribe: <mailto:majordomo@%s?body=subscribe%%20%s>\n"
 	    "List-Owner: <mailto:%s-owner@%s>\n"
 	    "Precedence: list\n"
 	    "X-Loop: %s@%s\n",
-	    m->list, m->domain, m->list, m->domain, m->domain, m->domain,
-	    m->list, m->domain, m->list, m->list, m->domain, m->list,
-	    m->domain);
+	    m->domain, m->list, m->list, m->domain, m->list, m->domain);
 	for (p = text; p < hend; p = e) {
 		e = expand_list_field(p, hend);
 		if (*p == '\n' || (*p == '\r' && e - p <= 2))
@@ -282,6 +288,7 @@ int
 expand_list(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 {
 	struct listconf lc;
+	char err[PATH_MAX + 100];
 	int r;
 
 	if (expand_listconf(q, m, &lc) == -1)
@@ -301,6 +308,14 @@ expand_list(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 	snprintf(m->verp_prefix, sizeof(m->verp_prefix), "%s-owner", m->list);
 	if (expand_list_text(m, &lc, text, len) == -1) {
 		log_warn("%s: cannot prepare the text", m->name);
+		return -1;
+	}
+	rcpt_head_free(m->head);
+	if (rcpt_head_open(&m->head, q->s, &lc, m->list, m->domain, err,
+		sizeof(err)) == -1) {
+		/* Never sent without the links the list promises. */
+		log_warnx("%s: one-click unsubscribe links: %s: deferred",
+		    m->name, err);
 		return -1;
 	}
 	return 0;

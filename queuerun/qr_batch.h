@@ -16,6 +16,7 @@
 #include "spool_state.h"
 
 struct qr_msg;
+struct rcpt_head;
 struct sched_entry;
 
 enum qr_outcome { QR_SENT, QR_DEFERRED, QR_BOUNCED };
@@ -44,6 +45,7 @@ struct qr_batch {
 	off_t datasize;
 	int verp;
 	const char *verp_prefix, *verp_domain;
+	const struct rcpt_head *head; /* each recipient's own fields, or NULL */
 	/* Filled by the worker. */
 	struct qr_result *res;
 	char relay[300];

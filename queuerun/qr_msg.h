@@ -16,6 +16,7 @@
 #include "spool_path.h"
 #include "spool_state.h"
 
+struct rcpt_head;
 struct sched_msg;
 
 /* A message in the active set. */
@@ -40,6 +41,7 @@ struct qr_msg {
 	char verp_prefix[NAME_LIST_MAX + 16];
 	char archive[PATH_MAX]; /* the list's archive maildir, or "" */
 	char archive_rcpt[NAME_LIST_MAX + NAME_DOMAIN_MAX + 16];
+	struct rcpt_head *head; /* per-recipient header fields, or NULL */
 	struct sched_msg *smsg;
 	int finished;	/* the scheduler has nothing more of it */
 	size_t batches; /* in flight */

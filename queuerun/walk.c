@@ -38,6 +38,7 @@
 #include "fail_log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
+#include "rcpt_head.h"
 #include "spool_finish.h"
 #include "spool_name.h"
 #include "spool_path.h"
@@ -418,6 +419,7 @@ walk_release(struct queuerun *q, struct qr_msg *m)
 		spool_state_close(&m->st);
 	if (m->datafd != -1)
 		close(m->datafd);
+	rcpt_head_free(m->head);
 	if (m->fd != -1)
 		close(m->fd); /* the claim goes with the last descriptor */
 	free(m);

@@ -87,6 +87,9 @@ smtp_data_open(struct smtp_data_msg *m, int fd, off_t size)
 	m->size = size;
 	m->wire_size = 0;
 	m->eightbit = 0;
+	m->head = NULL;
+	m->headlen = 0;
+	m->head_wire = 0;
 	smtp_data_conv_init(&c);
 	for (off = 0; off < size; off += n) {
 		if ((n = pread(fd, in, sizeof(in), off)) == -1) {
@@ -108,6 +111,46 @@ smtp_data_open(struct smtp_data_msg *m, int fd, off_t size)
 	return 0;
 }
 
+/* smtp_data_head - header fields (whole lines, ASCII) sent before the
+ * text in the next transactions, in place of the previous ones */
+void
+smtp_data_head(struct smtp_data_msg *m, const char *head, size_t len)
+{
+	char out[2 * SMTP_DATA_BLOCK + 5];
+	struct smtp_data_conv c;
+	size_t off, n;
+
+	m->wire_size -= m->head_wire;
+	m->head = head;
+	m->headlen = len;
+	m->head_wire = 0;
+	smtp_data_conv_init(&c);
+	for (off = 0; off < len; off += n) {
+		n = len - off < SMTP_DATA_BLOCK ? len - off : SMTP_DATA_BLOCK;
+		m->head_wire += smtp_data_convert(&c, head + off, n, out);
+	}
+	m->wire_size += m->head_wire;
+}
+
+/* smtp_data_send_head - the head, converted; the converter goes on from
+ * where it leaves off, at the start of a line */
+static int
+smtp_data_send_head(struct smtp_session *s, const struct smtp_data_msg *m,
+    struct smtp_data_conv *c)
+{
+	char out[2 * SMTP_DATA_BLOCK + 5];
+	size_t off, n, len;
+
+	for (off = 0; off < m->headlen; off += n) {
+		n = m->headlen - off < SMTP_DATA_BLOCK ? m->headlen - off
+						       : SMTP_DATA_BLOCK;
+		len = smtp_data_convert(c, m->head + off, n, out);
+		if (smtp_session_send(s, out, len, s->to.data_ms) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 /* smtp_data_send - send the converted text and the final dot */
 int
 smtp_data_send(struct smtp_session *s, const struct smtp_data_msg *m)
@@ -119,6 +162,8 @@ smtp_data_send(struct smtp_session *s, const struct smtp_data_msg *m)
 	ssize_t n;
 
 	smtp_data_conv_init(&c);
+	if (m->head != NULL && smtp_data_send_head(s, m, &c) == -1)
+		return -1;
 	for (off = 0; off < m->size; off += n) {
 		want = m->size - off < (off_t)sizeof(in)
 			   ? (size_t)(m->size - off)

@@ -11,12 +11,16 @@
 #include "smtp_session.h"
 
 /* A message as the caller gives it: the complete text behind fd, read
- * with pread from offset 0, so many transactions share one fd. */
+ * with pread from offset 0, so many transactions share one fd; and
+ * header fields of one recipient's own sent before it (head). */
 struct smtp_data_msg {
 	int fd;
 	off_t size;	 /* bytes in the file */
 	off_t wire_size; /* bytes on the wire, without the final dot */
 	int eightbit;	 /* has bytes >= 0x80: ask for BODY=8BITMIME */
+	const char *head; /* sent first, or NULL */
+	size_t headlen;
+	off_t head_wire; /* its bytes on the wire, within wire_size */
 };
 
 /* Converter state between blocks. */
@@ -29,6 +33,7 @@ void smtp_data_conv_init(struct smtp_data_conv *);
 size_t smtp_data_convert(struct smtp_data_conv *, const char *, size_t, char *);
 size_t smtp_data_finish(const struct smtp_data_conv *, char *);
 int smtp_data_open(struct smtp_data_msg *, int, off_t);
+void smtp_data_head(struct smtp_data_msg *, const char *, size_t);
 int smtp_data_send(struct smtp_session *, const struct smtp_data_msg *);
 
 #endif

@@ -216,3 +216,70 @@ request_files() {
 	runq
 	run ! grep -q ann "$SUBS"
 }
+
+# post SUBJECT - a post from ann to mylist, and one runner pass
+post() {
+	printf 'From: ann@users.test\nSubject: %s\n\nhi\n' "$1" |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f ann@users.test
+	runq
+}
+
+# link_in ADDR - the https (here http) link of ADDR's newest copy
+link_in() {
+	last "$1" | sed -n 's/^List-Unsubscribe: <\([^>]*\)>,$/\1/p'
+}
+
+@test "with unsubscribe_url each copy carries its recipient's own link, and that link unsubscribes" {
+	printf '[list]\nunsubscribe_url = %s\n' "$WEB" >"$LISTS/example.org/mylist/config"
+	post first
+	for a in ann@users.test bob+x@users.test carl@users.test; do
+		[ "$(mails "$a")" -eq 1 ]
+		last "$a" | grep -qx 'List-Unsubscribe-Post: List-Unsubscribe=One-Click'
+		last "$a" | grep -qx ' <mailto:majordomo@example.org?body=unsubscribe%20mylist>'
+		[ "$(last "$a" | grep -c '^List-Unsubscribe:')" -eq 1 ]
+	done
+	l=$(link_in bob+x@users.test)
+	case $l in "$WEB?l=mylist%40example.org&a=bob%2Bx%40users.test&t="*"&s="*) ;; *) false ;; esac
+	[ "$l" != "$(link_in ann@users.test)" ]
+	# ann's link with bob's token is refused
+	t=${l#*&t=}
+	run one_click "l=mylist%40example.org&a=ann%40users.test&t=$t"
+	[ "$output" = 403 ]
+	run curl -s -o /dev/null -w '%{http_code}' -d 'List-Unsubscribe=One-Click' "$l"
+	[ "$output" = 200 ]
+	runq
+	[ "$(cat "$SUBS")" = $'ann@users.test\ncarl@users.test' ]
+	post second
+	[ "$(mails ann@users.test)" -eq 2 ]
+	[ "$(mails bob+x@users.test)" -eq 1 ]
+}
+
+@test "over SMTP each recipient of a one-click list gets its own transaction and its own link" {
+	printf '[list]\nunsubscribe_url = %s\n' "$WEB" >"$LISTS/example.org/mylist/config"
+	smtpd_start users
+	sed -i "s/^\* = maildir:.*/* = smtp:[127.0.0.1]:$PORT/" "$CONF"
+	post smtp
+	d=$BATS_TEST_TMPDIR/users
+	[ "$(grep -c ' MAIL FROM:' "$d/trace")" -eq 3 ]
+	[ "$(ls "$d/save/new" | wc -l)" -eq 3 ]
+	[ "$(cat "$d/save/new"/* | grep -c '^List-Unsubscribe-Post: List-Unsubscribe=One-Click')" -eq 3 ]
+	[ "$(cat "$d/save/new"/* | grep '^List-Unsubscribe: <' | sort -u | wc -l)" -eq 3 ]
+	# SIZE= counts the recipient's own fields too
+	grep ' MAIL FROM:' "$d/trace" | sed 's/.* SIZE=\([0-9]*\).*/\1/' | sort >"$BATS_TEST_TMPDIR/sizes"
+	for f in "$d/save/new"/*; do wc -c <"$f"; done | sort >"$BATS_TEST_TMPDIR/saved"
+	cat "$BATS_TEST_TMPDIR/sizes" "$BATS_TEST_TMPDIR/saved"
+	cmp "$BATS_TEST_TMPDIR/sizes" "$BATS_TEST_TMPDIR/saved"
+}
+
+@test "a list with unsubscribe_url but no readable secret defers its post with the reason, untouched" {
+	printf '[list]\nunsubscribe_url = %s\n' "$WEB" >"$LISTS/example.org/mylist/config"
+	rm "$SECRET"
+	post waiting
+	grep -q 'one-click unsubscribe links: cannot read secret .*: deferred' "$RUNLOG"
+	[ "$(mails ann@users.test)" -eq 0 ]
+	[ "$(queue_files | wc -l)" -eq 1 ]
+	"$TOP/scripts/mjq-unsubsecret" "$SECRET"
+	make_due
+	runq
+	[ "$(mails ann@users.test)" -eq 1 ]
+}

@@ -1,0 +1,22 @@
+/*
+ * rcpt_head.h - the header fields that differ per recipient
+ * (rcpt_head.c): a list's one-click unsubscribe link (RFC 8058).
+ */
+#ifndef MJQ_RCPT_HEAD_H
+#define MJQ_RCPT_HEAD_H
+
+#include <stddef.h>
+
+#include "listconf.h"
+#include "settings.h"
+
+struct rcpt_head;
+
+int rcpt_head_open(struct rcpt_head **out, const struct settings *s,
+    const struct listconf *lc, const char *list, const char *domain,
+    char *err, size_t errlen);
+int rcpt_head_make(const struct rcpt_head *h, const char *addr, char **out,
+    size_t *len);
+void rcpt_head_free(struct rcpt_head *h);
+
+#endif
