@@ -262,7 +262,7 @@ saved() {
 @test "max_message_size counts what the poster sent: exactly the limit with an envelope sender goes out, one byte more is held" {
 	printf '[transport_map]\nd.test = maildir:%s/mail/${user}\n' "$BATS_TEST_TMPDIR" >>"$CONF"
 	mjq_list ex.org l a@d.test
-	printf '[list]\nmax_message_size = 1000\n' >"$LISTS/ex.org/l/config"
+	printf '[list]\nmax_message_size = 1000\n' >>"$LISTS/ex.org/l/config"
 	# 1000 and 1001 bytes as the poster sent them; mj_enqueue puts
 	# "Return-Path: <poster@example.net>" on top of each
 	local i
