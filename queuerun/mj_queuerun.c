@@ -159,13 +159,15 @@ main(int argc, char **argv)
 	log_open("mj_queuerun", (o.fd != -1 && !fg) || admin ? LOG_TO_SYSLOG
 							     : LOG_TO_STDERR);
 	log_set_debug(debug);
-	/* The file is read once.  Listing and checking need no delivery
-	 * sections, so a broken one does not stop them. */
+	/* The file is read once.  Listing, checking and the operator's
+	 * commands need no delivery sections, so a broken one does not
+	 * stop them. */
 	delivery_conf_init(&dc);
 	if (settings_load(&s, config ? config : SETTINGS_DEFAULT_FILE,
-		config == NULL, list || check ? NULL : delivery_conf_section,
-		&dc, err, sizeof(err)) == -1 ||
-	    (!list && !check &&
+		config == NULL,
+		list || check || admin ? NULL : delivery_conf_section, &dc, err,
+		sizeof(err)) == -1 ||
+	    (!list && !check && !admin &&
 		delivery_conf_finish(&dc, err, sizeof(err)) == -1)) {
 		log_errx("%s", err);
 		delivery_conf_free(&dc);
