@@ -290,8 +290,8 @@ moderate_post(struct queuerun *q, struct qr_msg *m, const struct listconf *lc,
 	 * never anyone for a bounce. */
 	poster = sender[0] ? sender : bounce ? "" : from;
 	if (action != POSTING_HOLD)
-		return moderate_refuse(q, m, action, text, len, why, poster,
-			   sender) == -1
+		return moderate_refuse(
+			   q, m, action, text, len, why, poster, sender) == -1
 			   ? -1
 			   : 1;
 	if (moderate_notice(q, m, lc, text, len, why, poster) == -1) {

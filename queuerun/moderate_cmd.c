@@ -74,14 +74,17 @@ moderate_parse(const struct request *r, const char *verb, const char *text,
 	int dprio, lprio;
 
 	snprintf(want, sizeof(want), "moderate-%s", verb);
-	if (spool_token_field(text, "action", t->action, sizeof(t->action)) == -1 ||
-	    spool_token_field(text, "domain", t->domain, sizeof(t->domain)) == -1 ||
+	if (spool_token_field(text, "action", t->action, sizeof(t->action)) ==
+		-1 ||
+	    spool_token_field(text, "domain", t->domain, sizeof(t->domain)) ==
+		-1 ||
 	    spool_token_field(text, "list", t->list, sizeof(t->list)) == -1 ||
 	    spool_token_field(text, "held", t->held, sizeof(t->held)) == -1 ||
 	    moderate_prio(text, "dprio", &dprio) == -1 ||
 	    moderate_prio(text, "lprio", &lprio) == -1)
 		return -1;
-	if (spool_token_field(text, "poster", t->poster, sizeof(t->poster)) == -1)
+	if (spool_token_field(text, "poster", t->poster, sizeof(t->poster)) ==
+	    -1)
 		t->poster[0] = '\0';
 	if (strcmp(t->action, want) != 0 ||
 	    r->m->function != SPOOL_FN_REQUEST ||
