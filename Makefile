@@ -34,6 +34,9 @@ CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
             -Icommon -Ispool-layout \
             -iquote sched -iquote smtp -iquote lists
 LDLIBS   += -linih -lbsd -lm -pthread -lcrypto
+# liblists finds organizational domains with libpsl: only what links
+# liblists needs it.
+LISTS_LIBS = -lpsl
 
 # make SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer everywhere.
 # mj_enqueue runs once per incoming message: linked statically it skips
@@ -107,11 +110,11 @@ enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) \
     $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
+queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBSCHED) $(LIBSMTP) \
     $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lresolv
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lresolv
 schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 TOOL_LIBS := $(LIBQR) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
@@ -121,7 +124,7 @@ TOOL_LIBS := $(LIBQR) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON
 t/tools/mj_enqueue_dyn: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENQ_LIBS)
 t/tools/%: t/tools/%.c $(TOOL_LIBS)
-	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lresolv
+	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lresolv
 
 -include $(wildcard */*.d t/tools/*.d)
 
@@ -182,7 +185,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	$(AR) rcs $@ $^
 t/fuzz/bin/%: t/fuzz/%.c $(FUZZ_LIB)
 	$(FUZZ_CC) $(CPPFLAGS) -iquote queuerun $(FUZZ_CFLAGS) -fsanitize=fuzzer \
-	    -o $@ $< $(FUZZ_LIB) $(LDLIBS) -lresolv
+	    -o $@ $< $(FUZZ_LIB) $(LDLIBS) $(LISTS_LIBS) -lresolv
 -include $(wildcard $(FUZZ_OBJDIR)/*/*.d)
 fuzz:
 	@sh scripts/deps.sh fuzz
@@ -218,6 +221,9 @@ install: all
 	sed 's|/usr/local/sbin/|$(SBINDIR)/|g; s|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \
 	    scripts/mjq-newlist >$(DESTDIR)$(SBINDIR)/mjq-newlist
 	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-newlist
+	sed 's|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \
+	    scripts/mjq-dkimkey >$(DESTDIR)$(SBINDIR)/mjq-dkimkey
+	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-dkimkey
 
 clean:
 	rm -f */*.o */*.d */*.a $(PROGS) $(TOOLS) t/tools/*.d t/tools/mj_enqueue_dyn

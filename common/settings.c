@@ -79,6 +79,20 @@ static const struct conf_key request_keys[] = {
 	S(request_reply_rate_period), NULL},
 };
 
+static const struct conf_key dkim_keys[] = {
+    {"sign", CONF_BOOL, "yes", 0, 1, S(dkim_sign), NULL},
+    STRKEY("key_dir", "", dkim_key_dir),
+    STRKEY("selectors", "mjq", dkim_selectors),
+    STRKEY("ed25519_selector", "", dkim_ed25519_selector),
+};
+
+static const struct conf_key dmarc_keys[] = {
+    {"cache_ttl_max", CONF_DURATION, "1h", 0, 7 * 86400LL,
+	S(dmarc_cache_ttl_max), NULL},
+    {"negative_ttl", CONF_DURATION, "5m", 0, 86400, S(dmarc_negative_ttl),
+	NULL},
+};
+
 static const struct conf_key unsubscribe_keys[] = {
     STRKEY("secret_file", "/var/lib/mjq/unsubscribe.secret",
 	unsubscribe_secret_file),
@@ -101,6 +115,8 @@ static const struct settings_table {
     TABLE("queueserv", queueserv_keys),
     TABLE("queuerun", queuerun_keys),
     TABLE("request", request_keys),
+    TABLE("dkim", dkim_keys),
+    TABLE("dmarc", dmarc_keys),
     TABLE("unsubscribe", unsubscribe_keys),
 };
 #define NTABLES (sizeof(settings_tables) / sizeof(settings_tables[0]))

@@ -49,6 +49,14 @@ struct settings {
 	long long request_token_lifetime;
 	long long request_reply_rate_limit;
 	long long request_reply_rate_period;
+	/* [dkim] (lists/dkim_conf.c; a domain may override in its key dir) */
+	int dkim_sign;
+	char dkim_key_dir[PATH_MAX];
+	char dkim_selectors[128];
+	char dkim_ed25519_selector[64];
+	/* [dmarc] (lists/dmarc.c) */
+	long long dmarc_cache_ttl_max;
+	long long dmarc_negative_ttl;
 	/* [unsubscribe] */
 	char unsubscribe_secret_file[PATH_MAX];
 	long long unsubscribe_token_lifetime;

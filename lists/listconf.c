@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "addr_set.h"
+#include "dmarc.h"
 #include "log.h"
 #include "listconf.h"
 #include "posting.h"
@@ -42,6 +43,8 @@ static const struct conf_key listconf_keys[] = {
     {"bounce_max_count", CONF_INT, "5", 0, 1000000, L(bounce_max_count), NULL},
     {"bounce_max_age", CONF_DURATION, "14d", 60, 365 * 86400LL,
 	L(bounce_max_age), NULL},
+    {"dmarc_mitigation", CONF_FUNC, "munge_if_strict", 0, 0,
+	L(dmarc_mitigation), dmarc_mitigation_parse},
     {"posting", CONF_FUNC, "subscribers", 0, 0, L(posting),
 	posting_parse_policy},
     {"nonmember_action", CONF_FUNC, "hold", 0, 0, L(nonmember_action),

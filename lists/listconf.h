@@ -23,6 +23,7 @@ struct listconf {
 	char who_access[16];
 	long long bounce_max_count;
 	long long bounce_max_age;
+	int dmarc_mitigation; /* enum dmarc_mitigation (dmarc.h) */
 	/* who may post (posting.c) */
 	int posting;	     /* enum posting_policy */
 	int nonmember_action; /* enum posting_action */

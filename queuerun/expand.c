@@ -22,6 +22,7 @@
 #include "expand_common.h"
 #include "expand_list.h"
 #include "expand_owner.h"
+#include "expand_sign.h"
 #include "header.h"
 #include "log.h"
 #include "qr_msg.h"
@@ -200,6 +201,8 @@ expand_message(struct queuerun *q, struct qr_msg *m)
 			 -1)
 			log_warn("%s: cannot prepare the text", m->name);
 	}
+	if (r == 0 && m->datafd != -1)
+		r = expand_sign(q, m);
 	munmap(map, (size_t)sb.st_size);
 	if (r == -1)
 		expand_put_off(q, m);

@@ -15,7 +15,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dmarc.h"
 #include "expand_common.h"
+#include "expand_dmarc.h"
 #include "expand_list.h"
 #include "header.h"
 #include "log.h"
@@ -109,18 +111,126 @@ expand_list_prefix(
 	}
 }
 
-/* expand_list_text - the header as the subscribers get it, then the body */
+/* Header fields a wrapped post keeps on the outside (the rest travel
+ * inside, in the message/rfc822 part). */
+static const char *const expand_list_wrap_keep[] = {
+    "To",
+    "Cc",
+    "Subject",
+    "Date",
+    "Message-ID",
+    "In-Reply-To",
+    "References",
+    "Reply-To",
+};
+
+/* expand_list_any - the field at p (length n) is one of names */
+static int
+expand_list_any(
+    const char *p, size_t n, const char *const *names, size_t nnames)
+{
+	size_t i;
+
+	for (i = 0; i < nnames; i++)
+		if (expand_list_is(p, n, names[i]))
+			return 1;
+	return 0;
+}
+
+/* The poster, when DMARC mitigation takes the From (expand_list_text). */
+struct expand_list_poster {
+	int munge, wrap; /* From becomes the list's; the post wrapped */
+	int to_cc;	 /* the poster goes to Cc, not Reply-To */
+	int had_reply, had_cc, had_from;
+	char addr[SPOOL_ADDR_MAX + 1], name[256];
+};
+
+/* expand_list_poster - who wrote, and where the list's mitigation puts
+ * them: Reply-To, or Cc when the list sets Reply-To itself */
+static void
+expand_list_poster(const struct listconf *lc, const char *text,
+    const char *hend, struct expand_list_poster *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	if (lc->dmarc_mitigation == DMARC_MIT_NONE ||
+	    dmarc_from(text, (size_t)(hend - text), ps->addr, sizeof(ps->addr),
+		ps->name, sizeof(ps->name)) == -1)
+		return;
+	ps->munge = 1;
+	ps->wrap = lc->dmarc_mitigation == DMARC_MIT_WRAP;
+	ps->to_cc =
+	    lc->reply_to[0] != '\0' && strcasecmp(lc->reply_to, "none") != 0;
+}
+
+/* expand_list_munged - write a field the mitigation changes; 1 written,
+ * 0 the caller goes on with it */
+static int
+expand_list_munged(FILE *fp, const struct qr_msg *m,
+    struct expand_list_poster *ps, const char *p, const char *e)
+{
+	size_t n = (size_t)(e - p);
+
+	if (!ps->munge)
+		return 0;
+	if (expand_list_is(p, n, "From")) {
+		/* the list's From once, whatever the post had */
+		if (!ps->had_from)
+			dmarc_munge_from(
+			    fp, ps->name, ps->addr, m->list, m->domain);
+		ps->had_from = 1;
+		return 1;
+	}
+	if (ps->wrap && !expand_list_any(p, n, expand_list_wrap_keep,
+			    sizeof(expand_list_wrap_keep) /
+				sizeof(expand_list_wrap_keep[0])))
+		return 1; /* inside only */
+	if (expand_list_is(p, n, "Reply-To"))
+		ps->had_reply = 1;
+	if (ps->to_cc && expand_list_is(p, n, "Cc")) {
+		ps->had_cc = 1;
+		fprintf(fp, "Cc: <%s>,", ps->addr);
+		fwrite(p + 3, 1, n - 3, fp);
+		return 1;
+	}
+	return 0;
+}
+
+/* expand_list_poster_end - the poster's Reply-To or Cc, when the post
+ * had none, and the wrapper's MIME fields */
+static void
+expand_list_poster_end(
+    FILE *fp, const struct expand_list_poster *ps, const char *boundary)
+{
+	if (!ps->munge)
+		return;
+	if (ps->to_cc && !ps->had_cc)
+		fprintf(fp, "Cc: <%s>\n", ps->addr);
+	else if (!ps->to_cc && !ps->had_reply)
+		fprintf(fp, "Reply-To: <%s>\n", ps->addr);
+	if (ps->wrap)
+		fprintf(fp,
+		    "MIME-Version: 1.0\n"
+		    "Content-Type: multipart/mixed; boundary=\"%s\"\n",
+		    boundary);
+}
+
+/* expand_list_text - the header as the subscribers get it, then the body
+ * (or, when the list wraps posts, the post as a message/rfc822 part) */
 int
 expand_list_text(
     struct qr_msg *m, const struct listconf *lc, const char *text, size_t len)
 {
-	const char *hend = header_end(text, len), *p, *e, *v;
-	char prefix[160], *buf = NULL;
-	size_t size = 0, i;
+	const char *hend = header_end(text, len), *p, *e, *v, *orig = text;
+	char prefix[160], boundary[64], *buf = NULL;
+	struct expand_list_poster ps;
+	size_t size = 0;
 	int drop, r;
 	FILE *fp;
 
 	expand_list_prefix(m, lc, prefix, sizeof(prefix));
+	expand_list_poster(lc, text, hend, &ps);
+	snprintf(boundary, sizeof(boundary), "mjq-wrap-%08x%08x", arc4random(),
+	    arc4random());
 	if ((fp = open_memstream(&buf, &size)) == NULL)
 		return -1;
 	fprintf(fp,
@@ -144,17 +254,15 @@ expand_list_text(
 		e = expand_list_field(p, hend);
 		if (*p == '\n' || (*p == '\r' && e - p <= 2))
 			break; /* the empty line: written below */
-		drop = 0;
-		for (i = 0;
-		     i < sizeof(expand_list_drop) / sizeof(expand_list_drop[0]);
-		     i++)
-			drop |= expand_list_is(
-			    p, (size_t)(e - p), expand_list_drop[i]);
+		drop = expand_list_any(p, (size_t)(e - p), expand_list_drop,
+		    sizeof(expand_list_drop) / sizeof(expand_list_drop[0]));
+		if (expand_list_is(p, (size_t)(e - p), "Return-Path"))
+			orig = e; /* the wrapped post starts after it */
 		if (lc->reply_to[0] != '\0' &&
 		    strcasecmp(lc->reply_to, "none") &&
 		    expand_list_is(p, (size_t)(e - p), "Reply-To"))
 			drop = 1;
-		if (drop)
+		if (drop || expand_list_munged(fp, m, &ps, p, e))
 			continue;
 		if (prefix[0] != '\0' &&
 		    expand_list_is(p, (size_t)(e - p), "Subject")) {
@@ -180,7 +288,19 @@ expand_list_text(
 		else
 			fprintf(fp, "Reply-To: <%s>\n", lc->reply_to);
 	}
+	expand_list_poster_end(fp, &ps, boundary);
 	fputs("\n", fp);
+	if (ps.wrap) {
+		fprintf(fp,
+		    "--%s\n"
+		    "Content-Type: message/rfc822\n"
+		    "Content-Disposition: inline\n\n",
+		    boundary);
+		fwrite(orig, 1, (size_t)(text + len - orig), fp);
+		fprintf(fp, "%s--%s--\n",
+		    len > 0 && text[len - 1] == '\n' ? "" : "\n", boundary);
+		hend = text + len; /* the body is written: nothing follows */
+	}
 	if (fclose(fp) == EOF) {
 		free(buf);
 		return -1;
@@ -306,6 +426,7 @@ expand_list(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 	    (r = expand_list_first(q, m, &lc, text, len)) != 0)
 		return r;
 	snprintf(m->verp_prefix, sizeof(m->verp_prefix), "%s-owner", m->list);
+	lc.dmarc_mitigation = (int)expand_dmarc(q, m, &lc, text, len);
 	if (expand_list_text(m, &lc, text, len) == -1) {
 		log_warn("%s: cannot prepare the text", m->name);
 		return -1;

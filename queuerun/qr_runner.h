@@ -30,6 +30,8 @@ struct qr_rcpt;
 struct sched;
 struct worker_pool;
 struct dest_waiter;
+struct dkim_signer;
+struct dmarc_cache;
 
 struct queuerun {
 	const struct settings *s;
@@ -57,6 +59,8 @@ struct queuerun {
 	int share_seq_set;	    /* since the waiter last armed */
 	struct dest_waiter *waiter; /* dest_wait.c */
 	int waiter_failed;	    /* its thread could not start */
+	struct dkim_signer *dkim;   /* expand_sign.c, opened at first use */
+	struct dmarc_cache *dmarc;  /* expand_dmarc.c, opened at first use */
 };
 
 #endif

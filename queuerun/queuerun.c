@@ -30,6 +30,8 @@
 #include "clock.h"
 #include "dest_wait.h"
 #include "dispatch.h"
+#include "dkim_sign.h"
+#include "dmarc.h"
 #include "expand.h"
 #include "log.h"
 #include "moderate_expire.h"
@@ -251,5 +253,7 @@ queuerun_close(struct queuerun *q)
 	worker_close(q->pool);
 	walk_forget(q);
 	dispatch_free(q);
+	dkim_sign_close(q->dkim);
+	dmarc_close(q->dmarc);
 	free(q);
 }

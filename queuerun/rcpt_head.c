@@ -9,12 +9,17 @@
  * the issue time fixed), then read-only: the workers make each
  * recipient's fields from it at delivery, so the rest of the text stays
  * one shared copy.  Each such copy is its own transaction, as with VERP.
+ * RFC 8058 wants both fields under a DKIM signature, so such a copy is
+ * signed here, per recipient, over its own fields and the shared text
+ * (lists/dkim_sign.c: the body hash and keys made once, by
+ * expand_sign.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "dkim_sign.h"
 #include "names.h"
 #include "rcpt_head.h"
 #include "unsub_token.h"
@@ -25,14 +30,49 @@ struct rcpt_head {
 	char domain[NAME_DOMAIN_MAX + 1];
 	long long issued;
 	struct unsub_secret secret;
+	struct dkim_prep *dkim; /* the copies' signing, or NULL */
 };
+
+/* rcpt_head_sign - sign every copy with p (NULL: unsigned); h keeps it */
+void
+rcpt_head_sign(struct rcpt_head *h, struct dkim_prep *p)
+{
+	dkim_prep_free(h->dkim);
+	h->dkim = p;
+}
+
+/* rcpt_head_signed - the DKIM-Signature fields of this copy on top of
+ * its fields in *out; -1 when it cannot be signed (it waits) */
+static int
+rcpt_head_signed(const struct rcpt_head *h, char **out, size_t *len)
+{
+	char err[300], *sig, *both;
+	size_t siglen;
+
+	if (h->dkim == NULL)
+		return 0;
+	if (dkim_sign_prepared(
+		h->dkim, *out, *len, &sig, &siglen, err, sizeof(err)) == -1)
+		return -1;
+	if ((both = malloc(siglen + *len)) == NULL) {
+		free(sig);
+		return -1;
+	}
+	memcpy(both, sig, siglen);
+	memcpy(both + siglen, *out, *len);
+	free(sig);
+	free(*out);
+	*out = both;
+	*len += siglen;
+	return 0;
+}
 
 /* rcpt_head_open - the per-recipient fields of a list's post, or NULL
  * in *out when the list has none; 0 ok, -1 with err (the message waits) */
 int
 rcpt_head_open(struct rcpt_head **out, const struct settings *s,
-    const struct listconf *lc, const char *list, const char *domain,
-    char *err, size_t errlen)
+    const struct listconf *lc, const char *list, const char *domain, char *err,
+    size_t errlen)
 {
 	struct rcpt_head *h;
 
@@ -43,8 +83,8 @@ rcpt_head_open(struct rcpt_head **out, const struct settings *s,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (unsub_secret_load(&h->secret, s->unsubscribe_secret_file, err,
-		errlen) == -1) {
+	if (unsub_secret_load(
+		&h->secret, s->unsubscribe_secret_file, err, errlen) == -1) {
 		rcpt_head_free(h);
 		return -1;
 	}
@@ -77,7 +117,7 @@ rcpt_head_make(
 	    " <mailto:majordomo@%s?body=unsubscribe%%20%s>\n"
 	    "List-Unsubscribe-Post: List-Unsubscribe=One-Click\n",
 	    link, h->domain, h->list);
-	if (fclose(fp) == EOF) {
+	if (fclose(fp) == EOF || rcpt_head_signed(h, out, len) == -1) {
 		free(*out);
 		*out = NULL;
 		return -1;
@@ -92,5 +132,6 @@ rcpt_head_free(struct rcpt_head *h)
 	if (h == NULL)
 		return;
 	explicit_bzero(&h->secret, sizeof(h->secret));
+	dkim_prep_free(h->dkim);
 	free(h);
 }

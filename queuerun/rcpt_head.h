@@ -11,12 +11,14 @@
 #include "settings.h"
 
 struct rcpt_head;
+struct dkim_prep;
 
 int rcpt_head_open(struct rcpt_head **out, const struct settings *s,
-    const struct listconf *lc, const char *list, const char *domain,
-    char *err, size_t errlen);
-int rcpt_head_make(const struct rcpt_head *h, const char *addr, char **out,
-    size_t *len);
+    const struct listconf *lc, const char *list, const char *domain, char *err,
+    size_t errlen);
+int rcpt_head_make(
+    const struct rcpt_head *h, const char *addr, char **out, size_t *len);
+void rcpt_head_sign(struct rcpt_head *h, struct dkim_prep *p);
 void rcpt_head_free(struct rcpt_head *h);
 
 #endif

@@ -8,8 +8,10 @@
  * time, has come) and deferred, plus held (HOLD/) and quarantined (BAD/),
  * and the age of the oldest outstanding message (its birth time where
  * the file system keeps one, else its mtime), and held messages per list.
- * Three forms: a table, JSON (-j) and Prometheus text (-p,
- * queueserv_prom.c).
+ * A domain with outstanding mail whose DKIM keys the runners cannot use
+ * gets a line saying why: its mail waits until the key is fixed
+ * (lists/dkim_conf.c).  Three forms: a table, JSON (-j) and Prometheus
+ * text (-p, queueserv_prom.c).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,10 +21,41 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dkim_conf.h"
 #include "queueserv.h"
 #include "queueserv_status.h"
 #include "spool_dest.h"
 #include "spool_walk.h"
+
+#define STATUS_DOMAINS_MAX 1000 /* domains whose DKIM keys are checked */
+
+/* status_domain - note the domain of an outstanding message */
+static void
+status_domain(struct counts *k, const char *domain)
+{
+	char **v;
+	size_t i;
+
+	for (i = 0; i < k->ndomains; i++)
+		if (strcmp(k->domains[i], domain) == 0)
+			return;
+	if (k->ndomains == STATUS_DOMAINS_MAX ||
+	    (v = reallocarray(k->domains, k->ndomains + 1, sizeof(*v))) == NULL)
+		return;
+	k->domains = v;
+	if ((v[k->ndomains] = strdup(domain)) != NULL)
+		k->ndomains++;
+}
+
+/* status_dkim - why the domain's mail cannot be signed, or 0 */
+static int
+status_dkim(const struct qs *qs, const char *domain, char *err, size_t errlen)
+{
+	struct dkim_conf dc;
+
+	return dkim_conf_load(&qs->s, domain, &dc, err, errlen) == -1 ||
+	       dkim_conf_check(&dc, err, errlen) == -1;
+}
 
 /* status_tier - the counters of one tier, made on first use */
 static struct tier *
@@ -123,6 +156,7 @@ status_count(void *arg, const struct spool_entry *e)
 		born = status_born(e);
 		if (k->oldest == 0 || born < k->oldest)
 			k->oldest = born;
+		status_domain(k, e->domain);
 	}
 	return 0;
 }
@@ -303,6 +337,7 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 static void
 status_text(const struct qs *qs, const struct counts *k, FILE *fp)
 {
+	char err[PATH_MAX + 200];
 	time_t now = time(NULL);
 	const struct slot *sl;
 	size_t i;
@@ -342,6 +377,10 @@ status_text(const struct qs *qs, const struct counts *k, FILE *fp)
 		fprintf(fp, "held: %s@%s %ld\n", k->held[i].list,
 		    k->held[i].domain, k->held[i].n);
 	status_text_dests(k, now, fp);
+	for (i = 0; i < k->ndomains; i++)
+		if (status_dkim(qs, k->domains[i], err, sizeof(err)))
+			fprintf(fp, "dkim: %s: %s (its mail waits)\n",
+			    k->domains[i], err);
 }
 
 /* status_json_tier - one tier's counters as JSON members */
@@ -358,6 +397,7 @@ status_json_tier(FILE *fp, const struct tier *t)
 static void
 status_json(const struct qs *qs, const struct counts *k, FILE *fp)
 {
+	char err[PATH_MAX + 200];
 	time_t now = time(NULL);
 	const struct slot *sl;
 	const char *sep = "";
@@ -402,7 +442,17 @@ status_json(const struct qs *qs, const struct counts *k, FILE *fp)
 		    k->held[i].n);
 	fprintf(fp, "]}");
 	status_json_dests(k, now, fp);
-	fprintf(fp, "}\n");
+	fprintf(fp, ",\"dkim_errors\":[");
+	for (i = 0, sep = ""; i < k->ndomains; i++)
+		if (status_dkim(qs, k->domains[i], err, sizeof(err))) {
+			fprintf(fp, "%s{\"domain\":", sep);
+			status_json_str(fp, k->domains[i]);
+			fprintf(fp, ",\"error\":");
+			status_json_str(fp, err);
+			fprintf(fp, "}");
+			sep = ",";
+		}
+	fprintf(fp, "]}\n");
 }
 
 /* queueserv_status_write - the whole reply, ended by an empty line */
@@ -432,6 +482,9 @@ queueserv_status_write(const struct qs *qs, int fd, int format)
 	free(k.held);
 	free(k.tiers);
 	free(k.dests);
+	while (k.ndomains > 0)
+		free(k.domains[--k.ndomains]);
+	free(k.domains);
 	r = ferror(fp) ? -1 : 0;
 	if (fclose(fp) == EOF)
 		r = -1;

@@ -42,6 +42,8 @@ struct counts {
 	time_t now;
 	time_t oldest; /* 0: none */
 	int failed;
+	char **domains; /* of the outstanding mail, for the DKIM check */
+	size_t ndomains;
 };
 
 /* queueserv_prom.c */

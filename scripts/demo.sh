@@ -41,9 +41,13 @@ owners = owner@demo.example
 subject_prefix = [\$LIST]
 reply_to = list
 archive = $DIR/mail/archive
+dmarc_mitigation = munge
 EOF
 printf '%s\n' alice@people.demo bob@people.demo carol@people.demo \
 	dave@people.demo erin@people.demo >"$DIR/lists/demo.example/announce/subscribers"
+
+say "a DKIM key for demo.example (mjq-dkimkey; the runner signs with it)"
+"$TOP/scripts/mjq-dkimkey" -C "$DIR/mjq.conf" demo.example mjq
 
 say "the configuration ($DIR/mjq.conf)"
 cat "$DIR/mjq.conf"
@@ -79,8 +83,14 @@ done
 
 say "the mail arrived"
 (cd "$DIR" && find mail -path '*/new/*' -type f | sort)
-say "what alice got"
+say "what alice got: signed by demo.example, From munged (dmarc_mitigation = munge)"
 cat "$(find "$DIR/mail/alice/new" -type f | head -1)"
+if /usr/bin/python3 -c 'import dkim' 2>/dev/null; then
+	say "its DKIM signature, checked by python3-dkim against the key's TXT record"
+	/usr/bin/python3 "$TOP/t/tools/mj_dkimverify.py" \
+		"$(find "$DIR/mail/alice/new" -type f | head -1)" \
+		"$DIR/lists/demo.example/.dkim" || true
+fi
 
 say "the runner's log (one line per recipient)"
 grep 'to=<' "$DIR/queueserv.log" || cat "$DIR/queueserv.log"

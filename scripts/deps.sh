@@ -1,8 +1,9 @@
 #!/bin/sh
 # scripts/deps.sh - make sure the Debian packages mjq needs are installed.
 #
-#   sh scripts/deps.sh build   compiler, libbsd, inih
-#   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace
+#   sh scripts/deps.sh build   compiler, libbsd, inih, OpenSSL, libpsl
+#   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace,
+#                              python3-dkim (the independent verifier)
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
 #   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
 #
@@ -10,9 +11,9 @@
 # exact command to run and fails.
 set -eu
 
-build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev"
+build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-dev publicsuffix openssl"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
-      openssl curl lighttpd chromium python3-prometheus-client"
+      curl lighttpd chromium python3-dkim python3-nacl python3-prometheus-client"
 bench="$test"
 fuzz="$build clang libclang-rt-dev"
 

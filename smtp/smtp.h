@@ -1,11 +1,13 @@
 /*
  * smtp.h - libsmtp, the SMTP client: a session (connect, greeting, EHLO),
  * a transaction (MAIL, RCPT, DATA with dot-stuffing), replies, and the
- * DNS look-ups that turn a nexthop into addresses to try (MX, A/AAAA).
+ * DNS look-ups that turn a nexthop into addresses to try (MX, A/AAAA),
+ * and TXT records (DMARC policies).
  */
 #ifndef MJQ_SMTP_H
 #define MJQ_SMTP_H
 
+#include "dns_txt.h"
 #include "mx_parse.h"
 #include "mx_resolve.h"
 #include "smtp_data.h"

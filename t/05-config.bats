@@ -34,7 +34,7 @@ try_conf() {
 @test "an unknown section is an error at its first key" {
 	try_conf $'[nosuch]\nkey = 1'
 	[ "$status" -eq 75 ]
-	[ "$output" = "mj_enqueue: $CONF:8: [nosuch] key: unknown section" ]
+	[ "$output" = "mj_enqueue: $CONF:10: [nosuch] key: unknown section" ]
 }
 
 @test "a key outside any section is an error" {
@@ -46,39 +46,39 @@ try_conf() {
 
 @test "bad values: booleans, numbers, ranges, durations, sizes, modes" {
 	try_conf $'[enqueue]\nstart_server = maybe'
-	[ "$output" = "mj_enqueue: $CONF:8: [enqueue] start_server: 'maybe' is not yes or no" ]
+	[ "$output" = "mj_enqueue: $CONF:10: [enqueue] start_server: 'maybe' is not yes or no" ]
 	mjq_setup </dev/null
 	try_conf $'[enqueue]\npoke_timeout_ms = 0'
-	[ "$output" = "mj_enqueue: $CONF:8: [enqueue] poke_timeout_ms: value 0 out of range [1, 10000]" ]
+	[ "$output" = "mj_enqueue: $CONF:10: [enqueue] poke_timeout_ms: value 0 out of range [1, 10000]" ]
 	mjq_setup </dev/null
 	try_conf $'[enqueue]\npoke_timeout_ms = 12abc'
-	[ "$output" = "mj_enqueue: $CONF:8: [enqueue] poke_timeout_ms: '12abc' is not a whole number" ]
+	[ "$output" = "mj_enqueue: $CONF:10: [enqueue] poke_timeout_ms: '12abc' is not a whole number" ]
 	mjq_setup </dev/null
 	try_conf $'[queueserv]\nqueue_run_delay = 5 minutes'
-	[ "$output" = "mj_enqueue: $CONF:8: [queueserv] queue_run_delay: '5 minutes' is not a duration (seconds, or with s, m, h, d, w)" ]
+	[ "$output" = "mj_enqueue: $CONF:10: [queueserv] queue_run_delay: '5 minutes' is not a duration (seconds, or with s, m, h, d, w)" ]
 	mjq_setup </dev/null
 	try_conf $'[queueserv]\nqueue_run_delay = 2d'
-	[ "$output" = "mj_enqueue: $CONF:8: [queueserv] queue_run_delay: value 172800 out of range [1, 86400]" ]
+	[ "$output" = "mj_enqueue: $CONF:10: [queueserv] queue_run_delay: value 172800 out of range [1, 86400]" ]
 	mjq_setup </dev/null
 	try_conf $'[queueserv]\nsocket_mode = 0999'
-	[ "$output" = "mj_enqueue: $CONF:8: [queueserv] socket_mode: '0999' is not an octal mode" ]
+	[ "$output" = "mj_enqueue: $CONF:10: [queueserv] socket_mode: '0999' is not an octal mode" ]
 	mjq_setup </dev/null
 	try_conf $'[enqueue]\nmax_message_size = -1'
 	[ "$status" -eq 75 ]
-	[ "$output" = "mj_enqueue: $CONF:8: [enqueue] max_message_size: '-1' is not a size (bytes, or with k, M, G)" ]
+	[ "$output" = "mj_enqueue: $CONF:10: [enqueue] max_message_size: '-1' is not a size (bytes, or with k, M, G)" ]
 }
 
 @test "a syntax error names its line" {
 	try_conf $'[enqueue]\nthis line has no equals sign'
 	[ "$status" -eq 75 ]
-	[ "$output" = "mj_enqueue: $CONF:8: syntax error (expected [section] or key = value)" ]
+	[ "$output" = "mj_enqueue: $CONF:10: syntax error (expected [section] or key = value)" ]
 }
 
 @test "an over-long line is one error at its own line, not split into bogus lines" {
 	long=$(head -c 100000 /dev/zero | tr '\0' a)
 	try_conf "[enqueue]"$'\n'"start_server = $long"
 	[ "$status" -eq 75 ]
-	[ "$output" = "mj_enqueue: $CONF:8: line longer than 198 characters" ]
+	[ "$output" = "mj_enqueue: $CONF:10: line longer than 198 characters" ]
 }
 
 @test "garbage and NUL bytes are errors, never crashes" {
@@ -91,7 +91,7 @@ try_conf() {
 
 @test "the first of several errors is the one reported" {
 	try_conf $'[enqueue]\nstart_server = maybe\npoke_timeout_ms = 0'
-	[ "$output" = "mj_enqueue: $CONF:8: [enqueue] start_server: 'maybe' is not yes or no" ]
+	[ "$output" = "mj_enqueue: $CONF:10: [enqueue] start_server: 'maybe' is not yes or no" ]
 }
 
 @test "an empty smtp_helo_name means the host name, never an empty EHLO" {

@@ -252,7 +252,7 @@ enqueue() {
 	mjq_setup <<<$'[enqueue]\nno_such_key = 1'
 	run enqueue -d example.org -l mylist -r <<<"$MSG"
 	[ "$status" -eq 75 ]
-	[ "$output" = "mj_enqueue: $CONF:8: [enqueue] no_such_key: unknown key" ]
+	[ "$output" = "mj_enqueue: $CONF:10: [enqueue] no_such_key: unknown key" ]
 	run "$MJ_ENQUEUE" -C "$BATS_TEST_TMPDIR/missing.conf" -d example.org -l mylist -r <<<"$MSG"
 	[ "$status" -eq 75 ]
 	[ "$output" = "mj_enqueue: $BATS_TEST_TMPDIR/missing.conf: No such file or directory" ]

@@ -288,9 +288,10 @@ saved() {
 
 @test "an unknown [delivery] key stops the runner with file, line and key" {
 	printf '[delivery]\nno_such_key = 1\n' >>"$CONF"
+	line=$(wc -l <"$CONF")
 	run "$MJ_QUEUERUN" -C "$CONF" -1
 	[ "$status" -eq 78 ]
-	[[ "$output" == *"mjq.conf:8: [delivery] no_such_key: unknown key" ]]
+	[[ "$output" == *"mjq.conf:$line: [delivery] no_such_key: unknown key" ]]
 }
 
 @test "through mj_queueserv: 4xx recipients wait, and go after mj_queueserv flush" {

@@ -143,7 +143,7 @@ status_busy() {
 	[ "${lines[-2]}" = "destination                    window busy success failure cohorts     dead error" ]
 	[ "${lines[-1]}" = "$(dest_line 2 0 0 0 0 - -)" ]
 	run -0 "$MJ_QUEUESERV" -C "$CONF" status -j
-	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","window":2,"busy":0,"success":0.0000,"failure":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"last_error":null}]}' ]]
+	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","window":2,"busy":0,"success":0.0000,"failure":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"last_error":null}],"dkim_errors":[]}' ]]
 }
 
 @test "a destination one runner found dead is deferred by the next without a connection, then revived" {
@@ -244,7 +244,7 @@ mail_times() {
 	EOF
 	run -78 "$MJ_QUEUERUN" -C "$CONF" -1
 	echo "$output"
-	[[ "$output" == *"$CONF:8: [delivery] destination_concurrency_limit: must be at most 128, the deliveries in flight per destination that the runners' shared table holds" ]]
+	[[ "$output" == *"$CONF:10: [delivery] destination_concurrency_limit: must be at most 128, the deliveries in flight per destination that the runners' shared table holds" ]]
 	sed -i 's/= 129/= 128/' "$CONF"
 	run -0 "$MJ_QUEUERUN" -C "$CONF" -1
 }

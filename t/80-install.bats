@@ -32,23 +32,23 @@ code_keys() {
 	awk '/struct conf_key [a-z]+_keys\[\]/ {
 		sec = $5; sub(/_keys.*/, "", sec) } { print sec, $0 }' \
 		"$TOP/common/settings.c" |
-		sed -nE 's/^([a-z]+) +STRKEY\("([a-z_]+)", "([^"]*)".*/\1 \2 \3/p
-		         s/^([a-z]+) +\{"([a-z_]+)", CONF_[A-Z]+, "([^"]*)".*/\1 \2 \3/p'
-	sed -nE 's/^ *D(STR|DUR)\("([a-z_]+)", "([^"]*)".*/delivery \2 \3/p
-	         s/^ *\{"([a-z_]+)", CONF_[A-Z]+, "([^"]*)".*/delivery \1 \2/p' \
+		sed -nE 's/^([a-z]+) +STRKEY\("([a-z0-9_]+)", "([^"]*)".*/\1 \2 \3/p
+		         s/^([a-z]+) +\{"([a-z0-9_]+)", CONF_[A-Z]+, "([^"]*)".*/\1 \2 \3/p'
+	sed -nE 's/^ *D(STR|DUR)\("([a-z0-9_]+)", "([^"]*)".*/delivery \2 \3/p
+	         s/^ *\{"([a-z0-9_]+)", CONF_[A-Z]+, "([^"]*)".*/delivery \1 \2/p' \
 		"$TOP/queuerun/delivery_conf.c"
-	sed -nE 's/^ *\{"([a-z_]+)", P_[A-Z]+,.*/delivery \1 ?/p' \
+	sed -nE 's/^ *\{"([a-z0-9_]+)", P_[A-Z]+,.*/delivery \1 ?/p' \
 		"$TOP/sched/sched_params.c"
-	sed -nE 's/^ *LSTR\("([a-z_]+)",.*/list \1 /p
-	         s/^ *\{"([a-z_]+)", CONF_[A-Z]+, "([^"]*)".*/list \1 \2/p' \
+	sed -nE 's/^ *LSTR\("([a-z0-9_]+)",.*/list \1 /p
+	         s/^ *\{"([a-z0-9_]+)", CONF_[A-Z]+, "([^"]*)".*/list \1 \2/p' \
 		"$TOP/lists/listconf.c"
 }
 
 # example_keys FILE - "section key default" for each "#key = default"
 example_keys() {
 	awk '/^#?\[[a-z_:]+\]$/ { sec = $0; gsub(/[#\[\]]/, "", sec); next }
-		/^#[a-z_]+ =/ { k = substr($1, 2); v = $0
-			sub(/^#[a-z_]+ = ?/, "", v); print sec, k, v }' "$1"
+		/^#[a-z0-9_]+ =/ { k = substr($1, 2); v = $0
+			sub(/^#[a-z0-9_]+ = ?/, "", v); print sec, k, v }' "$1"
 }
 
 @test "make install puts programs, man pages, example config and init files in place with their modes" {
@@ -56,7 +56,7 @@ example_keys() {
 	find . -type f -printf '%m %p\n' | sort >"$BATS_TEST_TMPDIR/got"
 	{
 		for p in mj_enqueue mj_queueserv mj_queuerun mj_schedsim mjq-newlist \
-			mjq-unsubsecret; do
+			mjq-unsubsecret mjq-dkimkey; do
 			echo "755 ./usr/sbin/$p"
 		done
 		echo "755 ./usr/lib/cgi-bin/mj_unsubscribe"
@@ -69,7 +69,7 @@ example_keys() {
 	} | sort >"$BATS_TEST_TMPDIR/want"
 	diff -u "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
 	# the man pages of every program are among them
-	for m in mj_enqueue mj_queueserv mj_queuerun mjq-newlist; do
+	for m in mj_enqueue mj_queueserv mj_queuerun mjq-newlist mjq-dkimkey; do
 		[ -f "usr/share/man/man8/$m.8" ]
 	done
 	cmp "$TOP/scripts/mjq.conf.example" etc/mjq/mjq.conf.example
@@ -100,11 +100,11 @@ example_keys() {
 		printf '[spool]\ndir = %s\n[lists]\ndir = %s\n[enqueue]\nstart_server = no\n' \
 			"$SPOOL" "$LISTS"
 	} >"$BATS_TEST_TMPDIR/all.conf"
-	# every setting is in force: 63 keys, the [transport:smtp] and
-	# [transport_map] examples; 9 sections; then this test's 3 and 3
+	# every setting is in force: 71 keys, the [transport:smtp] and
+	# [transport_map] examples; 12 sections; then this test's 3 and 3
 	run -1 grep -q '^#[^ ]' "$BATS_TEST_TMPDIR/all.conf"
-	[ "$(grep -c '^[a-z_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((65 + 3)) ]
-	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((10 + 3)) ]
+	[ "$(grep -c '^[a-z0-9_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((71 + 3)) ]
+	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((12 + 3)) ]
 	mjq_list example.org mylist
 	run "$ROOT/usr/sbin/mj_enqueue" -C "$BATS_TEST_TMPDIR/all.conf" \
 		-d example.org -l mylist -r <<<$'Subject: x\n\nbody\n'
@@ -134,7 +134,7 @@ example_keys() {
 	[ "$(grep -c '^list ' "$BATS_TEST_TMPDIR/code")" -ge 9 ]
 	example_keys "$TOP/scripts/mjq.conf.example" >"$BATS_TEST_TMPDIR/ex"
 	# the list keys are documented at the end as "#   key = default"
-	sed -nE 's/^#   ([a-z_]+) = ?([^ ]*).*/list \1 \2/p' \
+	sed -nE 's/^#   ([a-z0-9_]+) = ?([^ ]*).*/list \1 \2/p' \
 		"$TOP/scripts/mjq.conf.example" >>"$BATS_TEST_TMPDIR/ex"
 	missing=
 	while read -r sec key def; do
@@ -250,7 +250,7 @@ example_keys() {
 	[ "$status" -eq 0 ]
 	cfg=$LISTS/example.org/mylist/config
 	uncomment "$cfg" >"$cfg.new" && mv "$cfg.new" "$cfg"
-	[ "$(grep -c '^[a-z_]* =' "$cfg")" -eq 14 ]
+	[ "$(grep -c '^[a-z_]* =' "$cfg")" -eq 15 ]
 	echo sub@d.test >"$LISTS/example.org/mylist/subscribers"
 	printf '[transport_map]\nd.test = maildir:%s/mail/${user}\n' "$BATS_TEST_TMPDIR" >>"$CONF"
 	# posting = subscribers is in force: the subscriber posts

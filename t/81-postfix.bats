@@ -60,6 +60,12 @@ setup_file() {
 	"$TOP/scripts/mjq-newlist" -C "$W/mjq.conf" -e "$W/sbin/mj_enqueue" \
 		lists.test fwdlist owner@sink.test >/dev/null
 	rm -r "$W/lists/lists.test/gone"
+	# the domain's DKIM key, as an administrator makes it; the posts keep
+	# their From (poster@example.net's DMARC policy is not this test's)
+	"$TOP/scripts/mjq-dkimkey" -C "$W/mjq.conf" lists.test mjq >/dev/null
+	for l in mylist fwdlist; do
+		echo 'dmarc_mitigation = none' >>"$W/lists/lists.test/$l/config"
+	done
 	printf 'a@sink.test\nb@sink.test\n' >"$W/lists/lists.test/mylist/subscribers"
 	echo c@sink.test >"$W/lists/lists.test/fwdlist/subscribers"
 	# posting policy is t/76's: these lists take posts from anyone
@@ -205,7 +211,12 @@ message() {
 	# one message for both (same destination): compare it with the post
 	f=$(find "$BATS_TEST_TMPDIR/sink/save/new" -type f)
 	[ "$(echo "$f" | wc -l)" -eq 1 ]
-	sed 's/\r$//' "$f" >"$BATS_TEST_TMPDIR/got"
+	# signed with the domain's key: python3-dkim checks it, then the
+	# signature (a first line and its continuation lines) goes
+	"$TOP/t/tools/mj_dkimverify.py" -n 1 "$f" "$W/lists/lists.test/.dkim"
+	sed 's/\r$//' "$f" | awk 'NR == 1 && !/^DKIM-Signature: / { exit 1 }
+		NR == 1 || (!done && /^[ \t]/) { next } { done = 1; print }' \
+		>"$BATS_TEST_TMPDIR/got"
 	# On top, exactly: the list's headers, then local(8)'s Delivered-To
 	# (its Return-Path is replaced by the list's envelope), then Postfix
 	# smtpd's Received field; then the post itself, unchanged.

@@ -9,13 +9,17 @@ MJ_SCHEDSIM=$TOP/schedsim/mj_schedsim
 MJ_TESTSMTPD=$TOP/t/tools/mj_testsmtpd
 
 # mjq_setup - a fresh spool, lists directory and mjq.conf for this test:
-# $SPOOL, $LISTS, $CONF.  Extra INI text on stdin is appended.
+# $SPOOL, $LISTS, $CONF.  Extra INI text on stdin is appended (it may
+# continue [enqueue]).  Mail goes out unsigned ([dkim] sign = no, on top,
+# so the file's own lines start at line 3) unless a test turns signing on
+# again (t/75-dkim.bats), so the tests need no keys.
 mjq_setup() {
 	SPOOL=$BATS_TEST_TMPDIR/spool
 	LISTS=$BATS_TEST_TMPDIR/lists
 	CONF=$BATS_TEST_TMPDIR/mjq.conf
 	mkdir -p "$SPOOL/tmp" "$SPOOL/QUEUE" "$LISTS"
 	{
+		printf '[dkim]\nsign = no\n'
 		printf '[spool]\ndir = %s\n[lists]\ndir = %s\n' "$SPOOL" "$LISTS"
 		printf '[enqueue]\nstart_server = no\n'
 		[ -t 0 ] || cat

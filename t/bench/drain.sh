@@ -23,17 +23,15 @@ ENQ=$TOP/enqueue/mj_enqueue
 QR=$TOP/queuerun/mj_queuerun
 DIR=$(mktemp -d /tmp/mjq-drain.XXXXXX)
 chmod 755 "$DIR"
-SINKS=()
 PF=
 
 . "$TOP/t/postfix-instance.sh"
 . "$TOP/scripts/mjq-workdir.sh"
+. "$TOP/t/bench/sinks.bash"
 
 cleanup() {
-	local p
 	[ -z "$PF" ] || pf_stop "$PF"
-	for p in "${SINKS[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
+	sinks_stop
 	rm -rf "$DIR"
 }
 trap cleanup EXIT
@@ -43,46 +41,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 77
 fi
 
-# port_free - an unused loopback port
-port_free() {
-	local p
-	while :; do
-		# below the ephemeral range, so no outgoing socket holds it
-		p=$((10000 + RANDOM % 20000))
-		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then
-			echo "$p"
-			return
-		fi
-	done
-}
-
-# ms - milliseconds since the epoch
-ms() {
-	date +%s%3N
-}
-
 # the sinks: one per domain
-: >"$DIR/map"
-for d in $(seq 0 $((D - 1))); do
-	p=$(port_free)
-	smtp-sink -u postfix "127.0.0.1:$p" 1024 2>>"$DIR/sink.err" &
-	SINKS+=($!)
-	printf 'd%d.test smtp:[127.0.0.1]:%d\n' "$d" "$p" >>"$DIR/map"
-done
-for d in $(seq 0 $((D - 1))); do
-	p=$(sed -n "$((d + 1))p" "$DIR/map" | sed 's/.*://')
-	for i in $(seq 1 100); do
-		(exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && continue 2
-		sleep 0.05
-	done
-	echo "drain.sh: smtp-sink on port $p did not start:" >&2
-	cat "$DIR/sink.err" >&2
-	exit 1
-done
+sinks_start "$D"
 
 # the subscribers and the message
-awk -v r="$R" -v d="$D" 'BEGIN { for (i = 1; i <= r; i++) printf "u%d@d%d.test\n", i, i % d }' \
-	>"$DIR/subscribers"
+subscribers_make "$R" "$D"
 msg() {
 	printf 'From: poster@example.net\nTo: list@bench.example\n'
 	printf 'Subject: drain benchmark\nMessage-Id: <drain.%s@bench.example>\n\n' "$$"

@@ -6,7 +6,8 @@
  * size comes from the first input byte) and NUL-terminate; the header a
  * list post is delivered with (expand_list_text, the list options taken
  * from the second byte) must carry exactly one of each list header,
- * none of the poster's, and the body byte for byte; expand_plain_text
+ * none of the poster's, and the body byte for byte (or, wrapped for
+ * DMARC, the whole post inside), and a munged From only once; expand_plain_text
  * must drop at most the leading Return-Path.  The delivered text lives
  * in a memfd, read back here.
  */
@@ -16,6 +17,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "dmarc.h"
 #include "expand.h"
 #include "expand_list.h"
 #include "header.h"
@@ -74,31 +76,52 @@ fuzz_list(const char *text, size_t len, unsigned opt)
 	static struct qr_msg m;
 	struct listconf lc;
 	const char *hend = header_end(text, len);
-	size_t blen = (size_t)(text + len - hend), i;
-	char *out;
+	size_t blen = (size_t)(text + len - hend), hlen, i;
+	char *out, addr[SPOOL_ADDR_MAX + 1], name[256];
+	int poster;
 
 	memset(&lc, 0, sizeof(lc));
 	strlcpy(lc.reply_to, reply_to[opt & 3], sizeof(lc.reply_to));
 	strlcpy(lc.subject_prefix, prefix[(opt >> 2) & 3],
 	    sizeof(lc.subject_prefix));
+	/* DMARC mitigation: none, munge (as munge_if_strict resolves to
+	 * when the poster's domain is strict), munge, wrap */
+	lc.dmarc_mitigation = (int)((opt >> 4) & 3);
+	poster = dmarc_from(text, (size_t)(hend - text), addr, sizeof(addr),
+		     name, sizeof(name)) == 0;
 	strlcpy(m.list, "mylist", sizeof(m.list));
 	strlcpy(m.domain, "example.org", sizeof(m.domain));
 	m.datafd = -1;
 	if (expand_list_text(&m, &lc, text, len) == -1)
 		return;
 	out = fuzz_read(&m);
-	if ((size_t)m.datasize < blen ||
-	    memcmp(out + m.datasize - blen, hend, blen) != 0)
-		abort(); /* the body is delivered as it came */
-	for (i = 0; i < sizeof(mine) / sizeof(mine[0]); i++)
-		if (fuzz_count(out, (size_t)m.datasize - blen, mine[i]) != 1)
+	if (lc.dmarc_mitigation == DMARC_MIT_WRAP && poster) {
+		/* the post travels whole inside; the outer header ends at
+		 * the first empty line */
+		hlen = (size_t)(header_end(out, (size_t)m.datasize) - out);
+		if (blen > 0 &&
+		    memmem(out, (size_t)m.datasize, hend, blen) == NULL)
 			abort();
-	if (fuzz_count(out, (size_t)m.datasize - blen, "Return-Path") != 0 ||
-	    fuzz_count(out, (size_t)m.datasize - blen, "X-Loop") < 1)
+	} else {
+		hlen = (size_t)m.datasize - blen;
+		if ((size_t)m.datasize < blen ||
+		    memcmp(out + m.datasize - blen, hend, blen) != 0)
+			abort(); /* the body is delivered as it came */
+	}
+	for (i = 0; i < sizeof(mine) / sizeof(mine[0]); i++)
+		if (fuzz_count(out, hlen, mine[i]) != 1)
+			abort();
+	if (fuzz_count(out, hlen, "Return-Path") != 0 ||
+	    fuzz_count(out, hlen, "X-Loop") < 1)
 		abort();
 	/* A list that sets Reply-To replaces the poster's. */
 	if (lc.reply_to[0] != '\0' && strcmp(lc.reply_to, "none") != 0 &&
-	    fuzz_count(out, (size_t)m.datasize - blen, "Reply-To") != 1)
+	    fuzz_count(out, hlen, "Reply-To") != 1)
+		abort();
+	/* A munged post has one From, the list's. */
+	if (lc.dmarc_mitigation != DMARC_MIT_NONE && poster &&
+	    (fuzz_count(out, hlen, "From") != 1 ||
+		memmem(out, hlen, " <mylist@example.org>\n", 22) == NULL))
 		abort();
 	free(out);
 }

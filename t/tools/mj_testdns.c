@@ -1,14 +1,18 @@
 /*
- * mj_testdns - a canned-answer DNS server for the MX tests.
+ * mj_testdns - a canned-answer DNS server for the MX and DMARC tests.
  *
  * UDP on 127.0.0.1, one zone file given on the command line, answers to
- * MX, A and AAAA queries; nothing else.  Zone lines:
+ * MX, A, AAAA and TXT queries; nothing else.  Zone lines:
  *
  *	example.org	MX	10 mx1.example.org
  *	mx1.example.org	A	127.0.0.1
  *	v6.example.org	AAAA	::1
  *	nullmx.org	MX	0 .
  *	broken.org	SERVFAIL
+ *	_dmarc.x.org	TXT	v=DMARC1; p=reject
+ *
+ * A TXT record is the rest of its line, sent as strings of at most 255
+ * bytes.
  *
  * A name with no line is NXDOMAIN; a name with lines but none of the
  * asked type is NODATA.  Every query is logged ("name TYPE") so a test
@@ -31,7 +35,9 @@
 
 #define T_A 1
 #define T_MX 15
+#define T_TXT 16
 #define T_AAAA 28
+#define TXT_MAX 1024
 #define T_SERVFAIL (-1) /* a zone entry, not a DNS type */
 
 struct rr {
@@ -40,6 +46,7 @@ struct rr {
 	int pref;		/* MX */
 	char target[256];	/* MX */
 	unsigned char addr[16]; /* A, AAAA */
+	char txt[TXT_MAX];	/* TXT */
 };
 
 static struct rr *zone;
@@ -52,6 +59,26 @@ on_term(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+/* txt_rest - the text after a zone line's first two fields, trimmed */
+static void
+txt_rest(const char *line, char *out)
+{
+	const char *p = line;
+	size_t n;
+	int f;
+
+	for (f = 0; f < 2; f++) {
+		p += strspn(p, " \t");
+		p += strcspn(p, " \t");
+	}
+	p += strspn(p, " \t");
+	n = strcspn(p, "\r\n");
+	if (n >= TXT_MAX)
+		n = TXT_MAX - 1;
+	memcpy(out, p, n);
+	out[n] = '\0';
 }
 
 /* zone_load - read the zone file, or exit */
@@ -89,7 +116,10 @@ zone_load(const char *path)
 		else if (strcasecmp(type, "AAAA") == 0 && n == 3 &&
 			 inet_pton(AF_INET6, a, r->addr) == 1)
 			r->type = T_AAAA;
-		else if (strcasecmp(type, "SERVFAIL") == 0)
+		else if (strcasecmp(type, "TXT") == 0 && n >= 3) {
+			r->type = T_TXT;
+			txt_rest(line, r->txt);
+		} else if (strcasecmp(type, "SERVFAIL") == 0)
 			r->type = T_SERVFAIL;
 		else
 			errx(1, "%s:%d: bad line", path, lineno);
@@ -125,6 +155,23 @@ put_name(unsigned char *p, size_t room, const char *name)
 	if (n + 1 > room)
 		return 0;
 	p[n++] = 0;
+	return n;
+}
+
+/* put_txt - text as TXT character-strings of at most 255 bytes */
+static size_t
+put_txt(unsigned char *p, const char *text)
+{
+	size_t n = 0, len = strlen(text), k;
+
+	do {
+		k = len > 255 ? 255 : len;
+		p[n++] = (unsigned char)k;
+		memcpy(p + n, text, k);
+		n += k;
+		text += k;
+		len -= k;
+	} while (len > 0);
 	return n;
 }
 
@@ -169,6 +216,7 @@ answer(const unsigned char *q, size_t qlen, unsigned char *out, size_t room,
 	    qtype == T_MX     ? "MX"
 	    : qtype == T_A    ? "A"
 	    : qtype == T_AAAA ? "AAAA"
+	    : qtype == T_TXT  ? "TXT"
 			      : "OTHER");
 	fflush(log);
 	n = 12 + nlen + 4;
@@ -183,7 +231,7 @@ answer(const unsigned char *q, size_t qlen, unsigned char *out, size_t room,
 			break;
 		}
 		rcode = 0;
-		if (zone[i].type != qtype || n + 12 + 16 + 258 > room)
+		if (zone[i].type != qtype || n + 12 + TXT_MAX + 8 > room)
 			continue;
 		/* Owner: a pointer to the question's name at offset 12. */
 		put16(out + n, 0xc000 | 12);
@@ -195,6 +243,8 @@ answer(const unsigned char *q, size_t qlen, unsigned char *out, size_t room,
 		if (qtype == T_MX) {
 			put16(rd, zone[i].pref);
 			k = 2 + put_name(rd + 2, 256, zone[i].target);
+		} else if (qtype == T_TXT) {
+			k = put_txt(rd, zone[i].txt);
 		} else {
 			k = qtype == T_A ? 4 : 16;
 			memcpy(rd, zone[i].addr, k);
@@ -229,7 +279,7 @@ main(int argc, char **argv)
 	const char *port_file = NULL, *pid_file = NULL, *log_file = "/dev/null";
 	struct sockaddr_in sin = {.sin_family = AF_INET}, from;
 	struct sigaction sa = {.sa_handler = on_term};
-	unsigned char q[512], out[4096];
+	unsigned char q[512], out[8192];
 	socklen_t len = sizeof(sin);
 	char tmp[4096];
 	ssize_t n;
