@@ -2,7 +2,9 @@
 # loopback, one per domain d0.test .. d<D-1>.test, the map of the domains
 # to them in $DIR/map ("dN.test smtp:[127.0.0.1]:PORT"), their pids in
 # SINKS; R subscribers spread over those domains; and ms, milliseconds
-# since the epoch.  Needs root (smtp-sink -u).
+# since the epoch.  Needs root (smtp-sink -u).  With SINK_TLS_CERT and
+# SINK_TLS_KEY set the sinks are mj_testsmtpd offering STARTTLS with that
+# certificate, logging each handshake to $DIR/sink.tls (sink_handshakes).
 
 SINKS=()
 
@@ -30,7 +32,13 @@ sinks_start() {
 	: >"$DIR/map"
 	for d in $(seq 0 $(($1 - 1))); do
 		p=$(port_free)
-		smtp-sink -u postfix "127.0.0.1:$p" 1024 2>>"$DIR/sink.err" &
+		if [ -n "${SINK_TLS_CERT:-}" ]; then
+			"$TOP/t/tools/mj_testsmtpd" -p "$p" --size 0 \
+				--tls-cert "$SINK_TLS_CERT" --tls-key "$SINK_TLS_KEY" \
+				--tls-log "$DIR/sink.tls" 2>>"$DIR/sink.err" &
+		else
+			smtp-sink -u postfix "127.0.0.1:$p" 1024 2>>"$DIR/sink.err" &
+		fi
 		SINKS+=($!)
 		printf 'd%d.test smtp:[127.0.0.1]:%d\n' "$d" "$p" >>"$DIR/map"
 	done
@@ -58,4 +66,24 @@ sinks_stop() {
 	local p
 	for p in "${SINKS[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
+}
+
+# sink_cpu - CPU time of the sinks so far, in microseconds (schedstat's
+# nanoseconds on the CPU: exact, where stat's ticks are sampled and a
+# sink busy for a few ms may show none)
+sink_cpu() {
+	local p t=0
+	for p in "${SINKS[@]}"; do
+		t=$((t + $(awk '{ print int($1 / 1000) }' "/proc/$p/schedstat" 2>/dev/null || echo 0)))
+	done
+	echo "$t"
+}
+
+# sink_handshakes - "FULL RESUMED": the TLS handshakes the sinks saw
+sink_handshakes() {
+	if [ -f "$DIR/sink.tls" ]; then
+		echo "$(grep -c 'resumed=0' "$DIR/sink.tls" || true) $(grep -c 'resumed=1' "$DIR/sink.tls" || true)"
+	else
+		echo "0 0"
+	fi
 }
