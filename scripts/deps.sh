@@ -16,7 +16,8 @@ set -eu
 build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-dev publicsuffix openssl"
 deb="$build debhelper dpkg-dev"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
-      curl lighttpd chromium python3-dkim python3-nacl debhelper dpkg-dev"
+      curl lighttpd chromium python3-dkim python3-nacl python3-prometheus-client
+      debhelper dpkg-dev"
 bench="$test"
 fuzz="$build clang libclang-rt-dev"
 

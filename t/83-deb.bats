@@ -112,10 +112,11 @@ sink_got() {
 	gone "$pid"
 	pid=$(cat /var/spool/mjq/queueserv.pid)
 	[ "$(ps -o user= -p "$pid")" = mjq ]
-	# as the MTA runs it: as mjq, with the installed default mjq.conf
-	printf 'From: poster@example.net\nSubject: via the deb\n\nhello\n' |
+	# as the MTA runs it: as mjq, with the installed default mjq.conf;
+	# from a subscriber, whom the default posting policy lets through
+	printf 'From: sub@sink.test\nSubject: via the deb\n\nhello\n' |
 		runuser -u mjq -- /usr/sbin/mj_enqueue -d example.org -l t83 -r \
-			-f poster@example.net
+			-f sub@sink.test
 	wait_for 30 sink_got sub@sink.test
 	grep -rqE $'^Subject: via the deb\r?$' "$BATS_TEST_TMPDIR/sink/save/new"
 	# remove: the server stops; the configuration, data and user stay
