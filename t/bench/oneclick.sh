@@ -67,7 +67,7 @@ msg() {
 # unsubscribe_url, empty for none; WRAP before the runner); sets
 # NAME_ms, NAME_cpu
 drain() {
-	local w=$DIR/$1 url=$2 t0 t1 sent u s
+	local name=$1 w=$DIR/$1 url=$2 t0 t1 sent u s
 	shift 2
 	mjq_workdir "$w"
 	mkdir -p "$w/lists/bench.example/list"
@@ -89,13 +89,13 @@ drain() {
 	t1=$(ms)
 	sent=$(grep -c 'status=sent' "$w/log" || true)
 	if [ -n "$(find "$w/spool/QUEUE" -type f)" ] || [ "$sent" -ne "$R" ]; then
-		echo "oneclick.sh: $1 delivered $sent of $R" >&2
+		echo "oneclick.sh: $name delivered $sent of $R" >&2
 		grep -v status=sent "$w/log" | head >&2
 		exit 1
 	fi
 	read -r u s <"$w/time"
-	eval "${1}_ms=$((t1 - t0))"
-	eval "${1}_cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"
+	eval "${name}_ms=$((t1 - t0))"
+	eval "${name}_cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"
 }
 
 # speed ARGS... - openssl speed's rsa2048 sign/s (with -multi: summed)
