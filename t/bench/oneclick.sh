@@ -33,7 +33,7 @@ R=${1:-100000}
 D=${2:-100}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 ENQ=$TOP/enqueue/mj_enqueue
-QR=$TOP/queuerun/mj_queuerun
+QR=${QR:-$TOP/queuerun/mj_queuerun} # another build's runner to compare
 DIR=$(mktemp -d /tmp/mjq-oneclick.XXXXXX)
 chmod 755 "$DIR"
 CORES=$(nproc)
