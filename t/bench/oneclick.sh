@@ -25,6 +25,10 @@
 #          one-process sign/s (per CPU second): the share of the
 #          runner's CPU that goes into the RSA operation, the figure
 #          least sensitive to load.
+#   sinks: the smtp-sinks' CPU during the per-copy drain, and the rate
+#          the runner and the sinks would make with the cores to
+#          themselves (cores over their CPU per recipient): an
+#          estimate of the idle machine's wall figure, not a measure.
 # WRAP, when set, goes before the per-copy drain's runner (a profiler:
 # WRAP='perf record -g -o /tmp/oneclick.perf --').  Needs root
 # (smtp-sink -u).
@@ -61,6 +65,15 @@ msg() {
 	for i in $(seq 1 40); do
 		echo "A line of body text, about seventy characters long, number $i."
 	done
+}
+
+# sinks_cpu - CPU seconds the sinks have used so far
+sinks_cpu() {
+	local p t=0
+	for p in "${SINKS[@]}"; do
+		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+	done
+	awk -v t="$t" -v hz="$(getconf CLK_TCK)" 'BEGIN { print t / hz }'
 }
 
 # drain NAME URL [WRAP...] - one drain of the post (URL: the list's
@@ -110,15 +123,17 @@ speed() {
 one=$(speed)
 drain once ""
 m1=$(speed -multi "$CORES")
+s0=$(sinks_cpu)
 # shellcheck disable=SC2086 # WRAP is words
 drain percopy "https://bench.example/unsubscribe" ${WRAP:-}
+s1=$(sinks_cpu)
 m2=$(speed -multi "$CORES")
 o=$(speed)
 [ "$o" -gt "$one" ] && one=$o
 multi=$(((m1 + m2) / 2))
 
 awk -v r="$R" -v d="$D" -v ot="$once_ms" -v pt="$percopy_ms" \
-	-v oc="$once_cpu" -v pc="$percopy_cpu" -v one="$one" -v multi="$multi" -v m1="$m1" -v m2="$m2" \
+	-v oc="$once_cpu" -v pc="$percopy_cpu" -v one="$one" -v multi="$multi" -v m1="$m1" -v m2="$m2" -v sc="$(awk -v a="$s0" -v b="$s1" 'BEGIN { print b - a }')" \
 	-v cores="$CORES" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
 	ow = r / (ot / 1000); pw = r / (pt / 1000)
 	printf "oneclick R=%d D=%d cores=%d load %s\n", r, d, cores, load
@@ -129,4 +144,5 @@ awk -v r="$R" -v d="$D" -v ot="$once_ms" -v pt="$percopy_ms" \
 	printf "wall: per copy rcpt/s / (one process x %d cores):  %.2f  (the issue'"'"'s goal: 0.70)\n", cores, pw / (one * cores)
 	printf "wall: per copy rcpt/s / -multi %d, same load:       %.2f\n", cores, pw / multi
 	printf "cpu:  per copy rcpt per runner cpu s / one process: %.2f\n", (r / pc) / one
+	printf "per copy, the sinks: cpu %.2f s (%.3f s/1000 rcpt); runner and sinks alone on %d cores would make %.0f rcpt/s, %.2f of the limit\n", sc, sc / r * 1000, cores, cores * r / (pc + sc), cores * r / (pc + sc) / (one * cores)
 }'
