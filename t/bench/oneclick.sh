@@ -45,26 +45,10 @@ CORES=$(nproc)
 . "$TOP/scripts/mjq-workdir.sh"
 . "$TOP/t/bench/sinks.bash"
 
-cleanup() {
-	sinks_stop
-	rm -rf "$DIR"
-}
-trap cleanup EXIT
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "oneclick.sh: needs root (smtp-sink -u)" >&2
-	exit 77
-fi
-
-sinks_start "$D"
-subscribers_make "$R" "$D"
+sinks_setup
+# msg - the post
 msg() {
-	printf 'From: poster@example.net\nTo: list@bench.example\n'
-	printf 'Subject: one-click benchmark\nDate: Wed, 25 Nov 2026 02:00:00 +0000\n'
-	printf 'Message-Id: <oneclick.%s@bench.example>\n\n' "$$"
-	for i in $(seq 1 40); do
-		echo "A line of body text, about seventy characters long, number $i."
-	done
+	sinks_msg oneclick
 }
 
 # sinks_cpu - CPU seconds the sinks have used so far
@@ -80,35 +64,16 @@ sinks_cpu() {
 # unsubscribe_url, empty for none; WRAP before the runner); sets
 # NAME_ms, NAME_cpu
 drain() {
-	local name=$1 w=$DIR/$1 url=$2 t0 t1 sent u s
+	local name=$1 w=$DIR/$1 url=$2
 	shift 2
-	mjq_workdir "$w"
-	mkdir -p "$w/lists/bench.example/list"
-	cp "$DIR/subscribers" "$w/lists/bench.example/list/subscribers"
-	printf '[list]\ndmarc_mitigation = none\nunsubscribe_url = %s\n' "$url" \
-		>"$w/lists/bench.example/list/config"
+	sinks_list "$w" "$(printf 'dmarc_mitigation = none\nunsubscribe_url = %s' "$url")"
 	{
 		printf '[dkim]\nsign = yes\nselectors = b1\ned25519_selector =\n'
 		printf '[unsubscribe]\nsecret_file = %s\n' "$w/unsubscribe.secret"
-		printf '[delivery]\ndelivery_threads = 100\n'
-		printf '[transport_map]\n'
-		sed 's/ / = /' "$DIR/map"
 	} >>"$w/mjq.conf"
 	"$TOP/scripts/mjq-dkimkey" -C "$w/mjq.conf" bench.example b1 >/dev/null
 	"$TOP/scripts/mjq-unsubsecret" "$w/unsubscribe.secret"
-	msg | "$ENQ" -C "$w/mjq.conf" -d bench.example -l list -r -f poster@example.net
-	t0=$(ms)
-	/usr/bin/time -f '%U %S' -o "$w/time" "$@" "$QR" -C "$w/mjq.conf" -1 2>"$w/log"
-	t1=$(ms)
-	sent=$(grep -c 'status=sent' "$w/log" || true)
-	if [ -n "$(find "$w/spool/QUEUE" -type f)" ] || [ "$sent" -ne "$R" ]; then
-		echo "oneclick.sh: $name delivered $sent of $R" >&2
-		grep -v status=sent "$w/log" | head >&2
-		exit 1
-	fi
-	read -r u s <"$w/time"
-	eval "${name}_ms=$((t1 - t0))"
-	eval "${name}_cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"
+	sinks_drain "$name" "$w" "$@"
 }
 
 # speed ARGS... - openssl speed's rsa2048 sign/s (with -multi: summed)
