@@ -5,7 +5,7 @@
 #   common/*.c        -> common/libcommon.a   (no mail knowledge)
 #   spool-layout/*.c  -> spool-layout/libspool.a
 #   sched/*.c         -> sched/libsched.a     (the pure scheduler)
-#   smtp/*.c          -> smtp/libsmtp.a       (SMTP client and DNS)
+#   smtp/*.c          -> smtp/libsmtp.a       (SMTP client, TLS, DNS)
 #   lists/*.c         -> lists/liblists.a     (what a list is)
 #   enqueue/*.c       -> enqueue/mj_enqueue
 #   queueserv/*.c     -> queueserv/mj_queueserv
@@ -114,7 +114,7 @@ queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBSCHED) $(LIBSMTP) \
     $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lresolv
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
 schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 TOOL_LIBS := $(LIBQR) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
@@ -124,7 +124,7 @@ TOOL_LIBS := $(LIBQR) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON
 t/tools/mj_enqueue_dyn: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENQ_LIBS)
 t/tools/%: t/tools/%.c $(TOOL_LIBS)
-	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lresolv
+	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
 
 -include $(wildcard */*.d t/tools/*.d)
 

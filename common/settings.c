@@ -146,6 +146,7 @@ settings_skip_section(void *arg, const char *section, struct conf_section *out,
 	(void)arg;
 	if (strcmp(section, "delivery") == 0 ||
 	    strcmp(section, "transport_map") == 0 ||
+	    strcmp(section, "tls_policy") == 0 ||
 	    strncmp(section, "transport:", 10) == 0) {
 		out->pair = settings_skip_pair;
 		return 0;

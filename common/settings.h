@@ -2,9 +2,10 @@
  * settings.h - the schema of mjq.conf: every key of the sections that the
  * programs share, with its default and range (see the README's table).
  *
- * The delivery sections ([delivery], [transport:NAME], [transport_map])
- * belong to the runner; a program passes a section function for them, or
- * NULL to accept them unchecked (mj_enqueue, which never uses them).
+ * The delivery sections ([delivery], [transport:NAME], [transport_map],
+ * [tls_policy]) belong to the runner; a program passes a section function
+ * for them, or NULL to accept them unchecked (mj_enqueue, which never
+ * uses them).
  */
 #ifndef MJQ_SETTINGS_H
 #define MJQ_SETTINGS_H

@@ -7,7 +7,9 @@
  * "host" or "host:port" go through MX (mx_*.c when it is there, else
  * host's own addresses, the RFC 5321 fallback).  The addresses are tried
  * in order until one gives a session; only when none does is the batch a
- * connection failure, the scheduler's negative feedback.
+ * connection failure, the scheduler's negative feedback.  Each new
+ * session gets STARTTLS as its destination's TLS policy asks
+ * (deliver_tls.c); a cached session keeps its TLS.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -18,9 +20,11 @@
 #include "clock.h"
 #include "deliver_local.h"
 #include "deliver_smtp.h"
+#include "deliver_tls.h"
 #include "mx_resolve.h"
 #include "qr_batch.h"
 #include "rcpt_head.h"
+#include "spool_dest.h"
 #include "smtp_data.h"
 #include "smtp_session.h"
 #include "smtp_xact.h"
@@ -98,6 +102,8 @@ deliver_smtp_reap(double now, int all)
 		dead = c->next;
 		deliver_smtp_free(c);
 	}
+	if (all)
+		deliver_tls_close();
 }
 
 static pthread_key_t deliver_smtp_res_key;
@@ -207,9 +213,8 @@ deliver_smtp_connect(const struct qr_batch *b, struct smtp_status *st)
 	}
 	deliver_smtp_timeouts(b->params, &to);
 	for (i = 0; i < l.n; i++) {
-		if (smtp_session_open(&c->s, l.v[i].host,
-			(const struct sockaddr *)&l.v[i].addr, l.v[i].addrlen,
-			b->params->helo_name, &to, st) == 0) {
+		if (deliver_tls_open(b->params, b->nexthop, res, &l, i, &c->s,
+			&to, st) == 0) {
 			mx_list_free(&l);
 			return c;
 		}
@@ -286,6 +291,7 @@ deliver_smtp_group(struct qr_batch *b, struct deliver_cached **cp,
 			&st) == SMTP_XACT_DONE) {
 			(void)strlcpy(
 			    b->relay, (*cp)->s.peer, sizeof(b->relay));
+			b->tls = SPOOL_DEST_TLS_NONE + (*cp)->s.tls_state;
 			deliver_smtp_set(b, lo, hi, rcpts, NULL);
 			return 0;
 		}

@@ -6,11 +6,14 @@
  * an error naming file, line and key.  [transport:NAME] sections take the
  * same keys; they are checked where they stand and applied at the end
  * over a copy of [delivery], so the order of sections in the file does
- * not matter.
+ * not matter.  [tls_policy] names a TLS level (and the names to match)
+ * per destination, as Postfix's smtp_tls_policy_maps.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "delivery_conf.h"
@@ -30,10 +33,61 @@ const char *const delivery_transport_names[QR_NTRANSPORT] = {
 		n, CONF_STR, d, 0, sizeof(((struct delivery_params *)0)->f),   \
 		    D(f), NULL                                                 \
 	}
+#define DFUNC(n, d, f, fn)                                                     \
+	{                                                                      \
+		n, CONF_FUNC, d, 0, 0, D(f), fn                                \
+	}
 #define DDUR(n, d, lo, hi, f)                                                  \
 	{                                                                      \
 		n, CONF_DURATION, d, lo, hi, D(f), NULL                        \
 	}
+
+/* delivery_conf_tls_level - smtp_tls_security_level by name */
+static int
+delivery_conf_tls_level(const char *text, void *var, char *err, size_t errlen)
+{
+	enum smtp_tls_level l;
+
+	if (smtp_tls_level_lookup(text, &l) == -1) {
+		snprintf(err, errlen,
+		    "want none, may, encrypt, dane, verify or secure");
+		return -1;
+	}
+	*(int *)var = (int)l;
+	return 0;
+}
+
+/* delivery_conf_tls_protocols - ">=TLSv1.2" and the like: the lowest
+ * protocol version allowed */
+static int
+delivery_conf_tls_protocols(
+    const char *text, void *var, char *err, size_t errlen)
+{
+	static const char *const ok[] = {
+	    ">=TLSv1", ">=TLSv1.1", ">=TLSv1.2", ">=TLSv1.3"};
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (strcmp(text, ok[i]) == 0) {
+			(void)strlcpy(var, text, 16); /* fits: checked above */
+			return 0;
+		}
+	snprintf(
+	    err, errlen, "want >=TLSv1, >=TLSv1.1, >=TLSv1.2 or >=TLSv1.3");
+	return -1;
+}
+
+/* delivery_conf_dns_level - smtp_dns_support_level: enabled or dnssec */
+static int
+delivery_conf_dns_level(const char *text, void *var, char *err, size_t errlen)
+{
+	if (strcmp(text, "enabled") != 0 && strcmp(text, "dnssec") != 0) {
+		snprintf(err, errlen, "want enabled or dnssec");
+		return -1;
+	}
+	*(int *)var = strcmp(text, "dnssec") == 0;
+	return 0;
+}
 
 static const struct conf_key delivery_keys[] = {
     DSTR("relayhost", "", relayhost),
@@ -55,6 +109,15 @@ static const struct conf_key delivery_keys[] = {
     DDUR("smtp_connection_cache_time", "2s", 0, 300, cache_time),
     DDUR("pipe_timeout", "1000s", 1, 86400, pipe_timeout),
     {"delivery_threads", CONF_INT, "64", 1, 1000, D(threads), NULL},
+    DFUNC("smtp_tls_security_level", "may", tls_level, delivery_conf_tls_level),
+    DSTR("smtp_tls_CAfile", "", tls_cafile),
+    DSTR("smtp_tls_cert_file", "", tls_cert_file),
+    DSTR("smtp_tls_key_file", "", tls_key_file),
+    DFUNC("smtp_tls_protocols", ">=TLSv1.2", tls_protocols,
+	delivery_conf_tls_protocols),
+    DDUR("smtp_starttls_timeout", "300s", 1, 3600, starttls_timeout),
+    DFUNC("smtp_dns_support_level", "enabled", dns_dnssec,
+	delivery_conf_dns_level),
 };
 #define NKEYS (sizeof(delivery_keys) / sizeof(delivery_keys[0]))
 
@@ -250,6 +313,70 @@ delivery_pair_map(void *arg, const char *section, const char *key,
 	return 0;
 }
 
+/* delivery_pair_tls_policy - one "domain = level [match=...]" */
+static int
+delivery_pair_tls_policy(void *arg, const char *section, const char *key,
+    const char *value, char *err, size_t errlen)
+{
+	struct delivery_conf *dc = arg;
+	struct delivery_tls_policy *tp;
+	char match[SMTP_TLS_MATCH_MAX];
+	enum smtp_tls_level level;
+	const char *why;
+
+	(void)section;
+	if ((why = name_check_domain(key[0] == '.' ? key + 1 : key)) != NULL) {
+		snprintf(err, errlen, "bad domain: %s", why);
+		return -1;
+	}
+	if (smtp_tls_policy_parse(
+		value, &level, match, sizeof(match), err, errlen) == -1)
+		return -1;
+	if ((tp = reallocarray(dc->tlspol, dc->ntlspol + 1, sizeof(*tp))) ==
+	    NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	dc->tlspol = tp;
+	tp += dc->ntlspol;
+	tp->level = level;
+	if ((tp->domain = strdup(key)) == NULL ||
+	    (tp->match = strdup(match)) == NULL) {
+		free(tp->domain);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	dc->ntlspol++;
+	return 0;
+}
+
+/* delivery_tls_policy_find - the [tls_policy] line for a nexthop's
+ * domain ("[host]:port" looks up host): the exact domain first, then
+ * ".parent" lines from the nearest parent up; NULL for none */
+const struct delivery_tls_policy *
+delivery_tls_policy_find(const struct delivery_params *p, const char *nexthop)
+{
+	char dom[QR_HOST_MAX];
+	const char *d, *end;
+	size_t i, len;
+
+	if (*nexthop == '[')
+		nexthop++;
+	end = nexthop + strcspn(nexthop, "]:");
+	if ((len = end - nexthop) == 0 || len >= sizeof(dom))
+		return NULL;
+	memcpy(dom, nexthop, len);
+	dom[len] = '\0';
+	for (i = 0; i < p->ntls_policy; i++)
+		if (strcasecmp(p->tls_policy[i].domain, dom) == 0)
+			return &p->tls_policy[i];
+	for (d = strchr(dom, '.'); d != NULL; d = strchr(d + 1, '.'))
+		for (i = 0; i < p->ntls_policy; i++)
+			if (strcasecmp(p->tls_policy[i].domain, d) == 0)
+				return &p->tls_policy[i];
+	return NULL;
+}
+
 /* delivery_conf_section - settings_load's hook for the runner's sections */
 int
 delivery_conf_section(void *arg, const char *section, struct conf_section *out,
@@ -262,6 +389,8 @@ delivery_conf_section(void *arg, const char *section, struct conf_section *out,
 		out->pair = delivery_pair_delivery;
 	else if (strcmp(section, "transport_map") == 0)
 		out->pair = delivery_pair_map;
+	else if (strcmp(section, "tls_policy") == 0)
+		out->pair = delivery_pair_tls_policy;
 	else if (strncmp(section, "transport:", 10) == 0)
 		out->pair = delivery_pair_transport;
 	else {
@@ -298,6 +427,8 @@ delivery_conf_finish(struct delivery_conf *dc, char *err, size_t errlen)
 		if (sp->concurrency_limit > 0 &&
 		    sp->initial_concurrency > sp->concurrency_limit)
 			sp->initial_concurrency = sp->concurrency_limit;
+		p->tls_policy = dc->tlspol;
+		p->ntls_policy = dc->ntlspol;
 		if (p->min_backoff > p->max_backoff) {
 			snprintf(err, errlen,
 			    "minimal_backoff_time is above "
@@ -323,6 +454,13 @@ delivery_conf_free(struct delivery_conf *dc)
 		free(dc->over[i].key);
 		free(dc->over[i].value);
 	}
+	for (i = 0; i < dc->ntlspol; i++) {
+		free(dc->tlspol[i].domain);
+		free(dc->tlspol[i].match);
+	}
+	free(dc->tlspol);
+	dc->tlspol = NULL;
+	dc->ntlspol = 0;
 	free(dc->map);
 	free(dc->over);
 	dc->map = NULL;

@@ -13,12 +13,22 @@
 
 #include "conf.h"
 #include "sched_params.h"
+#include "smtp_tls.h"
 
 /* The transports; a [transport:NAME] section names one of them. */
 enum qr_transport { QR_SMTP, QR_PIPE, QR_MAILDIR, QR_DISCARD, QR_NTRANSPORT };
 
 #define QR_HOST_MAX 256
 #define QR_NEXTHOP_MAX 1024
+#define QR_PATH_MAX 512
+
+/* One [tls_policy] line: "example.com = verify match=hostname:nexthop";
+ * a key with a leading dot covers the subdomains. */
+struct delivery_tls_policy {
+	char *domain;
+	enum smtp_tls_level level;
+	char *match; /* "" : the level's default */
+};
 
 struct delivery_params {
 	char relayhost[QR_HOST_MAX];
@@ -38,6 +48,16 @@ struct delivery_params {
 	long long cache_time;	   /* smtp_connection_cache_time */
 	long long pipe_timeout;	   /* pipe_timeout */
 	long long threads;	   /* delivery_threads ([delivery] only) */
+	int tls_level;		   /* smtp_tls_security_level */
+	char tls_cafile[QR_PATH_MAX];
+	char tls_cert_file[QR_PATH_MAX];
+	char tls_key_file[QR_PATH_MAX];
+	char tls_protocols[16];	    /* smtp_tls_protocols: ">=TLSv1.2" */
+	long long starttls_timeout; /* smtp_starttls_timeout */
+	int dns_dnssec;		    /* smtp_dns_support_level = dnssec */
+	/* [tls_policy], set by delivery_conf_finish (shared, read-only) */
+	const struct delivery_tls_policy *tls_policy;
+	size_t ntls_policy;
 };
 
 struct delivery_map {
@@ -61,6 +81,8 @@ struct delivery_conf {
 	size_t nmap;
 	struct delivery_override *over;
 	size_t nover;
+	struct delivery_tls_policy *tlspol;
+	size_t ntlspol;
 	int loaded;
 };
 
@@ -71,6 +93,8 @@ conf_section_fn delivery_conf_section;
 int delivery_conf_finish(struct delivery_conf *dc, char *err, size_t errlen);
 void delivery_conf_free(struct delivery_conf *dc);
 int delivery_transport_lookup(const char *name, enum qr_transport *t);
+const struct delivery_tls_policy *delivery_tls_policy_find(
+    const struct delivery_params *, const char *);
 int delivery_map_parse(const char *value, enum qr_transport *t, char *nexthop,
     size_t len, char *err, size_t errlen);
 

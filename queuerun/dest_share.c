@@ -168,6 +168,8 @@ dest_share_done(
 		if (o == SCHED_CONN_FAIL && b->n > 0)
 			(void)strlcpy(r->last_error, b->res[0].text,
 			    sizeof(r->last_error));
+		if (b->tls != SPOOL_DEST_TLS_UNKNOWN)
+			r->tls = b->tls;
 	}
 	spool_dest_release(sd, idx, b->share_slot);
 	b->share_slot = b->share_rec = -1;

@@ -48,9 +48,11 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 		rec = rcpt_pool_get(q, b->rcpt[i]);
 		r = &b->res[i];
 		log_info("%s: to=<%s>, relay=%s, delay=%.2f, dsn=%s, "
-			 "status=%s (%s)",
+			 "status=%s (%s)%s%s",
 		    m->name, rec->addr, b->relay, now - (double)m->st.arrival,
-		    r->dsn, outcome_words[r->outcome], r->text);
+		    r->dsn, outcome_words[r->outcome], r->text,
+		    b->tls ? ", tls=" : "",
+		    b->tls ? spool_dest_tls_name(b->tls) : "");
 		switch (r->outcome) {
 		case QR_SENT:
 			if (spool_state_set_rcpt(&m->st, rec->off, rec->status,

@@ -50,6 +50,7 @@ struct qr_batch {
 	struct qr_result *res;
 	char relay[300];
 	int negative; /* connection or handshake failure */
+	int tls;      /* smtp: SPOOL_DEST_TLS_* of the session used */
 	double t_start, t_done;
 	int share_rec, share_slot; /* shared table slot held, or -1 */
 };

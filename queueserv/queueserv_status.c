@@ -244,8 +244,9 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 		if (n > width)
 			width = n;
 	}
-	fprintf(fp, "%-*s %6s %4s %7s %7s %7s %8s %s\n", width, "destination",
-	    "window", "busy", "success", "failure", "cohorts", "dead", "error");
+	fprintf(fp, "%-*s %6s %4s %7s %7s %7s %8s %-9s %s\n", width,
+	    "destination", "window", "busy", "success", "failure", "cohorts",
+	    "dead", "tls", "error");
 	for (i = 0; i < k->ndests; i++) {
 		d = &k->dests[i];
 		snprintf(
@@ -255,9 +256,10 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 			    status_dead_in(&d->r, now));
 		else
 			(void)strlcpy(dead, "-", sizeof(dead));
-		fprintf(fp, "%-*s %6d %4d %7.4f %7.4f %7.4f %8s %s\n", width,
-		    name, d->r.ds.window, d->busy, d->r.ds.success,
+		fprintf(fp, "%-*s %6d %4d %7.4f %7.4f %7.4f %8s %-9s %s\n",
+		    width, name, d->r.ds.window, d->busy, d->r.ds.success,
 		    d->r.ds.failure, d->r.ds.fail_cohorts, dead,
+		    spool_dest_tls_name(d->r.tls),
 		    d->r.last_error[0] ? d->r.last_error : "-");
 	}
 }
@@ -303,7 +305,13 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 			    status_dead_in(&d->r, now));
 		else
 			fprintf(fp, "\"dead_until\":null,\"dead_in\":null,");
-		fprintf(fp, "\"last_error\":");
+		/* tls: the last session's state; null before any */
+		fprintf(fp, "\"tls\":");
+		if (d->r.tls != SPOOL_DEST_TLS_UNKNOWN)
+			status_json_str(fp, spool_dest_tls_name(d->r.tls));
+		else
+			fprintf(fp, "null");
+		fprintf(fp, ",\"last_error\":");
 		if (d->r.last_error[0])
 			status_json_str(fp, d->r.last_error);
 		else

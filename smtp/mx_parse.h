@@ -30,6 +30,8 @@ struct mx_target {
 struct mx_list {
 	struct mx_target *v;
 	size_t n, cap;
+	int secure; /* the names came from authenticated DNS (the AD bit
+		       of the MX answer) or from the configuration */
 };
 
 int mx_parse_mx(const unsigned char *, int, struct mx_host **, size_t *);

@@ -36,6 +36,9 @@ mx_resolver_init(
 		snprintf(why, whylen, "cannot initialize the resolver");
 		return -1;
 	}
+	/* Keep the AD bit of answers: DANE trusts the resolver that is
+	 * configured (smtp_dns_support_level = dnssec), as Postfix does. */
+	r->res.options |= RES_TRUSTAD;
 	if (dns_server == NULL || dns_server[0] == '\0')
 		return 0;
 	if (strlcpy(addr, dns_server, sizeof(addr)) >= sizeof(addr))
@@ -194,6 +197,8 @@ mx_resolve(struct mx_resolver *r, const char *nexthop, int port,
 		snprintf(why, whylen, "bad nexthop syntax: %s", nexthop);
 		return MX_TEMPFAIL;
 	}
+	/* A host named in the configuration ("[host]") needs no proof. */
+	l->secure = !use_mx;
 	if ((lit = mx_parse_literal(host, port, l)) != 0)
 		return lit == 1 ? MX_OK : MX_TEMPFAIL;
 	if ((ans = malloc(MX_ANSWER_MAX)) == NULL) {
@@ -207,6 +212,7 @@ mx_resolve(struct mx_resolver *r, const char *nexthop, int port,
 			st = MX_TEMPFAIL;
 			goto out;
 		}
+		l->secure = n >= 4 && (ans[3] & 0x20) != 0; /* AD */
 		if (n == MX_QUERY_NXDOMAIN) {
 			snprintf(why, whylen,
 			    "%s: Host or domain name not found", host);

@@ -1,8 +1,9 @@
 /*
  * smtp.h - libsmtp, the SMTP client: a session (connect, greeting, EHLO),
- * a transaction (MAIL, RCPT, DATA with dot-stuffing), replies, and the
- * DNS look-ups that turn a nexthop into addresses to try (MX, A/AAAA),
- * and TXT records (DMARC policies).
+ * a transaction (MAIL, RCPT, DATA with dot-stuffing), replies, STARTTLS
+ * and its policy (OpenSSL), and the DNS look-ups that turn a nexthop
+ * into addresses to try (MX, A/AAAA), DANE records (TLSA) and TXT
+ * records (DMARC policies).
  */
 #ifndef MJQ_SMTP_H
 #define MJQ_SMTP_H
@@ -10,9 +11,11 @@
 #include "dns_txt.h"
 #include "mx_parse.h"
 #include "mx_resolve.h"
+#include "mx_tlsa.h"
 #include "smtp_data.h"
 #include "smtp_reply.h"
 #include "smtp_session.h"
+#include "smtp_tls.h"
 #include "smtp_xact.h"
 
 #endif

@@ -29,6 +29,7 @@
 
 #include "clock.h"
 #include "smtp_session.h"
+#include "smtp_tls.h"
 
 #define SMTP_QUIT_MAX_MS 10000 /* QUIT is a courtesy: never wait long */
 
@@ -55,7 +56,7 @@ smtp_session_io(struct smtp_session *s, enum smtp_io_error why, int err)
 }
 
 /* smtp_session_wait - poll for events until the deadline */
-static int
+int
 smtp_session_wait(struct smtp_session *s, short events, long long deadline)
 {
 	struct pollfd pfd = {.fd = s->fd, .events = events};
@@ -79,19 +80,24 @@ smtp_session_send(
     struct smtp_session *s, const char *buf, size_t len, int timeout_ms)
 {
 	long long deadline = clock_ms() + timeout_ms;
+	short want = POLLOUT;
 	ssize_t n;
 
 	if (s->broken)
 		return -1;
 	while (len > 0) {
-		if ((n = send(s->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT)) >
-		    0) {
+		if (s->tls != NULL)
+			n = smtp_tls_write(s, buf, len, &want);
+		else if ((n = send(s->fd, buf, len,
+			      MSG_NOSIGNAL | MSG_DONTWAIT)) == -1 &&
+			 (errno == EAGAIN || errno == EINTR))
+			n = errno == EAGAIN ? 0 : -2;
+		if (n > 0) {
 			buf += n;
 			len -= n;
-		} else if (n == -1 && errno != EAGAIN && errno != EINTR)
+		} else if (n == -1)
 			return smtp_session_io(s, SMTP_IO_LOST, errno);
-		else if (n == -1 && errno == EAGAIN &&
-			 smtp_session_wait(s, POLLOUT, deadline) == -1)
+		else if (n == 0 && smtp_session_wait(s, want, deadline) == -1)
 			return -1;
 	}
 	return 0;
@@ -104,6 +110,7 @@ smtp_session_reply(
 {
 	long long deadline = clock_ms() + timeout_ms;
 	enum smtp_reply_status rs;
+	short want = POLLIN;
 	size_t used;
 	ssize_t n;
 
@@ -127,13 +134,20 @@ smtp_session_reply(
 			}
 		}
 		s->inoff = s->inlen = 0;
-		if ((n = recv(s->fd, s->in, sizeof(s->in), MSG_DONTWAIT)) > 0)
+		/* recv's 0 (end of stream) is smtp_tls_read's -1 with errno
+		 * 0; 0 from it means wait for the events in want. */
+		if (s->tls != NULL)
+			n = smtp_tls_read(s, s->in, sizeof(s->in), &want);
+		else if ((n = recv(
+			      s->fd, s->in, sizeof(s->in), MSG_DONTWAIT)) == 0)
+			n = -1, errno = 0;
+		else if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			n = errno == EAGAIN ? 0 : -2;
+		if (n > 0)
 			s->inlen = n;
-		else if (n == 0)
-			return smtp_session_io(s, SMTP_IO_LOST, 0);
-		else if (errno != EAGAIN && errno != EINTR)
+		else if (n == -1)
 			return smtp_session_io(s, SMTP_IO_LOST, errno);
-		else if (smtp_session_wait(s, POLLIN, deadline) == -1)
+		else if (n == 0 && smtp_session_wait(s, want, deadline) == -1)
 			return -1;
 	}
 }
@@ -228,6 +242,7 @@ smtp_session_ehlo_features(struct smtp_session *s, const struct smtp_reply *r)
 	size_t len;
 
 	s->features = SMTP_FEAT_ESMTP;
+	s->size_limit = 0;
 	/* The first line is the server's name; each next is a keyword. */
 	for (line = strchr(r->text, '\n'); line != NULL; line = next) {
 		line++;
@@ -235,6 +250,8 @@ smtp_session_ehlo_features(struct smtp_session *s, const struct smtp_reply *r)
 		len = next ? (size_t)(next - line) : strlen(line);
 		if (len == 10 && strncasecmp(line, "PIPELINING", 10) == 0)
 			s->features |= SMTP_FEAT_PIPELINING;
+		else if (len == 8 && strncasecmp(line, "STARTTLS", 8) == 0)
+			s->features |= SMTP_FEAT_STARTTLS;
 		else if (len == 8 && strncasecmp(line, "8BITMIME", 8) == 0)
 			s->features |= SMTP_FEAT_8BITMIME;
 		else if (len >= 4 && strncasecmp(line, "SIZE", 4) == 0 &&
@@ -248,8 +265,9 @@ smtp_session_ehlo_features(struct smtp_session *s, const struct smtp_reply *r)
 	}
 }
 
-/* smtp_session_hello - EHLO, or HELO when the server refuses EHLO */
-static int
+/* smtp_session_hello - EHLO, or HELO when the server refuses EHLO; again
+ * after STARTTLS, which forgets what the server said before */
+int
 smtp_session_hello(
     struct smtp_session *s, const char *helo_name, struct smtp_status *st)
 {
@@ -328,6 +346,7 @@ fail:
 	st->feedback = SMTP_FEEDBACK_NEGATIVE;
 	if (st->dsn[0] == '5')
 		st->dsn[0] = '4';
+	smtp_tls_end(s);
 	if (s->fd != -1)
 		close(s->fd);
 	s->fd = -1;
@@ -348,6 +367,7 @@ smtp_session_close(struct smtp_session *s)
 		ms = SMTP_QUIT_MAX_MS;
 	if (!s->broken && smtp_session_send(s, "QUIT\r\n", 6, ms) == 0)
 		(void)smtp_session_reply(s, ms, &r);
+	smtp_tls_end(s);
 	close(s->fd);
 	s->fd = -1;
 	s->broken = 1;

@@ -39,8 +39,20 @@ struct smtp_timeouts {
 #define SMTP_FEAT_PIPELINING 0x2
 #define SMTP_FEAT_SIZE 0x4
 #define SMTP_FEAT_8BITMIME 0x8
+#define SMTP_FEAT_STARTTLS 0x10
 
 enum smtp_io_error { SMTP_IO_OK, SMTP_IO_TIMEOUT, SMTP_IO_LOST, SMTP_IO_PROTO };
+
+/* What a session's channel is, as Postfix logs it (smtp_tls.c). */
+enum smtp_tls_state {
+	SMTP_TLS_OFF,	    /* clear text */
+	SMTP_TLS_ANONYMOUS, /* TLS, the server showed no certificate */
+	SMTP_TLS_UNTRUSTED, /* TLS, the chain is not trusted */
+	SMTP_TLS_TRUSTED,   /* TLS, trusted chain, name not matched */
+	SMTP_TLS_VERIFIED   /* TLS, trusted chain (or DANE) and name */
+};
+
+struct smtp_tls_conn; /* smtp_tls.c's, while TLS is on */
 
 struct smtp_session {
 	int fd;
@@ -53,6 +65,9 @@ struct smtp_session {
 	enum smtp_io_error io_error; /* why the last primitive failed */
 	int io_errno;
 	const char *proto_error;
+	struct smtp_tls_conn *tls; /* NULL: clear text */
+	enum smtp_tls_state tls_state;
+	int tls_resumed; /* the TLS session was resumed */
 	char in[4096];
 	size_t inoff, inlen;
 	struct smtp_reply_parser parser;
@@ -63,6 +78,9 @@ int smtp_session_open(struct smtp_session *, const char *,
     const struct sockaddr *, socklen_t, const char *,
     const struct smtp_timeouts *, struct smtp_status *);
 void smtp_session_close(struct smtp_session *);
+int smtp_session_hello(
+    struct smtp_session *, const char *, struct smtp_status *);
+int smtp_session_wait(struct smtp_session *, short, long long);
 int smtp_session_send(struct smtp_session *, const char *, size_t, int);
 int smtp_session_reply(struct smtp_session *, int, struct smtp_reply *);
 void smtp_session_failed(

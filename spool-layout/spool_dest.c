@@ -344,3 +344,13 @@ spool_dest_held(struct spool_dest *sd, int idx)
 			n++;
 	return n;
 }
+
+/* spool_dest_tls_name - the word for a record's tls field */
+const char *
+spool_dest_tls_name(int tls)
+{
+	static const char *const names[SPOOL_DEST_TLS_N] = {
+	    "-", "none", "anonymous", "untrusted", "trusted", "verified"};
+
+	return tls >= 0 && tls < SPOOL_DEST_TLS_N ? names[tls] : "?";
+}

@@ -31,10 +31,22 @@
 #define SPOOL_DEST_NEXTHOP_MAX 299
 #define SPOOL_DEST_ERROR_MAX 199
 
+/* What the last session to a destination was (the record's tls field);
+ * the names are spool_dest_tls_name's. */
+enum spool_dest_tls {
+	SPOOL_DEST_TLS_UNKNOWN,	  /* no session yet, or not SMTP */
+	SPOOL_DEST_TLS_NONE,	  /* clear text */
+	SPOOL_DEST_TLS_ANONYMOUS, /* TLS, no server certificate */
+	SPOOL_DEST_TLS_UNTRUSTED, /* TLS, certificate not trusted */
+	SPOOL_DEST_TLS_TRUSTED,	  /* TLS, trusted, name not matched */
+	SPOOL_DEST_TLS_VERIFIED,  /* TLS, trusted (or DANE) and name */
+	SPOOL_DEST_TLS_N
+};
+
 /* One destination, as mapped (native byte order, one host). */
 struct spool_dest_rec {
-	uint32_t used; /* 0: free */
-	int32_t pad;
+	uint32_t used;	      /* 0: free */
+	int32_t tls;	      /* the last session: SPOOL_DEST_TLS_* */
 	struct dest_state ds; /* window (-1: not yet set), feedback, dead */
 	double updated;	      /* last change (epoch s) */
 	char transport[SPOOL_DEST_TRANSPORT_MAX + 1];
@@ -72,6 +84,7 @@ int spool_dest_busy(struct spool_dest *, int idx, int verify, int *mine);
 int spool_dest_take(struct spool_dest *, int idx);
 void spool_dest_release(struct spool_dest *, int idx, int slot);
 int spool_dest_held(struct spool_dest *, int idx);
+const char *spool_dest_tls_name(int);
 uint32_t spool_dest_seq(const struct spool_dest *);
 int spool_dest_wait(struct spool_dest *, uint32_t seq, int timeout_ms);
 

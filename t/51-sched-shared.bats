@@ -83,9 +83,9 @@ distinct() {
 		wc -l
 }
 
-# dest_line WINDOW BUSY SUCCESS FAILURE COHORTS DEAD ERROR - the status row
+# dest_line WINDOW BUSY SUCCESS FAILURE COHORTS DEAD TLS ERROR - the status row
 dest_line() {
-	printf '%-30s %6d %4d %7.4f %7.4f %7.4f %8s %s' "$DEST" "$@"
+	printf '%-30s %6d %4d %7.4f %7.4f %7.4f %8s %-9s %s' "$DEST" "$@"
 }
 
 # status_busy - the busy count status -j shows for the destination
@@ -136,10 +136,10 @@ status_busy() {
 	[ "$(stat max_open)" -le 2 ]
 	run -0 "$MJ_QUEUESERV" -C "$CONF" status
 	echo "$output"
-	[ "${lines[-2]}" = "destination                    window busy success failure cohorts     dead error" ]
-	[ "${lines[-1]}" = "$(dest_line 2 0 0 0 0 - -)" ]
+	[ "${lines[-2]}" = "destination                    window busy success failure cohorts     dead tls       error" ]
+	[ "${lines[-1]}" = "$(dest_line 2 0 0 0 0 - none -)" ]
 	run -0 "$MJ_QUEUESERV" -C "$CONF" status -j
-	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","window":2,"busy":0,"success":0.0000,"failure":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"last_error":null}],"dkim_errors":[]}' ]]
+	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","window":2,"busy":0,"success":0.0000,"failure":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"tls":"none","last_error":null}],"dkim_errors":[]}' ]]
 }
 
 @test "a destination one runner found dead is deferred by the next without a connection, then revived" {

@@ -34,7 +34,7 @@ code_keys() {
 		"$TOP/common/settings.c" |
 		sed -nE 's/^([a-z]+) +STRKEY\("([a-z0-9_]+)", "([^"]*)".*/\1 \2 \3/p
 		         s/^([a-z]+) +\{"([a-z0-9_]+)", CONF_[A-Z]+, "([^"]*)".*/\1 \2 \3/p'
-	sed -nE 's/^ *D(STR|DUR)\("([a-z0-9_]+)", "([^"]*)".*/delivery \2 \3/p
+	sed -nE 's/^ *D(STR|DUR|FUNC)\("([A-Za-z0-9_]+)", "([^"]*)".*/delivery \2 \3/p
 	         s/^ *\{"([a-z0-9_]+)", CONF_[A-Z]+, "([^"]*)".*/delivery \1 \2/p' \
 		"$TOP/queuerun/delivery_conf.c"
 	sed -nE 's/^ *\{"([a-z0-9_]+)", P_[A-Z]+,.*/delivery \1 ?/p' \
@@ -47,8 +47,8 @@ code_keys() {
 # example_keys FILE - "section key default" for each "#key = default"
 example_keys() {
 	awk '/^#?\[[a-z_:]+\]$/ { sec = $0; gsub(/[#\[\]]/, "", sec); next }
-		/^#[a-z0-9_]+ =/ { k = substr($1, 2); v = $0
-			sub(/^#[a-z0-9_]+ = ?/, "", v); print sec, k, v }' "$1"
+		/^#[A-Za-z0-9_]+ =/ { k = substr($1, 2); v = $0
+			sub(/^#[A-Za-z0-9_]+ = ?/, "", v); print sec, k, v }' "$1"
 }
 
 @test "make install puts programs, man pages, example config and init files in place with their modes" {
@@ -100,11 +100,12 @@ example_keys() {
 		printf '[spool]\ndir = %s\n[lists]\ndir = %s\n[enqueue]\nstart_server = no\n' \
 			"$SPOOL" "$LISTS"
 	} >"$BATS_TEST_TMPDIR/all.conf"
-	# every setting is in force: 71 keys, the [transport:smtp] and
-	# [transport_map] examples; 12 sections; then this test's 3 and 3
+	# every setting is in force: the keys, the [transport:smtp],
+	# [transport_map] and [tls_policy] examples (79 lines); 13 sections;
+	# then this test's 3 and 3
 	run -1 grep -q '^#[^ ]' "$BATS_TEST_TMPDIR/all.conf"
-	[ "$(grep -c '^[a-z0-9_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((71 + 3)) ]
-	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((12 + 3)) ]
+	[ "$(grep -c '^[A-Za-z0-9_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((79 + 3)) ]
+	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((13 + 3)) ]
 	mjq_list example.org mylist
 	run "$ROOT/usr/sbin/mj_enqueue" -C "$BATS_TEST_TMPDIR/all.conf" \
 		-d example.org -l mylist -r <<<$'Subject: x\n\nbody\n'

@@ -1,6 +1,6 @@
 #!/bin/bash
-# t/bench/drain.sh R D - drain one post to R subscribers spread over D
-# domains, each domain its own smtp-sink on loopback: mjq (mj_enqueue,
+# t/bench/drain.sh [--tls] R D - drain one post to R subscribers spread
+# over D domains, each domain its own smtp-sink on loopback: mjq (mj_enqueue,
 # then mj_queuerun -1) against a private Postfix instance whose
 # transport_maps send the same domains to the same sinks, in the same run.
 #
@@ -15,12 +15,25 @@
 # sessions per destination (starting at 5), 50 recipients per
 # transaction, connection reuse; mjq gets 100 delivery threads as Postfix
 # has default_process_limit = 100.
+#
+# --tls: the sinks are mj_testsmtpd offering STARTTLS (one self-signed
+# certificate made here by openssl), both sides at smtp_tls_security_level
+# = may, Postfix with its TLS session cache (tlsmgr); also printed: the
+# full and resumed handshakes each side made, counted by the sinks.
+# Always printed: the sinks' CPU during each run.  QR=path runs another
+# mj_queuerun (an older build, to compare plain-text speed before and
+# after a change in the same session).
 set -eu
+TLS=0
+if [ "${1:-}" = --tls ]; then
+	TLS=1
+	shift
+fi
 R=${1:-100000}
 D=${2:-100}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 ENQ=$TOP/enqueue/mj_enqueue
-QR=$TOP/queuerun/mj_queuerun
+QR=${QR:-$TOP/queuerun/mj_queuerun}
 DIR=$(mktemp -d /tmp/mjq-drain.XXXXXX)
 chmod 755 "$DIR"
 PF=
@@ -42,6 +55,12 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # the sinks: one per domain
+if [ "$TLS" -eq 1 ]; then
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+		-nodes -subj /CN=sink.test -days 2 -keyout "$DIR/sink.key" \
+		-out "$DIR/sink.crt" 2>/dev/null
+	SINK_TLS_CERT=$DIR/sink.crt SINK_TLS_KEY=$DIR/sink.key
+fi
 sinks_start "$D"
 
 # the subscribers and the message
@@ -59,16 +78,21 @@ mjq_workdir "$DIR/mjq"
 mkdir -p "$DIR/mjq/lists/bench.example/list"
 cp "$DIR/subscribers" "$DIR/mjq/lists/bench.example/list/subscribers"
 {
+	# unsigned, as Postfix sends it here (t/bench/dkim.sh measures signing)
+	printf '[dkim]\nsign = no\n'
 	printf '[delivery]\ndelivery_threads = 100\n'
 	printf '[transport_map]\n'
 	sed 's/ / = /' "$DIR/map"
 } >>"$DIR/mjq/mjq.conf"
 msg | "$ENQ" -C "$DIR/mjq/mjq.conf" -d bench.example -l list -r -f poster@example.net
+s0=$(sink_cpu)
 t0=$(ms)
 /usr/bin/time -f '%U %S %M' -o "$DIR/mjq.time" \
 	"$QR" -C "$DIR/mjq/mjq.conf" -1 2>"$DIR/mjq.log"
 t1=$(ms)
 mjq_ms=$((t1 - t0))
+s1=$(sink_cpu)
+read -r mjq_full mjq_resumed < <(sink_handshakes)
 mjq_sent=$(grep -c 'status=sent' "$DIR/mjq.log" || true)
 read -r mu ms_ mrss <"$DIR/mjq.time"
 if [ -n "$(find "$DIR/mjq/spool/QUEUE" -type f)" ] || [ "$mjq_sent" -ne "$R" ]; then
@@ -85,10 +109,11 @@ pf_create "$PF" "$PF_PORT" \
 	"smtpd_recipient_limit = $((R + 1))" \
 	"transport_maps = hash:$DIR/transport" \
 	"default_process_limit = 100" \
-	"smtp_tls_security_level = none" \
+	"smtp_tls_security_level = $([ "$TLS" -eq 1 ] && echo may || echo none)" \
+	"smtp_tls_session_cache_database = btree:\$data_directory/smtp_scache" \
 	"smtp_dns_support_level = disabled" \
 	"message_size_limit = 0"
-postmap "$DIR/transport"
+postmap -c "$PF/etc" "$DIR/transport"
 pf_start "$PF"
 master=$(cat "$PF/queue/pid/master.pid" | tr -d ' ')
 
@@ -143,6 +168,7 @@ pf_smtp_submit() {
 }
 
 c0=$(pf_cpu)
+s2=$(sink_cpu)
 # one message, R recipients (as one submission): on sendmail's command
 # line up to 100,000 of them, over SMTP beyond
 if [ "$R" -le 100000 ]; then
@@ -164,6 +190,8 @@ t1=$(ms)
 pf_ms=$((t1 - t0))
 rss=$(pf_rss)
 c1=$(pf_cpu)
+s3=$(sink_cpu)
+read -r all_full all_resumed < <(sink_handshakes)
 hz=$(getconf CLK_TCK)
 pf_sent=$(grep -c 'status=sent' "$PF/maillog" 2>/dev/null || true)
 
@@ -176,3 +204,12 @@ awk -v r="$R" -v d="$D" -v mt="$mjq_ms" -v pt="$pf_ms" \
 	printf "postfix: %7.2f s  %9.0f rcpt/s  cpu %.3f s/1000 rcpt  peak rss %d kB (sum over processes; %d sent in maillog)\n", pt / 1000, pr, pc / hz / r * 1000, prss, psent
 	printf "ratio mjq/postfix: %.2fx\n", mr / pr
 }'
+awk -v sm=$((s1 - s0)) -v sp=$((s3 - s2)) \
+	-v mt="$mjq_ms" -v pt="$pf_ms" 'BEGIN { sm /= 1e6; sp /= 1e6
+	printf "sink CPU: during mjq %.2f s (%.0f%% of one core), during postfix %.2f s (%.0f%%)\n",
+		sm, sm / (mt / 1000) * 100, sp, sp / (pt / 1000) * 100 }'
+if [ "$TLS" -eq 1 ]; then
+	echo "TLS handshakes seen by the sinks: mjq full=$mjq_full resumed=$mjq_resumed;" \
+		"postfix full=$((all_full - mjq_full)) resumed=$((all_resumed - mjq_resumed))"
+	grep 'TLS handshakes' "$DIR/mjq.log" | sed 's/^/mjq runner: /'
+fi

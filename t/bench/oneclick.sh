@@ -51,15 +51,6 @@ msg() {
 	sinks_msg oneclick
 }
 
-# sinks_cpu - CPU seconds the sinks have used so far
-sinks_cpu() {
-	local p t=0
-	for p in "${SINKS[@]}"; do
-		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
-	done
-	awk -v t="$t" -v hz="$(getconf CLK_TCK)" 'BEGIN { print t / hz }'
-}
-
 # drain NAME URL [WRAP...] - one drain of the post (URL: the list's
 # unsubscribe_url, empty for none; WRAP before the runner); sets
 # NAME_ms, NAME_cpu
@@ -88,17 +79,17 @@ speed() {
 one=$(speed)
 drain once ""
 m1=$(speed -multi "$CORES")
-s0=$(sinks_cpu)
+s0=$(sink_cpu)
 # shellcheck disable=SC2086 # WRAP is words
 drain percopy "https://bench.example/unsubscribe" ${WRAP:-}
-s1=$(sinks_cpu)
+s1=$(sink_cpu)
 m2=$(speed -multi "$CORES")
 o=$(speed)
 [ "$o" -gt "$one" ] && one=$o
 multi=$(((m1 + m2) / 2))
 
 awk -v r="$R" -v d="$D" -v ot="$once_ms" -v pt="$percopy_ms" \
-	-v oc="$once_cpu" -v pc="$percopy_cpu" -v one="$one" -v multi="$multi" -v m1="$m1" -v m2="$m2" -v sc="$(awk -v a="$s0" -v b="$s1" 'BEGIN { print b - a }')" \
+	-v oc="$once_cpu" -v pc="$percopy_cpu" -v one="$one" -v multi="$multi" -v m1="$m1" -v m2="$m2" -v sc="$(awk -v a="$s0" -v b="$s1" 'BEGIN { print (b - a) / 1e6 }')" \
 	-v cores="$CORES" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
 	ow = r / (ot / 1000); pw = r / (pt / 1000)
 	printf "oneclick R=%d D=%d cores=%d load %s\n", r, d, cores, load

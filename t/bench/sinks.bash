@@ -4,7 +4,9 @@
 # SINKS; R subscribers spread over those domains; ms, milliseconds
 # since the epoch; and an mjq tree with the list of those subscribers
 # (sinks_list) whose post is drained by one runner and timed
-# (sinks_drain).  Needs root (smtp-sink -u).
+# (sinks_drain).  Needs root (smtp-sink -u).  With SINK_TLS_CERT and
+# SINK_TLS_KEY set the sinks are mj_testsmtpd offering STARTTLS with that
+# certificate, logging each handshake to $DIR/sink.tls (sink_handshakes).
 
 SINKS=()
 
@@ -32,7 +34,13 @@ sinks_start() {
 	: >"$DIR/map"
 	for d in $(seq 0 $(($1 - 1))); do
 		p=$(port_free)
-		smtp-sink -u postfix "127.0.0.1:$p" 1024 2>>"$DIR/sink.err" &
+		if [ -n "${SINK_TLS_CERT:-}" ]; then
+			"$TOP/t/tools/mj_testsmtpd" -p "$p" --size 0 \
+				--tls-cert "$SINK_TLS_CERT" --tls-key "$SINK_TLS_KEY" \
+				--tls-log "$DIR/sink.tls" 2>>"$DIR/sink.err" &
+		else
+			smtp-sink -u postfix "127.0.0.1:$p" 1024 2>>"$DIR/sink.err" &
+		fi
 		SINKS+=($!)
 		printf 'd%d.test smtp:[127.0.0.1]:%d\n' "$d" "$p" >>"$DIR/map"
 	done
@@ -60,6 +68,26 @@ sinks_stop() {
 	local p
 	for p in "${SINKS[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
+}
+
+# sink_cpu - CPU time of the sinks so far, in microseconds (schedstat's
+# nanoseconds on the CPU: exact, where stat's ticks are sampled and a
+# sink busy for a few ms may show none)
+sink_cpu() {
+	local p t=0
+	for p in "${SINKS[@]}"; do
+		t=$((t + $(awk '{ print int($1 / 1000) }' "/proc/$p/schedstat" 2>/dev/null || echo 0)))
+	done
+	echo "$t"
+}
+
+# sink_handshakes - "FULL RESUMED": the TLS handshakes the sinks saw
+sink_handshakes() {
+	if [ -f "$DIR/sink.tls" ]; then
+		echo "$(grep -c 'resumed=0' "$DIR/sink.tls" || true) $(grep -c 'resumed=1' "$DIR/sink.tls" || true)"
+	else
+		echo "0 0"
+	fi
 }
 
 # sinks_cleanup - the sinks and $DIR go (the scripts' EXIT trap)

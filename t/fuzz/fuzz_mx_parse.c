@@ -1,11 +1,12 @@
 /*
  * fuzz_mx_parse - libFuzzer target: the parsers of DNS answers.
  *
- * Any bytes as the answer to an MX query and to an A/AAAA query, and as
- * a host literal: each parser returns 0 or -1 (literal: 1, 0 or -1),
+ * Any bytes as the answer to an MX query, to an A/AAAA query and to a
+ * TLSA query, and as a host literal: each parser returns 0 or -1
+ * (literal: 1, 0 or -1),
  * never reads past the answer, and what it gives is bounded: names
  * NUL-terminated inside MX_NAME_MAX, addresses of a known family with
- * the matching length.
+ * the matching length, TLSA data within MX_TLSA_DATA_MAX.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "mx_parse.h"
+#include "mx_tlsa.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -38,6 +40,27 @@ fuzz_list(const struct mx_list *l, int port)
 			      t->addrlen != sizeof(struct sockaddr_in6))
 			abort();
 	}
+}
+
+/* fuzz_tlsa - the TLSA parser's result and its bounds */
+static void
+fuzz_tlsa(const uint8_t *data, size_t size)
+{
+	struct mx_tlsa_list t;
+	size_t i;
+	int r;
+
+	if ((r = mx_parse_tlsa(data, (int)size, &t)) == -1) {
+		if (t.v != NULL || t.n != 0)
+			abort();
+		return;
+	}
+	if (r != 0 || (t.n > 0) != (t.v != NULL))
+		abort();
+	for (i = 0; i < t.n; i++)
+		if (t.v[i].len == 0 || t.v[i].len > MX_TLSA_DATA_MAX)
+			abort();
+	mx_tlsa_free(&t);
 }
 
 int
@@ -72,6 +95,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (l.n > l.cap)
 			abort();
 	mx_list_free(&l);
+	fuzz_tlsa(data, size);
 	if (size < sizeof(text)) {
 		memcpy(text, data, size);
 		text[size] = '\0';

@@ -2,7 +2,9 @@
  * mj_testdns - a canned-answer DNS server for the MX and DMARC tests.
  *
  * UDP on 127.0.0.1, one zone file given on the command line, answers to
- * MX, A, AAAA and TXT queries; nothing else.  Zone lines:
+ * MX, A, AAAA, TXT and TLSA queries; nothing else.  With --ad every
+ * answer carries the AD bit, as from a validating resolver (DANE tests).
+ * Zone lines:
  *
  *	example.org	MX	10 mx1.example.org
  *	mx1.example.org	A	127.0.0.1
@@ -10,6 +12,7 @@
  *	nullmx.org	MX	0 .
  *	broken.org	SERVFAIL
  *	_dmarc.x.org	TXT	v=DMARC1; p=reject
+ *	_25._tcp.mx1.example.org TLSA 3 1 1 <hex>
  *
  * A TXT record is the rest of its line, sent as strings of at most 255
  * bytes.
@@ -37,21 +40,26 @@
 #define T_MX 15
 #define T_TXT 16
 #define T_AAAA 28
+#define T_TLSA 52
+#define TLSA_MAX 512
 #define TXT_MAX 1024
 #define T_SERVFAIL (-1) /* a zone entry, not a DNS type */
 
 struct rr {
 	char name[256];
 	int type;
-	int pref;		/* MX */
-	char target[256];	/* MX */
-	unsigned char addr[16]; /* A, AAAA */
-	char txt[TXT_MAX];	/* TXT */
+	int pref;			  /* MX */
+	char target[256];		  /* MX */
+	unsigned char addr[16];		  /* A, AAAA */
+	char txt[TXT_MAX];		  /* TXT */
+	unsigned char tlsa[3 + TLSA_MAX]; /* usage selector mtype data */
+	size_t tlsalen;
 };
 
 static struct rr *zone;
 static size_t nzone;
 static volatile sig_atomic_t stop;
+static int ad_bit;
 
 /* on_term - leave the receive loop */
 static void
@@ -85,7 +93,9 @@ txt_rest(const char *line, char *out)
 static void
 zone_load(const char *path)
 {
-	char line[1024], name[256], type[16], a[256], b[256];
+	char line[2048], name[256], type[16], a[256], b[256], hex[1100];
+	unsigned u, sel, mt;
+	size_t k;
 	FILE *fp;
 	struct rr *r;
 	int n, lineno = 0;
@@ -121,7 +131,20 @@ zone_load(const char *path)
 			txt_rest(line, r->txt);
 		} else if (strcasecmp(type, "SERVFAIL") == 0)
 			r->type = T_SERVFAIL;
-		else
+		else if (strcasecmp(type, "TLSA") == 0 &&
+			 sscanf(line, "%*s %*s %u %u %u %1099s", &u, &sel, &mt,
+			     hex) == 4 &&
+			 strlen(hex) % 2 == 0 && strlen(hex) / 2 <= TLSA_MAX) {
+			r->type = T_TLSA;
+			r->tlsa[0] = u;
+			r->tlsa[1] = sel;
+			r->tlsa[2] = mt;
+			for (k = 0; hex[2 * k] != '\0'; k++)
+				if (sscanf(hex + 2 * k, "%2hhx",
+					&r->tlsa[3 + k]) != 1)
+					errx(1, "%s:%d: bad hex", path, lineno);
+			r->tlsalen = 3 + k;
+		} else
 			errx(1, "%s:%d: bad line", path, lineno);
 	}
 	fclose(fp);
@@ -217,6 +240,7 @@ answer(const unsigned char *q, size_t qlen, unsigned char *out, size_t room,
 	    : qtype == T_A    ? "A"
 	    : qtype == T_AAAA ? "AAAA"
 	    : qtype == T_TXT  ? "TXT"
+	    : qtype == T_TLSA ? "TLSA"
 			      : "OTHER");
 	fflush(log);
 	n = 12 + nlen + 4;
@@ -231,7 +255,9 @@ answer(const unsigned char *q, size_t qlen, unsigned char *out, size_t room,
 			break;
 		}
 		rcode = 0;
-		if (zone[i].type != qtype || n + 12 + TXT_MAX + 8 > room)
+		if (zone[i].type != qtype ||
+		    n + 12 + (TXT_MAX > 3 + TLSA_MAX ? TXT_MAX + 8 : 3 + TLSA_MAX) >
+			room)
 			continue;
 		/* Owner: a pointer to the question's name at offset 12. */
 		put16(out + n, 0xc000 | 12);
@@ -245,6 +271,9 @@ answer(const unsigned char *q, size_t qlen, unsigned char *out, size_t room,
 			k = 2 + put_name(rd + 2, 256, zone[i].target);
 		} else if (qtype == T_TXT) {
 			k = put_txt(rd, zone[i].txt);
+		} else if (qtype == T_TLSA) {
+			k = zone[i].tlsalen;
+			memcpy(rd, zone[i].tlsa, k);
 		} else {
 			k = qtype == T_A ? 4 : 16;
 			memcpy(rd, zone[i].addr, k);
@@ -253,8 +282,8 @@ answer(const unsigned char *q, size_t qlen, unsigned char *out, size_t room,
 		n += 12 + k;
 		ancount++;
 	}
-	out[2] = 0x84 | (q[2] & 0x01); /* QR, AA, RD copied */
-	out[3] = 0x80 | rcode;	       /* RA */
+	out[2] = 0x84 | (q[2] & 0x01);		     /* QR, AA, RD copied */
+	out[3] = 0x80 | (ad_bit ? 0x20 : 0) | rcode; /* RA, AD */
 	put16(out + 6, ancount);
 	memset(out + 8, 0, 4); /* no authority, no additional */
 	return n;
@@ -265,7 +294,7 @@ static void __attribute__((noreturn)) usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 	    "usage: mj_testdns [-p port] [--port-file F] [--pid-file F] "
-	    "[--log F] zonefile\n");
+	    "[--log F] [--ad] zonefile\n");
 	exit(status);
 }
 
@@ -275,7 +304,8 @@ main(int argc, char **argv)
 {
 	static const struct option opts[] = {{"port", 1, 0, 'p'},
 	    {"port-file", 1, 0, 'P'}, {"pid-file", 1, 0, 'i'},
-	    {"log", 1, 0, 'l'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+	    {"log", 1, 0, 'l'}, {"ad", 0, 0, 'a'}, {"help", 0, 0, 'h'},
+	    {0, 0, 0, 0}};
 	const char *port_file = NULL, *pid_file = NULL, *log_file = "/dev/null";
 	struct sockaddr_in sin = {.sin_family = AF_INET}, from;
 	struct sigaction sa = {.sa_handler = on_term};
@@ -300,6 +330,9 @@ main(int argc, char **argv)
 			break;
 		case 'l':
 			log_file = optarg;
+			break;
+		case 'a':
+			ad_bit = 1;
 			break;
 		case 'h':
 			usage(0);

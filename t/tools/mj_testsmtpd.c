@@ -8,7 +8,10 @@
  * recipient after the end of DATA, so a test counts deliveries exactly.
  * Every misbehaviour a test needs (scripted replies, delays, dropped
  * connections, silence, garbage, 2 MB lines, one-byte writes, session
- * limits) is chosen on the command line; see usage().
+ * limits) is chosen on the command line; see usage().  With --tls-cert
+ * and --tls-key it offers STARTTLS (OpenSSL, server side) and logs each
+ * handshake (--tls-log), so the tests see the protocol, the SNI name and
+ * whether the session was resumed.
  */
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -32,6 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
 #define IN_MAX 8192	     /* command line limit, and read chunk */
 #define LONG_REPLY (2 << 20) /* the "long" fault: a 2 MB reply line */
 #define GARBAGE "xyzzy \001\002 this is not SMTP \377\r\n"
@@ -48,10 +54,11 @@ enum stage {
 	ST_EOD,
 	ST_RSET,
 	ST_QUIT,
+	ST_STARTTLS,
 	ST_COUNT
 };
 static const char *stage_names[ST_COUNT] = {"greeting", "ehlo", "helo", "mail",
-    "rcpt", "data", "body", "eod", "rset", "quit"};
+    "rcpt", "data", "body", "eod", "rset", "quit", "starttls"};
 
 enum fault { F_NONE, F_DROP, F_SILENT, F_GARBAGE, F_LONG };
 
@@ -70,6 +77,8 @@ static struct {
 	int port;
 	const char *port_file, *pid_file, *log_file, *save_dir, *trace_file;
 	const char *stats_file;
+	const char *tls_cert, *tls_key, *tls_log;
+	int tls_stall;
 	struct stage_conf stage[ST_COUNT];
 	struct rcpt_rule *rules;
 	size_t nrules;
@@ -106,13 +115,18 @@ struct session {
 	FILE *save;
 	char tmpname[PATH_MAX];
 	unsigned long xact;
+	SSL *ssl;	  /* TLS is on */
+	int tls_next;	  /* STARTTLS answered: TLS once out is flushed */
+	int tls_logged;	  /* the handshake is logged */
+	int ssl_want_out; /* SSL needs the socket writable */
 };
 
 static struct session **sessions;
 static size_t nsessions;
 static unsigned long next_session_id = 1, next_msg_id = 1;
 static unsigned long open_now, open_max, refused; /* for --stats */
-static FILE *logfp, *tracefp;
+static FILE *logfp, *tracefp, *tlslogfp;
+static SSL_CTX *tls_ctx;
 static int sigpipe_fds[2];
 
 static void session_close(struct session *);
@@ -229,8 +243,14 @@ usage(int status)
 	    "  --split                 write replies one byte per write\n"
 	    "  --stats F               rewritten at each connect and close:\n"
 	    "                          sessions=N open=N max_open=N refused=N\n"
+	    "  --tls-cert F, --tls-key F  offer STARTTLS with this PEM chain "
+	    "and key\n"
+	    "  --tls-log F             one line per TLS handshake:\n"
+	    "                          <session> <protocol> resumed=0|1 "
+	    "sni=<name>\n"
+	    "  --tls-stall             answer STARTTLS, then never handshake\n"
 	    "STAGE: greeting ehlo helo mail rcpt data body (mid-DATA) eod "
-	    "rset quit\n");
+	    "rset quit starttls\n");
 	exit(status);
 }
 
@@ -258,7 +278,11 @@ parse_args(int argc, char **argv)
 		O_GARBAGE,
 		O_LONG,
 		O_SPLIT,
-		O_STATS
+		O_STATS,
+		O_TLSCERT,
+		O_TLSKEY,
+		O_TLSLOG,
+		O_TLSSTALL
 	};
 	static const struct option opts[] = {{"port", 1, 0, 'p'},
 	    {"port-file", 1, 0, O_PORTFILE}, {"pid-file", 1, 0, O_PIDFILE},
@@ -272,6 +296,8 @@ parse_args(int argc, char **argv)
 	    {"drop", 1, 0, O_DROP}, {"silent", 1, 0, O_SILENT},
 	    {"garbage", 1, 0, O_GARBAGE}, {"long-reply", 1, 0, O_LONG},
 	    {"split", 0, 0, O_SPLIT}, {"stats", 1, 0, O_STATS},
+	    {"tls-cert", 1, 0, O_TLSCERT}, {"tls-key", 1, 0, O_TLSKEY},
+	    {"tls-log", 1, 0, O_TLSLOG}, {"tls-stall", 0, 0, O_TLSSTALL},
 	    {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 	const char *val;
 	size_t len;
@@ -357,6 +383,18 @@ parse_args(int argc, char **argv)
 		case O_SPLIT:
 			cf.split = 1;
 			break;
+		case O_TLSCERT:
+			cf.tls_cert = optarg;
+			break;
+		case O_TLSKEY:
+			cf.tls_key = optarg;
+			break;
+		case O_TLSLOG:
+			cf.tls_log = optarg;
+			break;
+		case O_TLSSTALL:
+			cf.tls_stall = 1;
+			break;
 		case 'h':
 			usage(0);
 		default:
@@ -365,6 +403,8 @@ parse_args(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage(1);
+	if ((cf.tls_cert == NULL) != (cf.tls_key == NULL))
+		errx(1, "--tls-cert and --tls-key go together");
 }
 
 /* out_append - queue bytes for the client */
@@ -477,6 +517,11 @@ session_close(struct session *s)
 	if (s->mode == M_CLOSED)
 		return;
 	xact_reset(s);
+	if (s->ssl != NULL) {
+		(void)SSL_shutdown(s->ssl);
+		SSL_free(s->ssl);
+		s->ssl = NULL;
+	}
 	close(s->fd);
 	s->mode = M_CLOSED;
 	open_now--;
@@ -515,10 +560,11 @@ cmd_ehlo(struct session *s)
 	char buf[512];
 
 	snprintf(buf, sizeof(buf),
-	    "250-mj_testsmtpd\r\n%s250-SIZE %ld\r\n%s"
+	    "250-mj_testsmtpd\r\n%s250-SIZE %ld\r\n%s%s"
 	    "250 ENHANCEDSTATUSCODES",
 	    cf.no_pipelining ? "" : "250-PIPELINING\r\n", cf.size_limit,
-	    cf.no_8bitmime ? "" : "250-8BITMIME\r\n");
+	    cf.no_8bitmime ? "" : "250-8BITMIME\r\n",
+	    tls_ctx != NULL && s->ssl == NULL ? "250-STARTTLS\r\n" : "");
 	xact_reset(s);
 	reply(s, ST_EHLO, buf);
 }
@@ -722,7 +768,14 @@ session_command(struct session *s, char *line)
 		reply(s, ST_RSET, "250 2.0.0 Ok");
 	} else if (strcasecmp(line, "NOOP") == 0)
 		out_append(s, "250 2.0.0 Ok\r\n", 14);
-	else if (strcasecmp(line, "QUIT") == 0) {
+	else if (strcasecmp(line, "STARTTLS") == 0 && tls_ctx != NULL &&
+		 s->ssl == NULL) {
+		xact_reset(s);
+		reply(s, ST_STARTTLS, "220 2.0.0 Ready to start TLS");
+		if (cf.stage[ST_STARTTLS].reply == NULL ||
+		    cf.stage[ST_STARTTLS].reply[0] == '2')
+			s->tls_next = 1;
+	} else if (strcasecmp(line, "QUIT") == 0) {
 		reply(s, ST_QUIT, "221 2.0.0 Bye");
 		s->close_after = 1;
 	} else
@@ -782,9 +835,93 @@ session_input(struct session *s)
 			return;
 		memmove(s->in, s->in + used, s->inlen - used);
 		s->inlen -= used;
+		/* Nothing sent before the handshake counts (RFC 3207 4). */
+		if (s->tls_next)
+			s->inlen = 0;
 	}
 	if (s->eof && s->pending == NULL && s->outlen == s->outoff)
 		session_close(s);
+}
+
+/* tls_logline - the handshake is done: log protocol, resumption, SNI */
+static void
+tls_logline(struct session *s)
+{
+	const char *sni;
+
+	if (s->tls_logged || !SSL_is_init_finished(s->ssl))
+		return;
+	s->tls_logged = 1;
+	if (tlslogfp == NULL)
+		return;
+	sni = SSL_get_servername(s->ssl, TLSEXT_NAMETYPE_host_name);
+	fprintf(tlslogfp, "%lu %s resumed=%d sni=%s\n", s->id,
+	    SSL_get_version(s->ssl), SSL_session_reused(s->ssl),
+	    sni ? sni : "-");
+	fflush(tlslogfp);
+}
+
+/* tls_result - an SSL_read/SSL_write result as read(2)'s: bytes, -1
+ * with EAGAIN to wait, 0 for the end (close_notify, error, reset) */
+static ssize_t
+tls_result(struct session *s, int r)
+{
+	int e = SSL_get_error(s->ssl, r);
+
+	s->ssl_want_out = 0;
+	if (r > 0)
+		return r;
+	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+		s->ssl_want_out = e == SSL_ERROR_WANT_WRITE;
+		errno = EAGAIN;
+		return -1;
+	}
+	ERR_clear_error();
+	return 0;
+}
+
+/* tls_begin - STARTTLS answered and flushed: the handshake starts with
+ * the next read (or never, with --tls-stall) */
+static void
+tls_begin(struct session *s)
+{
+	s->tls_next = 0;
+	if (cf.tls_stall) {
+		s->mode = M_SILENT;
+		return;
+	}
+	if ((s->ssl = SSL_new(tls_ctx)) == NULL ||
+	    SSL_set_fd(s->ssl, s->fd) != 1)
+		errx(1, "SSL_new failed");
+	SSL_set_accept_state(s->ssl);
+}
+
+/* session_read - read(2), or SSL_read once TLS is on */
+static ssize_t
+session_read(struct session *s, char *buf, size_t len)
+{
+	ssize_t n;
+
+	if (s->ssl == NULL)
+		return read(s->fd, buf, len);
+	n = tls_result(s, SSL_read(s->ssl, buf, (int)len));
+	tls_logline(s);
+	return n;
+}
+
+/* session_write - send(2), or SSL_write once TLS is on */
+static ssize_t
+session_write(struct session *s, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	if (s->ssl == NULL)
+		return send(s->fd, buf, len, MSG_NOSIGNAL);
+	if ((n = tls_result(s, SSL_write(s->ssl, buf, (int)len))) == 0) {
+		errno = EPIPE;
+		return -1;
+	}
+	return n;
 }
 
 /* session_io - move bytes between the socket and the buffers */
@@ -794,9 +931,14 @@ session_io(struct session *s, short revents)
 	ssize_t n;
 	size_t len;
 
+	/* Bytes OpenSSL holds decrypted count as readable. */
+	if (s->ssl != NULL && SSL_pending(s->ssl) > 0)
+		revents |= POLLIN;
+	if (s->ssl != NULL && s->ssl_want_out && (revents & POLLOUT))
+		revents |= POLLIN;
 	if (s->mode != M_CLOSED && s->inlen < sizeof(s->in) &&
 	    (revents & (POLLIN | POLLHUP | POLLERR))) {
-		n = read(s->fd, s->in + s->inlen, sizeof(s->in) - s->inlen);
+		n = session_read(s, s->in + s->inlen, sizeof(s->in) - s->inlen);
 		if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR))
 			s->eof = 1;
 		else if (n > 0) {
@@ -806,12 +948,14 @@ session_io(struct session *s, short revents)
 	}
 	if (s->mode != M_CLOSED && (revents & POLLOUT)) {
 		len = cf.split ? 1 : s->outlen - s->outoff;
-		n = send(s->fd, s->out + s->outoff, len, MSG_NOSIGNAL);
+		n = session_write(s, s->out + s->outoff, len);
 		if (n == -1 && errno != EAGAIN && errno != EINTR)
 			session_close(s);
 		else if (n > 0 && (s->outoff += n) == s->outlen)
 			s->outoff = s->outlen = 0;
 	}
+	if (s->mode != M_CLOSED && s->tls_next && s->outlen == 0)
+		tls_begin(s);
 	if (s->mode != M_CLOSED && s->close_after && s->outlen == 0)
 		session_close(s);
 }
@@ -936,6 +1080,23 @@ setup(void)
 				err(1, "mkdir %s", buf);
 		}
 	}
+	if (cf.tls_cert != NULL) {
+		if ((tls_ctx = SSL_CTX_new(TLS_server_method())) == NULL ||
+		    SSL_CTX_use_certificate_chain_file(tls_ctx, cf.tls_cert) !=
+			1 ||
+		    SSL_CTX_use_PrivateKey_file(
+			tls_ctx, cf.tls_key, SSL_FILETYPE_PEM) != 1 ||
+		    SSL_CTX_set_session_id_context(tls_ctx,
+			(const unsigned char *)"mj_testsmtpd", 12) != 1)
+			errx(1, "cannot load %s and %s: %s", cf.tls_cert,
+			    cf.tls_key,
+			    ERR_reason_error_string(ERR_peek_last_error()));
+		SSL_CTX_set_mode(
+		    tls_ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
+				 SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	}
+	if (cf.tls_log != NULL && (tlslogfp = fopen(cf.tls_log, "a")) == NULL)
+		err(1, "%s", cf.tls_log);
 	if (pipe2(sigpipe_fds, O_NONBLOCK | O_CLOEXEC) == -1)
 		err(1, "pipe");
 	if (sigaction(SIGTERM, &sa, NULL) == -1 ||
@@ -979,8 +1140,11 @@ main(int argc, char **argv)
 				next = s->wake > now ? s->wake - now : 0;
 			if (!s->eof && s->inlen < sizeof(s->in))
 				pfd[i + 2].events |= POLLIN;
-			if (s->outlen > s->outoff)
+			if (s->outlen > s->outoff || s->ssl_want_out)
 				pfd[i + 2].events |= POLLOUT;
+			if (s->ssl != NULL && SSL_pending(s->ssl) > 0 &&
+			    s->inlen < sizeof(s->in))
+				next = 0;
 		}
 		n = nsessions;
 		if (poll(pfd, n + 2, (int)next) == -1 && errno != EINTR)
@@ -1000,6 +1164,7 @@ main(int argc, char **argv)
 	sessions_reap();
 	free(sessions);
 	free(pfd);
+	SSL_CTX_free(tls_ctx);
 	if (cf.pid_file != NULL)
 		unlink(cf.pid_file);
 	return 0;

@@ -1,0 +1,195 @@
+/*
+ * deliver_tls.c - TLS for the smtp transport: the destination's policy
+ * (smtp_tls_security_level, or its [tls_policy] line), STARTTLS on each
+ * new session (smtp_tls.c), the fallback to clear text at may, and the
+ * log lines Postfix writes.
+ *
+ * One TLS context per transport's parameters, made at first use and
+ * shared by every worker thread of the runner: it holds the CA store and
+ * the session cache, so a session to a peer is resumed by whichever
+ * thread connects next, and a big post does a few full handshakes per
+ * destination.  At shutdown the counts of full and resumed handshakes
+ * are logged, for the tests and the benchmark.
+ */
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "deliver_tls.h"
+#include "log.h"
+#include "mx_tlsa.h"
+#include "smtp_tls.h"
+
+#define DELIVER_TLS_CTX_MAX 16 /* parameter sets: one per transport */
+
+struct deliver_tls_slot {
+	const struct delivery_params *params;
+	struct smtp_tls_ctx *ctx; /* NULL: it could not be made */
+	char why[200];
+};
+
+static pthread_mutex_t deliver_tls_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct deliver_tls_slot deliver_tls_slots[DELIVER_TLS_CTX_MAX];
+static int deliver_tls_nslots;
+
+/* deliver_tls_ctx - the context of these parameters, made once; NULL
+ * with why when it cannot be made (a CAfile that does not load) */
+static struct smtp_tls_ctx *
+deliver_tls_ctx(const struct delivery_params *p, char *why, size_t whylen)
+{
+	struct smtp_tls_config cf = {.cafile = p->tls_cafile,
+	    .cert_file = p->tls_cert_file,
+	    .key_file = p->tls_key_file,
+	    .min_protocol = p->tls_protocols + 2}; /* past ">=" */
+	struct deliver_tls_slot *sl = NULL;
+	struct smtp_tls_ctx *ctx;
+	int i;
+
+	pthread_mutex_lock(&deliver_tls_mu);
+	for (i = 0; i < deliver_tls_nslots; i++)
+		if (deliver_tls_slots[i].params == p)
+			sl = &deliver_tls_slots[i];
+	if (sl == NULL && deliver_tls_nslots < DELIVER_TLS_CTX_MAX) {
+		sl = &deliver_tls_slots[deliver_tls_nslots++];
+		sl->params = p;
+		if ((sl->ctx = smtp_tls_ctx_new(
+			 &cf, sl->why, sizeof(sl->why))) == NULL)
+			log_warnx("smtp: TLS disabled: %s", sl->why);
+	}
+	ctx = sl ? sl->ctx : NULL;
+	(void)strlcpy(why, sl ? sl->why : "too many TLS contexts", whylen);
+	pthread_mutex_unlock(&deliver_tls_mu);
+	return ctx;
+}
+
+/* deliver_tls_close - log the handshake counts, free the contexts */
+void
+deliver_tls_close(void)
+{
+	unsigned long full, resumed;
+	int i;
+
+	pthread_mutex_lock(&deliver_tls_mu);
+	for (i = 0; i < deliver_tls_nslots; i++) {
+		if (deliver_tls_slots[i].ctx == NULL)
+			continue;
+		smtp_tls_ctx_counts(deliver_tls_slots[i].ctx, &full, &resumed);
+		if (full + resumed > 0)
+			log_info("smtp: TLS handshakes: full=%lu resumed=%lu",
+			    full, resumed);
+		smtp_tls_ctx_free(deliver_tls_slots[i].ctx);
+	}
+	deliver_tls_nslots = 0;
+	pthread_mutex_unlock(&deliver_tls_mu);
+}
+
+/* deliver_tls_domain - the domain of a nexthop: "[host]:port" -> host */
+static void
+deliver_tls_domain(const char *nexthop, char *out, size_t outlen)
+{
+	size_t len;
+
+	if (*nexthop == '[')
+		nexthop++;
+	len = strcspn(nexthop, "]:");
+	if (len >= outlen)
+		len = outlen - 1;
+	memcpy(out, nexthop, len);
+	out[len] = '\0';
+}
+
+/* deliver_tls_port - the port of an address */
+static int
+deliver_tls_port(const struct mx_target *t)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)&t->addr;
+
+	if (sa->sa_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+	return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+}
+
+/* deliver_tls_policy - the level and names for this nexthop and host;
+ * for dane, the host's TLSA records (DNSSEC-validated MX and TLSA, or
+ * none: dane is then may); -1 when the TLSA look-up failed */
+static int
+deliver_tls_policy(const struct delivery_params *p, const char *nexthop,
+    struct mx_resolver *res, const struct mx_list *l, size_t i,
+    struct smtp_tls_policy *pol, struct mx_tlsa_list *tlsa,
+    struct smtp_status *st)
+{
+	const struct delivery_tls_policy *tp;
+	char why[300];
+
+	pol->level = (enum smtp_tls_level)p->tls_level;
+	pol->match = NULL;
+	pol->host = l->v[i].host;
+	pol->tlsa = NULL;
+	if ((tp = delivery_tls_policy_find(p, nexthop)) != NULL) {
+		pol->level = tp->level;
+		pol->match = tp->match;
+	}
+	/* As Postfix: without a validating resolver, dane is may. */
+	if (pol->level != SMTP_TLS_DANE)
+		return 0;
+	if (!p->dns_dnssec || !l->secure) {
+		pol->level = SMTP_TLS_MAY;
+		return 0;
+	}
+	if (mx_resolve_tlsa(res, l->v[i].host, deliver_tls_port(&l->v[i]), tlsa,
+		why, sizeof(why)) != MX_OK) {
+		memset(st, 0, sizeof(*st));
+		st->outcome = SMTP_DEFERRED;
+		st->feedback = SMTP_FEEDBACK_POSITIVE;
+		(void)strlcpy(st->dsn, "4.7.5", sizeof(st->dsn));
+		snprintf(st->text, sizeof(st->text), "%s", why);
+		return -1;
+	}
+	pol->tlsa = tlsa;
+	return 0;
+}
+
+/* deliver_tls_open - a session to address i of l with STARTTLS as the
+ * policy asks; at may a failed handshake is retried in clear text on a
+ * new connection, as Postfix does; 0, or -1 with st saying why */
+int
+deliver_tls_open(const struct delivery_params *p, const char *nexthop,
+    struct mx_resolver *res, const struct mx_list *l, size_t i,
+    struct smtp_session *s, const struct smtp_timeouts *to,
+    struct smtp_status *st)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)&l->v[i].addr;
+	struct mx_tlsa_list tlsa = {0};
+	struct smtp_tls_policy pol;
+	struct smtp_tls_ctx *ctx = NULL;
+	char domain[QR_HOST_MAX], line[600], why[200];
+	int r;
+
+	if (smtp_session_open(s, l->v[i].host, sa, l->v[i].addrlen,
+		p->helo_name, to, st) == -1)
+		return -1;
+	if (deliver_tls_policy(p, nexthop, res, l, i, &pol, &tlsa, st) == -1)
+		return -1;
+	deliver_tls_domain(nexthop, domain, sizeof(domain));
+	pol.nexthop = domain;
+	/* The context (CA store, session cache) is made when first needed:
+	 * a server offers STARTTLS.  Without it (a CAfile that does not
+	 * load, logged once) smtp_tls_start defers at encrypt and above. */
+	if (pol.level != SMTP_TLS_NONE && (s->features & SMTP_FEAT_STARTTLS))
+		ctx = deliver_tls_ctx(p, why, sizeof(why));
+	r = smtp_tls_start(
+	    s, ctx, &pol, p->helo_name, (int)(p->starttls_timeout * 1000), st);
+	mx_tlsa_free(&tlsa);
+	if (r == 0 && s->tls != NULL &&
+	    smtp_tls_describe(s, line, sizeof(line)) > 0)
+		log_info("smtp: %s", line);
+	if (r != -2)
+		return r;
+	/* may: say so, and deliver in clear text on a new connection. */
+	log_warnx("smtp: %s; retrying in clear text", st->text);
+	smtp_session_close(s);
+	return smtp_session_open(
+	    s, l->v[i].host, sa, l->v[i].addrlen, p->helo_name, to, st);
+}
