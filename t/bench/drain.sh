@@ -200,8 +200,8 @@ awk -v r="$R" -v d="$D" -v mt="$mjq_ms" -v pt="$pf_ms" \
 	-v pc=$((c1 - c0)) -v hz="$hz" -v prss="$rss" -v psent="$pf_sent" 'BEGIN {
 	mr = r / (mt / 1000); pr = r / (pt / 1000)
 	printf "drain R=%d D=%d\n", r, d
-	printf "mjq:     %7.2f s  %9.0f rcpt/s  cpu %.3f s/1000 rcpt  peak rss %d kB\n", mt / 1000, mr, (mu + ms) / r * 1000, mrss
-	printf "postfix: %7.2f s  %9.0f rcpt/s  cpu %.3f s/1000 rcpt  peak rss %d kB (sum over processes; %d sent in maillog)\n", pt / 1000, pr, pc / hz / r * 1000, prss, psent
+	printf "mjq:     %7.2f s  %9.0f rcpt/s  cpu %.4f s/1000 rcpt  peak rss %d kB\n", mt / 1000, mr, (mu + ms) / r * 1000, mrss
+	printf "postfix: %7.2f s  %9.0f rcpt/s  cpu %.4f s/1000 rcpt  peak rss %d kB (sum over processes; %d sent in maillog)\n", pt / 1000, pr, pc / hz / r * 1000, prss, psent
 	printf "ratio mjq/postfix: %.2fx\n", mr / pr
 }'
 awk -v sm=$((s1 - s0)) -v sp=$((s3 - s2)) \
