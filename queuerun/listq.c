@@ -14,6 +14,7 @@
 #include "settings.h"
 #include "spool_state.h"
 #include "spool_walk.h"
+#include "spool_why.h"
 
 struct listq_ctx {
 	const char *spool;
@@ -44,7 +45,7 @@ listq_one(void *arg, const struct spool_entry *e)
 {
 	struct listq_ctx *c = arg;
 	struct spool_state st;
-	char why[128], age[32], next[32], left[48];
+	char why[128], age[32], next[32], left[48], reason[SPOOL_WHY_MAX];
 	const char *rel = e->path, *error = "";
 	size_t n = strlen(c->spool);
 	long long arrival = e->st.st_mtime;
@@ -71,10 +72,13 @@ listq_one(void *arg, const struct spool_entry *e)
 	else if (localtime_r(&e->st.st_mtime, &tm) == NULL ||
 		 strftime(next, sizeof(next), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
 		snprintf(next, sizeof(next), "later");
-	fprintf(c->out, "%s age=%s size=%lld function=%s left=%s next=%s%s%s\n",
-	    rel, age, (long long)e->st.st_size,
-	    spool_function_name(e->function), left, next,
-	    *error ? " error=" : "", error);
+	if (spool_why_read(e->path, reason, sizeof(reason), NULL) == -1)
+		reason[0] = '\0';
+	fprintf(c->out,
+	    "%s age=%s size=%lld function=%s left=%s next=%s%s%s%s%s\n", rel,
+	    age, (long long)e->st.st_size, spool_function_name(e->function),
+	    left, next, *error ? " error=" : "", error,
+	    reason[0] ? " why=" : "", reason);
 	if (have)
 		spool_state_close(&st);
 	c->count++;

@@ -17,12 +17,32 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd_mime.h"
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
 #include "request_reply.h"
 #include "spool_move.h"
 #include "spool_rate.h"
+
+/* reply_automatic - why the message must not be answered (RFC 3834:
+ * the null sender, Auto-Submitted, Precedence bulk/junk/list), or NULL */
+const char *
+reply_automatic(const char *text, size_t len, const char *sender)
+{
+	char v[256];
+
+	if (sender != NULL && sender[0] == '\0')
+		return "the null sender";
+	if (cmd_mime_header(text, len, "Auto-Submitted", v, sizeof(v)) == 0 &&
+	    strncasecmp(v, "no", 2) != 0)
+		return "Auto-Submitted";
+	if (cmd_mime_header(text, len, "Precedence", v, sizeof(v)) == 0 &&
+	    (strncasecmp(v, "bulk", 4) == 0 || strncasecmp(v, "junk", 4) == 0 ||
+		strncasecmp(v, "list", 4) == 0))
+		return "Precedence: bulk, junk or list";
+	return NULL;
+}
 
 /* reply_init - an empty set of answers from the address from */
 void
@@ -78,7 +98,9 @@ static void
 reply_subject(
     const struct reply_set *rs, const struct reply *r, char *out, size_t outlen)
 {
-	if (r->ntokens == 1)
+	if (r->subject[0] != '\0')
+		snprintf(out, outlen, "%s", r->subject);
+	else if (r->ntokens == 1)
 		snprintf(out, outlen, "confirm %s", r->token);
 	else if (r->notice)
 		snprintf(out, outlen, "Notice from %s", rs->from);

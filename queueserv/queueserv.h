@@ -116,6 +116,7 @@ struct qs {
 	long long started;
 	time_t started_wall;
 	unsigned long long pokes;
+	unsigned long long runner_deaths; /* runners that died, since start */
 };
 
 /* mj_queueserv.c */
@@ -139,7 +140,9 @@ int queueserv_control_client(const struct qs *qs, const char *request);
 void queueserv_control_reaped(struct qs *qs, pid_t pid);
 
 /* queueserv_status.c */
-int queueserv_status_write(const struct qs *qs, int fd, int json);
+/* queueserv_status_write's formats: status, status -j, status -p */
+enum { QS_STATUS_TEXT, QS_STATUS_JSON, QS_STATUS_PROM };
+int queueserv_status_write(const struct qs *qs, int fd, int format);
 
 /* queueserv_pool.c */
 const char *queueserv_pool_state_name(enum slot_state st);

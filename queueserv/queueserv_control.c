@@ -1,7 +1,7 @@
 /*
  * queueserv_control.c - the requests on queueserv.sock, both sides.
  *
- * Server side: "poke" gets "ok"; "stop", "reload", "status [-j|json]"
+ * Server side: "poke" gets "ok"; "stop", "reload", "status [-j|json|-p]"
  * and "flush" get a reply ended by an empty line.  Status and flush walk
  * the spool, which can take a while on a big queue, so they run in a
  * helper child that writes the reply itself: the poll loop never waits
@@ -150,10 +150,12 @@ queueserv_control(struct qs *qs, struct client *c, const char *line)
 		qs->want_run = 1;
 		queueserv_listen_reply(c, "ok\n");
 	} else if (strcmp(line, "status") == 0) {
-		control_fork(qs, c, 0, 0);
+		control_fork(qs, c, 0, QS_STATUS_TEXT);
 	} else if (strcmp(line, "status -j") == 0 ||
 		   strcmp(line, "status json") == 0) {
-		control_fork(qs, c, 0, 1);
+		control_fork(qs, c, 0, QS_STATUS_JSON);
+	} else if (strcmp(line, "status -p") == 0) {
+		control_fork(qs, c, 0, QS_STATUS_PROM);
 	} else if (strcmp(line, "flush") == 0) {
 		control_fork(qs, c, 1, 0);
 	} else if (strcmp(line, "stop") == 0) {

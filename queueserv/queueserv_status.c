@@ -7,9 +7,11 @@
  * outstanding messages (QUEUE/), split into due (mtime, the not-before
  * time, has come) and deferred, plus held (HOLD/) and quarantined (BAD/),
  * and the age of the oldest outstanding message (its birth time where
- * the file system keeps one, else its mtime).  A domain with outstanding
- * mail whose DKIM keys the runners cannot use gets a line saying why:
- * its mail waits until the key is fixed (lists/dkim_conf.c).
+ * the file system keeps one, else its mtime), and held messages per list.
+ * A domain with outstanding mail whose DKIM keys the runners cannot use
+ * gets a line saying why: its mail waits until the key is fixed
+ * (lists/dkim_conf.c).  Three forms: a table, JSON (-j) and Prometheus
+ * text (-p, queueserv_prom.c).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -21,34 +23,11 @@
 
 #include "dkim_conf.h"
 #include "queueserv.h"
+#include "queueserv_status.h"
 #include "spool_dest.h"
 #include "spool_walk.h"
 
 #define STATUS_DOMAINS_MAX 1000 /* domains whose DKIM keys are checked */
-
-struct tier {
-	int dprio, lprio;
-	long outstanding, due, deferred, held, bad;
-};
-
-/* One row of the destination table, copied out of the shared map. */
-struct dest_row {
-	struct spool_dest_rec r;
-	int busy; /* locks held: exact, whoever died */
-};
-
-struct counts {
-	struct dest_row *dests;
-	size_t ndests;
-	struct tier *tiers;
-	size_t ntiers;
-	struct tier total;
-	time_t now;
-	time_t oldest; /* 0: none */
-	int failed;
-	char **domains; /* of the outstanding mail, for the DKIM check */
-	size_t ndomains;
-};
 
 /* status_domain - note the domain of an outstanding message */
 static void
@@ -98,6 +77,41 @@ status_tier(struct counts *k, int dprio, int lprio)
 	return t;
 }
 
+/* status_held - one more message in HOLD/ for e's list */
+static int
+status_held(struct counts *k, const struct spool_entry *e)
+{
+	struct held_list *h;
+	size_t i;
+
+	for (i = 0; i < k->nheld; i++)
+		if (strcmp(k->held[i].list, e->name.list) == 0 &&
+		    strcmp(k->held[i].domain, e->domain) == 0) {
+			k->held[i].n++;
+			return 0;
+		}
+	if ((h = reallocarray(k->held, k->nheld + 1, sizeof(*h))) == NULL)
+		return -1;
+	k->held = h;
+	h = &k->held[k->nheld++];
+	strlcpy(h->domain, e->domain, sizeof(h->domain));
+	strlcpy(h->list, e->name.list, sizeof(h->list));
+	h->n = 1;
+	return 0;
+}
+
+/* status_held_cmp - held lists by domain, then list */
+static int
+status_held_cmp(const void *a, const void *b)
+{
+	const struct held_list *x = a, *y = b;
+	int c;
+
+	if ((c = strcmp(x->domain, y->domain)) != 0)
+		return c;
+	return strcmp(x->list, y->list);
+}
+
 /* status_born - when a message arrived, as well as the inode tells */
 static time_t
 status_born(const struct spool_entry *e)
@@ -127,6 +141,10 @@ status_count(void *arg, const struct spool_entry *e)
 	}
 	if (strcmp(e->top, SPOOL_HOLD) == 0) {
 		t->held++, k->total.held++;
+		if (status_held(k, e) == -1) {
+			k->failed = 1;
+			return 1;
+		}
 	} else if (strcmp(e->top, SPOOL_BAD) == 0) {
 		t->bad++, k->total.bad++;
 	} else {
@@ -167,6 +185,8 @@ status_spool(const struct qs *qs, struct counts *k)
 	/* qsort's array may not be NULL, even with no element (C11 7.1.4) */
 	if (k->ntiers > 0)
 		qsort(k->tiers, k->ntiers, sizeof(*k->tiers), status_cmp);
+	if (k->nheld > 0)
+		qsort(k->held, k->nheld, sizeof(*k->held), status_held_cmp);
 	return 0;
 }
 
@@ -361,6 +381,9 @@ status_text(const struct qs *qs, const struct counts *k, FILE *fp)
 		fprintf(fp, "oldest: %llds\n", (long long)(now - k->oldest));
 	else
 		fprintf(fp, "oldest: -\n");
+	for (i = 0; i < k->nheld; i++)
+		fprintf(fp, "held: %s@%s %ld\n", k->held[i].list,
+		    k->held[i].domain, k->held[i].n);
 	status_text_dests(k, now, fp);
 	for (i = 0; i < k->ndomains; i++)
 		if (status_dkim(qs, k->domains[i], err, sizeof(err)))
@@ -420,6 +443,11 @@ status_json(const struct qs *qs, const struct counts *k, FILE *fp)
 		status_json_tier(fp, &k->tiers[i]);
 		fprintf(fp, "}");
 	}
+	fprintf(fp, "],\"held_lists\":[");
+	for (i = 0; i < k->nheld; i++)
+		fprintf(fp, "%s{\"list\":\"%s\",\"domain\":\"%s\",\"held\":%ld}",
+		    i ? "," : "", k->held[i].list, k->held[i].domain,
+		    k->held[i].n);
 	fprintf(fp, "]}");
 	status_json_dests(k, now, fp);
 	fprintf(fp, ",\"dkim_errors\":[");
@@ -437,7 +465,7 @@ status_json(const struct qs *qs, const struct counts *k, FILE *fp)
 
 /* queueserv_status_write - the whole reply, ended by an empty line */
 int
-queueserv_status_write(const struct qs *qs, int fd, int json)
+queueserv_status_write(const struct qs *qs, int fd, int format)
 {
 	struct counts k;
 	FILE *fp;
@@ -452,11 +480,14 @@ queueserv_status_write(const struct qs *qs, int fd, int json)
 	if (status_spool(qs, &k) == -1 || status_dests(qs, &k) == -1)
 		fprintf(
 		    fp, "error: cannot read the spool %s\n", qs->s.spool_dir);
-	else if (json)
+	else if (format == QS_STATUS_PROM)
+		queueserv_prom(qs, &k, fp);
+	else if (format == QS_STATUS_JSON)
 		status_json(qs, &k, fp);
 	else
 		status_text(qs, &k, fp);
 	fprintf(fp, "\n");
+	free(k.held);
 	free(k.tiers);
 	free(k.dests);
 	while (k.ndomains > 0)

@@ -13,7 +13,7 @@ set -eu
 
 build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-dev publicsuffix openssl"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
-      curl lighttpd chromium python3-dkim python3-nacl"
+      curl lighttpd chromium python3-dkim python3-nacl python3-prometheus-client"
 bench="$test"
 fuzz="$build clang libclang-rt-dev"
 

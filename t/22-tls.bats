@@ -9,6 +9,9 @@
 load helpers
 load smtp_helpers
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 bats_require_minimum_version 1.5.0
 
 # cert NAME CN [ARGS...] - key and certificate NAME for CN signed by the
@@ -105,6 +108,7 @@ post() {
 	mkdir -p "$LISTS/ex.org/l"
 	for i in $(seq 1 "${1:-1}"); do echo "u$i@tls.test"; done \
 		>"$LISTS/ex.org/l/subscribers"
+	list_posting ex.org l
 	printf 'From: p@example.net\nSubject: s\nMessage-Id: <1@x>\n\nhello\n' |
 		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l l -r -f p@example.net
 }

@@ -15,6 +15,9 @@ bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 setup() {
 	QS_PID=
 	RUNNERS=
@@ -54,6 +57,7 @@ conf() {
 subscribers() {
 	mkdir -p "$LISTS/ex.org/big"
 	seq -f 'u%g@d.test' 1 "$1" >"$LISTS/ex.org/big/subscribers"
+	list_posting ex.org big
 }
 
 post() {

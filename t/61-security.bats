@@ -17,6 +17,9 @@ load helpers
 load smtp_helpers
 load request_helpers
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 setup() {
 	QS_PID=
 	TUSER=
@@ -186,7 +189,7 @@ post() {
 		d.test = pipe:$BATS_TEST_TMPDIR/deliver \${sender} \${recipient}
 	EOF
 	mjq_list ex.org l "$rcpt"
-	printf '[list]\nowners = %s\n' "$rcpt" >"$LISTS/ex.org/l/config"
+	printf '[list]\nowners = %s\n' "$rcpt" >>"$LISTS/ex.org/l/config"
 	post ex.org l
 	# Owner mail keeps the original sender: the hostile one.
 	printf 'Subject: to the owner\n\nhi\n' |

@@ -251,11 +251,12 @@ example_keys() {
 	[ "$status" -eq 0 ]
 	cfg=$LISTS/example.org/mylist/config
 	uncomment "$cfg" >"$cfg.new" && mv "$cfg.new" "$cfg"
-	[ "$(grep -c '^[a-z_]* =' "$cfg")" -eq 10 ]
+	[ "$(grep -c '^[a-z_]* =' "$cfg")" -eq 15 ]
 	echo sub@d.test >"$LISTS/example.org/mylist/subscribers"
 	printf '[transport_map]\nd.test = maildir:%s/mail/${user}\n' "$BATS_TEST_TMPDIR" >>"$CONF"
-	printf 'Subject: hi\n\nbody\n' |
-		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f p@example.net
+	# posting = subscribers is in force: the subscriber posts
+	printf 'From: sub@d.test\nSubject: hi\n\nbody\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f sub@d.test
 	timeout 30 "$MJ_QUEUERUN" -C "$CONF" -1 2>"$BATS_TEST_TMPDIR/run.log"
 	run -1 grep -i 'error\|warn\|invalid' "$BATS_TEST_TMPDIR/run.log"
 	f=$(find "$BATS_TEST_TMPDIR/mail/sub/new" -type f)

@@ -68,6 +68,9 @@ setup_file() {
 	done
 	printf 'a@sink.test\nb@sink.test\n' >"$W/lists/lists.test/mylist/subscribers"
 	echo c@sink.test >"$W/lists/lists.test/fwdlist/subscribers"
+	# posting policy is t/76's: these lists take posts from anyone
+	printf 'posting = open\n' >>"$W/lists/lists.test/mylist/config"
+	printf 'posting = open\n' >>"$W/lists/lists.test/fwdlist/config"
 	# the .forward of the mjq user, for one list
 	printf '"|%s -C %s -r -d lists.test -l fwdlist"\n' "$W/sbin/mj_enqueue" \
 		"$W/mjq.conf" >"$W/home/.forward"

@@ -26,7 +26,11 @@ mjq_setup() {
 	} >"$CONF"
 }
 
-# mjq_list DOMAIN LIST [SUBSCRIBER...] - make a list with subscribers
+# mjq_list DOMAIN LIST [SUBSCRIBER...] - make a list with subscribers.
+# A file whose tests are not about who may post sets MJQ_LIST_POSTING=open
+# (posts from anyone, as before posting = subscribers became the default):
+# the list's config then starts with that posting line, and the file adds
+# its own keys with >>.
 mjq_list() {
 	local d=$1 l=$2
 	shift 2
@@ -35,6 +39,19 @@ mjq_list() {
 	for s in "$@"; do
 		echo "$s" >>"$LISTS/$d/$l/subscribers"
 	done
+	if [ -n "${MJQ_LIST_POSTING:-}" ]; then
+		printf '[list]\nposting = %s\n' "$MJQ_LIST_POSTING" \
+			>"$LISTS/$d/$l/config"
+	fi
+}
+
+# list_posting DOMAIN LIST - what mjq_list does for the config of a list
+# made without it (subscribers written directly): posting =
+# $MJQ_LIST_POSTING, when the file sets it
+list_posting() {
+	[ -n "${MJQ_LIST_POSTING:-}" ] || return 0
+	printf '[list]\nposting = %s\n' "$MJQ_LIST_POSTING" \
+		>>"$LISTS/$1/$2/config"
 }
 
 # wait_for SECONDS COMMAND... - poll until COMMAND succeeds; fail after
@@ -141,4 +158,23 @@ make_due() {
 # state_files - the state files under QUEUE/ (full paths), sorted
 state_files() {
 	find "$SPOOL/QUEUE" -type f -name '.*' ! -name '*.why' | sort
+}
+
+# crash_run STRACE-OPTION... - one runner pass killed by SIGKILL where
+# the options say (-P PATH and/or inject=...:when=N); fails unless it
+# was killed there
+crash_run() {
+	ASAN_OPTIONS=detect_leaks=0 run strace -f -qq -o "$BATS_TEST_TMPDIR/crash.trace" \
+		"$@" "$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/run.log"
+	[ "$status" -eq 137 ]
+	grep -q 'killed by SIGKILL' "$BATS_TEST_TMPDIR/crash.trace"
+}
+
+# crash_at CALL PATH - crash_run killed as it enters CALL (unlink, link,
+# rename: with their *at forms; fdatasync) on PATH
+crash_at() {
+	local calls=$1
+	[ "$1" = fdatasync ] || calls=$1,${1}at
+	[ "$1" != rename ] || calls=rename,renameat,renameat2
+	crash_run -P "$2" -e trace="$calls" -e inject="$calls":signal=SIGKILL
 }
