@@ -18,11 +18,11 @@
 #include <unistd.h>
 
 #include "cmd_mime.h"
+#include "generate.h"
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
 #include "request_reply.h"
-#include "spool_move.h"
 #include "spool_rate.h"
 
 /* reply_automatic - why the message must not be answered (RFC 3834:
@@ -158,37 +158,19 @@ static int
 reply_generate(struct queuerun *q, struct qr_msg *m, const struct reply_set *rs,
     const struct reply *r)
 {
-	struct spool_state_init init;
-	struct spool_name name;
-	char dir[PATH_MAX], final[PATH_MAX], *rcpt[1];
-	char *text = NULL, *state = NULL;
-	size_t tlen, slen;
+	char final[PATH_MAX], *text = NULL;
+	size_t tlen;
 	int ok = -1;
 
-	memset(&init, 0, sizeof(init));
-	init.sender = "";
-	init.from = "";
-	init.kind = "reply";
-	init.arrival = (long long)time(NULL);
-	rcpt[0] = (char *)r->to;
-	if (reply_text(rs, r, m->domain, &text, &tlen) == -1)
-		goto done;
-	spool_msgid_of(&init.msgid, text, tlen);
-	if (spool_state_format(&init, rcpt, 1, &state, &slen) == -1 ||
-	    spool_queue_dir(dir, sizeof(dir), q->s->spool_dir, SPOOL_QUEUE,
-		m->domain_prio, m->domain, m->list_prio,
-		SPOOL_FN_OWNER) == -1 ||
-	    spool_name_init(&name, time(NULL), getpid(), m->list, NULL, NULL) ==
-		-1 ||
-	    spool_move_generate(q->s->spool_dir, dir, &name, state, slen, text,
-		tlen, final, sizeof(final)) == -1)
+	if (reply_text(rs, r, m->domain, &text, &tlen) == -1 ||
+	    generate_commit(q, m, "reply", r->to, text, tlen, final,
+		sizeof(final)) == -1)
 		goto done;
 	log_info(
 	    "%s: reply %s to <%s>", m->name, strrchr(final, '/') + 1, r->to);
 	ok = 0;
 done:
 	free(text);
-	free(state);
 	return ok;
 }
 
