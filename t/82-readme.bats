@@ -79,4 +79,5 @@ setup() {
 	grep -qx '644 mjq:mjq /var/lib/mjq/aliases.db' "$STAGE/host.log"
 	grep -qx 'mj_queueserv is running' "$STAGE/steps.log"
 	grep -qx '644 root:root /etc/mjq/mjq.conf' "$STAGE/host.log"
+	grep -qx '600 mjq:mjq /var/lib/mjq/unsubscribe.secret' "$STAGE/host.log"
 }
