@@ -18,12 +18,21 @@
 #   t/tools/*.c       -> t/tools/<name>      (test helpers, one file each,
 #                        linked with every library above)
 
-PREFIX   ?= /usr/local
-SBINDIR  ?= $(PREFIX)/sbin
-MANDIR   ?= $(PREFIX)/share/man
-CGIDIR   ?= $(PREFIX)/lib/cgi-bin
+# Where make install puts things (GNU names; DESTDIR stages a tree for a
+# package).  SYSCONFDIR holds mjq/mjq.conf, the path compiled into the
+# programs as their default (common/settings_path.c), and init.d: /etc
+# unless moved, as init looks nowhere else.  PREFIX moves the programs,
+# the CGI program, the man pages and the systemd unit.
+PREFIX     ?= /usr/local
+SBINDIR    ?= $(PREFIX)/sbin
+MANDIR     ?= $(PREFIX)/share/man
+CGIDIR     ?= $(PREFIX)/lib/cgi-bin
 SYSCONFDIR ?= /etc
-DESTDIR  ?=
+INITDIR    ?= $(SYSCONFDIR)/init.d
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+DESTDIR    ?=
+# the installed scripts and init files name the installed paths
+INSTALL_PATHS = sed 's|/usr/local/sbin/|$(SBINDIR)/|g; s|/etc/mjq/|$(SYSCONFDIR)/mjq/|g'
 
 CC       ?= cc
 OPT      ?= -O2
@@ -92,7 +101,8 @@ TOOLS := $(TOOL_SRC:.c=)
 
 MAN8 := $(wildcard */*.8)
 
-.PHONY: all test demo install clean deps fuzz bench deps-graph fault-runner
+.PHONY: all test demo install uninstall setup deb clean deps fuzz bench \
+	deps-graph fault-runner
 all: $(PROGS) $(TOOLS) t/tools/mj_enqueue_dyn
 
 %.o: %.c
@@ -141,6 +151,14 @@ t/tools/mj_enqueue_dyn: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENQ_LIBS)
 t/tools/%: t/tools/%.c $(TOOL_LIBS)
 	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
+
+# SYSCONFDIR compiled in: the stamp changes only when the value does
+common/settings_path.o: CPPFLAGS += -DMJQ_SYSCONFDIR='"$(SYSCONFDIR)"'
+common/settings_path.o: common/sysconfdir.stamp
+common/sysconfdir.stamp: FORCE
+	@echo '$(SYSCONFDIR)' | cmp -s - $@ || echo '$(SYSCONFDIR)' >$@
+.PHONY: FORCE
+FORCE:
 
 -include $(wildcard */*.d t/tools/*.d)
 
@@ -216,31 +234,70 @@ fuzz:
 	        t/fuzz/bin/$$n.log; \
 	done
 
+# make install: the programs, scripts, man pages, example configuration
+# and init files; as root into the live system (no DESTDIR), then
+# make setup: the mjq user and group, the spool, /var/lib/mjq, a first
+# mjq.conf (scripts/mjq-setup, idempotent).
+SBIN_PROGS = $(filter-out unsubscribe/mj_unsubscribe,$(PROGS))
+INSTALLED_SBIN = $(notdir $(SBIN_PROGS)) mjq-newlist mjq-setup mjq-unsubsecret \
+	mjq-dkimkey
 install: all
-	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8
-	install -m 0755 $(filter-out unsubscribe/mj_unsubscribe,$(PROGS)) \
-	    $(DESTDIR)$(SBINDIR)
-	install -d $(DESTDIR)$(CGIDIR)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
+	    $(DESTDIR)$(INITDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/mjq \
+	    $(DESTDIR)$(CGIDIR)
+	install -m 0755 $(SBIN_PROGS) $(DESTDIR)$(SBINDIR)
 	install -m 0755 unsubscribe/mj_unsubscribe $(DESTDIR)$(CGIDIR)
 	install -m 0755 scripts/mjq-unsubsecret $(DESTDIR)$(SBINDIR)
 	$(if $(MAN8),install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8)
-	install -d $(DESTDIR)$(SYSCONFDIR)/init.d $(DESTDIR)/lib/systemd/system
-	sed 's|/usr/local/sbin/|$(SBINDIR)/|g; s|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \
-	    scripts/init/mj_queueserv.service \
-	    >$(DESTDIR)/lib/systemd/system/mj_queueserv.service
-	chmod 0644 $(DESTDIR)/lib/systemd/system/mj_queueserv.service
-	sed 's|/usr/local/sbin/|$(SBINDIR)/|g; s|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \
-	    scripts/init/mj_queueserv.init >$(DESTDIR)$(SYSCONFDIR)/init.d/mj_queueserv
-	chmod 0755 $(DESTDIR)$(SYSCONFDIR)/init.d/mj_queueserv
-	install -d $(DESTDIR)$(SYSCONFDIR)/mjq
+	$(INSTALL_PATHS) scripts/init/mj_queueserv.service \
+	    >$(DESTDIR)$(UNITDIR)/mj_queueserv.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/mj_queueserv.service
+	$(INSTALL_PATHS) scripts/init/mj_queueserv.init \
+	    >$(DESTDIR)$(INITDIR)/mj_queueserv
+	chmod 0755 $(DESTDIR)$(INITDIR)/mj_queueserv
 	install -m 0644 scripts/mjq.conf.example $(DESTDIR)$(SYSCONFDIR)/mjq/mjq.conf.example
-	sed 's|/usr/local/sbin/|$(SBINDIR)/|g; s|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \
-	    scripts/mjq-newlist >$(DESTDIR)$(SBINDIR)/mjq-newlist
+	$(INSTALL_PATHS) scripts/mjq-newlist >$(DESTDIR)$(SBINDIR)/mjq-newlist
 	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-newlist
-	sed 's|/etc/mjq/|$(SYSCONFDIR)/mjq/|g' \
-	    scripts/mjq-dkimkey >$(DESTDIR)$(SBINDIR)/mjq-dkimkey
+	$(INSTALL_PATHS) scripts/mjq-setup >$(DESTDIR)$(SBINDIR)/mjq-setup
+	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-setup
+	$(INSTALL_PATHS) scripts/mjq-dkimkey >$(DESTDIR)$(SBINDIR)/mjq-dkimkey
 	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-dkimkey
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then \
+	    $(MAKE) --no-print-directory setup; \
+	else \
+	    echo "make install: then, as root, $(SBINDIR)/mjq-setup (make setup) makes the mjq user and directories"; \
+	fi
+
+setup:
+	$(SBINDIR)/mjq-setup
+
+# make uninstall: what make install put there; the mjq user, the spool,
+# the lists and mjq.conf stay (they are the administrator's data)
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(INSTALLED_SBIN)) \
+	    $(DESTDIR)$(CGIDIR)/mj_unsubscribe
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8)))
+	rm -f $(DESTDIR)$(UNITDIR)/mj_queueserv.service \
+	    $(DESTDIR)$(INITDIR)/mj_queueserv \
+	    $(DESTDIR)$(SYSCONFDIR)/mjq/mjq.conf.example
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/mjq 2>/dev/null
+
+# make deb: the Debian package mjq_VERSION_ARCH.deb in DEB_OUT (the top of
+# the checkout unless given), built with debhelper (debian/) from a copy
+# of the tree in a temporary directory, so that the build's own make
+# clean leaves this checkout's programs alone
+DEB_OUT ?= .
+deb:
+	@sh scripts/deps.sh deb
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	mkdir "$$tmp/mjq"; \
+	tar -c --exclude=./.git --exclude='./*.deb' -f - . | tar -x -C "$$tmp/mjq"; \
+	(cd "$$tmp/mjq" && $(MAKE) --no-print-directory clean >/dev/null && \
+	    DEB_BUILD_OPTIONS="nocheck noddebs $(DEB_BUILD_OPTIONS)" \
+	    dpkg-buildpackage -b -us -uc >../build.log 2>&1) || \
+	    { tail -30 "$$tmp/build.log"; exit 1; }; \
+	cp "$$tmp"/mjq_*.deb $(DEB_OUT)/; ls $(DEB_OUT)/mjq_*.deb
 
 clean:
-	rm -f */*.o */*.d */*.a $(PROGS) $(TOOLS) t/tools/*.d t/tools/mj_enqueue_dyn
+	rm -f */*.o */*.d */*.a */*.stamp $(PROGS) $(TOOLS) t/tools/*.d t/tools/mj_enqueue_dyn
 	rm -rf t/fuzz/bin

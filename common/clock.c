@@ -1,11 +1,15 @@
 /*
  * clock.c - time for deadlines and timers, with no mail knowledge.
  *
+ * clock_span writes a duration for people, as mj_queuerun -l and
+ * mj_queueserv status show ages.
+ *
  * Deadlines use the monotonic clock, so a step of the wall clock (NTP, an
  * administrator's date) neither fires nor starves a timeout.  The runner's
  * clock (clock_now) is the wall clock instead: it is compared with file
  * times (arrival, next try as mtime) and written into the state files.
  */
+#include <stdio.h>
 #include <time.h>
 
 #include "clock.h"
@@ -18,6 +22,22 @@ clock_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* clock_span - a duration the short way: 42s, 5m, 3h, 2d (negative: 0s) */
+void
+clock_span(long long secs, char *buf, size_t len)
+{
+	if (secs < 0)
+		secs = 0;
+	if (secs < 120)
+		snprintf(buf, len, "%llds", secs);
+	else if (secs < 7200)
+		snprintf(buf, len, "%lldm", secs / 60);
+	else if (secs < 172800)
+		snprintf(buf, len, "%lldh", secs / 3600);
+	else
+		snprintf(buf, len, "%lldd", secs / 86400);
 }
 
 /* clock_now - wall-clock seconds, with fractions */

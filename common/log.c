@@ -70,6 +70,25 @@ log_set_debug(int on)
 	log_debug_on = on;
 }
 
+/* The last warning or error of this thread, for log_last. */
+static _Thread_local char log_last_line[300];
+
+/* log_last - the text of this thread's last warning or error since
+ * log_last_clear ("" when none), for a caller that records why it failed
+ * (a message's state) as well as logging it */
+const char *
+log_last(void)
+{
+	return log_last_line;
+}
+
+/* log_last_clear - forget the last warning or error */
+void
+log_last_clear(void)
+{
+	log_last_line[0] = '\0';
+}
+
 /* log_vemit - write one line at a priority, optionally with strerror */
 static void
 log_vemit(int prio, int with_errno, const char *fmt, va_list ap)
@@ -80,6 +99,15 @@ log_vemit(int prio, int with_errno, const char *fmt, va_list ap)
 	if (log_dest == LOG_TO_NONE)
 		return;
 	vsnprintf(line, sizeof(line), fmt, ap);
+	/* A reason cut short at the buffer's end is still the reason. */
+	if (prio <= LOG_WARNING &&
+	    strlcpy(log_last_line, line, sizeof(log_last_line)) <
+		sizeof(log_last_line) &&
+	    with_errno &&
+	    strlcat(log_last_line, ": ", sizeof(log_last_line)) <
+		sizeof(log_last_line))
+		(void)strlcat(
+		    log_last_line, strerror(saved), sizeof(log_last_line));
 	if (log_dest == LOG_TO_SYSLOG) {
 		if (with_errno)
 			syslog(prio, "%s: %s", line, strerror(saved));

@@ -3,7 +3,9 @@
  * no syslog daemon listens) to stderr.
  *
  * The _errno variants append ": strerror(errno)" with errno as it was on
- * entry; every function preserves errno for its caller.
+ * entry; every function preserves errno for its caller.  log_last keeps
+ * the calling thread's last warning or error, for the state of a
+ * message whose processing failed.
  */
 #ifndef MJQ_LOG_H
 #define MJQ_LOG_H
@@ -26,5 +28,7 @@ void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_errx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *log_last(void);
+void log_last_clear(void);
 
 #endif

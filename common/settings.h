@@ -14,7 +14,9 @@
 
 #include "conf.h"
 
-#define SETTINGS_DEFAULT_FILE "/etc/mjq/mjq.conf"
+/* SYSCONFDIR/mjq/mjq.conf, compiled in (settings_path.c) */
+extern const char settings_default_file[];
+#define SETTINGS_DEFAULT_FILE settings_default_file
 
 struct settings {
 	/* [spool] */

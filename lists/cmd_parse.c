@@ -19,8 +19,15 @@
 #include "cmd_parse.h"
 #include "spool_state.h"
 
-/* What each verb takes: a list, an address, a token. */
-enum { ARG_LIST = 1, ARG_LIST_OPT = 2, ARG_ADDR = 4, ARG_TOKEN = 8 };
+/* What each verb takes: a list, an address, a token, and for reject the
+ * rest of the line as its reason. */
+enum {
+	ARG_LIST = 1,
+	ARG_LIST_OPT = 2,
+	ARG_ADDR = 4,
+	ARG_TOKEN = 8,
+	ARG_REASON = 16
+};
 
 static const struct cmd_parse_verb {
 	const char *name;
@@ -38,6 +45,9 @@ static const struct cmd_parse_verb {
     {"which", CMD_WHICH, ARG_ADDR},
     {"who", CMD_WHO, ARG_LIST},
     {"confirm", CMD_CONFIRM, ARG_TOKEN},
+    {"approve", CMD_APPROVE, ARG_TOKEN},
+    {"reject", CMD_REJECT, ARG_TOKEN | ARG_REASON},
+    {"discard", CMD_DISCARD, ARG_TOKEN},
 };
 #define NVERBS (sizeof(cmd_parse_verbs) / sizeof(cmd_parse_verbs[0]))
 
@@ -58,7 +68,7 @@ static int
 cmd_parse_fail(struct cmd *c, const char *why)
 {
 	c->verb = CMD_UNKNOWN;
-	c->list[0] = c->addr[0] = c->token[0] = '\0';
+	c->list[0] = c->addr[0] = c->token[0] = c->reason[0] = '\0';
 	c->error = why;
 	return -1;
 }
@@ -131,9 +141,15 @@ cmd_parse_line(const char *line, size_t len, const char *deflist, struct cmd *c)
 	if (v == NULL)
 		return cmd_parse_fail(c, "unknown command");
 	c->verb = v->verb;
-	while ((w = strtok_r(NULL, " \t", &save)) != NULL)
+	while ((w = strtok_r(NULL, " \t", &save)) != NULL) {
 		if (cmd_parse_word(c, v->args, w) == -1)
 			return -1;
+		if ((v->args & ARG_REASON) && save != NULL) {
+			save += strspn(save, " \t");
+			strlcpy(c->reason, save, sizeof(c->reason));
+			break;
+		}
+	}
 	if ((v->args & ARG_TOKEN) && c->token[0] == '\0')
 		return cmd_parse_fail(c, "which token? (confirm TOKEN)");
 	if ((v->args & ARG_LIST) && c->list[0] == '\0') {

@@ -32,13 +32,17 @@ enum cmd_verb {
 	CMD_WHICH,
 	CMD_WHO,
 	CMD_CONFIRM,
+	CMD_APPROVE, /* moderation: a held post goes out */
+	CMD_REJECT,  /* ... is returned to its poster, with the reason */
+	CMD_DISCARD, /* ... is dropped silently */
 };
 
 struct cmd {
 	enum cmd_verb verb;
 	char list[NAME_LIST_MAX + 1];  /* "" = none given (or default) */
 	char addr[CMD_ADDR_MAX + 1];   /* "" = the requester */
-	char token[CMD_TOKEN_MAX + 1]; /* confirm */
+	char token[CMD_TOKEN_MAX + 1]; /* confirm, approve, reject, discard */
+	char reason[CMD_LINE_MAX + 1]; /* reject: the rest of the line */
 	char line[CMD_LINE_MAX + 1];   /* as written, for the reply */
 	const char *error;	       /* CMD_UNKNOWN: why */
 };

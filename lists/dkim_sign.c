@@ -465,18 +465,21 @@ dkim_sign_prepared(const struct dkim_prep *p, const char *head, size_t headlen,
 
 	*sig = NULL;
 	*siglen = 0;
-	if ((all = malloc(n + 1)) == NULL ||
-	    (f = calloc(DKIM_FIELDS_MAX, sizeof(*f))) == NULL ||
-	    (hf = open_memstream(&hlist, &hllen)) == NULL ||
-	    (hp = open_memstream(&hdr, &hlen)) == NULL)
+	if ((all = malloc(n + 1)) == NULL)
 		goto oom;
 	if (headlen > 0)
 		memcpy(all, head, headlen);
 	memcpy(all + headlen, p->hdr, p->hdrlen);
 	/* Past DKIM_FIELDS_MAX fields nothing more is signed (a verifier
-	 * may then fail the signature; the mail still goes). */
-	if ((nf = dkim_canon_fields(all, n, f, DKIM_FIELDS_MAX, &body)) >
-	    DKIM_FIELDS_MAX)
+	 * may then fail the signature; the mail still goes).  Counted
+	 * first: a copy has a few dozen, not the maximum. */
+	if ((nf = dkim_canon_fields(all, n, NULL, 0, &body)) > DKIM_FIELDS_MAX)
+		nf = DKIM_FIELDS_MAX;
+	if ((f = reallocarray(NULL, nf + 1, sizeof(*f))) == NULL ||
+	    (hf = open_memstream(&hlist, &hllen)) == NULL ||
+	    (hp = open_memstream(&hdr, &hlen)) == NULL)
+		goto oom;
+	if ((nf = dkim_canon_fields(all, n, f, nf, &body)) > DKIM_FIELDS_MAX)
 		nf = DKIM_FIELDS_MAX;
 	dkim_sign_hlist(f, nf, hf, hp);
 	r = fclose(hf) | fclose(hp);

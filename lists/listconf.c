@@ -20,6 +20,7 @@
 #include "dmarc.h"
 #include "log.h"
 #include "listconf.h"
+#include "posting.h"
 
 #define L(f) offsetof(struct listconf, f)
 #define LSTR(n, f)                                                             \
@@ -45,6 +46,14 @@ static const struct conf_key listconf_keys[] = {
 	L(bounce_max_age), NULL},
     {"dmarc_mitigation", CONF_FUNC, "munge_if_strict", 0, 0,
 	L(dmarc_mitigation), dmarc_mitigation_parse},
+    {"posting", CONF_FUNC, "subscribers", 0, 0, L(posting),
+	posting_parse_policy},
+    {"nonmember_action", CONF_FUNC, "hold", 0, 0, L(nonmember_action),
+	posting_parse_action},
+    LSTR("moderators", moderators),
+    LSTR("accept_from", accept_from),
+    {"moderation_lifetime", CONF_DURATION, "7d", 1, 365 * 86400LL,
+	L(moderation_lifetime), NULL},
 };
 #define NKEYS (sizeof(listconf_keys) / sizeof(listconf_keys[0]))
 

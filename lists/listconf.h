@@ -24,6 +24,12 @@ struct listconf {
 	long long bounce_max_count;
 	long long bounce_max_age;
 	int dmarc_mitigation; /* enum dmarc_mitigation (dmarc.h) */
+	/* who may post (posting.c) */
+	int posting;	     /* enum posting_policy */
+	int nonmember_action; /* enum posting_action */
+	char moderators[2048];
+	char accept_from[PATH_MAX];
+	long long moderation_lifetime;
 };
 /* Whether a list can be read now (listconf_presence). */
 enum listconf_presence {

@@ -17,6 +17,7 @@
 #include "dmarc.h"
 #include "header.h"
 #include "listconf.h"
+#include "posting.h"
 #include "subs_edit.h"
 
 #endif

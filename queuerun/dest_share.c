@@ -65,6 +65,35 @@ dest_share_put(
 	r->updated = now;
 }
 
+/* dest_share_count - a batch's recipients into the record's counts;
+ * the error of a failed connection or of a deferred or bounced
+ * recipient becomes its last error */
+static void
+dest_share_count(struct spool_dest_rec *r, const struct qr_batch *b,
+    enum sched_outcome o, double now)
+{
+	const char *error = NULL;
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		if (b->res[i].outcome == QR_SENT)
+			r->delivered++;
+		else if (b->res[i].outcome == QR_DEFERRED)
+			r->deferred++;
+		else
+			r->bounced++;
+		if (b->res[i].outcome != QR_SENT && error == NULL)
+			error = b->res[i].text;
+	}
+	if (o == SCHED_CONN_FAIL && b->n > 0)
+		error = b->res[0].text;
+	if (error != NULL) {
+		/* cut to the record's field on purpose */
+		(void)strlcpy(r->last_error, error, sizeof(r->last_error));
+		r->error_at = now;
+	}
+}
+
 /* dest_share_admit - the scheduler's admit callback: may a delivery to
  * this destination start now?  1 yes (a slot is held), 0 no */
 int
@@ -165,9 +194,7 @@ dest_share_done(
 	flags = sched_core_done(q->sched, b->entry, o, now, &st);
 	if (shared) {
 		dest_share_put(r, &st, now);
-		if (o == SCHED_CONN_FAIL && b->n > 0)
-			(void)strlcpy(r->last_error, b->res[0].text,
-			    sizeof(r->last_error));
+		dest_share_count(r, b, o, now);
 		if (b->tls != SPOOL_DEST_TLS_UNKNOWN)
 			r->tls = b->tls;
 	}

@@ -23,10 +23,10 @@
 
 #include "dsn.h"
 #include "header.h"
+#include "generate.h"
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
-#include "spool_move.h"
 
 #define DSN_HEADERS_MAX 65536
 
@@ -156,33 +156,16 @@ dsn_text(struct qr_msg *m, const char *host, const struct dsn_part *part,
 int
 dsn_create(struct queuerun *q, struct qr_msg *m, const struct dsn_part *part)
 {
-	struct spool_state_init init;
-	struct spool_name name;
-	char host[256], dir[PATH_MAX], final[PATH_MAX];
-	char *text = NULL, *state = NULL, *rcpt[1];
-	size_t tlen, slen;
+	char host[256], final[PATH_MAX], *text = NULL;
+	size_t tlen;
 	int r = -1;
 
 	if (gethostname(host, sizeof(host)) == -1)
 		(void)strlcpy(host, "localhost", sizeof(host));
 	host[sizeof(host) - 1] = '\0';
-	memset(&init, 0, sizeof(init));
-	init.sender = "";
-	init.from = "";
-	init.kind = "dsn";
-	init.arrival = (long long)time(NULL);
-	rcpt[0] = m->st.sender;
-	if (dsn_text(m, host, part, &text, &tlen) == -1)
-		goto done;
-	spool_msgid_of(&init.msgid, text, tlen);
-	if (spool_state_format(&init, rcpt, 1, &state, &slen) == -1 ||
-	    spool_queue_dir(dir, sizeof(dir), q->s->spool_dir, SPOOL_QUEUE,
-		m->domain_prio, m->domain, m->list_prio,
-		SPOOL_FN_OWNER) == -1 ||
-	    spool_name_init(&name, time(NULL), getpid(),
-		m->list[0] ? m->list : SPOOL_GLOBAL_LIST, NULL, NULL) == -1 ||
-	    spool_move_generate(q->s->spool_dir, dir, &name, state, slen, text,
-		tlen, final, sizeof(final)) == -1)
+	if (dsn_text(m, host, part, &text, &tlen) == -1 ||
+	    generate_commit(q, m, "dsn", m->st.sender, text, tlen, final,
+		sizeof(final)) == -1)
 		goto done;
 	log_info("%s: sender non-delivery notification: %s (%zu "
 		 "recipient(s) to <%s>)",
@@ -190,6 +173,5 @@ dsn_create(struct queuerun *q, struct qr_msg *m, const struct dsn_part *part)
 	r = 0;
 done:
 	free(text);
-	free(state);
 	return r;
 }

@@ -143,9 +143,16 @@ expand_attempt(
 		    counted, how, q->s->queuerun_max_crashes);
 		expand_aside(q, m, SPOOL_BAD, why);
 		r = -2;
-	} else
+	} else {
+		log_last_clear();
 		r = expand_first(q, m, text, len);
-	if (spool_state_attempt_done(m->path) == -1)
+	}
+	/* Tried again later: the reason stays beside it for mj_queuerun -l */
+	if (r == -1 && spool_state_attempt_failed(m->path,
+			   log_last()[0] ? log_last()
+					 : "first processing failed") == -1)
+		log_warn("%s: cannot write its .try file", m->name);
+	else if (r != -1 && spool_state_attempt_done(m->path) == -1)
 		log_warn("%s: cannot remove its .try file", m->name);
 	return r;
 }

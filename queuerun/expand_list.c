@@ -21,9 +21,11 @@
 #include "expand_list.h"
 #include "header.h"
 #include "log.h"
+#include "moderate.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
 #include "rcpt_head.h"
+#include "spool_why.h"
 
 /* Headers this list replaces with its own. */
 static const char *const expand_list_drop[] = {
@@ -357,7 +359,9 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 {
 	struct spool_state_init init;
 	char sender[SPOOL_ADDR_MAX + 1], from[SPOOL_ADDR_MAX + 1], err[300];
+	char released[SPOOL_WHY_MAX];
 	size_t n = 0, sent;
+	int r;
 
 	if (expand_list_loop(m, text, len)) {
 		expand_aside(q, m, SPOOL_BAD,
@@ -365,8 +369,12 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 		    "X-Loop");
 		return -2;
 	}
-	/* the limit is on what the poster sent, not on our Return-Path */
-	if (lc->max_message_size > 0 &&
+	/* Released from HOLD/ or BAD/ (a .why beside it in QUEUE/): the
+	 * size limit and the posting policy were judged by a person.  The
+	 * limit is on what the poster sent, not on our Return-Path. */
+	if (spool_why_read(m->path, released, sizeof(released), NULL) == -1)
+		released[0] = '\0';
+	if (released[0] == '\0' && lc->max_message_size > 0 &&
 	    (long long)(sent = header_sent_size(text, len)) >
 		lc->max_message_size) {
 		snprintf(err, sizeof(err),
@@ -376,6 +384,9 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 		expand_aside(q, m, SPOOL_HOLD, err);
 		return -2;
 	}
+	if (released[0] == '\0' &&
+	    (r = moderate_post(q, m, lc, text, len)) != 0)
+		return r == 1 ? 0 : r;
 	header_return_path(text, len, from, sizeof(from));
 	snprintf(sender, sizeof(sender), "%s-owner@%s", m->list, m->domain);
 	memset(&init, 0, sizeof(init));
@@ -385,8 +396,10 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 	init.verp = lc->verp;
 	if (expand_list_snapshot(q, m, lc, &init, &n) == -1)
 		return -1;
-	log_info("%s: from=<%s>, list=%s@%s, nrcpt=%zu", m->name, from, m->list,
-	    m->domain, n);
+	log_info("%s: from=<%s>, list=%s@%s, nrcpt=%zu%s%s", m->name, from,
+	    m->list, m->domain, n, released[0] ? ", " : "", released);
+	if (released[0] != '\0' && spool_why_remove(m->path) == -1)
+		log_warn("%s: cannot remove its .why", m->name);
 	return 0;
 }
 

@@ -1,6 +1,8 @@
 /*
  * listq.c - the queue as mailq shows it (mj_queuerun -l): one line per
- * message of QUEUE/, HOLD/ and BAD/ with what its state file says.
+ * message of QUEUE/, HOLD/ and BAD/ with what its state file says, the
+ * last error among it (or, for a message without one, the error of its
+ * first processing that failed, kept in .<name>.try).
  *
  * Read-only and lock-free: a message being delivered is shown as its
  * state file stands at that moment.
@@ -10,10 +12,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "queuerun.h"
 #include "settings.h"
 #include "spool_state.h"
 #include "spool_walk.h"
+#include "spool_why.h"
 
 struct listq_ctx {
 	const char *spool;
@@ -22,29 +26,14 @@ struct listq_ctx {
 	long count;
 };
 
-/* listq_age - a duration the short way: 42s, 5m, 3h, 2d */
-static void
-listq_age(long long secs, char *buf, size_t len)
-{
-	if (secs < 0)
-		secs = 0;
-	if (secs < 120)
-		snprintf(buf, len, "%llds", secs);
-	else if (secs < 7200)
-		snprintf(buf, len, "%lldm", secs / 60);
-	else if (secs < 172800)
-		snprintf(buf, len, "%lldh", secs / 3600);
-	else
-		snprintf(buf, len, "%lldd", secs / 86400);
-}
-
 /* listq_one - one message */
 static int
 listq_one(void *arg, const struct spool_entry *e)
 {
 	struct listq_ctx *c = arg;
 	struct spool_state st;
-	char why[128], age[32], next[32], left[48];
+	char why[128], age[32], next[32], left[48], reason[SPOOL_WHY_MAX];
+	char tryerr[SPOOL_STATE_ERROR_MAX + 1];
 	const char *rel = e->path, *error = "";
 	size_t n = strlen(c->spool);
 	long long arrival = e->st.st_mtime;
@@ -59,10 +48,14 @@ listq_one(void *arg, const struct spool_entry *e)
 		    st.nrcpt);
 		arrival = st.arrival;
 		error = st.error;
-	} else
+	} else {
 		snprintf(left, sizeof(left), "%s",
 		    errno == ENOENT ? "new" : "damaged");
-	listq_age((long long)(c->now - arrival), age, sizeof(age));
+		/* a first processing that failed left its reason */
+		spool_state_attempt_error(e->path, tryerr, sizeof(tryerr));
+		error = tryerr;
+	}
+	clock_span((long long)(c->now - arrival), age, sizeof(age));
 	if (strcmp(e->top, SPOOL_QUEUE) != 0)
 		snprintf(next, sizeof(next), "%s",
 		    strcmp(e->top, SPOOL_HOLD) == 0 ? "held" : "quarantined");
@@ -71,10 +64,13 @@ listq_one(void *arg, const struct spool_entry *e)
 	else if (localtime_r(&e->st.st_mtime, &tm) == NULL ||
 		 strftime(next, sizeof(next), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
 		snprintf(next, sizeof(next), "later");
-	fprintf(c->out, "%s age=%s size=%lld function=%s left=%s next=%s%s%s\n",
-	    rel, age, (long long)e->st.st_size,
-	    spool_function_name(e->function), left, next,
-	    *error ? " error=" : "", error);
+	if (spool_why_read(e->path, reason, sizeof(reason), NULL) == -1)
+		reason[0] = '\0';
+	fprintf(c->out,
+	    "%s age=%s size=%lld function=%s left=%s next=%s%s%s%s%s\n", rel,
+	    age, (long long)e->st.st_size, spool_function_name(e->function),
+	    left, next, *error ? " error=" : "", error,
+	    reason[0] ? " why=" : "", reason);
 	if (have)
 		spool_state_close(&st);
 	c->count++;

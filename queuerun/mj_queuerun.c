@@ -5,6 +5,7 @@
  *   mj_queuerun [-d] [-C file] -1         one pass: until nothing is due
  *   mj_queuerun [-C file] -l              list the queue
  *   mj_queuerun [-C file] -c              check and repair the spool
+ *   mj_queuerun [-C file] -H|-h|-d name   release, hold, delete a message
  *
  * The delivery work is queuerun.h's; this file picks the mode.  With -s,
  * runner_link.c owns the loop and speaks to the server over fd; -f logs
@@ -34,7 +35,8 @@ qr_usage(void)
 	fprintf(stderr, "usage: mj_queuerun [-dfk] [-C file] -s fd\n"
 			"       mj_queuerun [-d] [-C file] -1\n"
 			"       mj_queuerun [-C file] -l\n"
-			"       mj_queuerun [-C file] -c\n");
+			"       mj_queuerun [-C file] -c\n"
+			"       mj_queuerun [-C file] -H|-h|-d message\n");
 	return EX_USAGE;
 }
 
@@ -99,11 +101,13 @@ main(int argc, char **argv)
 	struct settings s;
 	struct queuerun *q;
 	char err[512], *end;
-	int c, once = 0, list = 0, check = 0, fg = 0, debug = 0, r;
+	const char *target = NULL;
+	enum queuerun_admin_op op = QR_ADMIN_RELEASE;
+	int c, once = 0, list = 0, check = 0, fg = 0, debug = 0, admin = 0, r;
 
 	setprogname("mj_queuerun");
 	umask(027);
-	while ((c = getopt(argc, argv, "1C:cdfkls:")) != -1) {
+	while ((c = getopt(argc, argv, "1C:cD:dfH:h:kls:")) != -1) {
 		switch (c) {
 		case '1':
 			once = 1;
@@ -116,6 +120,15 @@ main(int argc, char **argv)
 			break;
 		case 'd':
 			debug = 1;
+			break;
+		case 'D':
+		case 'H':
+		case 'h':
+			op = c == 'H'	? QR_ADMIN_RELEASE
+			     : c == 'h' ? QR_ADMIN_HOLD
+					: QR_ADMIN_DELETE;
+			target = optarg;
+			admin++;
 			break;
 		case 'f':
 			fg = 1;
@@ -136,21 +149,25 @@ main(int argc, char **argv)
 			return qr_usage();
 		}
 	}
-	if (optind != argc || once + list + check + (o.fd != -1) != 1)
+	if (optind != argc || once + list + check + admin + (o.fd != -1) != 1)
 		return qr_usage();
 	/* A runner's stderr is the daemon's /dev/null unless the server
 	 * runs in the foreground or no syslog daemon listens (log_open
-	 * falls back to stderr then, and the server keeps its stderr). */
-	log_open(
-	    "mj_queuerun", o.fd != -1 && !fg ? LOG_TO_SYSLOG : LOG_TO_STDERR);
+	 * falls back to stderr then, and the server keeps its stderr).
+	 * The operator's commands log where the runners log, and print
+	 * what was done on stdout too. */
+	log_open("mj_queuerun", (o.fd != -1 && !fg) || admin ? LOG_TO_SYSLOG
+							     : LOG_TO_STDERR);
 	log_set_debug(debug);
-	/* The file is read once.  Listing and checking need no delivery
-	 * sections, so a broken one does not stop them. */
+	/* The file is read once.  Listing, checking and the operator's
+	 * commands need no delivery sections, so a broken one does not
+	 * stop them. */
 	delivery_conf_init(&dc);
 	if (settings_load(&s, config ? config : SETTINGS_DEFAULT_FILE,
-		config == NULL, list || check ? NULL : delivery_conf_section,
-		&dc, err, sizeof(err)) == -1 ||
-	    (!list && !check &&
+		config == NULL,
+		list || check || admin ? NULL : delivery_conf_section, &dc, err,
+		sizeof(err)) == -1 ||
+	    (!list && !check && !admin &&
 		delivery_conf_finish(&dc, err, sizeof(err)) == -1)) {
 		log_errx("%s", err);
 		delivery_conf_free(&dc);
@@ -158,6 +175,8 @@ main(int argc, char **argv)
 	}
 	if (list)
 		return qr_list(&s);
+	if (admin)
+		return queuerun_admin(&s, op, target, stdout);
 	if (check)
 		return qr_check(&s);
 	if ((q = queuerun_open(&s, &dc, err, sizeof(err))) == NULL) {

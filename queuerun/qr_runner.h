@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "delivery_conf.h"
 #include "htab.h"
@@ -45,6 +46,7 @@ struct queuerun {
 	void *walk_left; /* due messages the last walk had no room for */
 	size_t walk_nleft, walk_pos;
 	double next_walk; /* earliest future mtime seen, or 0 */
+	time_t next_expire; /* next sweep of held posts (moderate_expire.c) */
 	struct sched *sched;
 	struct htab dests; /* dispatch.c's interned destinations */
 	size_t dests_mem;  /* bytes of its bucket array */

@@ -37,6 +37,7 @@
 #include "expand.h"
 #include "listwork.h"
 #include "log.h"
+#include "moderate_expire.h"
 #include "outcome.h"
 #include "qr_batch.h"
 #include "qr_msg.h"
@@ -163,6 +164,10 @@ queuerun_claim(struct queuerun *q, double now)
 		if (!q->rescan && (q->next_walk <= 0 || now < q->next_walk))
 			return;
 		q->rescan = 0;
+		/* The notes to expired posts' posters are due at once: the
+		 * walk must not see them as younger than its clock. */
+		if (moderate_expire(q, (time_t)now) > 0)
+			now = clock_now();
 		walk_scan(q, now, &p);
 	}
 	while ((m = walk_next(q, now, &p)) != NULL)

@@ -30,24 +30,6 @@
 #include "request_cmd.h"
 #include "request_reply.h"
 
-/* request_automatic - why the message must not be answered, or NULL */
-const char *
-request_automatic(const char *text, size_t len, const char *sender)
-{
-	char v[256];
-
-	if (sender != NULL && sender[0] == '\0')
-		return "the null sender";
-	if (cmd_mime_header(text, len, "Auto-Submitted", v, sizeof(v)) == 0 &&
-	    strncasecmp(v, "no", 2) != 0)
-		return "Auto-Submitted";
-	if (cmd_mime_header(text, len, "Precedence", v, sizeof(v)) == 0 &&
-	    (strncasecmp(v, "bulk", 4) == 0 || strncasecmp(v, "junk", 4) == 0 ||
-		strncasecmp(v, "list", 4) == 0))
-		return "Precedence: bulk, junk or list";
-	return NULL;
-}
-
 /* request_address - the address that answers: <list>-request or
  * majordomo, in the message's domain */
 static void
@@ -117,7 +99,7 @@ request_process(
 	    cmd_mime_addr(v, r.requester, sizeof(r.requester)) == -1)
 		(void)strlcpy(
 		    r.requester, sender, sizeof(r.requester)); /* same size */
-	if ((why = request_automatic(text, len, known ? sender : NULL)) ==
+	if ((why = reply_automatic(text, len, known ? sender : NULL)) ==
 		NULL &&
 	    cmd_mime_header(text, len, "X-Loop", v, sizeof(v)) == 0 &&
 	    strcasecmp(v, self) == 0)

@@ -14,7 +14,5 @@ struct qr_msg;
  * answers, then an empty state file (expand_state_empty) */
 int request_process(
     struct queuerun *q, struct qr_msg *m, const char *text, size_t len);
-/* request_automatic - why the message must not be answered, or NULL */
-const char *request_automatic(const char *text, size_t len, const char *sender);
 
 #endif

@@ -22,6 +22,7 @@
 
 #include "listconf.h"
 #include "log.h"
+#include "moderate_cmd.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
 #include "request_cmd.h"
@@ -42,7 +43,13 @@ static const char request_help[] =
     "  unsubscribe <list> [address]  leave (a confirmation is mailed)\n"
     "  which [address]               the lists an address is on\n"
     "  who <list>                    the subscribers (if allowed)\n"
-    "  confirm <token>               carry out a confirmed request\n";
+    "  confirm <token>               carry out a confirmed request\n"
+    "\n"
+    "For moderators, with a token from a held post's notice:\n"
+    "\n"
+    "  approve <token>               the post goes to the list\n"
+    "  reject <token> [reason]       the post goes back to its poster\n"
+    "  discard <token>               the post is dropped\n";
 
 /* request_list_ok - the list exists in the message's domain */
 static int
@@ -279,25 +286,6 @@ request_which(struct request *r, const struct cmd *c)
 	return request_lists(r, to->fp, addr);
 }
 
-/* request_field - the value of "key value" in a token's text */
-static int
-request_field(const char *text, const char *key, char *out, size_t outlen)
-{
-	size_t k = strlen(key), n;
-	const char *p;
-
-	for (p = text; p != NULL && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
-		if (strncmp(p, key, k) == 0 && p[k] == ' ') {
-			n = strcspn(p + k + 1, "\n");
-			if (n == 0 || n >= outlen)
-				return -1;
-			memcpy(out, p + k + 1, n);
-			out[n] = '\0';
-			return 0;
-		}
-	return -1;
-}
-
 /* request_approval - a confirmed subscription waits for an owner */
 static int
 request_approval(struct request *r, const struct listconf *lc, const char *list,
@@ -334,12 +322,10 @@ static void
 request_refused(
     struct request *r, const struct cmd *c, enum spool_token_status st)
 {
-	static const char *const why[] = {
-	    "", "is not valid", "has expired", "has already been used"};
-
 	log_notice("%s: confirm from <%s>: token %s", r->m->name, r->requester,
-	    why[st]);
-	fprintf(r->main->fp, "The token %s %s.\n\n", c->token, why[st]);
+	    spool_token_why(st));
+	fprintf(r->main->fp, "The token %s %s.\n\n", c->token,
+	    spool_token_why(st));
 }
 
 /* request_spend - spend the token whose change has just committed: 0, or
@@ -378,10 +364,10 @@ request_confirm(struct request *r, const struct cmd *c)
 		&st) == -1)
 		return -1;
 	if (st == SPOOL_TOKEN_OK &&
-	    (request_field(text, "action", action, sizeof(action)) == -1 ||
-		request_field(text, "domain", domain, sizeof(domain)) == -1 ||
-		request_field(text, "list", list, sizeof(list)) == -1 ||
-		request_field(text, "address", addr, sizeof(addr)) == -1 ||
+	    (spool_token_field(text, "action", action, sizeof(action)) == -1 ||
+		spool_token_field(text, "domain", domain, sizeof(domain)) == -1 ||
+		spool_token_field(text, "list", list, sizeof(list)) == -1 ||
+		spool_token_field(text, "address", addr, sizeof(addr)) == -1 ||
 		strcmp(domain, r->m->domain) != 0 || !request_list_ok(r, list)))
 		st = SPOOL_TOKEN_UNKNOWN;
 	if (st != SPOOL_TOKEN_OK) {
@@ -445,6 +431,10 @@ request_cmd(struct request *r, const struct cmd *c)
 		return request_who(r, c);
 	case CMD_CONFIRM:
 		return request_confirm(r, c);
+	case CMD_APPROVE:
+	case CMD_REJECT:
+	case CMD_DISCARD:
+		return moderate_cmd(r, c);
 	}
 	return 0;
 }

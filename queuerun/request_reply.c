@@ -17,12 +17,32 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd_mime.h"
+#include "generate.h"
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
 #include "request_reply.h"
-#include "spool_move.h"
 #include "spool_rate.h"
+
+/* reply_automatic - why the message must not be answered (RFC 3834:
+ * the null sender, Auto-Submitted, Precedence bulk/junk/list), or NULL */
+const char *
+reply_automatic(const char *text, size_t len, const char *sender)
+{
+	char v[256];
+
+	if (sender != NULL && sender[0] == '\0')
+		return "the null sender";
+	if (cmd_mime_header(text, len, "Auto-Submitted", v, sizeof(v)) == 0 &&
+	    strncasecmp(v, "no", 2) != 0)
+		return "Auto-Submitted";
+	if (cmd_mime_header(text, len, "Precedence", v, sizeof(v)) == 0 &&
+	    (strncasecmp(v, "bulk", 4) == 0 || strncasecmp(v, "junk", 4) == 0 ||
+		strncasecmp(v, "list", 4) == 0))
+		return "Precedence: bulk, junk or list";
+	return NULL;
+}
 
 /* reply_init - an empty set of answers from the address from */
 void
@@ -73,18 +93,23 @@ reply_for(struct reply_set *rs, const char *to)
 }
 
 /* reply_subject - a lone token is the subject, so the reply button
- * confirms it; otherwise the answer is named after the request */
+ * confirms it; otherwise the answer is named after the request, with one
+ * "Re: " (a reply to a confirmation, "Re: confirm ...", keeps its own) */
 static void
 reply_subject(
     const struct reply_set *rs, const struct reply *r, char *out, size_t outlen)
 {
-	if (r->ntokens == 1)
+	const char *subj = rs->subject[0] ? rs->subject : "your request";
+
+	if (r->subject[0] != '\0')
+		snprintf(out, outlen, "%s", r->subject);
+	else if (r->ntokens == 1)
 		snprintf(out, outlen, "confirm %s", r->token);
 	else if (r->notice)
 		snprintf(out, outlen, "Notice from %s", rs->from);
 	else
-		snprintf(out, outlen, "Re: %.150s",
-		    rs->subject[0] ? rs->subject : "your request");
+		snprintf(out, outlen, "%s%.150s",
+		    strncasecmp(subj, "Re:", 3) == 0 ? "" : "Re: ", subj);
 }
 
 /* reply_text - the whole message */
@@ -133,37 +158,19 @@ static int
 reply_generate(struct queuerun *q, struct qr_msg *m, const struct reply_set *rs,
     const struct reply *r)
 {
-	struct spool_state_init init;
-	struct spool_name name;
-	char dir[PATH_MAX], final[PATH_MAX], *rcpt[1];
-	char *text = NULL, *state = NULL;
-	size_t tlen, slen;
+	char final[PATH_MAX], *text = NULL;
+	size_t tlen;
 	int ok = -1;
 
-	memset(&init, 0, sizeof(init));
-	init.sender = "";
-	init.from = "";
-	init.kind = "reply";
-	init.arrival = (long long)time(NULL);
-	rcpt[0] = (char *)r->to;
-	if (reply_text(rs, r, m->domain, &text, &tlen) == -1)
-		goto done;
-	spool_msgid_of(&init.msgid, text, tlen);
-	if (spool_state_format(&init, rcpt, 1, &state, &slen) == -1 ||
-	    spool_queue_dir(dir, sizeof(dir), q->s->spool_dir, SPOOL_QUEUE,
-		m->domain_prio, m->domain, m->list_prio,
-		SPOOL_FN_OWNER) == -1 ||
-	    spool_name_init(&name, time(NULL), getpid(), m->list, NULL, NULL) ==
-		-1 ||
-	    spool_move_generate(q->s->spool_dir, dir, &name, state, slen, text,
-		tlen, final, sizeof(final)) == -1)
+	if (reply_text(rs, r, m->domain, &text, &tlen) == -1 ||
+	    generate_commit(q, m, "reply", r->to, text, tlen, final,
+		sizeof(final)) == -1)
 		goto done;
 	log_info(
 	    "%s: reply %s to <%s>", m->name, strrchr(final, '/') + 1, r->to);
 	ok = 0;
 done:
 	free(text);
-	free(state);
 	return ok;
 }
 

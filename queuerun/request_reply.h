@@ -20,7 +20,8 @@ struct reply {
 	char to[SPOOL_ADDR_MAX + 1];
 	char token[CMD_TOKEN_MAX + 1]; /* the subject, when one token */
 	int ntokens;
-	int notice; /* sent on its own behalf, not an answer */
+	int notice;		       /* sent on its own behalf, not an answer */
+	char subject[CMD_LINE_MAX + 1]; /* when set, the Subject */
 	FILE *fp;
 	char *body;
 	size_t len;
@@ -34,6 +35,8 @@ struct reply_set {
 	char msgid[SPOOL_ADDR_MAX + 1]; /* its Message-Id, for threads */
 };
 
+/* reply_automatic - why a message must not be answered, or NULL */
+const char *reply_automatic(const char *text, size_t len, const char *sender);
 /* reply_init - an empty set answering from, about subject and msgid */
 void reply_init(struct reply_set *rs, const char *from, const char *subject,
     const char *msgid);

@@ -3,7 +3,7 @@
  * the spool, poked through queueserv.sock.
  *
  *   mj_queueserv [-df] [-C file]                  run the server
- *   mj_queueserv [-C file] status [-j] | stop | reload | flush
+ *   mj_queueserv [-C file] status [-j|-p] | stop | reload | flush
  *
  * Start-up, in order: close inherited descriptors, read the config,
  * create or check the spool tree, take the pidfile (one server per
@@ -32,6 +32,7 @@
 
 #include "log.h"
 #include "queueserv.h"
+#include "spool_dest.h"
 #include "spool_path.h"
 #include "spool_tree.h"
 
@@ -87,7 +88,7 @@ static int
 qs_usage(void)
 {
 	fprintf(stderr, "usage: mj_queueserv [-df] [-C file]\n"
-			"       mj_queueserv [-C file] status [-j] | stop | "
+			"       mj_queueserv [-C file] status [-j|-p] | stop | "
 			"reload | flush\n");
 	return EX_USAGE;
 }
@@ -298,6 +299,11 @@ qs_start(struct qs *qs, struct pidfh **pfh)
 	}
 	if (qs_drop_privileges(qs) == -1)
 		return EX_NOPERM;
+	/* status counts deliveries from this start on */
+	if (spool_dest_counts_reset(qs->s.spool_dir, (double)time(NULL)) == -1)
+		fprintf(stderr, "mj_queueserv: cannot reset the counts of "
+				"%s/%s: %s\n",
+		    qs->s.spool_dir, SPOOL_DEST_FILE, strerror(errno));
 	if (chdir("/") == -1)
 		return EX_OSERR;
 	if (!qs->foreground) {
@@ -505,6 +511,9 @@ main(int argc, char **argv)
 		    (strcmp(argv[1], "-j") == 0 ||
 			strcmp(argv[1], "json") == 0))
 			snprintf(req, sizeof(req), "status -j");
+		else if (strcmp(argv[0], "status") == 0 && argc == 2 &&
+			 strcmp(argv[1], "-p") == 0)
+			snprintf(req, sizeof(req), "status -p");
 		else if (argc == 1 && (strcmp(argv[0], "status") == 0 ||
 					  strcmp(argv[0], "stop") == 0 ||
 					  strcmp(argv[0], "reload") == 0 ||

@@ -118,6 +118,7 @@ struct qs {
 	long long started;
 	time_t started_wall;
 	unsigned long long pokes;
+	unsigned long long runner_deaths; /* runners that died, since start */
 };
 
 /* mj_queueserv.c */
@@ -141,7 +142,10 @@ int queueserv_control_client(const struct qs *qs, const char *request);
 void queueserv_control_reaped(struct qs *qs, pid_t pid);
 
 /* queueserv_status.c */
-int queueserv_status_write(const struct qs *qs, int fd, int json);
+/* queueserv_status_write's formats: status, status -j, status -p */
+enum { QS_STATUS_TEXT, QS_STATUS_JSON, QS_STATUS_PROM };
+int queueserv_status_write(const struct qs *qs, int fd, int format);
+int queueserv_status_offline(const struct qs *qs, int format);
 
 /* queueserv_pool.c */
 const char *queueserv_pool_state_name(enum slot_state st);

@@ -1,7 +1,7 @@
 /*
  * queueserv_control.c - the requests on queueserv.sock, both sides.
  *
- * Server side: "poke" gets "ok"; "stop", "reload", "status [-j|json]"
+ * Server side: "poke" gets "ok"; "stop", "reload", "status [-j|json|-p]"
  * and "flush" get a reply ended by an empty line.  Status and flush walk
  * the spool, which can take a while on a big queue, so they run in a
  * helper child that writes the reply itself: the poll loop never waits
@@ -64,7 +64,7 @@ control_flush(const struct qs *qs, int fd)
 
 /* control_fork - run status or flush in a child that owns the client */
 static void
-control_fork(struct qs *qs, struct client *c, int flush, int json)
+control_fork(struct qs *qs, struct client *c, int flush, int format)
 {
 	struct timeval tv;
 	int slot, r;
@@ -91,7 +91,7 @@ control_fork(struct qs *qs, struct client *c, int flush, int json)
 			c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == -1)
 			_exit(1);
 		r = flush ? control_flush(qs, c->fd)
-			  : queueserv_status_write(qs, c->fd, json);
+			  : queueserv_status_write(qs, c->fd, format);
 		_exit(r == 0 ? 0 : 1);
 	}
 	qs->helpers[slot] = pid;
@@ -150,10 +150,12 @@ queueserv_control(struct qs *qs, struct client *c, const char *line)
 		qs->want_run = 1;
 		queueserv_listen_reply(c, "ok\n");
 	} else if (strcmp(line, "status") == 0) {
-		control_fork(qs, c, 0, 0);
+		control_fork(qs, c, 0, QS_STATUS_TEXT);
 	} else if (strcmp(line, "status -j") == 0 ||
 		   strcmp(line, "status json") == 0) {
-		control_fork(qs, c, 0, 1);
+		control_fork(qs, c, 0, QS_STATUS_JSON);
+	} else if (strcmp(line, "status -p") == 0) {
+		control_fork(qs, c, 0, QS_STATUS_PROM);
 	} else if (strcmp(line, "flush") == 0) {
 		control_fork(qs, c, 1, 0);
 	} else if (strcmp(line, "stop") == 0) {
@@ -243,14 +245,30 @@ queueserv_control_client(const struct qs *qs, const char *request)
 {
 	char line[QS_LINE_MAX], rest[16];
 	struct pollfd pfd;
-	int fd, wait_ms;
+	int fd, wait_ms, e;
 	size_t len;
 	char *reply;
 
 	signal(SIGPIPE, SIG_IGN);
 	if ((fd = control_connect(qs)) == -1) {
+		e = errno;
+		if (e == EACCES || e == EPERM) {
+			/* the socket's mode or group keeps this user out */
+			fprintf(stderr,
+			    "mj_queueserv: permission denied: this user may "
+			    "not connect to %s (socket_mode, socket_group)\n",
+			    qs->sock_path);
+			return EX_NOPERM;
+		}
 		fprintf(stderr, "mj_queueserv: no server answers on %s: %s\n",
-		    qs->sock_path, strerror(errno));
+		    qs->sock_path, strerror(e));
+		/* status without a server: what the spool holds */
+		if (strncmp(request, "status", 6) == 0 &&
+		    (e == ENOENT || e == ECONNREFUSED))
+			(void)queueserv_status_offline(qs,
+			    strcmp(request, "status -j") == 0   ? QS_STATUS_JSON
+			    : strcmp(request, "status -p") == 0 ? QS_STATUS_PROM
+								: QS_STATUS_TEXT);
 		return EX_UNAVAILABLE;
 	}
 	snprintf(line, sizeof(line), "%s\n", request);

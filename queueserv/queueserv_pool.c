@@ -262,6 +262,8 @@ act_exit(struct qs *qs, struct slot *sl, long long now)
 	else
 		log_debug(
 		    "runner %ld (slot %d) exited", (long)sl->pid, sl->index);
+	if (!clean)
+		qs->runner_deaths++; /* status -p: runner restarts */
 	if (!clean && now - sl->spawned < QS_RESTART_WINDOW)
 		sl->deaths++;
 	else

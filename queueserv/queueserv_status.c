@@ -7,9 +7,11 @@
  * outstanding messages (QUEUE/), split into due (mtime, the not-before
  * time, has come) and deferred, plus held (HOLD/) and quarantined (BAD/),
  * and the age of the oldest outstanding message (its birth time where
- * the file system keeps one, else its mtime).  A domain with outstanding
- * mail whose DKIM keys the runners cannot use gets a line saying why:
- * its mail waits until the key is fixed (lists/dkim_conf.c).
+ * the file system keeps one, else its mtime), and held messages per list.
+ * A domain with outstanding mail whose DKIM keys the runners cannot use
+ * gets a line saying why: its mail waits until the key is fixed
+ * (lists/dkim_conf.c).  Three forms: a table, JSON (-j) and Prometheus
+ * text (-p, queueserv_prom.c).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,36 +21,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "dkim_conf.h"
 #include "queueserv.h"
+#include "queueserv_status.h"
 #include "spool_dest.h"
 #include "spool_walk.h"
 
 #define STATUS_DOMAINS_MAX 1000 /* domains whose DKIM keys are checked */
-
-struct tier {
-	int dprio, lprio;
-	long outstanding, due, deferred, held, bad;
-};
-
-/* One row of the destination table, copied out of the shared map. */
-struct dest_row {
-	struct spool_dest_rec r;
-	int busy; /* locks held: exact, whoever died */
-};
-
-struct counts {
-	struct dest_row *dests;
-	size_t ndests;
-	struct tier *tiers;
-	size_t ntiers;
-	struct tier total;
-	time_t now;
-	time_t oldest; /* 0: none */
-	int failed;
-	char **domains; /* of the outstanding mail, for the DKIM check */
-	size_t ndomains;
-};
 
 /* status_domain - note the domain of an outstanding message */
 static void
@@ -98,6 +78,41 @@ status_tier(struct counts *k, int dprio, int lprio)
 	return t;
 }
 
+/* status_held - one more message in HOLD/ for e's list */
+static int
+status_held(struct counts *k, const struct spool_entry *e)
+{
+	struct held_list *h;
+	size_t i;
+
+	for (i = 0; i < k->nheld; i++)
+		if (strcmp(k->held[i].list, e->name.list) == 0 &&
+		    strcmp(k->held[i].domain, e->domain) == 0) {
+			k->held[i].n++;
+			return 0;
+		}
+	if ((h = reallocarray(k->held, k->nheld + 1, sizeof(*h))) == NULL)
+		return -1;
+	k->held = h;
+	h = &k->held[k->nheld++];
+	strlcpy(h->domain, e->domain, sizeof(h->domain));
+	strlcpy(h->list, e->name.list, sizeof(h->list));
+	h->n = 1;
+	return 0;
+}
+
+/* status_held_cmp - held lists by domain, then list */
+static int
+status_held_cmp(const void *a, const void *b)
+{
+	const struct held_list *x = a, *y = b;
+	int c;
+
+	if ((c = strcmp(x->domain, y->domain)) != 0)
+		return c;
+	return strcmp(x->list, y->list);
+}
+
 /* status_born - when a message arrived, as well as the inode tells */
 static time_t
 status_born(const struct spool_entry *e)
@@ -127,6 +142,10 @@ status_count(void *arg, const struct spool_entry *e)
 	}
 	if (strcmp(e->top, SPOOL_HOLD) == 0) {
 		t->held++, k->total.held++;
+		if (status_held(k, e) == -1) {
+			k->failed = 1;
+			return 1;
+		}
 	} else if (strcmp(e->top, SPOOL_BAD) == 0) {
 		t->bad++, k->total.bad++;
 	} else {
@@ -167,6 +186,8 @@ status_spool(const struct qs *qs, struct counts *k)
 	/* qsort's array may not be NULL, even with no element (C11 7.1.4) */
 	if (k->ntiers > 0)
 		qsort(k->tiers, k->ntiers, sizeof(*k->tiers), status_cmp);
+	if (k->nheld > 0)
+		qsort(k->held, k->nheld, sizeof(*k->held), status_held_cmp);
 	return 0;
 }
 
@@ -192,6 +213,7 @@ status_dests(const struct qs *qs, struct counts *k)
 
 	if (spool_dest_open(&sd, qs->s.spool_dir, 0) == -1)
 		return 0; /* no runner has made it yet */
+	k->counts_since = sd.hdr->counts_since;
 	for (i = 0; i < SPOOL_DEST_RECORDS; i++) {
 		if (!sd.rec[i].used || sd.rec[i].ds.window < 0)
 			continue;
@@ -223,13 +245,27 @@ status_dead_in(const struct spool_dest_rec *r, time_t now)
 	return left > 0 ? (long long)(left + 0.999) : 0;
 }
 
-/* status_text_dests - the destination table, when there is one */
+/* status_ago - "-" or how long ago a time was */
+static void
+status_ago(double when, time_t now, char *buf, size_t len)
+{
+	if (when <= 0)
+		(void)strlcpy(buf, "-", len); /* fits any buffer of ours */
+	else
+		clock_span((long long)((double)now - when), buf, len);
+}
+
+/* status_text_dests - the destination table, when there is one: the
+ * recipients delivered, deferred and bounced since the server started,
+ * the scheduler's state (window, busy slots, its positive feedback
+ * pos_fb and negative hysteresis neg_fb, failed cohorts, dead for how
+ * long) and the last error with its age */
 static void
 status_text_dests(const struct counts *k, time_t now, FILE *fp)
 {
 	const struct dest_row *d;
 	char name[SPOOL_DEST_TRANSPORT_MAX + SPOOL_DEST_NEXTHOP_MAX + 2];
-	char dead[32];
+	char dead[32], ago[32];
 	size_t i;
 
 	int width = 30, n;
@@ -244,9 +280,11 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 		if (n > width)
 			width = n;
 	}
-	fprintf(fp, "%-*s %6s %4s %7s %7s %7s %8s %-9s %s\n", width,
-	    "destination", "window", "busy", "success", "failure", "cohorts",
-	    "dead", "tls", "error");
+	status_ago(k->counts_since, now, ago, sizeof(ago));
+	fprintf(fp, "recipients since %s ago\n", ago);
+	fprintf(fp, "%-*s %9s %8s %7s %6s %4s %6s %6s %7s %8s %-9s %s\n",
+	    width, "destination", "delivered", "deferred", "bounced", "window",
+	    "busy", "pos_fb", "neg_fb", "cohorts", "dead", "tls", "last error");
 	for (i = 0; i < k->ndests; i++) {
 		d = &k->dests[i];
 		snprintf(
@@ -256,11 +294,18 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 			    status_dead_in(&d->r, now));
 		else
 			(void)strlcpy(dead, "-", sizeof(dead));
-		fprintf(fp, "%-*s %6d %4d %7.4f %7.4f %7.4f %8s %-9s %s\n",
-		    width, name, d->r.ds.window, d->busy, d->r.ds.success,
-		    d->r.ds.failure, d->r.ds.fail_cohorts, dead,
-		    spool_dest_tls_name(d->r.tls),
-		    d->r.last_error[0] ? d->r.last_error : "-");
+		fprintf(fp,
+		    "%-*s %9llu %8llu %7llu %6d %4d %6.3f %6.3f %7.3f %8s %-9s ",
+		    width, name, (unsigned long long)d->r.delivered,
+		    (unsigned long long)d->r.deferred,
+		    (unsigned long long)d->r.bounced, d->r.ds.window, d->busy,
+		    d->r.ds.success, d->r.ds.failure, d->r.ds.fail_cohorts, dead,
+		    spool_dest_tls_name(d->r.tls));
+		if (d->r.last_error[0]) {
+			status_ago(d->r.error_at, now, ago, sizeof(ago));
+			fprintf(fp, "%s ago: %s\n", ago, d->r.last_error);
+		} else
+			fprintf(fp, "-\n");
 	}
 }
 
@@ -287,6 +332,11 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 	const struct dest_row *d;
 	size_t i;
 
+	if (k->counts_since > 0)
+		fprintf(fp, ",\"counts_since\":%lld",
+		    (long long)k->counts_since);
+	else
+		fprintf(fp, ",\"counts_since\":null");
 	fprintf(fp, ",\"destinations\":[");
 	for (i = 0; i < k->ndests; i++) {
 		d = &k->dests[i];
@@ -295,10 +345,15 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 		fprintf(fp, ",\"nexthop\":");
 		status_json_str(fp, d->r.nexthop);
 		fprintf(fp,
-		    ",\"window\":%d,\"busy\":%d,\"success\":%.4f,"
-		    "\"failure\":%.4f,\"fail_cohorts\":%.4f,\"dead\":%s,",
-		    d->r.ds.window, d->busy, d->r.ds.success, d->r.ds.failure,
-		    d->r.ds.fail_cohorts, d->r.ds.dead ? "true" : "false");
+		    ",\"delivered\":%llu,\"deferred\":%llu,\"bounced\":%llu,"
+		    "\"window\":%d,\"busy\":%d,\"positive_feedback\":%.4f,"
+		    "\"negative_feedback\":%.4f,\"fail_cohorts\":%.4f,"
+		    "\"dead\":%s,",
+		    (unsigned long long)d->r.delivered,
+		    (unsigned long long)d->r.deferred,
+		    (unsigned long long)d->r.bounced, d->r.ds.window, d->busy,
+		    d->r.ds.success, d->r.ds.failure, d->r.ds.fail_cohorts,
+		    d->r.ds.dead ? "true" : "false");
 		if (d->r.ds.dead)
 			fprintf(fp, "\"dead_until\":%lld,\"dead_in\":%lld,",
 			    (long long)d->r.ds.dead_until,
@@ -312,33 +367,40 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 		else
 			fprintf(fp, "null");
 		fprintf(fp, ",\"last_error\":");
-		if (d->r.last_error[0])
+		if (d->r.last_error[0]) {
 			status_json_str(fp, d->r.last_error);
-		else
-			fprintf(fp, "null");
+			fprintf(fp, ",\"last_error_at\":%lld",
+			    (long long)d->r.error_at);
+		} else
+			fprintf(fp, "null,\"last_error_at\":null");
 		fprintf(fp, "}");
 	}
 	fprintf(fp, "]");
 }
 
-/* status_text - the human table */
+/* status_text - the human table; online 0: the server is not running,
+ * the spool and the destinations only */
 static void
-status_text(const struct qs *qs, const struct counts *k, FILE *fp)
+status_text(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 {
 	char err[PATH_MAX + 200];
 	time_t now = time(NULL);
 	const struct slot *sl;
 	size_t i;
 
-	fprintf(fp,
+	if (!online)
+		fprintf(fp, "server: not running; runners: none\n");
+	else
+		fprintf(fp,
 	    "server: pid %ld, up %llds, %llu pokes, runners %d of %lld "
 	    "(min %lld)\n",
 	    (long)qs->pid, (long long)(now - qs->started_wall), qs->pokes,
 	    queueserv_pool_live(qs), qs->s.queueserv_max_runners,
 	    qs->s.queueserv_min_runners);
-	fprintf(fp, "%-5s %-8s %-10s %8s %8s %8s\n", "slot", "pid", "state",
-	    "in-hand", "done", "uptime");
-	for (i = 0; i < qs->nslots; i++) {
+	if (online)
+		fprintf(fp, "%-5s %-8s %-10s %8s %8s %8s\n", "slot", "pid",
+		    "state", "in-hand", "done", "uptime");
+	for (i = 0; online && i < qs->nslots; i++) {
 		sl = &qs->slots[i];
 		if (sl->state == SLOT_EMPTY)
 			continue;
@@ -361,6 +423,9 @@ status_text(const struct qs *qs, const struct counts *k, FILE *fp)
 		fprintf(fp, "oldest: %llds\n", (long long)(now - k->oldest));
 	else
 		fprintf(fp, "oldest: -\n");
+	for (i = 0; i < k->nheld; i++)
+		fprintf(fp, "held: %s@%s %ld\n", k->held[i].list,
+		    k->held[i].domain, k->held[i].n);
 	status_text_dests(k, now, fp);
 	for (i = 0; i < k->ndomains; i++)
 		if (status_dkim(qs, k->domains[i], err, sizeof(err)))
@@ -378,9 +443,10 @@ status_json_tier(FILE *fp, const struct tier *t)
 	    t->outstanding, t->due, t->deferred, t->held, t->bad);
 }
 
-/* status_json - the same, for monitoring: one JSON object */
+/* status_json - the same, for monitoring: one JSON object ("server":
+ * null and no runners when it is not running) */
 static void
-status_json(const struct qs *qs, const struct counts *k, FILE *fp)
+status_json(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 {
 	char err[PATH_MAX + 200];
 	time_t now = time(NULL);
@@ -388,14 +454,17 @@ status_json(const struct qs *qs, const struct counts *k, FILE *fp)
 	const char *sep = "";
 	size_t i;
 
-	fprintf(fp,
-	    "{\"server\":{\"pid\":%ld,\"uptime\":%lld,\"pokes\":%llu,"
-	    "\"runners\":%d,\"min_runners\":%lld,\"max_runners\":%lld},"
-	    "\"runners\":[",
-	    (long)qs->pid, (long long)(now - qs->started_wall), qs->pokes,
-	    queueserv_pool_live(qs), qs->s.queueserv_min_runners,
-	    qs->s.queueserv_max_runners);
-	for (i = 0; i < qs->nslots; i++) {
+	if (!online)
+		fprintf(fp, "{\"server\":null,\"runners\":[");
+	else
+		fprintf(fp,
+		    "{\"server\":{\"pid\":%ld,\"uptime\":%lld,"
+		    "\"pokes\":%llu,\"runners\":%d,\"min_runners\":%lld,"
+		    "\"max_runners\":%lld},\"runners\":[",
+		    (long)qs->pid, (long long)(now - qs->started_wall),
+		    qs->pokes, queueserv_pool_live(qs),
+		    qs->s.queueserv_min_runners, qs->s.queueserv_max_runners);
+	for (i = 0; online && i < qs->nslots; i++) {
 		sl = &qs->slots[i];
 		if (sl->state == SLOT_EMPTY)
 			continue;
@@ -420,6 +489,11 @@ status_json(const struct qs *qs, const struct counts *k, FILE *fp)
 		status_json_tier(fp, &k->tiers[i]);
 		fprintf(fp, "}");
 	}
+	fprintf(fp, "],\"held_lists\":[");
+	for (i = 0; i < k->nheld; i++)
+		fprintf(fp, "%s{\"list\":\"%s\",\"domain\":\"%s\",\"held\":%ld}",
+		    i ? "," : "", k->held[i].list, k->held[i].domain,
+		    k->held[i].n);
 	fprintf(fp, "]}");
 	status_json_dests(k, now, fp);
 	fprintf(fp, ",\"dkim_errors\":[");
@@ -435,11 +509,37 @@ status_json(const struct qs *qs, const struct counts *k, FILE *fp)
 	fprintf(fp, "]}\n");
 }
 
-/* queueserv_status_write - the whole reply, ended by an empty line */
-int
-queueserv_status_write(const struct qs *qs, int fd, int json)
+/* status_emit - the counts, as text, JSON or Prometheus text, into fp; -1 when the spool
+ * could not be read (said in the output) */
+static int
+status_emit(const struct qs *qs, FILE *fp, int format, int online)
 {
 	struct counts k;
+	int r = 0;
+
+	if (status_spool(qs, &k) == -1 || status_dests(qs, &k) == -1) {
+		fprintf(
+		    fp, "error: cannot read the spool %s\n", qs->s.spool_dir);
+		r = -1;
+	} else if (format == QS_STATUS_PROM)
+		queueserv_prom(qs, &k, fp);
+	else if (format == QS_STATUS_JSON)
+		status_json(qs, &k, online, fp);
+	else
+		status_text(qs, &k, online, fp);
+	free(k.held);
+	free(k.tiers);
+	free(k.dests);
+	while (k.ndomains > 0)
+		free(k.domains[--k.ndomains]);
+	free(k.domains);
+	return r;
+}
+
+/* queueserv_status_write - the whole reply, ended by an empty line */
+int
+queueserv_status_write(const struct qs *qs, int fd, int format)
+{
 	FILE *fp;
 	int dfd, r;
 
@@ -449,21 +549,23 @@ queueserv_status_write(const struct qs *qs, int fd, int json)
 		close(dfd);
 		return -1;
 	}
-	if (status_spool(qs, &k) == -1 || status_dests(qs, &k) == -1)
-		fprintf(
-		    fp, "error: cannot read the spool %s\n", qs->s.spool_dir);
-	else if (json)
-		status_json(qs, &k, fp);
-	else
-		status_text(qs, &k, fp);
+	(void)status_emit(qs, fp, format, 1);
 	fprintf(fp, "\n");
-	free(k.tiers);
-	free(k.dests);
-	while (k.ndomains > 0)
-		free(k.domains[--k.ndomains]);
-	free(k.domains);
 	r = ferror(fp) ? -1 : 0;
 	if (fclose(fp) == EOF)
+		r = -1;
+	return r;
+}
+
+/* queueserv_status_offline - status with no server to ask: the spool and
+ * the destination table as this process can read them, on stdout; -1
+ * when it cannot read the spool */
+int
+queueserv_status_offline(const struct qs *qs, int format)
+{
+	int r = status_emit(qs, stdout, format, 0);
+
+	if (fflush(stdout) == EOF)
 		r = -1;
 	return r;
 }

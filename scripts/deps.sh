@@ -3,17 +3,21 @@
 #
 #   sh scripts/deps.sh build   compiler, libbsd, inih, OpenSSL, libpsl
 #   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace,
-#                              python3-dkim (the independent verifier)
+#                              python3-dkim (the independent verifier),
+#                              debhelper and dpkg-dev (the .deb test)
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
 #   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
+#   sh scripts/deps.sh deb     build + debhelper, dpkg-dev (make deb)
 #
 # As root it installs what is missing with apt-get; otherwise it prints the
 # exact command to run and fails.
 set -eu
 
 build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-dev publicsuffix openssl"
+deb="$build debhelper dpkg-dev"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
-      time curl lighttpd chromium python3-dkim python3-nacl"
+      time curl lighttpd chromium python3-dkim python3-nacl python3-prometheus-client
+      debhelper dpkg-dev"
 bench="$test"
 fuzz="$build clang libclang-rt-dev"
 
@@ -22,8 +26,9 @@ build) want=$build ;;
 test) want=$test ;;
 bench) want=$bench ;;
 fuzz) want=$fuzz ;;
+deb) want=$deb ;;
 *)
-	echo "usage: sh scripts/deps.sh build|test|bench|fuzz" >&2
+	echo "usage: sh scripts/deps.sh build|test|bench|fuzz|deb" >&2
 	exit 64
 	;;
 esac

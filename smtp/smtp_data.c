@@ -132,42 +132,49 @@ smtp_data_head(struct smtp_data_msg *m, const char *head, size_t len)
 	m->wire_size += m->head_wire;
 }
 
-/* smtp_data_send_head - the head, converted; the converter goes on from
- * where it leaves off, at the start of a line */
+/* smtp_data_send_head - the head, converted into out (2 *
+ * SMTP_DATA_BLOCK + 5 bytes) and sent but for its last part, at most
+ * SMTP_DATA_BLOCK bytes, left in out for *len, to go with the text's
+ * first block; the converter goes on from where it leaves off, at the
+ * start of a line */
 static int
 smtp_data_send_head(struct smtp_session *s, const struct smtp_data_msg *m,
-    struct smtp_data_conv *c)
+    struct smtp_data_conv *c, char *out, size_t *len)
 {
-	char out[2 * SMTP_DATA_BLOCK + 5];
-	size_t off, n, len;
+	size_t off, n;
 
 	for (off = 0; off < m->headlen; off += n) {
-		n = m->headlen - off < SMTP_DATA_BLOCK ? m->headlen - off
-						       : SMTP_DATA_BLOCK;
-		len = smtp_data_convert(c, m->head + off, n, out);
-		if (smtp_session_send(s, out, len, s->to.data_ms) == -1)
+		if (*len > 0 &&
+		    smtp_session_send(s, out, *len, s->to.data_ms) == -1)
 			return -1;
+		n = m->headlen - off < SMTP_DATA_BLOCK / 2
+			? m->headlen - off
+			: SMTP_DATA_BLOCK / 2;
+		*len = smtp_data_convert(c, m->head + off, n, out);
 	}
 	return 0;
 }
 
-/* smtp_data_send - send the converted text and the final dot */
+/* smtp_data_send - send the converted text and the final dot; the head
+ * goes out in the text's first write (one write per short copy) */
 int
 smtp_data_send(struct smtp_session *s, const struct smtp_data_msg *m)
 {
 	char in[SMTP_DATA_BLOCK], out[2 * SMTP_DATA_BLOCK + 5];
 	struct smtp_data_conv c;
-	size_t len, want;
+	size_t len = 0, want;
 	off_t off;
 	ssize_t n;
 
 	smtp_data_conv_init(&c);
-	if (m->head != NULL && smtp_data_send_head(s, m, &c) == -1)
+	if (m->head != NULL &&
+	    smtp_data_send_head(s, m, &c, out, &len) == -1)
 		return -1;
 	for (off = 0; off < m->size; off += n) {
-		want = m->size - off < (off_t)sizeof(in)
-			   ? (size_t)(m->size - off)
-			   : sizeof(in);
+		/* what fits beside the head's part (half a block or more) */
+		want = (sizeof(out) - 5 - len) / 2;
+		if (m->size - off < (off_t)want)
+			want = (size_t)(m->size - off);
 		if ((n = pread(m->fd, in, want, off)) == -1 && errno == EINTR) {
 			n = 0;
 			continue;
@@ -176,14 +183,15 @@ smtp_data_send(struct smtp_session *s, const struct smtp_data_msg *m)
 		 * the caller drops the connection instead. */
 		if (n <= 0)
 			return -2;
-		len = smtp_data_convert(&c, in, n, out);
+		len += smtp_data_convert(&c, in, n, out + len);
 		if (off + n >= m->size)
 			len += smtp_data_finish(&c, out + len);
 		if (smtp_session_send(s, out, len, s->to.data_ms) == -1)
 			return -1;
+		len = 0;
 	}
 	if (m->size == 0) {
-		len = smtp_data_finish(&c, out);
+		len += smtp_data_finish(&c, out + len);
 		if (smtp_session_send(s, out, len, s->to.data_ms) == -1)
 			return -1;
 	}

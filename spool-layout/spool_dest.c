@@ -345,6 +345,29 @@ spool_dest_held(struct spool_dest *sd, int idx)
 	return n;
 }
 
+/* spool_dest_counts_reset - zero every record's delivered, deferred and
+ * bounced counts and start them now (the server, at its start); makes
+ * the table when missing.  -1 with errno set. */
+int
+spool_dest_counts_reset(const char *spool, double now)
+{
+	struct spool_dest sd;
+	int i;
+
+	if (spool_dest_open(&sd, spool, 1) == -1)
+		return -1;
+	if (spool_dest_lock(&sd) == -1) {
+		spool_dest_close(&sd);
+		return -1;
+	}
+	for (i = 0; i < SPOOL_DEST_RECORDS; i++)
+		sd.rec[i].delivered = sd.rec[i].deferred = sd.rec[i].bounced = 0;
+	sd.hdr->counts_since = now;
+	spool_dest_unlock(&sd);
+	spool_dest_close(&sd);
+	return 0;
+}
+
 /* spool_dest_tls_name - the word for a record's tls field */
 const char *
 spool_dest_tls_name(int tls)

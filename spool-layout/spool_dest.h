@@ -5,8 +5,9 @@
  *
  * A fixed-size file of fixed-size records, memory-mapped by every runner
  * and by mj_queueserv's status.  A record holds one destination's
- * concurrency window, feedback state, dead-until time, rate-limit state
- * and last error.  Busy slots are not counted in the file: each is an
+ * concurrency window, feedback state, dead-until time, rate-limit state,
+ * last error and the recipients delivered, deferred and bounced since
+ * the server started (which zeroes them, spool_dest_counts_reset).  Busy slots are not counted in the file: each is an
  * OFD byte-range lock (fcntl F_OFD_SETLK) on a byte of its own, held by
  * the runner that delivers, so the kernel frees the slots of a runner
  * that dies, even by kill -9.  The holder[] pids in the record are only
@@ -23,7 +24,7 @@
 #include "dest_state.h"
 
 #define SPOOL_DEST_FILE "state/destinations"
-#define SPOOL_DEST_MAGIC "mjq-destinations 2\n"
+#define SPOOL_DEST_MAGIC "mjq-destinations 3\n"
 #define SPOOL_DEST_RECORDS 4096 /* destinations at once */
 #define SPOOL_DEST_SLOTS 128	/* busy slots per destination, at most */
 #define SPOOL_DEST_PROBE 32	/* records probed from a key's hash */
@@ -53,6 +54,8 @@ struct spool_dest_rec {
 	char nexthop[SPOOL_DEST_NEXTHOP_MAX + 1];
 	char last_error[SPOOL_DEST_ERROR_MAX + 1];
 	int32_t holder[SPOOL_DEST_SLOTS]; /* pid hint per busy slot, 0 free */
+	uint64_t delivered, deferred, bounced; /* recipients, since counts_since */
+	double error_at;		       /* when last_error was set */
 };
 
 struct spool_dest_hdr {
@@ -61,6 +64,7 @@ struct spool_dest_hdr {
 	uint32_t recsize;
 	uint32_t release_seq; /* slots given back so far (a futex word) */
 	uint32_t waiters;     /* runners waiting for release_seq to move */
+	double counts_since;  /* the records' counts start here (epoch s) */
 };
 
 /* An open table: the mapping and the descriptor the locks belong to. */
@@ -87,5 +91,6 @@ int spool_dest_held(struct spool_dest *, int idx);
 const char *spool_dest_tls_name(int);
 uint32_t spool_dest_seq(const struct spool_dest *);
 int spool_dest_wait(struct spool_dest *, uint32_t seq, int timeout_ms);
+int spool_dest_counts_reset(const char *spool, double now);
 
 #endif

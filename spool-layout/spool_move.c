@@ -19,7 +19,9 @@
 #include "spool_finish.h"
 #include "spool_move.h"
 #include "spool_path.h"
+#include "spool_state.h"
 #include "spool_walk.h"
+#include "spool_why.h"
 
 /* spool_move_link - link old to new; an existing new name that is
  * already the same file is fine (a move interrupted before); any other
@@ -59,8 +61,8 @@ spool_move_link(const char *from, const char *to, int replace)
  *   4. the message linked into the target (never over another message
  *      of that name); target directory fsync'd: from here the message
  *      is in its new place
- *   5. the old message name unlinked, then the old state name; the
- *      old directory fsync'd; the lock let go */
+ *   5. the old message name unlinked, then the old state name and the
+ *      old .why; the old directory fsync'd; the lock let go */
 int
 spool_move(const char *spool, const char *msgpath, const char *to_top,
     const char *why, char *final, size_t finallen)
@@ -125,11 +127,39 @@ spool_move(const char *spool, const char *msgpath, const char *to_top,
 		goto done;
 	if (hold != -1 && unlink(from_state) == -1 && errno != ENOENT)
 		goto done;
+	if (spool_why_remove(msgpath) == -1)
+		goto done;
 	r = spool_fsync_dir(olddir);
 done:
 	if (hold != -1)
 		(void)close(hold); /* read only: the lock goes with it */
 	return r;
+}
+
+/* spool_move_delete - remove the message at msgpath from the spool (an
+ * operator's delete, a discarded or expired held post): the message
+ * first, then its state file, .why and .try (a state file without its
+ * message is inert); the directory fsync'd */
+int
+spool_move_delete(const char *msgpath)
+{
+	char spath[PATH_MAX], dir[PATH_MAX];
+	char *slash;
+
+	if (strlcpy(dir, msgpath, sizeof(dir)) >= sizeof(dir) ||
+	    (slash = strrchr(dir, '/')) == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	*slash = '\0';
+	if (unlink(msgpath) == -1)
+		return -1;
+	if (spool_state_path(spath, sizeof(spath), msgpath) == -1 ||
+	    (unlink(spath) == -1 && errno != ENOENT) ||
+	    spool_why_remove(msgpath) == -1 ||
+	    spool_state_attempt_done(msgpath) == -1)
+		return -1;
+	return spool_fsync_dir(dir);
 }
 
 /* spool_move_generate - commit a message that comes with its state file

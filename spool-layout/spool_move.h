@@ -15,6 +15,7 @@
 
 int spool_move(const char *spool, const char *msgpath, const char *to_top,
     const char *why, char *final, size_t finallen);
+int spool_move_delete(const char *msgpath);
 int spool_move_generate(const char *spool, const char *dir,
     struct spool_name *name, const char *state, size_t statelen,
     const char *msg, size_t msglen, char *final, size_t finallen);

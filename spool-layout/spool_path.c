@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "names.h"
 #include "spool_path.h"
 
 const char *const spool_tops[] = {
@@ -115,4 +116,25 @@ spool_try_path(char *buf, size_t len, const char *message_path)
 		return -1;
 	}
 	return 0;
+}
+
+/* spool_message_path - $spool/TOP/xx/domain/yy/function/name, for a
+ * message known by its tiers and name (a held post named in a token, an
+ * operator's argument); -1 when name is not a queue name */
+int
+spool_message_path(char *buf, size_t len, const char *spool, const char *top,
+    int domain_prio, const char *domain, int list_prio, enum spool_function fn,
+    const char *name)
+{
+	if (name[0] == '.' || name[0] == '\0' || strchr(name, '/') != NULL ||
+	    name_check_domain(domain) != NULL || domain_prio < 0 ||
+	    domain_prio > SPOOL_PRIO_MAX || list_prio < 0 ||
+	    list_prio > SPOOL_PRIO_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	return spool_fit(snprintf(buf, len, "%s/%s/%02d/%s/%02d/%s/%s", spool,
+			     top, domain_prio, domain, list_prio,
+			     spool_function_names[fn], name),
+	    len);
 }

@@ -48,5 +48,8 @@ int spool_state_path(char *buf, size_t len, const char *message_path);
 int spool_try_path(char *buf, size_t len, const char *message_path);
 int spool_queue_dir(char *buf, size_t len, const char *spool, const char *top,
     int domain_prio, const char *domain, int list_prio, enum spool_function fn);
+int spool_message_path(char *buf, size_t len, const char *spool,
+    const char *top, int domain_prio, const char *domain, int list_prio,
+    enum spool_function fn, const char *name);
 
 #endif

@@ -509,77 +509,135 @@ spool_state_set_next(int msgfd, time_t when)
 	return futimens(msgfd, ts);
 }
 
-/* spool_state_attempt_put - .<name>.try says: counted deaths, and the
- * runner now at it (fixed width, so a rewrite covers the old text) */
+/* A .<name>.try file: "<counted deaths, 6 columns> <pid, 10 columns>",
+ * the pid of the runner at the first processing now (0: none), then on a
+ * second line the reason the last attempt failed, if one did.  A file of
+ * one number ("N", with or without a reason) is from before the pid was
+ * kept: N counts every attempt in it that died. */
+struct spool_try {
+	int counted;
+	long pid;
+	int has_pid;
+	char why[SPOOL_STATE_ERROR_MAX + 1];
+};
+
+/* spool_state_try_read - a .try file open on fd (zeros and "" when
+ * empty); -1 on a read error */
 static int
-spool_state_attempt_put(int fd, int counted, pid_t self)
+spool_state_try_read(int fd, struct spool_try *t)
 {
-	char buf[32];
+	char buf[SPOOL_STATE_ERROR_MAX + 40], *nl, *end;
+	ssize_t r;
+	long n = 0, pid = 0;
+
+	memset(t, 0, sizeof(*t));
+	if ((r = pread(fd, buf, sizeof(buf) - 1, 0)) == -1)
+		return -1;
+	buf[r] = '\0';
+	if ((nl = strchr(buf, '\n')) != NULL)
+		*nl = '\0';
+	t->has_pid = sscanf(buf, "%ld %ld", &n, &pid) == 2;
+	t->counted = n < 0 || n > 999999 ? 0 : (int)n;
+	t->pid = pid < 0 || pid > INT_MAX ? 0 : pid;
+	if (nl != NULL) {
+		if ((end = strchr(nl + 1, '\n')) != NULL)
+			*end = '\0';
+		(void)strlcpy(t->why, nl + 1, sizeof(t->why)); /* cut: one */
+	}
+	return 0;
+}
+
+/* spool_state_try_write - the .try file says t */
+static int
+spool_state_try_write(int fd, const struct spool_try *t)
+{
+	char buf[SPOOL_STATE_ERROR_MAX + 40];
 	int len;
 
-	len = snprintf(buf, sizeof(buf), "%6d %10ld\n", counted, (long)self);
-	return pwrite(fd, buf, (size_t)len, 0) == len ? 0 : -1;
+	len = snprintf(buf, sizeof(buf), "%6d %10ld\n%s%s", t->counted, t->pid,
+	    t->why, t->why[0] ? "\n" : "");
+	if (len < 0 || (size_t)len >= sizeof(buf))
+		len = (int)sizeof(buf) - 1;
+	if (pwrite(fd, buf, (size_t)len, 0) != len ||
+	    ftruncate(fd, (off_t)len) == -1)
+		return -1;
+	return 0;
+}
+
+/* spool_state_try_update - read .<name>.try (made if missing), let fn
+ * change it, write it back */
+static int
+spool_state_try_update(const char *msgpath, void (*fn)(struct spool_try *,
+						const void *),
+    const void *arg, struct spool_try *was)
+{
+	char path[PATH_MAX];
+	struct spool_try t;
+	int fd;
+
+	if (spool_try_path(path, sizeof(path), msgpath) == -1)
+		return -1;
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+		 SPOOL_FILE_MODE)) == -1)
+		return -1;
+	if (spool_state_try_read(fd, &t) == -1) {
+		close(fd);
+		return -1;
+	}
+	if (was != NULL)
+		*was = t;
+	fn(&t, arg);
+	if (spool_state_try_write(fd, &t) == -1) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+/* spool_state_try_begin - spool_state_try_update's: this runner at it */
+static void
+spool_state_try_begin(struct spool_try *t, const void *arg)
+{
+	t->pid = *(const pid_t *)arg;
 }
 
 /* spool_state_attempt - a first processing of a message that has no
  * state file yet begins, in .<name>.try: *counted gets the deaths
  * counted against it so far and *last the runner of the attempt before,
  * which never finished (0 if unknown); returns 1 when there was such an
- * attempt, 0 when this is the first, -1 on error.  No fsync: the file
- * is about runner deaths, which the page cache survives */
+ * attempt, 0 when not, -1 on error.  No fsync: the file is about runner
+ * deaths, which the page cache survives.  The reason a previous attempt
+ * failed, if any, stays in the file. */
 int
 spool_state_attempt(
     const char *msgpath, pid_t self, int *counted, pid_t *last)
 {
-	char path[PATH_MAX], buf[32];
-	long n = 0, pid = 0;
-	ssize_t r;
-	int fd, had = 0;
+	struct spool_try was;
 
 	*counted = 0;
 	*last = 0;
-	if (spool_try_path(path, sizeof(path), msgpath) == -1)
+	if (spool_state_try_update(
+		msgpath, spool_state_try_begin, &self, &was) == -1)
 		return -1;
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-		 SPOOL_FILE_MODE)) == -1)
-		return -1;
-	if ((r = pread(fd, buf, sizeof(buf) - 1, 0)) > 0) {
-		buf[r] = '\0';
-		/* "N" alone: a file from before the runner's pid was kept,
-		 * whose N already counts every attempt that died */
-		had = sscanf(buf, "%ld %ld", &n, &pid) == 2;
-		if (n < 0 || n > 999999)
-			n = 0;
-		if (pid < 0 || pid > INT_MAX)
-			pid = 0;
-	}
-	*counted = (int)n;
-	*last = (pid_t)pid;
-	if (spool_state_attempt_put(fd, (int)n, self) == -1) {
-		close(fd);
-		return -1;
-	}
-	if (close(fd) == -1)
-		return -1;
-	return had;
+	*counted = was.counted;
+	*last = (pid_t)was.pid;
+	return was.has_pid && was.pid > 0;
+}
+
+/* spool_state_try_count - spool_state_try_update's: the count */
+static void
+spool_state_try_count(struct spool_try *t, const void *arg)
+{
+	t->counted = *(const int *)arg;
 }
 
 /* spool_state_attempt_count - the deaths counted after weighing them */
 int
 spool_state_attempt_count(const char *msgpath, int counted, pid_t self)
 {
-	char path[PATH_MAX];
-	int fd;
-
-	if (spool_try_path(path, sizeof(path), msgpath) == -1)
-		return -1;
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return -1;
-	if (spool_state_attempt_put(fd, counted, self) == -1) {
-		close(fd);
-		return -1;
-	}
-	return close(fd);
+	(void)self; /* spool_state_attempt wrote it */
+	return spool_state_try_update(
+	    msgpath, spool_state_try_count, &counted, NULL);
 }
 
 /* spool_state_attempt_done - the first processing ended without a crash */
@@ -591,4 +649,41 @@ spool_state_attempt_done(const char *msgpath)
 	if (spool_try_path(path, sizeof(path), msgpath) == -1)
 		return -1;
 	return unlink(path) == -1 && errno != ENOENT ? -1 : 0;
+}
+
+/* spool_state_try_fail - spool_state_try_update's: no runner at it any
+ * more, and why */
+static void
+spool_state_try_fail(struct spool_try *t, const void *arg)
+{
+	t->pid = 0;
+	(void)strlcpy(t->why, arg, sizeof(t->why)); /* cut: one */
+}
+
+/* spool_state_attempt_failed - the first processing ended without a
+ * crash but failed, to be tried again: .<name>.try keeps the deaths
+ * counted, no runner at it, and the reason, for mj_queuerun -l */
+int
+spool_state_attempt_failed(const char *msgpath, const char *why)
+{
+	return spool_state_try_update(
+	    msgpath, spool_state_try_fail, why, NULL);
+}
+
+/* spool_state_attempt_error - why the last first processing of a message
+ * without a state file failed; "" when none is known */
+void
+spool_state_attempt_error(const char *msgpath, char *why, size_t whylen)
+{
+	char path[PATH_MAX];
+	struct spool_try t;
+	int fd;
+
+	why[0] = '\0';
+	if (spool_try_path(path, sizeof(path), msgpath) == -1 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return;
+	if (spool_state_try_read(fd, &t) == 0)
+		(void)strlcpy(why, t.why, whylen); /* cut: the caller's size */
+	(void)close(fd);
 }

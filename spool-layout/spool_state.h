@@ -165,5 +165,7 @@ int spool_state_attempt(const char *msgpath, pid_t self, int *counted,
     pid_t *last);
 int spool_state_attempt_count(const char *msgpath, int counted, pid_t self);
 int spool_state_attempt_done(const char *msgpath);
+int spool_state_attempt_failed(const char *msgpath, const char *why);
+void spool_state_attempt_error(const char *msgpath, char *why, size_t whylen);
 
 #endif

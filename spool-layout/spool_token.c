@@ -198,3 +198,34 @@ spool_token_sweep(const char *spool, long long lifetime, time_t now)
 	closedir(d);
 	return n;
 }
+
+/* spool_token_field - the value of "key value" in a token's text; -1
+ * when the key is missing, empty or too long */
+int
+spool_token_field(const char *text, const char *key, char *out, size_t outlen)
+{
+	size_t k = strlen(key), n;
+	const char *p;
+
+	for (p = text; p != NULL && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		if (strncmp(p, key, k) == 0 && p[k] == ' ') {
+			n = strcspn(p + k + 1, "\n");
+			if (n == 0 || n >= outlen)
+				return -1;
+			memcpy(out, p + k + 1, n);
+			out[n] = '\0';
+			return 0;
+		}
+	return -1;
+}
+
+/* spool_token_why - a token status, as the answer to its user says it */
+const char *
+spool_token_why(enum spool_token_status st)
+{
+	static const char *const why[] = {
+	    "", "is not valid", "has expired", "has already been used"};
+
+	return (size_t)st < sizeof(why) / sizeof(why[0]) ? why[st]
+							 : "is not valid";
+}

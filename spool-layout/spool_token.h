@@ -35,6 +35,9 @@ int spool_token_read(const char *spool, const char *token, long long lifetime,
     time_t now, char *text, size_t textlen, enum spool_token_status *status);
 int spool_token_use(
     const char *spool, const char *token, enum spool_token_status *status);
+int spool_token_field(
+    const char *text, const char *key, char *out, size_t outlen);
+const char *spool_token_why(enum spool_token_status st);
 int spool_token_sweep(const char *spool, long long lifetime, time_t now);
 
 #endif

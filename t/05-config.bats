@@ -5,6 +5,9 @@
 load helpers
 load smtp_helpers
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 MSG=$'Subject: x\n\nbody\n'
 
 teardown() {

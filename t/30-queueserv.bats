@@ -12,6 +12,9 @@ bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 setup() {
 	RUNNER=$MJ_QUEUERUN
 	[ -x "$RUNNER" ] || skip "no runner program: build queuerun/mj_queuerun"
@@ -124,11 +127,18 @@ log_has() {
 	[ "$(grep -c 'walk start' "$QS_LOG")" -ge 2 ]
 }
 
-@test "status without a server says so and exits 69" {
+@test "status without a server says so, exits 69, and still counts the spool" {
 	qs_conf
-	run -69 "$MJ_QUEUESERV" -C "$CONF" status
-	[[ "$output" == "mj_queueserv: no server answers on $SPOOL/queueserv.sock: "* ]]
-	run -69 "$MJ_QUEUESERV" -C "$CONF" stop
+	enqueue 2
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
+	[[ "$stderr" == "mj_queueserv: no server answers on $SPOOL/queueserv.sock: "* ]]
+	echo "$output"
+	[ "${lines[0]}" = "server: not running; runners: none" ]
+	[[ "$output" == *$'\ntotal            2        2        0        0           0\n'* ]]
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status -j
+	[[ "$output" == '{"server":null,"runners":[],"spool":{"outstanding":2,"due":2,"deferred":0,'* ]]
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" stop
+	[ -z "$output" ]
 }
 
 @test "status shows the pool and exact spool counts per tier" {
@@ -158,7 +168,8 @@ log_has() {
 	[ "${lines[6]}" = "10/10            2        0        2        1           0" ]
 	[ "${lines[7]}" = "total            3        0        3        1           1" ]
 	[[ "${lines[8]}" =~ ^oldest:\ [0-9]+s$ ]]
-	[ "${#lines[@]}" -eq 9 ]
+	[ "${lines[9]}" = "held: test@example.org 1" ]
+	[ "${#lines[@]}" -eq 10 ]
 }
 
 @test "status -j is one JSON object with the pool and the spool" {
@@ -170,7 +181,7 @@ log_has() {
 	run -0 "$MJ_QUEUESERV" -C "$CONF" status -j
 	echo "$output"
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" =~ ^\{\"server\":\{\"pid\":$QS_PID,\"uptime\":[0-9]+,\"pokes\":0,\"runners\":1,\"min_runners\":0,\"max_runners\":2\},\"runners\":\[\{\"slot\":0,\"pid\":[0-9]+,\"state\":\"[a-z]+\",\"in_hand\":0,\"done\":0,\"uptime\":[0-9]+\}\],\"spool\":\{\"outstanding\":1,\"due\":0,\"deferred\":1,\"held\":0,\"quarantined\":0,\"oldest_age\":[0-9]+,\"tiers\":\[\{\"domain_prio\":10,\"list_prio\":10,\"outstanding\":1,\"due\":0,\"deferred\":1,\"held\":0,\"quarantined\":0\}\]\},\"destinations\":\[\],\"dkim_errors\":\[\]\}$ ]]
+	[[ "$output" =~ ^\{\"server\":\{\"pid\":$QS_PID,\"uptime\":[0-9]+,\"pokes\":0,\"runners\":1,\"min_runners\":0,\"max_runners\":2\},\"runners\":\[\{\"slot\":0,\"pid\":[0-9]+,\"state\":\"[a-z]+\",\"in_hand\":0,\"done\":0,\"uptime\":[0-9]+\}\],\"spool\":\{\"outstanding\":1,\"due\":0,\"deferred\":1,\"held\":0,\"quarantined\":0,\"oldest_age\":[0-9]+,\"tiers\":\[\{\"domain_prio\":10,\"list_prio\":10,\"outstanding\":1,\"due\":0,\"deferred\":1,\"held\":0,\"quarantined\":0\}\],\"held_lists\":\[\]\},\"counts_since\":[0-9]+,\"destinations\":\[\],\"dkim_errors\":\[\]\}$ ]]
 	if command -v python3 >/dev/null; then
 		echo "$output" | python3 -m json.tool >/dev/null
 	fi

@@ -7,6 +7,9 @@ load helpers
 load smtp_helpers
 bats_require_minimum_version 1.5.0
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 setup() {
 	mjq_setup </dev/null
 }
@@ -42,6 +45,7 @@ saved() {
 	mkdir -p "$LISTS/ex.org/big"
 	for i in $(seq 1 1000); do echo "u$i@d$((i % 10)).test"; done \
 		>"$LISTS/ex.org/big/subscribers"
+	printf '[list]\nposting = open\n' >"$LISTS/ex.org/big/config"
 	post ex.org big
 	runq
 	# every server got exactly its 100, and nobody twice
@@ -67,7 +71,7 @@ saved() {
 	printf '[transport_map]\nex.org = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
 	mjq_list ex.org demo a@ex.org
 	printf '[list]\nsubject_prefix = [$LIST]\nreply_to = list\n' \
-		>"$LISTS/ex.org/demo/config"
+		>>"$LISTS/ex.org/demo/config"
 	post ex.org demo "hello world"
 	runq
 	f=$(saved s)
@@ -216,7 +220,7 @@ saved() {
 	smtpd_start s
 	printf '[transport_map]\nex.org = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
 	mjq_list ex.org l
-	printf '[list]\nowners = boss@ex.org, deputy@ex.org\n' >"$LISTS/ex.org/l/config"
+	printf '[list]\nowners = boss@ex.org, deputy@ex.org\n' >>"$LISTS/ex.org/l/config"
 	printf 'From: someone@example.net\nSubject: help\n\nplease\n' |
 		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l l -o -f someone@example.net
 	runq
@@ -228,7 +232,7 @@ saved() {
 	smtpd_start s
 	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
 	mjq_list ex.org l a@d.test b@d.test
-	printf '[list]\nverp = yes\n' >"$LISTS/ex.org/l/config"
+	printf '[list]\nverp = yes\n' >>"$LISTS/ex.org/l/config"
 	post ex.org l
 	runq
 	grep -q 'from=<l-owner+a=d.test@ex.org> to=<a@d.test>' "$BATS_TEST_TMPDIR/s/log"
@@ -248,7 +252,7 @@ saved() {
 
 @test "a post over the list's max_message_size is held in HOLD/ with a reason" {
 	mjq_list ex.org l a@d.test
-	printf '[list]\nmax_message_size = 10\n' >"$LISTS/ex.org/l/config"
+	printf '[list]\nmax_message_size = 10\n' >>"$LISTS/ex.org/l/config"
 	post ex.org l
 	runq
 	[ -z "$(queue_files)" ]
@@ -258,7 +262,7 @@ saved() {
 @test "max_message_size counts what the poster sent: exactly the limit with an envelope sender goes out, one byte more is held" {
 	printf '[transport_map]\nd.test = maildir:%s/mail/${user}\n' "$BATS_TEST_TMPDIR" >>"$CONF"
 	mjq_list ex.org l a@d.test
-	printf '[list]\nmax_message_size = 1000\n' >"$LISTS/ex.org/l/config"
+	printf '[list]\nmax_message_size = 1000\n' >>"$LISTS/ex.org/l/config"
 	# 1000 and 1001 bytes as the poster sent them; mj_enqueue puts
 	# "Return-Path: <poster@example.net>" on top of each
 	local i
@@ -317,7 +321,7 @@ saved() {
 @test "a list archive maildir gets one copy of each post, recorded like a recipient" {
 	printf '[transport_map]\nd.test = discard:\n' >>"$CONF"
 	mjq_list ex.org l a@d.test b@d.test
-	printf '[list]\narchive = %s/archive\n' "$BATS_TEST_TMPDIR" >"$LISTS/ex.org/l/config"
+	printf '[list]\narchive = %s/archive\n' "$BATS_TEST_TMPDIR" >>"$LISTS/ex.org/l/config"
 	post ex.org l
 	runq
 	[ "$(ls "$BATS_TEST_TMPDIR/archive/new" | wc -l)" -eq 1 ]

@@ -6,6 +6,9 @@
 load helpers
 load smtp_helpers
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 setup() {
 	mjq_setup </dev/null
 }
@@ -39,6 +42,7 @@ lines() {
 	mkdir -p "$LISTS/ex.org/big"
 	for i in $(seq 1 1000); do echo "u$i@d$((i % 5)).test"; done \
 		>"$LISTS/ex.org/big/subscribers"
+	list_posting ex.org big
 	post ex.org big
 	"$MJ_QUEUERUN" -C "$CONF" -1 2>"$BATS_TEST_TMPDIR/run1.log" &
 	RUNNER=$!
@@ -70,6 +74,7 @@ lines() {
 		"$PORT" >>"$CONF"
 	mkdir -p "$LISTS/ex.org/l"
 	for i in $(seq 1 100); do echo "u$i@d.test"; done >"$LISTS/ex.org/l/subscribers"
+	list_posting ex.org l
 	post ex.org l
 	runq
 	first=$(lines "$BATS_TEST_TMPDIR/s/log")
@@ -93,6 +98,7 @@ lines() {
 		"$PORT" >>"$CONF"
 	mkdir -p "$LISTS/ex.org/l"
 	for i in $(seq 1 200); do echo "u$i@d.test"; done >"$LISTS/ex.org/l/subscribers"
+	list_posting ex.org l
 	post ex.org l
 	runq
 	[ "$(lines "$BATS_TEST_TMPDIR/s/log")" -eq 200 ]
@@ -293,4 +299,13 @@ order_of() {
 	[ "$(ls "$BATS_TEST_TMPDIR/mail/a/new" | wc -l)" -eq 1 ]
 	[ "$(ls "$BATS_TEST_TMPDIR/mail/b/new" | wc -l)" -eq 1 ]
 	[ -z "$(queue_files)" ]
+}
+
+@test "mj_queuerun -l shows a deferred message's last error" {
+	smtpd_start s --rcpt 'later@*=450 4.2.0 mailbox busy'
+	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
+	mjq_list ex.org l later@d.test
+	post ex.org l
+	runq
+	listq_one '^QUEUE/.*/list/.* left=1/1 next=[^ ]+ error=4\.2\.0 .*450 4\.2\.0 mailbox busy'
 }

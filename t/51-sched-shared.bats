@@ -15,6 +15,9 @@ bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 setup() {
 	QS_PID=
 	RUNNERS=
@@ -54,6 +57,7 @@ conf() {
 subscribers() {
 	mkdir -p "$LISTS/ex.org/big"
 	seq -f 'u%g@d.test' 1 "$1" >"$LISTS/ex.org/big/subscribers"
+	list_posting ex.org big
 }
 
 post() {
@@ -83,9 +87,17 @@ distinct() {
 		wc -l
 }
 
-# dest_line WINDOW BUSY SUCCESS FAILURE COHORTS DEAD TLS ERROR - the status row
+# dest_line DELIVERED DEFERRED BOUNCED WINDOW BUSY POS_FB NEG_FB COHORTS
+# DEAD TLS ERROR - the status row
 dest_line() {
-	printf '%-30s %6d %4d %7.4f %7.4f %7.4f %8s %-9s %s' "$DEST" "$@"
+	printf '%-30s %9s %8s %7s %6d %4d %6.3f %6.3f %7.3f %8s %-9s %s' "$DEST" "$@"
+}
+
+# dest_head - the status header of the destination table
+dest_head() {
+	printf '%-30s %9s %8s %7s %6s %4s %6s %6s %7s %8s %-9s %s' destination \
+		delivered deferred bounced window busy pos_fb neg_fb cohorts \
+		dead tls 'last error'
 }
 
 # status_busy - the busy count status -j shows for the destination
@@ -136,10 +148,14 @@ status_busy() {
 	[ "$(stat max_open)" -le 2 ]
 	run -0 "$MJ_QUEUESERV" -C "$CONF" status
 	echo "$output"
-	[ "${lines[-2]}" = "destination                    window busy success failure cohorts     dead tls       error" ]
-	[ "${lines[-1]}" = "$(dest_line 2 0 0 0 0 - none -)" ]
+	[[ "${lines[-3]}" =~ ^"recipients since "[0-9]+"s ago"$ ]]
+	[ "${lines[-2]}" = "$(dest_head)" ]
+	# each of the 8 recorded delivered once, the killed runner's
+	# deliveries in flight not at all
+	[ "${lines[-1]}" = "$(dest_line 8 0 0 2 0 0 0 0 - none -)" ]
 	run -0 "$MJ_QUEUESERV" -C "$CONF" status -j
-	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","window":2,"busy":0,"success":0.0000,"failure":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"tls":"none","last_error":null}],"dkim_errors":[]}' ]]
+	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","delivered":8,"deferred":0,"bounced":0,"window":2,"busy":0,"positive_feedback":0.0000,"negative_feedback":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"tls":"none","last_error":null,"last_error_at":null}],"dkim_errors":[]}' ]]
+	[[ "$output" == *',"counts_since":'[0-9]*',"destinations":'* ]]
 }
 
 @test "a destination one runner found dead is deferred by the next without a connection, then revived" {
@@ -293,4 +309,32 @@ mail_times() {
 	locks=$(grep -c 'F_OFD_SETLKW' "$BATS_TEST_TMPDIR/${refused# }.trace")
 	echo "table locks by the refused runner: $locks"
 	[ "$locks" -le 10 ]
+}
+
+@test "status counts the recipients delivered, deferred and bounced per destination since the server started, and shows the last error" {
+	SMTPD_ARGS=(--rcpt 'bad*@*=550 5.1.1 no such user'
+		--rcpt 'later*@*=450 4.2.0 mailbox busy')
+	conf
+	# a deferred recipient is not tried again during the test
+	sed -i 's/^minimal_backoff_time = .*/minimal_backoff_time = 1h/' "$CONF"
+	mjq_list ex.org big u1@d.test u2@d.test later1@d.test bad1@d.test
+	# a pass before the server starts: counted, then zeroed by the start
+	post 0
+	runq before
+	queueserv_start
+	run -0 "$MJ_QUEUESERV" -C "$CONF" status
+	[ "$(awk -v d="$DEST" '$1 == d { print $2, $3, $4 }' <<<"$output")" = "0 0 0" ]
+	post 1
+	wait_for 20 eval '[ "$(distinct)" -ge 2 ] &&
+		"$MJ_QUEUESERV" -C "$CONF" status | grep -q "^smtp:.* 2 *1 *1 "'
+	run -0 "$MJ_QUEUESERV" -C "$CONF" status
+	echo "$output"
+	row=$(awk -v d="$DEST" '$1 == d' <<<"$output")
+	[ "$(awk '{ print $2, $3, $4 }' <<<"$row")" = "2 1 1" ]
+	# the last error is a refusal's reply, with its age
+	[[ "$row" =~ " "[0-9]+"s ago: "(450|550)" " ]]
+	run -0 "$MJ_QUEUESERV" -C "$CONF" status -j
+	[[ "$output" == *'"delivered":2,"deferred":1,"bounced":1,'* ]]
+	[[ "$output" == *'"last_error":"'* ]]
+	[[ "$output" == *'"last_error_at":'[0-9]* ]]
 }

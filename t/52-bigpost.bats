@@ -10,6 +10,9 @@ bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 MJ_MEASURE=$TOP/t/tools/mj_measure
 
 # SAN_KB - what the runner's allocator may add under make SAN=1.  ASan's
@@ -45,6 +48,7 @@ subscribers() {
 	mkdir -p "$LISTS/ex.org/$1"
 	awk -v n="$2" 'BEGIN { for (i = 1; i <= n; i++) printf "u%d@d%d.test\n", i, i % 20 }' \
 		>"$LISTS/ex.org/$1/subscribers"
+	list_posting ex.org "$1"
 }
 
 # measured_run TAG - one runner pass under mj_measure; its peak RSS in
@@ -117,6 +121,7 @@ expand_then_deliver() {
 		"$SPORT" "$PORT" >>"$CONF"
 	mkdir -p "$LISTS/ex.org/l"
 	seq 1 1500 | sed 's/.*/u&@d.test/' >"$LISTS/ex.org/l/subscribers"
+	list_posting ex.org l
 	post l
 	runq
 	[ "$(grep -c 'status=bounced (550 5.1.1 no such user)' "$BATS_TEST_TMPDIR/run.log")" -eq 1500 ]

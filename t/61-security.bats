@@ -17,6 +17,9 @@ load helpers
 load smtp_helpers
 load request_helpers
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 setup() {
 	QS_PID=
 	TUSER=
@@ -92,6 +95,7 @@ post() {
 
 @test "queueserv.sock gets socket_mode and socket_group; the mode decides who connects, the uid who controls" {
 	need_root
+	user_programs
 	TGROUP=mjqsg$$
 	TUSER=mjqsu$$
 	groupadd "$TGROUP"
@@ -125,7 +129,8 @@ post() {
 	sed -i 's/^socket_mode = .*/socket_mode = 0600/' "$CONF"
 	queueserv_start
 	[ "$(stat -c '%a %G' "$SPOOL/queueserv.sock")" = "600 $TGROUP" ]
-	run -69 runuser -u "$TUSER" -- "$MJ_QUEUESERV" -C "$CONF" status
+	run -77 runuser -u "$TUSER" -- "$MJ_QUEUESERV" -C "$CONF" status
+	[ "$output" = "mj_queueserv: permission denied: this user may not connect to $SPOOL/queueserv.sock (socket_mode, socket_group)" ]
 	queueserv_stop
 	# No socket_group: the group stays the server's own.
 	sed -i "/^socket_group = /d; s/^socket_mode = .*/socket_mode = 0620/" "$CONF"
@@ -135,6 +140,7 @@ post() {
 
 @test "started as root, mj_queueserv and its runners run as [queueserv] user" {
 	need_root
+	user_programs
 	TUSER=mjqru$$
 	useradd -M -U -s /usr/sbin/nologin "$TUSER"
 	mjq_setup <<-EOF
@@ -186,7 +192,7 @@ post() {
 		d.test = pipe:$BATS_TEST_TMPDIR/deliver \${sender} \${recipient}
 	EOF
 	mjq_list ex.org l "$rcpt"
-	printf '[list]\nowners = %s\n' "$rcpt" >"$LISTS/ex.org/l/config"
+	printf '[list]\nowners = %s\n' "$rcpt" >>"$LISTS/ex.org/l/config"
 	post ex.org l
 	# Owner mail keeps the original sender: the hostile one.
 	printf 'Subject: to the owner\n\nhi\n' |

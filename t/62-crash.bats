@@ -14,6 +14,9 @@ bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 setup() {
 	QS_PID=
 	SEEN=
@@ -152,6 +155,7 @@ all_seen() {
 	mkdir -p "$LISTS/ex.org/big"
 	for i in $(seq 1 10000); do echo "u$i@d$((i % 4)).test"; done \
 		>"$LISTS/ex.org/big/subscribers"
+	list_posting ex.org big
 	# the list of the extra posts that restart the server
 	mjq_list ex.org small extra@d0.test
 	printf 'From: poster@example.net\nSubject: crash\n\nhello\n' |

@@ -20,12 +20,16 @@ bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 setup() {
 	QS_PID=
 	TUSER=
 	[ "$(id -u)" -eq 0 ] || skip "needs root: creates a user, chowns"
 	TUSER=mjqpm$$
 	useradd -M -U -s /usr/sbin/nologin "$TUSER"
+	user_programs
 	smtpd_start sink --rcpt 'bad*@*=550 5.1.1 no such user' \
 		--rcpt 'later@*=450 4.2.0 try later'
 	mjq_setup <<-EOF

@@ -12,6 +12,9 @@ bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 setup() {
 	command -v strace >/dev/null || skip "no strace"
 	mjq_setup </dev/null
@@ -43,24 +46,6 @@ post_as() {
 			'echo $(($1 - 1)) >/proc/sys/kernel/ns_last_pid || exit 70
 			shift; "$@"; r=$?; exit $r' \
 			sh "$1" "$MJ_ENQUEUE" -C "$CONF" -d ex.org -l l -r -f p@example.net
-}
-
-# crash_run STRACE-OPTION... - one runner pass killed by SIGKILL where
-# the options say (-P PATH and/or inject=...:when=N); fails unless it
-# was killed there
-crash_run() {
-	ASAN_OPTIONS=detect_leaks=0 run strace -f -qq -o "$BATS_TEST_TMPDIR/crash.trace" \
-		"$@" "$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/run.log"
-	[ "$status" -eq 137 ]
-	grep -q 'killed by SIGKILL' "$BATS_TEST_TMPDIR/crash.trace"
-}
-
-# crash_at CALL PATH - crash_run killed as it enters CALL (unlink, link:
-# with their *at forms; fdatasync) on PATH
-crash_at() {
-	local calls=$1
-	[ "$1" = fdatasync ] || calls=$1,${1}at
-	crash_run -P "$2" -e trace="$calls" -e inject="$calls":signal=SIGKILL
 }
 
 # crash_nth CALL N - crash_run killed as it enters the Nth CALL (link or

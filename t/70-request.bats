@@ -7,10 +7,13 @@ load helpers
 load request_helpers
 bats_require_minimum_version 1.5.0
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 setup() {
 	request_setup
 	mjq_list example.org mylist old@users.test
-	printf '[list]\nowners = boss@owner.test\n' >"$LISTS/example.org/mylist/config"
+	printf '[list]\nowners = boss@owner.test\n' >>"$LISTS/example.org/mylist/config"
 	mjq_list example.org other
 	SUBS=$LISTS/example.org/mylist/subscribers
 	TUSER=
@@ -49,6 +52,8 @@ request() {
 	runq
 	[ "$(mails ann@users.test)" -eq 2 ]
 	last ann@users.test | grep -qx '<ann@users.test> is now on mylist@example.org.'
+	# one "Re: ", not "Re: Re: confirm ..."
+	last ann@users.test | grep -qx "Subject: Re: confirm $tok"
 	[ "$(cat "$SUBS")" = $'old@users.test\nann@users.test' ]
 	[ "$(queue_files)" = "" ]
 }
@@ -173,6 +178,8 @@ confirm_fails_then_works() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root: creates a user"
 	TUSER=mjqlk$$
 	useradd -M -U -s /usr/sbin/nologin "$TUSER"
+	# the programs the user runs, where it can reach them
+	user_programs
 	chown -R "$TUSER:" "$SPOOL" "$LISTS"
 	mkdir -p "$MAIL" && chown "$TUSER:" "$MAIL"
 	chmod o+r "$CONF"
@@ -289,4 +296,23 @@ confirm_fails_then_works() {
 	[ "$(mails mallory@users.test)" -eq 3 ]
 	[ "$(grep -c 'no reply to <victim@users.test>: more than 3 replies' "$RUNLOG")" -eq 3 ]
 	grep -q ' 3 victim@users.test$' "$SPOOL/state/replies"
+}
+
+@test "a request that fails is kept, and mj_queuerun -l shows why" {
+	request old@users.test unsubscribe -l mylist -q
+	runq
+	tok=$(token_of old@users.test)
+	# the subscribers file cannot be rewritten: a directory in its place
+	rm "$SUBS"
+	mkdir "$SUBS"
+	request old@users.test "confirm $tok" -l mylist -q
+	runq
+	listq_one '^QUEUE/.*/request/.* left=new next=[^ ]+ error=cannot .*/subscribers: Is a directory$'
+	# it stays, with its reason, until it works
+	rmdir "$SUBS"
+	echo old@users.test >"$SUBS"
+	make_due
+	runq
+	[ -z "$(queue_files)" ]
+	[ -z "$(find "$SPOOL/QUEUE" -name '.*.try')" ]
 }

@@ -6,11 +6,14 @@
 load helpers
 load request_helpers
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 setup() {
 	request_setup
 	mjq_list example.org mylist gone@dead.test live@users.test
 	printf '[list]\nowners = boss@owner.test\nverp = yes\nbounce_max_count = 3\nbounce_max_age = 1d\n' \
-	    >"$LISTS/example.org/mylist/config"
+		>>"$LISTS/example.org/mylist/config"
 	SUBS=$LISTS/example.org/mylist/subscribers
 	BOUNCES=$LISTS/example.org/mylist/bounces
 }

@@ -8,10 +8,13 @@ load helpers
 load smtp_helpers
 load request_helpers
 
+# Posting policy is t/76's; these lists take posts from anyone.
+MJQ_LIST_POSTING=open
+
 setup() {
 	mjq_setup </dev/null
 	mjq_list example.org mylist
-	printf '[list]\nowners = boss@example.org\n' >"$LISTS/example.org/mylist/config"
+	printf '[list]\nowners = boss@example.org\n' >>"$LISTS/example.org/mylist/config"
 	smtpd_start users
 	printf '[transport_map]\nusers.test = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
 	SAVE=$BATS_TEST_TMPDIR/users/save/new

@@ -6,6 +6,9 @@
 
 load helpers
 load smtp_helpers
+
+# Posting policy is t/76's: the list configs here say posting = open.
+
 bats_require_minimum_version 1.5.0
 
 VERIFY=$TOP/t/tools/mj_dkimverify.py
@@ -33,7 +36,7 @@ setup() {
 	EOF
 	KEYS=$LISTS/example.org/.dkim
 	mjq_list example.org mylist a@users.test b@users.test
-	printf '[list]\nowners = boss@owner.test\n' >"$LISTS/example.org/mylist/config"
+	printf '[list]\nposting = open\nowners = boss@owner.test\n' >"$LISTS/example.org/mylist/config"
 	"$DKIMKEY" -C "$CONF" example.org s1 >"$BATS_TEST_TMPDIR/s1.out"
 	"$DKIMKEY" -C "$CONF" -t ed25519 example.org e1 >/dev/null
 }
@@ -219,7 +222,7 @@ header() {
 	SECRET=$BATS_TEST_TMPDIR/unsubscribe.secret
 	printf '[unsubscribe]\nsecret_file = %s\n' "$SECRET" >>"$CONF"
 	"$TOP/scripts/mjq-unsubsecret" "$SECRET"
-	printf '[list]\nunsubscribe_url = https://lists.example.org/u\ndmarc_mitigation = none\n' \
+	printf '[list]\nposting = open\nunsubscribe_url = https://lists.example.org/u\ndmarc_mitigation = none\n' \
 		>"$LISTS/example.org/mylist/config"
 	post alice@users.test
 	runq
@@ -294,7 +297,7 @@ assert e[0]["error"].startswith("cannot read DKIM key "), e'
 }
 
 @test "DMARC: munge with reply_to = list puts the poster in Cc; wrap sends the post as message/rfc822" {
-	printf '[list]\nowners = boss@owner.test\ndmarc_mitigation = munge\nreply_to = list\n' >"$LISTS/example.org/mylist/config"
+	printf '[list]\nposting = open\nowners = boss@owner.test\ndmarc_mitigation = munge\nreply_to = list\n' >"$LISTS/example.org/mylist/config"
 	post carol@relaxed.test
 	runq
 	f=$(received)
@@ -303,7 +306,7 @@ assert e[0]["error"].startswith("cannot read DKIM key "), e'
 	[ "$(header Cc "$f")" = 'Cc: <carol@relaxed.test>' ]
 	"$VERIFY" -n 2 "$f" "$KEYS"
 	rm "$f"
-	printf '[list]\nowners = boss@owner.test\ndmarc_mitigation = wrap\n' >"$LISTS/example.org/mylist/config"
+	printf '[list]\nposting = open\nowners = boss@owner.test\ndmarc_mitigation = wrap\n' >"$LISTS/example.org/mylist/config"
 	post carol@relaxed.test
 	runq
 	f=$(received)

@@ -56,7 +56,7 @@ example_keys() {
 	find . -type f -printf '%m %p\n' | sort >"$BATS_TEST_TMPDIR/got"
 	{
 		for p in mj_enqueue mj_queueserv mj_queuerun mj_schedsim mjq-newlist \
-			mjq-unsubsecret mjq-dkimkey; do
+			mjq-unsubsecret mjq-dkimkey mjq-setup; do
 			echo "755 ./usr/sbin/$p"
 		done
 		echo "755 ./usr/lib/cgi-bin/mj_unsubscribe"
@@ -65,7 +65,7 @@ example_keys() {
 		done
 		echo "644 ./etc/mjq/mjq.conf.example"
 		echo "755 ./etc/init.d/mj_queueserv"
-		echo "644 ./lib/systemd/system/mj_queueserv.service"
+		echo "644 ./usr/lib/systemd/system/mj_queueserv.service"
 	} | sort >"$BATS_TEST_TMPDIR/want"
 	diff -u "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
 	# the man pages of every program are among them
@@ -81,16 +81,50 @@ example_keys() {
 
 @test "the installed init files and mjq-newlist name the installed paths" {
 	grep -qx 'ExecStart=/usr/sbin/mj_queueserv -f -C /etc/mjq/mjq.conf' \
-		"$ROOT/lib/systemd/system/mj_queueserv.service"
+		"$ROOT/usr/lib/systemd/system/mj_queueserv.service"
 	grep -qx ': "${MJ_QUEUESERV:=/usr/sbin/mj_queueserv}"' \
 		"$ROOT/etc/init.d/mj_queueserv"
 	grep -qx ': "${MJQ_CONF:=/etc/mjq/mjq.conf}"' "$ROOT/etc/init.d/mj_queueserv"
-	run -1 grep -q /usr/local "$ROOT/lib/systemd/system/mj_queueserv.service" \
-		"$ROOT/usr/sbin/mjq-newlist"
+	run -1 grep -q /usr/local "$ROOT/usr/lib/systemd/system/mj_queueserv.service" \
+		"$ROOT/usr/sbin/mjq-newlist" "$ROOT/usr/sbin/mjq-setup"
 	grep -qx 'conf=/etc/mjq/mjq.conf' "$ROOT/usr/sbin/mjq-newlist"
+	grep -qx 'conf=/etc/mjq/mjq.conf' "$ROOT/usr/sbin/mjq-setup"
 	run "$NEWLIST" -l "$LISTS" example.org mylist al@example.org
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = 'mylist:                  "|/usr/sbin/mj_enqueue -r -d example.org -l mylist"' ]
+}
+
+@test "PREFIX and SYSCONFDIR move everything, mj_enqueue's default mjq.conf included; make uninstall removes it all" {
+	local root=$BATS_TEST_TMPDIR/root etc=$BATS_TEST_TMPDIR/etc
+	make -s -C "$TOP" install DESTDIR="$root" PREFIX=/opt/mjq SYSCONFDIR="$etc" \
+		>"$BATS_TEST_TMPDIR/install.log" 2>&1
+	# put the checkout's programs back to the default (/etc) at once
+	make -s -C "$TOP" all >/dev/null
+	(cd "$root" && find . -type f | sort) >"$BATS_TEST_TMPDIR/files"
+	# every file is under PREFIX or SYSCONFDIR (within DESTDIR)
+	[ -z "$(grep -v -e "^./opt/mjq/" -e "^.$etc/" "$BATS_TEST_TMPDIR/files")" ]
+	grep -qx "./opt/mjq/lib/systemd/system/mj_queueserv.service" "$BATS_TEST_TMPDIR/files"
+	grep -qx ".$etc/init.d/mj_queueserv" "$BATS_TEST_TMPDIR/files"
+	grep -qx "ExecStart=/opt/mjq/sbin/mj_queueserv -f -C $etc/mjq/mjq.conf" \
+		"$root/opt/mjq/lib/systemd/system/mj_queueserv.service"
+	grep -qx ": \"\${MJQ_CONF:=$etc/mjq/mjq.conf}\"" "$root$etc/init.d/mj_queueserv"
+	grep -qx "conf=$etc/mjq/mjq.conf" "$root/opt/mjq/sbin/mjq-newlist"
+	# mj_enqueue without -C reads SYSCONFDIR/mjq/mjq.conf: a broken one
+	# there is named in its error
+	mkdir -p "$etc/mjq"
+	printf '[spool]\nnosuch = 1\n' >"$etc/mjq/mjq.conf"
+	run "$root/opt/mjq/sbin/mj_enqueue" -d example.org -l l -r </dev/null
+	[ "$status" -eq 75 ]
+	[[ "$output" == *"$etc/mjq/mjq.conf:2: [spool] nosuch: unknown key"* ]]
+	# and the alias lines mjq-newlist prints without -C reach the same file
+	run "$root/opt/mjq/sbin/mjq-newlist" -l "$LISTS" example.org l o@example.org
+	[[ "${lines[1]}" == *'"|/opt/mjq/sbin/mj_enqueue -r -d example.org -l l"' ]]
+	# the checkout's own mj_enqueue is back at /etc
+	run "$MJ_ENQUEUE" -d example.org -l l -r </dev/null
+	[[ "$output" != *"$etc"* ]]
+	[ -n "$output" ]
+	make -s -C "$TOP" uninstall DESTDIR="$root" PREFIX=/opt/mjq SYSCONFDIR="$etc"
+	[ -z "$(cd "$root" && find . -type f)" ]
 }
 
 @test "the example config with every setting in force loads in mj_enqueue and mj_queuerun" {
@@ -251,15 +285,27 @@ example_keys() {
 	[ "$status" -eq 0 ]
 	cfg=$LISTS/example.org/mylist/config
 	uncomment "$cfg" >"$cfg.new" && mv "$cfg.new" "$cfg"
-	[ "$(grep -c '^[a-z_]* =' "$cfg")" -eq 10 ]
+	[ "$(grep -c '^[a-z_]* =' "$cfg")" -eq 15 ]
 	echo sub@d.test >"$LISTS/example.org/mylist/subscribers"
 	printf '[transport_map]\nd.test = maildir:%s/mail/${user}\n' "$BATS_TEST_TMPDIR" >>"$CONF"
-	printf 'Subject: hi\n\nbody\n' |
-		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f p@example.net
+	# posting = subscribers is in force: the subscriber posts
+	printf 'From: sub@d.test\nSubject: hi\n\nbody\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f sub@d.test
 	timeout 30 "$MJ_QUEUERUN" -C "$CONF" -1 2>"$BATS_TEST_TMPDIR/run.log"
 	run -1 grep -i 'error\|warn\|invalid' "$BATS_TEST_TMPDIR/run.log"
 	f=$(find "$BATS_TEST_TMPDIR/mail/sub/new" -type f)
 	[ "$(echo "$f" | wc -l)" -eq 1 ]
 	grep -qx 'List-Id: <mylist.example.org>' "$f"
 	[ -z "$(queue_files)" ]
+}
+
+@test "the README's mjq-newlist sample is what mjq-newlist prints, comment lines and all" {
+	# the sample: the lines after its command, up to the blank line
+	awk '/^    # mjq-newlist example.org mylist alice@example.org$/ { on = 1; next }
+		on && /^$/ { exit }
+		on { print substr($0, 5) }' "$TOP/README" >"$BATS_TEST_TMPDIR/readme"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/readme")" -ge 9 ]
+	"$TOP/scripts/mjq-newlist" -l "$LISTS" example.org mylist alice@example.org \
+		>"$BATS_TEST_TMPDIR/got"
+	diff -u "$BATS_TEST_TMPDIR/readme" "$BATS_TEST_TMPDIR/got"
 }

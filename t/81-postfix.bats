@@ -7,9 +7,14 @@
 # Everything the pipes touch lives under $W, a world-searchable directory
 # (bats' own temporary directories are private to root): the user's home,
 # mj_enqueue, mjq.conf, the lists and the spool, a small tmpfs that a test
-# remounts read-only.  The instance sets owner_request_special = no, as
-# the README asks: with Postfix's default, the owner-LIST alias makes
-# owner-LIST@myorigin the sender of every post (seen in the Return-Path).
+# remounts read-only.  main.cf has the settings of the README's postconf
+# step, read from the README, with this instance's paths; among them
+# owner_request_special = no: with Postfix's default, the owner-LIST alias
+# makes owner-LIST@myorigin the sender of every post (seen in the
+# Return-Path).
+# The README's own install and Postfix steps, word for word on a private
+# copy of the host, are t/82-readme.bats; this file checks the mail path
+# in detail.
 
 load helpers
 load smtp_helpers
@@ -68,6 +73,9 @@ setup_file() {
 	done
 	printf 'a@sink.test\nb@sink.test\n' >"$W/lists/lists.test/mylist/subscribers"
 	echo c@sink.test >"$W/lists/lists.test/fwdlist/subscribers"
+	# posting policy is t/76's: these lists take posts from anyone
+	printf 'posting = open\n' >>"$W/lists/lists.test/mylist/config"
+	printf 'posting = open\n' >>"$W/lists/lists.test/fwdlist/config"
 	# the .forward of the mjq user, for one list
 	printf '"|%s -C %s -r -d lists.test -l fwdlist"\n' "$W/sbin/mj_enqueue" \
 		"$W/mjq.conf" >"$W/home/.forward"
@@ -77,17 +85,27 @@ setup_file() {
 	# local(8) runs alias commands as the owner of the alias database:
 	# the file belongs to the mjq user, so postalias (dropping to the
 	# source file's owner) makes aliases.db its too.
+	# main.cf as the README's postconf step sets it, with this
+	# instance's alias file for /var/lib/mjq/aliases, without the host's
+	# /etc/aliases, and lists.test for example.org
+	readme_steps | sed -n '/^postconf -e /,/[^\\]$/p' | grep -o "'[^']*'" |
+		tr -d "'" | sed -e 's|hash:/etc/aliases, ||' \
+		-e "s|/var/lib/mjq/aliases|$W/aliases/aliases|" \
+		-e 's/example\.org/lists.test/' >"$W/readme-main.cf"
+	cat "$W/readme-main.cf"
+	grep -qx "alias_maps = hash:$W/aliases/aliases" "$W/readme-main.cf"
+	grep -qx 'owner_request_special = no' "$W/readme-main.cf"
+	local cf
+	mapfile -t cf <"$W/readme-main.cf"
 	pf_create "$PF" "$PF_PORT" \
 		"myhostname = pf.test" \
-		"mydestination = lists.test" \
-		"alias_maps = hash:$W/aliases/aliases" \
-		"alias_database = hash:$W/aliases/aliases" \
+		"${cf[@]}" \
 		"local_recipient_maps = proxy:unix:passwd.byname \$alias_maps" \
 		"allow_mail_to_commands = alias, forward" \
-		"owner_request_special = no" \
 		"default_transport = discard" \
 		"biff = no" >"$W/pf-create.log" 2>&1
-	postalias -c "$PF/etc" "$W/aliases/aliases"
+	# the README's newaliases, for this instance
+	newaliases -C "$PF/etc"
 	[ "$(stat -c %U "$W/aliases/aliases.db")" = "$U" ]
 	pf_start "$PF"
 }
@@ -103,6 +121,8 @@ teardown_file() {
 }
 
 setup() {
+	# the runner runs as the mjq user, which may not reach the checkout
+	user_programs
 	SPOOL=$W/spool
 	CONF=$W/mjq.conf
 	# this test's sink for every list delivery

@@ -26,7 +26,11 @@ mjq_setup() {
 	} >"$CONF"
 }
 
-# mjq_list DOMAIN LIST [SUBSCRIBER...] - make a list with subscribers
+# mjq_list DOMAIN LIST [SUBSCRIBER...] - make a list with subscribers.
+# A file whose tests are not about who may post sets MJQ_LIST_POSTING=open
+# (posts from anyone, as before posting = subscribers became the default):
+# the list's config then starts with that posting line, and the file adds
+# its own keys with >>.
 mjq_list() {
 	local d=$1 l=$2
 	shift 2
@@ -35,6 +39,19 @@ mjq_list() {
 	for s in "$@"; do
 		echo "$s" >>"$LISTS/$d/$l/subscribers"
 	done
+	if [ -n "${MJQ_LIST_POSTING:-}" ]; then
+		printf '[list]\nposting = %s\n' "$MJQ_LIST_POSTING" \
+			>"$LISTS/$d/$l/config"
+	fi
+}
+
+# list_posting DOMAIN LIST - what mjq_list does for the config of a list
+# made without it (subscribers written directly): posting =
+# $MJQ_LIST_POSTING, when the file sets it
+list_posting() {
+	[ -n "${MJQ_LIST_POSTING:-}" ] || return 0
+	printf '[list]\nposting = %s\n' "$MJQ_LIST_POSTING" \
+		>>"$LISTS/$1/$2/config"
 }
 
 # wait_for SECONDS COMMAND... - poll until COMMAND succeeds; fail after
@@ -62,6 +79,46 @@ open_path() {
 		chmod o+x "$d"
 		d=$(dirname "$d")
 	done
+}
+
+# user_programs - for tests that run the programs as other users: copy
+# mj_enqueue, mj_queueserv and mj_queuerun into a directory of this test
+# file's own that other users can reach, and point $MJ_ENQUEUE,
+# $MJ_QUEUESERV and $MJ_QUEUERUN at the copies.  The checkout may be
+# anywhere, for example under a 0700 home directory that no other user
+# can traverse; mj_queueserv finds its runner beside itself.
+user_programs() {
+	local bin=$BATS_FILE_TMPDIR/bin p
+	mkdir -p "$bin"
+	for p in "$TOP/enqueue/mj_enqueue" "$TOP/queueserv/mj_queueserv" \
+		"$TOP/queuerun/mj_queuerun"; do
+		install -m 0755 "$p" "$bin/" || return 1
+	done
+	chmod 0755 "$bin"
+	open_path "$bin"
+	MJ_ENQUEUE=$bin/mj_enqueue
+	MJ_QUEUESERV=$bin/mj_queueserv
+	MJ_QUEUERUN=$bin/mj_queuerun
+}
+
+# listq_one REGEX - mj_queuerun -l lists exactly one message, on a line
+# matching REGEX (printed, for the reader of a failure)
+listq_one() {
+	local out
+	out=$("$MJ_QUEUERUN" -C "$CONF" -l) || return 1
+	echo "$out"
+	[[ "$(sed -n 1p <<<"$out")" =~ $1 ]] &&
+		[ "$(sed -n 2p <<<"$out")" = "1 message" ]
+}
+
+# readme_steps - the command lines of the README's Installing section
+# ("    # command", continuation lines joined as the shell reads them)
+readme_steps() {
+	awk '/^Installing$/ { on = 1 }
+		on && /^What each step does:/ { exit }
+		on && /^    # / { print substr($0, 7); cont = /\\$/; next }
+		on && cont && /^      / { sub(/^ +/, "  "); print; cont = /\\$/; next }
+		{ cont = 0 }' "$TOP/README"
 }
 
 # queue_files - the message files under QUEUE/, one per line, sorted
@@ -149,4 +206,23 @@ seed_random() {
 	SEED=${MJQ_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 	RANDOM=$SEED
 	echo "# MJQ_SEED=$SEED" >&3
+}
+
+# crash_run STRACE-OPTION... - one runner pass killed by SIGKILL where
+# the options say (-P PATH and/or inject=...:when=N); fails unless it
+# was killed there
+crash_run() {
+	ASAN_OPTIONS=detect_leaks=0 run strace -f -qq -o "$BATS_TEST_TMPDIR/crash.trace" \
+		"$@" "$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/run.log"
+	[ "$status" -eq 137 ]
+	grep -q 'killed by SIGKILL' "$BATS_TEST_TMPDIR/crash.trace"
+}
+
+# crash_at CALL PATH - crash_run killed as it enters CALL (unlink, link,
+# rename: with their *at forms; fdatasync) on PATH
+crash_at() {
+	local calls=$1
+	[ "$1" = fdatasync ] || calls=$1,${1}at
+	[ "$1" != rename ] || calls=rename,renameat,renameat2
+	crash_run -P "$2" -e trace="$calls" -e inject="$calls":signal=SIGKILL
 }

@@ -21,58 +21,23 @@ chmod 755 "$DIR"
 . "$TOP/scripts/mjq-workdir.sh"
 . "$TOP/t/bench/sinks.bash"
 
-cleanup() {
-	sinks_stop
-	rm -rf "$DIR"
-}
-trap cleanup EXIT
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "dkim.sh: needs root (smtp-sink -u)" >&2
-	exit 77
-fi
-
-sinks_start "$D"
-subscribers_make "$R" "$D"
+sinks_setup
+# msg - the post
 msg() {
-	printf 'From: poster@example.net\nTo: list@bench.example\n'
-	printf 'Subject: dkim benchmark\nDate: Wed, 25 Nov 2026 02:00:00 +0000\n'
-	printf 'Message-Id: <dkim.%s@bench.example>\n\n' "$$"
-	for i in $(seq 1 40); do
-		echo "A line of body text, about seventy characters long, number $i."
-	done
+	sinks_msg dkim
 }
 
 # drain NAME SIGN - one drain of the post; sets NAME_ms, NAME_cpu
 drain() {
-	local w=$DIR/$1 t0 t1 sent u s
-	mjq_workdir "$w"
-	mkdir -p "$w/lists/bench.example/list"
-	cp "$DIR/subscribers" "$w/lists/bench.example/list/subscribers"
-	printf '[list]\ndmarc_mitigation = none\n' >"$w/lists/bench.example/list/config"
-	{
-		printf '[dkim]\nsign = %s\nselectors = b1\ned25519_selector = b2\n' "$2"
-		printf '[delivery]\ndelivery_threads = 100\n'
-		printf '[transport_map]\n'
-		sed 's/ / = /' "$DIR/map"
-	} >>"$w/mjq.conf"
+	local w=$DIR/$1
+	sinks_list "$w" 'dmarc_mitigation = none'
+	printf '[dkim]\nsign = %s\nselectors = b1\ned25519_selector = b2\n' "$2" \
+		>>"$w/mjq.conf"
 	if [ "$2" = yes ]; then
 		"$TOP/scripts/mjq-dkimkey" -C "$w/mjq.conf" bench.example b1 >/dev/null
 		"$TOP/scripts/mjq-dkimkey" -C "$w/mjq.conf" -t ed25519 bench.example b2 >/dev/null
 	fi
-	msg | "$ENQ" -C "$w/mjq.conf" -d bench.example -l list -r -f poster@example.net
-	t0=$(ms)
-	/usr/bin/time -f '%U %S' -o "$w/time" "$QR" -C "$w/mjq.conf" -1 2>"$w/log"
-	t1=$(ms)
-	sent=$(grep -c 'status=sent' "$w/log" || true)
-	if [ -n "$(find "$w/spool/QUEUE" -type f)" ] || [ "$sent" -ne "$R" ]; then
-		echo "dkim.sh: $1 delivered $sent of $R" >&2
-		grep -v status=sent "$w/log" | head >&2
-		exit 1
-	fi
-	read -r u s <"$w/time"
-	eval "${1}_ms=$((t1 - t0))"
-	eval "${1}_cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"
+	sinks_drain "$1" "$w"
 }
 
 drain unsigned no

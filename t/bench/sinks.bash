@@ -1,8 +1,10 @@
 # t/bench/sinks.bash - sourced by the delivery benchmarks: D smtp-sinks on
 # loopback, one per domain d0.test .. d<D-1>.test, the map of the domains
 # to them in $DIR/map ("dN.test smtp:[127.0.0.1]:PORT"), their pids in
-# SINKS; R subscribers spread over those domains; and ms, milliseconds
-# since the epoch.  Needs root (smtp-sink -u).  With SINK_TLS_CERT and
+# SINKS; R subscribers spread over those domains; ms, milliseconds
+# since the epoch; and an mjq tree with the list of those subscribers
+# (sinks_list) whose post is drained by one runner and timed
+# (sinks_drain).  Needs root (smtp-sink -u).  With SINK_TLS_CERT and
 # SINK_TLS_KEY set the sinks are mj_testsmtpd offering STARTTLS with that
 # certificate, logging each handshake to $DIR/sink.tls (sink_handshakes).
 
@@ -86,4 +88,71 @@ sink_handshakes() {
 	else
 		echo "0 0"
 	fi
+}
+
+# sinks_cleanup - the sinks and $DIR go (the scripts' EXIT trap)
+sinks_cleanup() {
+	sinks_stop
+	rm -rf "$DIR"
+}
+
+# sinks_setup - exit 77 (skipped) unless root, as smtp-sink -u needs;
+# else $D sinks and $R subscribers, gone at exit
+sinks_setup() {
+	trap sinks_cleanup EXIT
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "${0##*/}: needs root (smtp-sink -u)" >&2
+		exit 77
+	fi
+	sinks_start "$D"
+	subscribers_make "$R" "$D"
+}
+
+# sinks_msg NAME - the post the list gets: 40 lines of body text
+sinks_msg() {
+	local i
+	printf 'From: poster@example.net\nTo: list@bench.example\n'
+	printf 'Subject: %s benchmark\nDate: Wed, 25 Nov 2026 02:00:00 +0000\n' "$1"
+	printf 'Message-Id: <%s.%s@bench.example>\n\n' "$1" "$$"
+	for i in $(seq 1 40); do
+		echo "A line of body text, about seventy characters long, number $i."
+	done
+}
+
+# sinks_list W LISTCONF - an mjq tree in W whose list
+# bench.example/list has $DIR/subscribers and, in its config's [list],
+# the lines LISTCONF; mjq.conf sends the domains to the sinks with 100
+# delivery threads (callers append their own sections)
+sinks_list() {
+	mjq_workdir "$1"
+	mkdir -p "$1/lists/bench.example/list"
+	cp "$DIR/subscribers" "$1/lists/bench.example/list/subscribers"
+	printf '[list]\n%s\n' "$2" >"$1/lists/bench.example/list/config"
+	{
+		printf '[delivery]\ndelivery_threads = 100\n'
+		printf '[transport_map]\n'
+		sed 's/ / = /' "$DIR/map"
+	} >>"$1/mjq.conf"
+}
+
+# sinks_drain NAME W [WRAP...] - msg (the caller's) posted to W's list,
+# drained by $QR -1 (WRAP before it); exits 1 unless all $R recipients
+# were sent; sets NAME_ms (from queued to the queue empty) and NAME_cpu
+# (the runner's user + sys seconds)
+sinks_drain() {
+	local name=$1 w=$2 t0 t1 sent u s
+	shift 2
+	msg | "$ENQ" -C "$w/mjq.conf" -d bench.example -l list -r -f poster@example.net
+	t0=$(ms)
+	/usr/bin/time -f '%U %S' -o "$w/time" "$@" "$QR" -C "$w/mjq.conf" -1 2>"$w/log"
+	t1=$(ms)
+	sent=$(grep -c 'status=sent' "$w/log" || true)
+	if [ -n "$(find "$w/spool/QUEUE" -type f)" ] || [ "$sent" -ne "$R" ]; then
+		echo "${0##*/}: $name delivered $sent of $R" >&2
+		grep -v status=sent "$w/log" | head >&2
+		exit 1
+	fi
+	read -r u s <"$w/time"
+	eval "${name}_ms=$((t1 - t0))"
+	eval "${name}_cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"
 }

@@ -1,0 +1,228 @@
+/*
+ * posting.c - who may post to a list.
+ *
+ * The poster is known by two addresses: the author (From) and the
+ * envelope sender (Return-Path).  A post is accepted when either is
+ * allowed by the list's posting policy, so a subscriber who posts through
+ * a forwarder or a mailing service still gets through.  Addresses are
+ * compared case-insensitively (the domain must be, RFC 5321 2.4; the
+ * subscribers file is matched the same way by subs_edit).
+ *
+ * Both addresses can be forged by any sender: this keeps out spam that
+ * does not know a subscriber's address, not a forger who does (README,
+ * "Posting and moderation").
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "listconf.h"
+#include "log.h"
+#include "posting.h"
+#include "subs_edit.h"
+
+static const char *const posting_policies[] = {
+    [POSTING_OPEN] = "open",
+    [POSTING_SUBSCRIBERS] = "subscribers",
+    [POSTING_MODERATED] = "moderated",
+    [POSTING_OWNERS] = "owners",
+};
+
+static const char *const posting_actions[] = {
+    [POSTING_ACCEPT] = "accept",
+    [POSTING_HOLD] = "hold",
+    [POSTING_REJECT] = "reject",
+    [POSTING_DISCARD] = "discard",
+};
+
+/* posting_lookup - the index of text in names (from first), or -1 */
+static int
+posting_lookup(const char *const *names, int first, int n, const char *text)
+{
+	int i;
+
+	for (i = first; i < n; i++)
+		if (strcasecmp(names[i], text) == 0)
+			return i;
+	return -1;
+}
+
+/* posting_parse_policy - CONF_FUNC for [list] posting */
+int
+posting_parse_policy(const char *text, void *var, char *err, size_t errlen)
+{
+	int v = posting_lookup(posting_policies, 0, 4, text);
+
+	if (v == -1) {
+		snprintf(err, errlen,
+		    "'%s' is not open, subscribers, moderated or owners", text);
+		return -1;
+	}
+	*(int *)var = v;
+	return 0;
+}
+
+/* posting_parse_action - CONF_FUNC for [list] nonmember_action */
+int
+posting_parse_action(const char *text, void *var, char *err, size_t errlen)
+{
+	int v = posting_lookup(posting_actions, POSTING_HOLD, 4, text);
+
+	if (v == -1) {
+		snprintf(
+		    err, errlen, "'%s' is not hold, reject or discard", text);
+		return -1;
+	}
+	*(int *)var = v;
+	return 0;
+}
+
+/* posting_policy_name - the word of a posting policy */
+const char *
+posting_policy_name(int policy)
+{
+	return policy >= 0 && policy < 4 ? posting_policies[policy] : "?";
+}
+
+/* posting_moderators - the list's moderators: [list] moderators, or the
+ * owners when it is empty */
+int
+posting_moderators(const struct listconf *lc, char ***out, size_t *n)
+{
+	return listconf_split(
+	    lc->moderators[0] != '\0' ? lc->moderators : lc->owners, out, n);
+}
+
+/* posting_in - addr is one of the addresses in text (commas or blanks) */
+static int
+posting_in(const char *text, const char *addr)
+{
+	char **v;
+	size_t n, i;
+	int r = 0;
+
+	if (listconf_split(text, &v, &n) == -1)
+		return 0;
+	for (i = 0; i < n && !r; i++)
+		r = strcasecmp(v[i], addr) == 0;
+	listconf_free_vec(v, n);
+	return r;
+}
+
+/* posting_is_moderator - addr moderates the list (or owns it) */
+int
+posting_is_moderator(const struct listconf *lc, const char *addr)
+{
+	return posting_in(lc->owners, addr) ||
+	       (lc->moderators[0] != '\0' && posting_in(lc->moderators, addr));
+}
+
+/* posting_pattern - one accept_from line matches addr: an address, or
+ * "*@domain" for every address of the domain */
+static int
+posting_pattern(const char *pat, const char *addr)
+{
+	const char *at;
+
+	if (strncmp(pat, "*@", 2) == 0)
+		return (at = strrchr(addr, '@')) != NULL &&
+		       strcasecmp(at + 1, pat + 2) == 0;
+	return strcasecmp(pat, addr) == 0;
+}
+
+/* posting_accept_from - addr matches a line of the list's accept_from
+ * file; 1 yes, 0 no, -1 when the file cannot be read */
+static int
+posting_accept_from(const struct settings *s, const char *domain,
+    const char *list, const struct listconf *lc, const char *addr)
+{
+	char path[PATH_MAX], *line = NULL, *p, *e;
+	size_t cap = 0;
+	FILE *fp;
+	int r = 0;
+
+	if (lc->accept_from[0] == '\0')
+		return 0;
+	if (lc->accept_from[0] == '/') {
+		if (strlcpy(path, lc->accept_from, sizeof(path)) >=
+		    sizeof(path))
+			return -1;
+	} else if (listconf_path(path, sizeof(path), s, domain, list,
+		       lc->accept_from) == -1)
+		return -1;
+	if ((fp = fopen(path, "re")) == NULL)
+		return errno == ENOENT ? 0 : -1;
+	while (r == 0 && getline(&line, &cap, fp) != -1) {
+		if ((p = strchr(line, '#')) != NULL)
+			*p = '\0';
+		p = line + strspn(line, " \t");
+		e = p + strcspn(p, " \t\r\n");
+		*e = '\0';
+		if (*p != '\0')
+			r = posting_pattern(p, addr);
+	}
+	if (ferror(fp))
+		r = -1;
+	free(line);
+	fclose(fp);
+	return r;
+}
+
+/* posting_allowed - addr may post under the policy; -1 on I/O errors */
+static int
+posting_allowed(const struct settings *s, const char *domain, const char *list,
+    const struct listconf *lc, const char *addr)
+{
+	int r;
+
+	if (addr[0] == '\0')
+		return 0;
+	if (posting_is_moderator(lc, addr))
+		return 1;
+	if ((r = posting_accept_from(s, domain, list, lc, addr)) != 0)
+		return r;
+	if (lc->posting == POSTING_SUBSCRIBERS)
+		return subs_edit_member(s, domain, list, addr);
+	return 0;
+}
+
+/* posting_check - what to do with a post from the author from and the
+ * envelope sender sender (either may be ""): POSTING_ACCEPT, or the
+ * action with why it was taken; -1 when the list's files cannot be
+ * read (try again later) */
+int
+posting_check(const struct settings *s, const char *domain, const char *list,
+    const struct listconf *lc, const char *from, const char *sender, char *why,
+    size_t whylen)
+{
+	int r;
+
+	why[0] = '\0';
+	if (lc->posting == POSTING_OPEN)
+		return POSTING_ACCEPT;
+	if ((r = posting_allowed(s, domain, list, lc, from)) == 0 &&
+	    strcasecmp(from, sender) != 0)
+		r = posting_allowed(s, domain, list, lc, sender);
+	if (r == -1)
+		return -1;
+	if (r == 1)
+		return POSTING_ACCEPT;
+	switch (lc->posting) {
+	case POSTING_MODERATED:
+		snprintf(why, whylen, "the list is moderated (posting = %s)",
+		    posting_policy_name(lc->posting));
+		return POSTING_HOLD;
+	case POSTING_OWNERS:
+		snprintf(why, whylen,
+		    "<%s> is not an owner or moderator (posting = %s)",
+		    from[0] ? from : sender, posting_policy_name(lc->posting));
+		break;
+	default:
+		snprintf(why, whylen, "<%s> is not a subscriber (posting = %s)",
+		    from[0] ? from : sender, posting_policy_name(lc->posting));
+		break;
+	}
+	return lc->nonmember_action;
+}

@@ -1,0 +1,178 @@
+/*
+ * queueserv_prom.c - "status -p": the status in the Prometheus text
+ * exposition format (version 0.0.4), for node_exporter's textfile
+ * collector or a scrape wrapper:
+ *
+ *   mjq_messages{state,domain_prio,list_prio}   gauge, per tier
+ *   mjq_held_messages{domain,list}              gauge, HOLD/ per list
+ *   mjq_oldest_message_age_seconds              gauge (0: none)
+ *   mjq_destination_window/_busy/_dead{transport,nexthop}   gauges
+ *   mjq_runners, mjq_runners_max                gauges
+ *   mjq_runner_restarts_total, mjq_pokes_total  counters since start
+ *   mjq_server_start_time_seconds               gauge
+ *
+ * Every family has its HELP and TYPE lines; label values are escaped
+ * (backslash, double quote, newline) as the format requires.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "queueserv.h"
+#include "queueserv_status.h"
+
+/* prom_family - the HELP and TYPE lines of one metric */
+static void
+prom_family(FILE *fp, const char *name, const char *type, const char *help)
+{
+	fprintf(fp, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* prom_label - name="value", the value escaped */
+static void
+prom_label(FILE *fp, const char *name, const char *value)
+{
+	fprintf(fp, "%s=\"", name);
+	for (; *value != '\0'; value++) {
+		if (*value == '\\' || *value == '"')
+			fprintf(fp, "\\%c", *value);
+		else if (*value == '\n')
+			fputs("\\n", fp);
+		else
+			fputc(*value, fp);
+	}
+	fputc('"', fp);
+}
+
+/* prom_tiers - messages per state and tier */
+static void
+prom_tiers(const struct counts *k, FILE *fp)
+{
+	static const char *const states[] = {
+	    "due", "deferred", "held", "quarantined"};
+	const struct tier *t;
+	size_t i, s;
+	long v;
+
+	prom_family(fp, "mjq_messages", "gauge",
+	    "Messages in the spool by state (due, deferred: QUEUE/; held: "
+	    "HOLD/; quarantined: BAD/) and priority tier.");
+	for (i = 0; i < k->ntiers; i++) {
+		t = &k->tiers[i];
+		for (s = 0; s < 4; s++) {
+			v = s == 0   ? t->due
+			    : s == 1 ? t->deferred
+			    : s == 2 ? t->held
+				     : t->bad;
+			fprintf(fp,
+			    "mjq_messages{state=\"%s\",domain_prio=\"%02d\","
+			    "list_prio=\"%02d\"} %ld\n",
+			    states[s], t->dprio, t->lprio, v);
+		}
+	}
+}
+
+/* prom_held - held messages per list */
+static void
+prom_held(const struct counts *k, FILE *fp)
+{
+	size_t i;
+
+	prom_family(fp, "mjq_held_messages", "gauge",
+	    "Messages in HOLD/ per list (moderation and operator holds).");
+	for (i = 0; i < k->nheld; i++) {
+		fputs("mjq_held_messages{", fp);
+		prom_label(fp, "domain", k->held[i].domain);
+		fputc(',', fp);
+		prom_label(fp, "list", k->held[i].list);
+		fprintf(fp, "} %ld\n", k->held[i].n);
+	}
+}
+
+/* prom_dests - window, busy and dead per destination */
+static void
+prom_dests(const struct counts *k, FILE *fp)
+{
+	static const char *const names[] = {"mjq_destination_window",
+	    "mjq_destination_busy", "mjq_destination_dead"};
+	static const char *const helps[] = {
+	    "Concurrency window of the destination, shared by all runners.",
+	    "Deliveries in flight to the destination over all runners.",
+	    "1 while the destination is declared dead."};
+	const struct dest_row *d;
+	size_t i, m;
+	int v;
+
+	for (m = 0; m < 3; m++) {
+		prom_family(fp, names[m], "gauge", helps[m]);
+		for (i = 0; i < k->ndests; i++) {
+			d = &k->dests[i];
+			v = m == 0   ? d->r.ds.window
+			    : m == 1 ? d->busy
+				     : !!d->r.ds.dead;
+			fprintf(fp, "%s{", names[m]);
+			prom_label(fp, "transport", d->r.transport);
+			fputc(',', fp);
+			prom_label(fp, "nexthop", d->r.nexthop);
+			fprintf(fp, "} %d\n", v);
+		}
+	}
+}
+
+/* prom_deliveries - recipients per destination and outcome since the
+ * server started (the counts of the shared destination table) */
+static void
+prom_deliveries(const struct counts *k, FILE *fp)
+{
+	static const char *const outcome[] = {
+	    "delivered", "deferred", "bounced"};
+	const struct dest_row *d;
+	size_t i, o;
+	uint64_t v;
+
+	prom_family(fp, "mjq_deliveries_total", "counter",
+	    "Recipients delivered, deferred and bounced per destination "
+	    "since the server started.");
+	for (i = 0; i < k->ndests; i++)
+		for (o = 0; o < 3; o++) {
+			d = &k->dests[i];
+			v = o == 0   ? d->r.delivered
+			    : o == 1 ? d->r.deferred
+				     : d->r.bounced;
+			fprintf(fp, "mjq_deliveries_total{");
+			prom_label(fp, "transport", d->r.transport);
+			fputc(',', fp);
+			prom_label(fp, "nexthop", d->r.nexthop);
+			fputc(',', fp);
+			prom_label(fp, "outcome", outcome[o]);
+			fprintf(fp, "} %llu\n", (unsigned long long)v);
+		}
+}
+
+/* queueserv_prom - the whole exposition */
+void
+queueserv_prom(const struct qs *qs, const struct counts *k, FILE *fp)
+{
+	prom_tiers(k, fp);
+	prom_held(k, fp);
+	prom_family(fp, "mjq_oldest_message_age_seconds", "gauge",
+	    "Age of the oldest message in QUEUE/ (0 when there is none).");
+	fprintf(fp, "mjq_oldest_message_age_seconds %lld\n",
+	    k->oldest != 0 ? (long long)(k->now - k->oldest) : 0LL);
+	prom_dests(k, fp);
+	prom_deliveries(k, fp);
+	prom_family(fp, "mjq_runners", "gauge", "Runner processes alive.");
+	fprintf(fp, "mjq_runners %d\n", queueserv_pool_live(qs));
+	prom_family(fp, "mjq_runners_max", "gauge", "[queueserv] max_runners.");
+	fprintf(fp, "mjq_runners_max %lld\n", qs->s.queueserv_max_runners);
+	prom_family(fp, "mjq_runner_restarts_total", "counter",
+	    "Runners that died (signal or error exit) and were replaced, "
+	    "since the server started.");
+	fprintf(fp, "mjq_runner_restarts_total %llu\n", qs->runner_deaths);
+	prom_family(fp, "mjq_pokes_total", "counter",
+	    "Pokes received since the server started.");
+	fprintf(fp, "mjq_pokes_total %llu\n", qs->pokes);
+	prom_family(fp, "mjq_server_start_time_seconds", "gauge",
+	    "When the server started, in seconds since the epoch.");
+	fprintf(fp, "mjq_server_start_time_seconds %lld\n",
+	    (long long)qs->started_wall);
+}

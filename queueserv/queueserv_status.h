@@ -1,0 +1,53 @@
+/*
+ * queueserv_status.h - what "status" counts (queueserv_status.c), shared
+ * with its Prometheus form (queueserv_prom.c).
+ */
+#ifndef MJQ_QUEUESERV_STATUS_H
+#define MJQ_QUEUESERV_STATUS_H
+
+#include <stdio.h>
+#include <time.h>
+
+#include "names.h"
+#include "queueserv.h"
+#include "spool_dest.h"
+
+/* The counters of one priority tier (or of them all). */
+struct tier {
+	int dprio, lprio;
+	long outstanding, due, deferred, held, bad;
+};
+
+/* One row of the destination table, copied out of the shared map. */
+struct dest_row {
+	struct spool_dest_rec r;
+	int busy; /* locks held: exact, whoever died */
+};
+
+/* Messages in HOLD/ for one list. */
+struct held_list {
+	char domain[NAME_DOMAIN_MAX + 1];
+	char list[NAME_LIST_MAX + 1];
+	long n;
+};
+
+struct counts {
+	struct dest_row *dests;
+	size_t ndests;
+	struct tier *tiers;
+	size_t ntiers;
+	struct tier total;
+	struct held_list *held; /* sorted by domain, then list */
+	size_t nheld;
+	time_t now;
+	time_t oldest; /* 0: none */
+	double counts_since; /* the destinations' counts start here */
+	int failed;
+	char **domains; /* of the outstanding mail, for the DKIM check */
+	size_t ndomains;
+};
+
+/* queueserv_prom.c */
+void queueserv_prom(const struct qs *qs, const struct counts *k, FILE *fp);
+
+#endif

@@ -1,0 +1,104 @@
+#!/bin/bash
+# t/bench/oneclick.sh R D - what one-click unsubscribe costs: the same
+# post to R subscribers over D domains (each its own smtp-sink on
+# loopback) drained by mj_queuerun -1 twice in one run, DKIM-signed
+# (rsa-sha256 2048, one selector) both times:
+#   signed once:  no unsubscribe_url; the text is signed once and goes
+#                 out in batches of up to 50 recipients per transaction;
+#   per copy:     unsubscribe_url set; each recipient's copy has its own
+#                 List-Unsubscribe / List-Unsubscribe-Post and its own
+#                 signature, one transaction per recipient.
+# Each drain: wall time (from the message queued to the queue empty),
+# the runner's CPU (user + sys), recipients/s and CPU s per 1000
+# recipients.  Then the per-copy rate against the machine's RSA-2048
+# signing limit, from `openssl speed -seconds 3 rsa2048`:
+#   wall:  per-copy recipients/s over the one-process sign/s times
+#          nproc (the issue's limit; its goal is 0.70).  openssl speed
+#          alone counts CPU time (best of two, either side of the
+#          drains), the drain wall time: on a shared machine the runner
+#          competes with the other load and this ratio falls with it.
+#          So also over `openssl speed -multi nproc`'s summed sign/s,
+#          which counts wall time (its children run elapsed-timed)
+#          under the same load: the mean of a run just before and just
+#          after the per-copy drain.
+#   cpu:   per-copy recipients per runner CPU second over the
+#          one-process sign/s (per CPU second): the share of the
+#          runner's CPU that goes into the RSA operation, the figure
+#          least sensitive to load.
+#   sinks: the smtp-sinks' CPU during the per-copy drain, and the rate
+#          the runner and the sinks would make with the cores to
+#          themselves (cores over their CPU per recipient): an
+#          estimate of the idle machine's wall figure, not a measure.
+# WRAP, when set, goes before the per-copy drain's runner (a profiler:
+# WRAP='perf record -g -o /tmp/oneclick.perf --').  Needs root
+# (smtp-sink -u).
+set -eu
+R=${1:-100000}
+D=${2:-100}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+ENQ=$TOP/enqueue/mj_enqueue
+QR=${QR:-$TOP/queuerun/mj_queuerun} # another build's runner to compare
+DIR=$(mktemp -d /tmp/mjq-oneclick.XXXXXX)
+chmod 755 "$DIR"
+CORES=$(nproc)
+
+. "$TOP/scripts/mjq-workdir.sh"
+. "$TOP/t/bench/sinks.bash"
+
+sinks_setup
+# msg - the post
+msg() {
+	sinks_msg oneclick
+}
+
+# drain NAME URL [WRAP...] - one drain of the post (URL: the list's
+# unsubscribe_url, empty for none; WRAP before the runner); sets
+# NAME_ms, NAME_cpu
+drain() {
+	local name=$1 w=$DIR/$1 url=$2
+	shift 2
+	sinks_list "$w" "$(printf 'dmarc_mitigation = none\nunsubscribe_url = %s' "$url")"
+	{
+		printf '[dkim]\nsign = yes\nselectors = b1\ned25519_selector =\n'
+		printf '[unsubscribe]\nsecret_file = %s\n' "$w/unsubscribe.secret"
+	} >>"$w/mjq.conf"
+	"$TOP/scripts/mjq-dkimkey" -C "$w/mjq.conf" bench.example b1 >/dev/null
+	"$TOP/scripts/mjq-unsubsecret" "$w/unsubscribe.secret"
+	sinks_drain "$name" "$w" "$@"
+}
+
+# speed ARGS... - openssl speed's rsa2048 sign/s (with -multi: summed)
+speed() {
+	openssl speed -seconds 3 "$@" rsa2048 2>/dev/null |
+		awk '/^rsa 2048 bits/ { printf "%d", $6 }'
+}
+
+# The one-process figure counts CPU time: best of two, one on each
+# side of the drains.  -multi counts wall time, as loaded as the
+# per-copy drain it brackets: the mean of the two sides.
+one=$(speed)
+drain once ""
+m1=$(speed -multi "$CORES")
+s0=$(sink_cpu)
+# shellcheck disable=SC2086 # WRAP is words
+drain percopy "https://bench.example/unsubscribe" ${WRAP:-}
+s1=$(sink_cpu)
+m2=$(speed -multi "$CORES")
+o=$(speed)
+[ "$o" -gt "$one" ] && one=$o
+multi=$(((m1 + m2) / 2))
+
+awk -v r="$R" -v d="$D" -v ot="$once_ms" -v pt="$percopy_ms" \
+	-v oc="$once_cpu" -v pc="$percopy_cpu" -v one="$one" -v multi="$multi" -v m1="$m1" -v m2="$m2" -v sc="$(awk -v a="$s0" -v b="$s1" 'BEGIN { print (b - a) / 1e6 }')" \
+	-v cores="$CORES" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
+	ow = r / (ot / 1000); pw = r / (pt / 1000)
+	printf "oneclick R=%d D=%d cores=%d load %s\n", r, d, cores, load
+	printf "signed once: %7.2f s  %7.0f rcpt/s  cpu %7.2f s  %.3f cpu s/1000 rcpt  %7.0f rcpt/cpu s\n", ot / 1000, ow, oc, oc / r * 1000, r / oc
+	printf "per copy:    %7.2f s  %7.0f rcpt/s  cpu %7.2f s  %.3f cpu s/1000 rcpt  %7.0f rcpt/cpu s\n", pt / 1000, pw, pc, pc / r * 1000, r / pc
+	printf "per copy / signed once: time %.2fx, cpu %.2fx\n", pt / ot, pc / oc
+	printf "openssl speed rsa2048 sign/s: one process %d per cpu s (x %d cores: %d); -multi %d %d per wall s (mean of %d, %d)\n", one, cores, one * cores, cores, multi, m1, m2
+	printf "wall: per copy rcpt/s / (one process x %d cores):  %.2f  (the issue'"'"'s goal: 0.70)\n", cores, pw / (one * cores)
+	printf "wall: per copy rcpt/s / -multi %d, same load:       %.2f\n", cores, pw / multi
+	printf "cpu:  per copy rcpt per runner cpu s / one process: %.2f\n", (r / pc) / one
+	printf "per copy, the sinks: cpu %.2f s (%.3f s/1000 rcpt); runner and sinks alone on %d cores would make %.0f rcpt/s, %.2f of the limit\n", sc, sc / r * 1000, cores, cores * r / (pc + sc), cores * r / (pc + sc) / (one * cores)
+}'
