@@ -10,13 +10,16 @@ bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 
+# not about who may post
+MJQ_LIST_POSTING=open
+
 setup() {
 	mjq_setup </dev/null
 	smtpd_start s
 	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
 	mjq_list ex.org l a@d.test b@d.test c@d.test
-	printf '[list]\nowners = o@d.test\nsubject_prefix = [l]\n' \
-		>"$LISTS/ex.org/l/config"
+	printf 'owners = o@d.test\nsubject_prefix = [l]\n' \
+		>>"$LISTS/ex.org/l/config"
 }
 
 teardown() {
@@ -32,7 +35,8 @@ post() {
 # untouched - the post is still queued, never expanded, nothing sent
 untouched() {
 	[ -n "$(queue_files)" ]
-	[ -z "$(state_files)" ]
+	# no state file (a .try may keep the reason for mj_queuerun -l)
+	[ -z "$(state_files | grep -v '\.try$')" ]
 	[ -z "$(find "$SPOOL" -path '*BAD*' -type f)" ]
 	[ ! -s "$BATS_TEST_TMPDIR/s/log" ]
 }

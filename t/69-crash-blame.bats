@@ -13,6 +13,9 @@ bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 
+# not about who may post
+MJQ_LIST_POSTING=open
+
 setup() {
 	QS_PID=
 	SEEN=
@@ -50,6 +53,7 @@ storm_setup() {
 	mkdir -p "$LISTS/ex.org/big"
 	awk -v n="$n" 'BEGIN { for (i = 1; i <= n; i++)
 		printf "u%d@d%d.test\n", i, i % 4 }' >"$LISTS/ex.org/big/subscribers"
+	list_posting ex.org big
 	printf 'From: poster@example.net\nSubject: storm\n\nhello\n' |
 		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l big -r -f poster@example.net
 	queueserv_start
@@ -199,6 +203,7 @@ bad_why() {
 	mkdir -p "$LISTS/ex.org/big"
 	awk 'BEGIN { for (i = 1; i <= 200; i++) printf "u%d@d.test\n", i }' \
 		>"$LISTS/ex.org/big/subscribers"
+	list_posting ex.org big
 	printf 'From: p@example.net\nSubject: slow\n\nx\n' |
 		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l big -r -f p@example.net
 	queueserv_start

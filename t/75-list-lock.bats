@@ -10,6 +10,9 @@ load helpers
 load smtp_helpers
 load request_helpers
 
+# not about who may post
+MJQ_LIST_POSTING=open
+
 setup() {
 	RUNNER=
 	request_setup
@@ -27,6 +30,7 @@ setup() {
 	mkdir -p "$LISTS/example.org/big"
 	awk 'BEGIN { for (i = 1; i <= 50; i++) printf "u%d@d.test\n", i }' \
 		>"$LISTS/example.org/big/subscribers"
+	list_posting example.org big
 }
 
 teardown() {
