@@ -14,8 +14,10 @@
  *     cause, not the others it held;
  *   - or the death was of any other kind (a SIGKILL from outside, the
  *     OOM killer, a kill past shutdown_timeout, a reboot the server did
- *     not see) and the message has made no progress, no recipient
- *     settled, since its previous counted death.  With no counted death
+ *     not see, an exit with an error status) and the message has made
+ *     no progress, no recipient settled, since its previous counted
+ *     death.  A runner that exited with status 0 meant to: that never
+ *     counts, whatever it left marked.  With no counted death
  *     before, such a death is the machine's bad day, not the message's.
  *
  * So a kill -9 storm or a string of reloads never quarantines a post,
@@ -78,11 +80,15 @@ crash_weigh(const struct queuerun *q, const char *name, pid_t holder,
 	}
 	if (d.how == SPOOL_DEATH_FAULT || d.how == SPOOL_DEATH_HANG)
 		count = 1;
+	else if (d.how == SPOOL_DEATH_EXIT && d.sig == 0)
+		count = 0; /* it meant to exit: never the message's doing */
 	else
 		count = counted > 0 && !progressed;
 	log_info("%s: its runner %ld %s: %s", name, (long)holder, how,
 	    count ? "counted against it"
-		  : (counted > 0 ? "not counted, it made progress since"
-				 : "not counted, not a fault"));
+	    : d.how == SPOOL_DEATH_EXIT && d.sig == 0
+		? "not counted, a clean exit"
+		: (counted > 0 ? "not counted, it made progress since"
+			       : "not counted, not a fault"));
 	return count;
 }
