@@ -2,7 +2,7 @@
 # deps-graph.sh - the include graph between the source folders, and a
 # check that every arrow points down the layers:
 #
-#   programs (enqueue/ queueserv/ schedsim/ t/)
+#   programs (enqueue/ queueserv/ schedsim/ unsubscribe/ t/)
 #     -> queuerun/ -> sched/ smtp/ lists/ -> spool-layout/ -> common/
 #
 # A quoted #include "x.h" in a .c or .h file is an arrow from the file's
@@ -25,7 +25,7 @@ layer() {
 	esac
 }
 dirs=""
-for d in enqueue queueserv queuerun schedsim sched smtp lists \
+for d in enqueue queueserv unsubscribe queuerun schedsim sched smtp lists \
     spool-layout common t/tools t/fuzz; do
 	[ -d "$d" ] && dirs="$dirs $d"
 done
