@@ -146,9 +146,14 @@ request_files() {
 	[ "$(request_files)" = "" ]
 }
 
-@test "an unknown list is 404; an address that is not subscribed is answered as if done" {
+@test "an unknown or removed list is 404; an address that is not subscribed is answered as if done" {
 	run one_click "$(link ann@users.test "" nolist)"
 	[ "$output" = 404 ]
+	mjq_list example.org gone ann@users.test
+	echo 'closed by the owner' >"$LISTS/example.org/gone/removed"
+	run one_click "$(link ann@users.test "" gone)"
+	[ "$output" = 404 ]
+	[ "$(request_files)" = "" ]
 	run one_click "$(link stranger@users.test)"
 	[ "$output" = 200 ]
 	runq
@@ -179,6 +184,18 @@ request_files() {
 	run one_click "$(link ann@users.test)"
 	[ "$output" = 200 ]
 	[ -z "$(ls -A "$SPOOL/tmp")" ]
+}
+
+@test "a list whose files are missing now (a restore, a file system not mounted) is 503, nothing queued" {
+	mv "$SUBS" "$SUBS.away"
+	run one_click "$(link ann@users.test)"
+	[ "$output" = 503 ]
+	mv "$SUBS.away" "$SUBS"
+	mv "$LISTS" "$LISTS.away"
+	run one_click "$(link ann@users.test)"
+	[ "$output" = 503 ]
+	mv "$LISTS.away" "$LISTS"
+	[ "$(request_files)" = "" ]
 }
 
 @test "mail carrying a forged X-Mjq-One-Click header unsubscribes nobody" {

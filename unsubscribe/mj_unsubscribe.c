@@ -42,19 +42,29 @@ unsub_config(void)
 	return SETTINGS_DEFAULT_FILE;
 }
 
-/* unsub_list_exists - 1 the list's directory is there, 0 not, -1 the
- * lists directory cannot be read */
+/* unsub_list_exists - 1 the list can be read, 0 there is no such list
+ * (or it was removed on purpose), -1 it cannot be told now (the lists
+ * directory or the list's files missing: not mounted, being restored) */
 static int
 unsub_list_exists(const struct settings *s, const struct unsub_link *l)
 {
-	char path[PATH_MAX];
+	char why[PATH_MAX + 100], path[PATH_MAX];
 	struct stat st;
 
-	if (listconf_path(path, sizeof(path), s, l->domain, l->list, "") == -1)
+	switch (listconf_presence(s, l->domain, l->list, why, sizeof(why))) {
+	case LISTCONF_PRESENT:
+		return 1;
+	case LISTCONF_REMOVED:
 		return 0;
-	if (stat(path, &st) == 0)
-		return S_ISDIR(st.st_mode);
-	return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	case LISTCONF_MISSING:
+		break;
+	}
+	/* No such list: the lists directory is there, the list's is not. */
+	if (stat(s->lists_dir, &st) == 0 &&
+	    listconf_path(path, sizeof(path), s, l->domain, l->list, "") == 0 &&
+	    stat(path, &st) == -1 && (errno == ENOENT || errno == ENOTDIR))
+		return 0;
+	return -1;
 }
 
 /* unsub_refuse - one refusal, logged and answered */
