@@ -88,6 +88,17 @@ prom_held(const struct counts *k, FILE *fp)
 	}
 }
 
+/* prom_dest - "name{transport=...,nexthop=..." of one destination's
+ * sample, the caller adding any other label, "}" and the value */
+static void
+prom_dest(FILE *fp, const char *name, const struct dest_row *d)
+{
+	fprintf(fp, "%s{", name);
+	prom_label(fp, "transport", d->r.transport);
+	fputc(',', fp);
+	prom_label(fp, "nexthop", d->r.nexthop);
+}
+
 /* prom_dests - window, busy and dead per destination */
 static void
 prom_dests(const struct counts *k, FILE *fp)
@@ -109,10 +120,7 @@ prom_dests(const struct counts *k, FILE *fp)
 			v = m == 0   ? d->r.ds.window
 			    : m == 1 ? d->busy
 				     : !!d->r.ds.dead;
-			fprintf(fp, "%s{", names[m]);
-			prom_label(fp, "transport", d->r.transport);
-			fputc(',', fp);
-			prom_label(fp, "nexthop", d->r.nexthop);
+			prom_dest(fp, names[m], d);
 			fprintf(fp, "} %d\n", v);
 		}
 	}
@@ -138,10 +146,7 @@ prom_deliveries(const struct counts *k, FILE *fp)
 			v = o == 0   ? d->r.delivered
 			    : o == 1 ? d->r.deferred
 				     : d->r.bounced;
-			fprintf(fp, "mjq_deliveries_total{");
-			prom_label(fp, "transport", d->r.transport);
-			fputc(',', fp);
-			prom_label(fp, "nexthop", d->r.nexthop);
+			prom_dest(fp, "mjq_deliveries_total", d);
 			fputc(',', fp);
 			prom_label(fp, "outcome", outcome[o]);
 			fprintf(fp, "} %llu\n", (unsigned long long)v);
