@@ -121,13 +121,14 @@ sinks_msg() {
 
 # sinks_list W LISTCONF - an mjq tree in W whose list
 # bench.example/list has $DIR/subscribers and, in its config's [list],
-# the lines LISTCONF; mjq.conf sends the domains to the sinks with 100
-# delivery threads (callers append their own sections)
+# lines "posting = open" (the poster is no subscriber) and LISTCONF;
+# mjq.conf sends the domains to the sinks with 100 delivery threads
+# (callers append their own sections)
 sinks_list() {
 	mjq_workdir "$1"
 	mkdir -p "$1/lists/bench.example/list"
 	cp "$DIR/subscribers" "$1/lists/bench.example/list/subscribers"
-	printf '[list]\n%s\n' "$2" >"$1/lists/bench.example/list/config"
+	printf '[list]\nposting = open\n%s\n' "$2" >"$1/lists/bench.example/list/config"
 	{
 		printf '[delivery]\ndelivery_threads = 100\n'
 		printf '[transport_map]\n'
