@@ -264,6 +264,11 @@ link_sleep(const struct link *l, int step_ms, long long now)
 
 	if ((x = l->next_beat - now) < d)
 		d = x;
+	/* A change of the messages in hand is told within LINK_INHAND_MS,
+	 * not at the next regular beat (up to 30 s away). */
+	if (queuerun_busy(l->q) != l->told_inhand &&
+	    (x = l->last_beat + LINK_INHAND_MS - now) < d)
+		d = x;
 	if (l->draining && (x = l->abandon_at - now) < d)
 		d = x;
 	if (!l->keep && l->idle_since != 0 &&

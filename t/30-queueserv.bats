@@ -189,6 +189,19 @@ log_has() {
 	[[ "$output" == '{"server":{"pid":'* ]]
 }
 
+@test "status: a message a waiting runner takes is in hand at once, not at its next beat" {
+	SMTPD_ARGS=(--delay eod=5000)
+	qs_conf "min_runners = 1" "max_runners = 1"
+	queueserv_start
+	wait_for 5 nrunners 1
+	wait_for 5 eval '[ "$(json_field state)" = idle ]'
+	enqueue 1
+	# the beat is 7.5 s apart here (runner_hang_timeout / 4); the
+	# message stays in hand for 5 s, in its DATA phase
+	wait_for 2 eval '[ "$(json_field in_hand)" -ge 1 ]'
+	wait_for 20 all_delivered 1
+}
+
 @test "kill -9 of a busy runner: replaced, nothing lost" {
 	SMTPD_ARGS=(--delay eod=700)
 	qs_conf "max_runners = 1"

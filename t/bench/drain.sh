@@ -74,16 +74,9 @@ msg() {
 }
 
 # --- mjq -----------------------------------------------------------------
-mjq_workdir "$DIR/mjq"
-mkdir -p "$DIR/mjq/lists/bench.example/list"
-cp "$DIR/subscribers" "$DIR/mjq/lists/bench.example/list/subscribers"
-{
-	# unsigned, as Postfix sends it here (t/bench/dkim.sh measures signing)
-	printf '[dkim]\nsign = no\n'
-	printf '[delivery]\ndelivery_threads = 100\n'
-	printf '[transport_map]\n'
-	sed 's/ / = /' "$DIR/map"
-} >>"$DIR/mjq/mjq.conf"
+sinks_list "$DIR/mjq" ""
+# unsigned, as Postfix sends it here (t/bench/dkim.sh measures signing)
+printf '[dkim]\nsign = no\n' >>"$DIR/mjq/mjq.conf"
 msg | "$ENQ" -C "$DIR/mjq/mjq.conf" -d bench.example -l list -r -f poster@example.net
 s0=$(sink_cpu)
 t0=$(ms)

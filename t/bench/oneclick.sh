@@ -29,6 +29,12 @@
 #          the runner and the sinks would make with the cores to
 #          themselves (cores over their CPU per recipient): an
 #          estimate of the idle machine's wall figure, not a measure.
+# The per-copy drain runs ROUNDS times (default 3), each bracketed by
+# its own -multi runs, and the wall and cpu ratios are printed per round
+# and as the median of the rounds.  QR_OLD=path (another build's
+# mj_queuerun) adds, in each round, a per-copy drain by that runner just
+# before ours, so a change is measured before and after under the same
+# load.  SPEED_SECONDS (default 3) is openssl speed's time per figure.
 # WRAP, when set, goes before the per-copy drain's runner (a profiler:
 # WRAP='perf record -g -o /tmp/oneclick.perf --').  Needs root
 # (smtp-sink -u).
@@ -69,7 +75,7 @@ drain() {
 
 # speed ARGS... - openssl speed's rsa2048 sign/s (with -multi: summed)
 speed() {
-	openssl speed -seconds 3 "$@" rsa2048 2>/dev/null |
+	openssl speed -seconds "${SPEED_SECONDS:-3}" "$@" rsa2048 2>/dev/null |
 		awk '/^rsa 2048 bits/ { printf "%d", $6 }'
 }
 
@@ -78,27 +84,58 @@ speed() {
 # per-copy drain it brackets: the mean of the two sides.
 one=$(speed)
 drain once ""
-m1=$(speed -multi "$CORES")
-s0=$(sink_cpu)
-# shellcheck disable=SC2086 # WRAP is words
-drain percopy "https://bench.example/unsubscribe" ${WRAP:-}
-s1=$(sink_cpu)
-m2=$(speed -multi "$CORES")
+ROUNDS=${ROUNDS:-3}
+NEW=$QR
+: >"$DIR/rounds"
+for round in $(seq 1 "$ROUNDS"); do
+	for who in ${QR_OLD:+old} new; do
+		if [ "$who" = old ]; then QR=$QR_OLD; else QR=$NEW; fi
+		m1=$(speed -multi "$CORES")
+		s0=$(sink_cpu)
+		# shellcheck disable=SC2086 # WRAP is words
+		drain "pc_$who$round" "https://bench.example/unsubscribe" ${WRAP:-}
+		s1=$(sink_cpu)
+		m2=$(speed -multi "$CORES")
+		eval "ms=\$pc_$who${round}_ms cpu=\$pc_$who${round}_cpu"
+		rm -rf "$DIR/pc_$who$round"
+		# who round ms cpu multi sinks
+		echo "$who $round $ms $cpu $(((m1 + m2) / 2)) $(awk -v a="$s0" -v b="$s1" 'BEGIN { print (b - a) / 1e6 }')" >>"$DIR/rounds"
+	done
+done
 o=$(speed)
 [ "$o" -gt "$one" ] && one=$o
-multi=$(((m1 + m2) / 2))
 
-awk -v r="$R" -v d="$D" -v ot="$once_ms" -v pt="$percopy_ms" \
-	-v oc="$once_cpu" -v pc="$percopy_cpu" -v one="$one" -v multi="$multi" -v m1="$m1" -v m2="$m2" -v sc="$(awk -v a="$s0" -v b="$s1" 'BEGIN { print (b - a) / 1e6 }')" \
-	-v cores="$CORES" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
-	ow = r / (ot / 1000); pw = r / (pt / 1000)
+awk -v r="$R" -v d="$D" -v ot="$once_ms" -v oc="$once_cpu" -v one="$one" \
+	-v cores="$CORES" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" '
+function median(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+BEGIN {
+	ow = r / (ot / 1000)
 	printf "oneclick R=%d D=%d cores=%d load %s\n", r, d, cores, load
-	printf "signed once: %7.2f s  %7.0f rcpt/s  cpu %7.2f s  %.3f cpu s/1000 rcpt  %7.0f rcpt/cpu s\n", ot / 1000, ow, oc, oc / r * 1000, r / oc
-	printf "per copy:    %7.2f s  %7.0f rcpt/s  cpu %7.2f s  %.3f cpu s/1000 rcpt  %7.0f rcpt/cpu s\n", pt / 1000, pw, pc, pc / r * 1000, r / pc
-	printf "per copy / signed once: time %.2fx, cpu %.2fx\n", pt / ot, pc / oc
-	printf "openssl speed rsa2048 sign/s: one process %d per cpu s (x %d cores: %d); -multi %d %d per wall s (mean of %d, %d)\n", one, cores, one * cores, cores, multi, m1, m2
-	printf "wall: per copy rcpt/s / (one process x %d cores):  %.2f  (the issue'"'"'s goal: 0.70)\n", cores, pw / (one * cores)
-	printf "wall: per copy rcpt/s / -multi %d, same load:       %.2f\n", cores, pw / multi
-	printf "cpu:  per copy rcpt per runner cpu s / one process: %.2f\n", (r / pc) / one
-	printf "per copy, the sinks: cpu %.2f s (%.3f s/1000 rcpt); runner and sinks alone on %d cores would make %.0f rcpt/s, %.2f of the limit\n", sc, sc / r * 1000, cores, cores * r / (pc + sc), cores * r / (pc + sc) / (one * cores)
-}'
+	printf "signed once:   %7.2f s  %7.0f rcpt/s  cpu %7.2f s  %.3f cpu s/1000 rcpt  %7.0f rcpt/cpu s\n", ot / 1000, ow, oc, oc / r * 1000, r / oc
+	printf "openssl speed rsa2048 sign/s: one process %d per cpu s (best of two; x %d cores: %d)\n", one, cores, one * cores
+}
+{
+	who = $1; pt = $3; pc = $4; multi = $5; sc = $6
+	pw = r / (pt / 1000)
+	printf "per copy %s #%d: %6.2f s  %5.0f rcpt/s  cpu %.3f s/1000 rcpt  sinks %.3f s/1000  wall/limit %.2f  wall/-multi %.2f (%d)  cpu %.2f  alone %.2f\n", who, $2, pt / 1000, pw, pc / r * 1000, sc / r * 1000, pw / (one * cores), pw / multi, multi, (r / pc) / one, cores * r / (pc + sc) / (one * cores)
+	n[who]++
+	wl[who, n[who]] = pw / (one * cores); wm[who, n[who]] = pw / multi
+	cu[who, n[who]] = (r / pc) / one; al[who, n[who]] = cores * r / (pc + sc) / (one * cores)
+	rate[who, n[who]] = pw; cpk[who, n[who]] = pc / r * 1000; spk[who, n[who]] = sc / r * 1000
+}
+END {
+	for (who in n) {
+		k = n[who]
+		for (i = 1; i <= k; i++) { a1[i] = rate[who, i]; a2[i] = cpk[who, i]; a3[i] = spk[who, i]; a4[i] = wl[who, i]; a5[i] = wm[who, i]; a6[i] = cu[who, i]; a7[i] = al[who, i] }
+		printf "median of %d, %s runner:\n", k, who
+		printf "  per copy: %.0f rcpt/s, runner %.3f cpu s/1000 rcpt, sinks %.3f cpu s/1000 rcpt; signed once %.3f\n", median(a1, k), median(a2, k), median(a3, k), oc / r * 1000
+		printf "  wall: per copy rcpt/s / (one process x %d cores):  %.2f  (the issue'"'"'s goal: 0.70)\n", cores, median(a4, k)
+		printf "  wall: per copy rcpt/s / -multi %d, same load:       %.2f\n", cores, median(a5, k)
+		printf "  cpu:  per copy rcpt per runner cpu s / one process: %.2f\n", median(a6, k)
+		printf "  runner and sinks alone on %d cores (estimate):      %.2f\n", cores, median(a7, k)
+	}
+}' "$DIR/rounds"

@@ -1,9 +1,12 @@
 #!/bin/bash
 # t/bench/queueserv.sh - the figures of mj_queueserv:
 #   1. poke to walk: from mj_enqueue's exit to a runner starting its walk
-#      (the runner's "walk start" debug line), median over 100 pokes, with
-#      an idle pool (handshake + run) and a busy pool (coalesced rescan);
-#   2. the server's RSS before and after 100k pokes on its socket.
+#      (the runner's "walk start" debug line), median over PROBES
+#      (default 100) pokes, with an idle pool (handshake + run) and a
+#      busy pool (coalesced rescan);
+#   2. the server's RSS before and after POKES (default 100k) pokes on
+#      its socket.
+# KEEP=1 keeps the work directory (its log) for a look afterwards.
 # The measured messages go to a list without subscribers (the runner
 # finishes them at once); for the busy pool each runner first takes a
 # message to slow@example.org, whose SMTP server (mj_testsmtpd) never
@@ -16,10 +19,11 @@ ENQ=$TOP/enqueue/mj_enqueue
 RUNNER=${MJQ_TEST_RUNNER:-$TOP/queuerun/mj_queuerun}
 SMTPD=$TOP/t/tools/mj_testsmtpd
 POKES=${POKES:-100000}
+PROBES=${PROBES:-100} # enqueues per poke-to-walk figure
 DIR=$(mktemp -d)
 QS_PID=
 SMTPD_PID=
-trap '[ -n "$QS_PID" ] && kill "$QS_PID"; [ -n "$SMTPD_PID" ] && kill "$SMTPD_PID"; wait; rm -rf "$DIR"' EXIT
+KEEP=${KEEP:-}; trap '[ -n "$QS_PID" ] && kill "$QS_PID"; [ -n "$SMTPD_PID" ] && kill "$SMTPD_PID"; wait; [ -n "$KEEP" ] || rm -rf "$DIR"' EXIT
 
 # setup MAX MIN - a fresh spool and config
 setup() {
@@ -28,6 +32,9 @@ setup() {
 	mkdir -p "$DIR/lists/example.org/test" "$DIR/lists/example.org/slow"
 	: >"$DIR/lists/example.org/test/subscribers"
 	echo "u@slow.test" >"$DIR/lists/example.org/slow/subscribers"
+	# the posters are no subscribers: without this the posts are held
+	printf '[list]\nposting = open\n' >"$DIR/lists/example.org/test/config"
+	printf '[list]\nposting = open\n' >"$DIR/lists/example.org/slow/config"
 	cat >>"$DIR/mjq.conf" <<-EOF
 		[enqueue]
 		poke_timeout_ms = 5000
@@ -40,6 +47,8 @@ setup() {
 		max_clients = 256
 		[transport_map]
 		slow.test = smtp:[127.0.0.1]:$PORT
+		[dkim]
+		sign = no
 	EOF
 }
 
@@ -67,14 +76,14 @@ summary() {
 	        l, v[int((NR+1)/2)], v[int(NR*0.9)], v[1], v[NR], NR}'
 }
 
-# poke_to_walk LABEL - 100 enqueues, one at a time: walk start minus
+# poke_to_walk LABEL - PROBES enqueues, one at a time: walk start minus
 # mj_enqueue's exit (negative: the walk began before it had exited), and
 # minus its start (the whole enqueue, fsyncs included)
 poke_to_walk() {
 	local i n t0 t1 ts
 	: >"$DIR/lat"
 	: >"$DIR/lat0"
-	for i in $(seq 100); do
+	for i in $(seq "$PROBES"); do
 		n=$(walks)
 		t0=$EPOCHREALTIME
 		printf 'Subject: %s\n\nx\n' "$i" |

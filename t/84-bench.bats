@@ -1,0 +1,55 @@
+#!/usr/bin/env bats
+# t/84-bench.bats - every benchmark under t/bench/ still runs to the end
+# and prints its figures, at a size that takes seconds.  The benchmarks
+# are not run by CI otherwise, and a new default breaks them silently:
+# after moderation landed, the delivery benchmarks' posts were held
+# (posting = subscribers) and the DKIM default (sign = yes) left
+# queueserv.sh waiting forever for a busy runner.  The figures
+# themselves are not checked (that is what the full-size runs are
+# for); each script exits non-zero when its mail was not all delivered.
+
+load helpers
+
+setup() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (smtp-sink -u, Postfix)"
+}
+
+# bench NAME ARGS... - run t/bench/NAME with ARGS under a time limit
+bench() {
+	run timeout 300 bash "$TOP/t/bench/$@"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "drain.sh: mjq and Postfix each deliver every recipient" {
+	bench drain.sh 400 4
+	[[ "$output" == *"ratio mjq/postfix: "* ]]
+}
+
+@test "dkim.sh: unsigned and signed drains deliver every recipient" {
+	bench dkim.sh 200 4
+	[[ "$output" == *"signing path / bare RSA: "* ]]
+}
+
+@test "oneclick.sh: the per-copy drain, before and after, delivers every recipient" {
+	QR_OLD=$TOP/queuerun/mj_queuerun SPEED_SECONDS=1 ROUNDS=1 \
+		bench oneclick.sh 200 4
+	[[ "$output" == *"median of 1, new runner:"* ]]
+	[[ "$output" == *"median of 1, old runner:"* ]]
+	[[ "$output" == *"(the issue's goal: 0.70)"* ]]
+}
+
+@test "queueserv.sh: poke to walk with an idle and a busy pool" {
+	POKES=500 PROBES=5 bench queueserv.sh
+	[[ "$output" == *"busy pool, from mj_enqueue's exit: median"* ]]
+	[[ "$output" == *"500 answered"* ]]
+}
+
+@test "walk_rss.sh, enqueue.sh, sched.sh: their figures" {
+	bench walk_rss.sh 200
+	[[ "$output" =~ 200\ +[0-9]+ ]]
+	bench enqueue.sh 5
+	[[ "$output" == *"mj_enqueue peak RSS: "* ]]
+	bench sched.sh
+	[[ "$output" == *"bytes per in-core recipient, batched 50 per entry: "* ]]
+}
