@@ -62,6 +62,8 @@ struct smtp_session {
 	struct smtp_timeouts to;
 	int broken;		     /* no further command can be sent */
 	unsigned xacts;		     /* transactions begun on this session */
+	int ahead; /* the next transaction's envelope went out with the
+		      last final dot; its replies are unread (smtp_xact.c) */
 	enum smtp_io_error io_error; /* why the last primitive failed */
 	int io_errno;
 	const char *proto_error;
