@@ -1,7 +1,10 @@
 /*
  * deliver_smtp.c - the smtp transport: a batch becomes one transaction
  * of the SMTP client (smtp_session.c, smtp_xact.c) over a session that is
- * reused when one to the same nexthop is idle in the cache.
+ * reused when one to the same nexthop is idle in the cache; or one per
+ * recipient (VERP, header fields of its own), each copy made before the
+ * one in front of it goes, so that its envelope rides behind that one's
+ * final dot (smtp_xact.c's chaining).
  *
  * Nexthops: "[host]:port" or "[host]" connect to host's addresses, no MX;
  * "host" or "host:port" go through MX (mx_*.c when it is there, else
@@ -282,7 +285,8 @@ deliver_smtp_copy(struct qr_batch *b, size_t lo, size_t hi,
 	size_t headlen;
 
 	if (b->verp)
-		deliver_smtp_verp(b, b->addr[lo], cp->sender, sizeof(cp->sender));
+		deliver_smtp_verp(
+		    b, b->addr[lo], cp->sender, sizeof(cp->sender));
 	else
 		(void)strlcpy(cp->sender, b->sender,
 		    sizeof(cp->sender)); /* twice its size */
@@ -371,7 +375,8 @@ deliver_smtp(struct qr_batch *b)
 		rcpts[i].addr = b->addr[i];
 	c = deliver_smtp_take(b->nexthop);
 	hi = step < b->n ? step : b->n;
-	made = deliver_smtp_copy(b, 0, hi, &text, rcpts, &copy[0]) == 0;
+	made = b->n == 0 ||
+	       deliver_smtp_copy(b, 0, hi, &text, rcpts, &copy[0]) == 0;
 	for (lo = 0; lo < b->n; lo = hi, hi = nhi, made = next_made) {
 		if (!made) {
 			deliver_smtp_fail(&hst, SMTP_DEFERRED, "4.3.0",

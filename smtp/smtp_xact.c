@@ -375,8 +375,7 @@ smtp_xact_run(struct smtp_session *s, const struct smtp_xact *x,
 		s->broken |= ahead; /* not so: the same check sent it */
 		goto done;
 	}
-	if ((rc = smtp_xact_mail(s, rset, ahead, x, state, &reply, st)) ==
-	    -2) {
+	if ((rc = smtp_xact_mail(s, rset, ahead, x, state, &reply, st)) == -2) {
 		s->broken = 1;
 		free(state);
 		return SMTP_XACT_STALE;

@@ -115,8 +115,8 @@ struct session {
 	long long wake;	 /* pending reply is due at this time (ms) */
 	char *pending;	 /* a delayed reply, or NULL */
 	enum stage pending_stage;
-	unsigned long reads; /* read() count, for the trace */
-	unsigned long seen[ST_COUNT];	  /* how often each stage came */
+	unsigned long reads;		       /* read() count, for the trace */
+	unsigned long seen[ST_COUNT];	       /* how often each stage came */
 	const struct stage_conf *at[ST_COUNT]; /* its conf this time */
 	char *from;
 	char **rcpts;
@@ -334,11 +334,10 @@ parse_args(int argc, char **argv)
 	static const struct option opts[] = {{"port", 1, 0, 'p'},
 	    {"port-file", 1, 0, O_PORTFILE}, {"pid-file", 1, 0, O_PIDFILE},
 	    {"log", 1, 0, O_LOG}, {"trace", 1, 0, O_TRACE},
-	    {"trace-eod", 0, 0, O_TRACEEOD},
-	    {"save-dir", 1, 0, O_SAVE}, {"size", 1, 0, O_SIZE},
-	    {"no-pipelining", 0, 0, O_NOPIPE}, {"no-8bitmime", 0, 0, O_NO8BIT},
-	    {"rcpt", 1, 0, O_RCPT}, {"rcpt-limit", 1, 0, O_RLIMIT},
-	    {"max-sessions", 1, 0, O_MAXSESS},
+	    {"trace-eod", 0, 0, O_TRACEEOD}, {"save-dir", 1, 0, O_SAVE},
+	    {"size", 1, 0, O_SIZE}, {"no-pipelining", 0, 0, O_NOPIPE},
+	    {"no-8bitmime", 0, 0, O_NO8BIT}, {"rcpt", 1, 0, O_RCPT},
+	    {"rcpt-limit", 1, 0, O_RLIMIT}, {"max-sessions", 1, 0, O_MAXSESS},
 	    {"fail-first-sessions", 1, 0, O_FAILFIRST},
 	    {"reply", 1, 0, O_REPLY}, {"delay", 1, 0, O_DELAY},
 	    {"drop", 1, 0, O_DROP}, {"silent", 1, 0, O_SILENT},
