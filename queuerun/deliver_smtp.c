@@ -1,7 +1,10 @@
 /*
  * deliver_smtp.c - the smtp transport: a batch becomes one transaction
  * of the SMTP client (smtp_session.c, smtp_xact.c) over a session that is
- * reused when one to the same nexthop is idle in the cache.
+ * reused when one to the same nexthop is idle in the cache; or one per
+ * recipient (VERP, header fields of its own), each copy made before the
+ * one in front of it goes, so that its envelope rides behind that one's
+ * final dot (smtp_xact.c's chaining).
  *
  * Nexthops: "[host]:port" or "[host]" connect to host's addresses, no MX;
  * "host" or "host:port" go through MX (mx_*.c when it is there, else
@@ -66,11 +69,12 @@ deliver_smtp_free(struct deliver_cached *c)
 	free(c);
 }
 
-/* deliver_smtp_put - keep a session for the next batch, or close it */
+/* deliver_smtp_put - keep a session for the next batch, or close it
+ * (one owed the replies of an envelope sent ahead is never kept) */
 static void
 deliver_smtp_put(struct deliver_cached *c, double ttl)
 {
-	if (c->s.broken || ttl <= 0) {
+	if (c->s.broken || c->s.ahead || ttl <= 0) {
 		deliver_smtp_free(c);
 		return;
 	}
@@ -260,14 +264,53 @@ deliver_smtp_set(struct qr_batch *b, size_t lo, size_t hi,
 	}
 }
 
-/* deliver_smtp_group - recipients [lo, hi) in one transaction over *cp;
- * a cached session that went stale (closed by the server meanwhile) is
- * replaced by one fresh session, which is not a failure; -1 when there
- * is no session to go on with */
+/* One transaction of a batch: its envelope sender and, for a copy of
+ * its own, its header fields (owned) and its text with them. */
+struct deliver_copy {
+	char sender[2 * SPOOL_ADDR_MAX + 2];
+	char *head;
+	struct smtp_data_msg dm;
+	struct smtp_xact x;
+};
+
+/* deliver_smtp_copy - transaction [lo, hi) of the batch into *cp, made
+ * before the one in front of it is sent (its envelope may go behind
+ * that one's final dot, SIZE= counting its own fields); -1 when its
+ * header fields cannot be made */
+static int
+deliver_smtp_copy(struct qr_batch *b, size_t lo, size_t hi,
+    const struct smtp_data_msg *text, struct smtp_rcpt *rcpts,
+    struct deliver_copy *cp)
+{
+	size_t headlen;
+
+	if (b->verp)
+		deliver_smtp_verp(
+		    b, b->addr[lo], cp->sender, sizeof(cp->sender));
+	else
+		(void)strlcpy(cp->sender, b->sender,
+		    sizeof(cp->sender)); /* twice its size */
+	cp->dm = *text;
+	free(cp->head);
+	cp->head = NULL;
+	if (b->head != NULL) {
+		if (rcpt_head_make(b->head, b->addr[lo], &cp->head, &headlen) ==
+		    -1)
+			return -1;
+		smtp_data_head(&cp->dm, cp->head, headlen);
+	}
+	cp->x = (struct smtp_xact){cp->sender, rcpts + lo, hi - lo, &cp->dm};
+	return 0;
+}
+
+/* deliver_smtp_group - transaction x (results [lo, lo + x->n)) over
+ * *cp, then next (NULL: none) for certain (smtp_xact.h); a cached
+ * session that went stale (closed by the server meanwhile, or after
+ * the last final dot) is replaced by one fresh session, which is not a
+ * failure; -1 when there is no session to go on with */
 static int
 deliver_smtp_group(struct qr_batch *b, struct deliver_cached **cp,
-    const char *sender, struct smtp_rcpt *rcpts, size_t lo, size_t hi,
-    const struct smtp_data_msg *dm)
+    const struct smtp_xact *x, size_t lo, const struct smtp_xact *next)
 {
 	struct smtp_status st;
 	size_t i;
@@ -279,20 +322,17 @@ deliver_smtp_group(struct qr_batch *b, struct deliver_cached **cp,
 			/* No server answered: relay=none, as Postfix logs;
 			 * the reason names the addresses tried. */
 			(void)strlcpy(b->relay, "none", sizeof(b->relay));
-			deliver_smtp_set(b, lo, hi, NULL, &st);
+			deliver_smtp_set(b, lo, lo + x->n, NULL, &st);
 			b->negative = st.feedback == SMTP_FEEDBACK_NEGATIVE;
 			return -1;
 		}
-		for (i = lo; i < hi; i++) {
-			memset(&rcpts[i], 0, sizeof(rcpts[i]));
-			rcpts[i].addr = b->addr[i];
-		}
-		if (smtp_xact_run(&(*cp)->s, sender, rcpts + lo, hi - lo, dm,
-			&st) == SMTP_XACT_DONE) {
+		for (i = 0; i < x->n; i++)
+			memset(&x->r[i].st, 0, sizeof(x->r[i].st));
+		if (smtp_xact_run(&(*cp)->s, x, next, &st) == SMTP_XACT_DONE) {
 			(void)strlcpy(
 			    b->relay, (*cp)->s.peer, sizeof(b->relay));
 			b->tls = SPOOL_DEST_TLS_NONE + (*cp)->s.tls_state;
-			deliver_smtp_set(b, lo, hi, rcpts, NULL);
+			deliver_smtp_set(b, lo, lo + x->n, x->r - lo, NULL);
 			return 0;
 		}
 		deliver_smtp_free(*cp);
@@ -300,65 +340,65 @@ deliver_smtp_group(struct qr_batch *b, struct deliver_cached **cp,
 	}
 	deliver_smtp_fail(&st, SMTP_DEFERRED, "4.4.2",
 	    "lost connection before the transaction");
-	deliver_smtp_set(b, lo, hi, NULL, &st);
+	deliver_smtp_set(b, lo, lo + x->n, NULL, &st);
 	return -1;
 }
 
 /* deliver_smtp - one batch: one transaction, or one per recipient with
  * VERP (each has its own envelope sender) or with header fields of its
- * own (rcpt_head.c), over one session */
+ * own (rcpt_head.c), over one session; the next copy is made before
+ * this one goes, so its envelope can go behind this one's final dot */
 void
 deliver_smtp(struct qr_batch *b)
 {
-	char sender[2 * SPOOL_ADDR_MAX + 2], *head = NULL;
+	struct deliver_copy copy[2] = {{.head = NULL}, {.head = NULL}};
 	struct deliver_cached *c;
-	struct smtp_data_msg dm;
+	struct smtp_data_msg text;
 	struct smtp_status hst;
 	struct smtp_rcpt *rcpts;
-	size_t lo, hi, i, headlen;
+	size_t lo, hi, i, nhi, cur = 0;
 	size_t step = b->verp || b->head != NULL ? 1 : b->n;
+	int made, next_made = 0;
 
 	(void)strlcpy(b->relay, b->nexthop, sizeof(b->relay));
 	if ((rcpts = calloc(b->n, sizeof(*rcpts))) == NULL) {
 		deliver_all(b, QR_DEFERRED, 0, "4.3.0", "out of memory");
 		return;
 	}
-	if (smtp_data_open(&dm, b->datafd, b->datasize) == -1) {
+	if (smtp_data_open(&text, b->datafd, b->datasize) == -1) {
 		deliver_all(
 		    b, QR_DEFERRED, 0, "4.3.0", "cannot read the message");
 		free(rcpts);
 		return;
 	}
+	for (i = 0; i < b->n; i++)
+		rcpts[i].addr = b->addr[i];
 	c = deliver_smtp_take(b->nexthop);
-	for (lo = 0; lo < b->n; lo = hi) {
-		hi = lo + step < b->n ? lo + step : b->n;
-		if (b->verp)
-			deliver_smtp_verp(
-			    b, b->addr[lo], sender, sizeof(sender));
-		else
-			(void)strlcpy(sender, b->sender,
-			    sizeof(sender)); /* twice its size */
-		if (b->head != NULL) {
-			free(head);
-			if (rcpt_head_make(b->head, b->addr[lo], &head,
-				&headlen) == -1) {
-				deliver_smtp_fail(&hst, SMTP_DEFERRED, "4.3.0",
-				    "cannot make the recipient's header");
-				deliver_smtp_set(b, lo, b->n, NULL, &hst);
-				break;
-			}
-			smtp_data_head(&dm, head, headlen);
+	hi = step < b->n ? step : b->n;
+	made = b->n == 0 ||
+	       deliver_smtp_copy(b, 0, hi, &text, rcpts, &copy[0]) == 0;
+	for (lo = 0; lo < b->n; lo = hi, hi = nhi, made = next_made) {
+		if (!made) {
+			deliver_smtp_fail(&hst, SMTP_DEFERRED, "4.3.0",
+			    "cannot make the recipient's header");
+			deliver_smtp_set(b, lo, b->n, NULL, &hst);
+			break;
 		}
-		if (deliver_smtp_group(b, &c, sender, rcpts, lo, hi, &dm) ==
-		    -1) {
+		nhi = hi + step < b->n ? hi + step : b->n;
+		next_made = hi < b->n && deliver_smtp_copy(b, hi, nhi, &text,
+					     rcpts, &copy[!cur]) == 0;
+		if (deliver_smtp_group(b, &c, &copy[cur].x, lo,
+			next_made ? &copy[!cur].x : NULL) == -1) {
 			/* No session: the rest shares the failure. */
 			for (i = hi; i < b->n; i++)
 				b->res[i] = b->res[lo];
 			break;
 		}
+		cur = !cur;
 	}
 	if (c != NULL)
 		deliver_smtp_put(c, (double)b->params->cache_time);
-	free(head);
+	free(copy[0].head);
+	free(copy[1].head);
 	free(rcpts);
 }

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "smtp_data.h"
@@ -155,10 +156,30 @@ smtp_data_send_head(struct smtp_session *s, const struct smtp_data_msg *m,
 	return 0;
 }
 
-/* smtp_data_send - send the converted text and the final dot; the head
- * goes out in the text's first write (one write per short copy) */
+/* smtp_data_last - the write with the final dot in out, and the tail
+ * after it in the same write when there is room (else in its own) */
+static int
+smtp_data_last(struct smtp_session *s, char *out, size_t len, size_t room,
+    const char *tail, size_t taillen)
+{
+	if (taillen > 0 && taillen <= room - len) {
+		memcpy(out + len, tail, taillen);
+		len += taillen;
+		taillen = 0;
+	}
+	if (smtp_session_send(s, out, len, s->to.data_ms) == -1 ||
+	    (taillen > 0 &&
+		smtp_session_send(s, tail, taillen, s->to.command_ms) == -1))
+		return -1;
+	return 0;
+}
+
+/* smtp_data_send - send the converted text and the final dot, then the
+ * tail (the next transaction's envelope, or none); the head goes out in
+ * the text's first write (one write per short copy, tail included) */
 int
-smtp_data_send(struct smtp_session *s, const struct smtp_data_msg *m)
+smtp_data_send(struct smtp_session *s, const struct smtp_data_msg *m,
+    const char *tail, size_t taillen)
 {
 	char in[SMTP_DATA_BLOCK], out[2 * SMTP_DATA_BLOCK + 5];
 	struct smtp_data_conv c;
@@ -184,16 +205,15 @@ smtp_data_send(struct smtp_session *s, const struct smtp_data_msg *m)
 		if (n <= 0)
 			return -2;
 		len += smtp_data_convert(&c, in, n, out + len);
-		if (off + n >= m->size)
+		if (off + n >= m->size) {
 			len += smtp_data_finish(&c, out + len);
+			return smtp_data_last(
+			    s, out, len, sizeof(out), tail, taillen);
+		}
 		if (smtp_session_send(s, out, len, s->to.data_ms) == -1)
 			return -1;
 		len = 0;
 	}
-	if (m->size == 0) {
-		len += smtp_data_finish(&c, out + len);
-		if (smtp_session_send(s, out, len, s->to.data_ms) == -1)
-			return -1;
-	}
-	return 0;
+	len += smtp_data_finish(&c, out + len);
+	return smtp_data_last(s, out, len, sizeof(out), tail, taillen);
 }

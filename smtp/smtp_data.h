@@ -34,6 +34,7 @@ size_t smtp_data_convert(struct smtp_data_conv *, const char *, size_t, char *);
 size_t smtp_data_finish(const struct smtp_data_conv *, char *);
 int smtp_data_open(struct smtp_data_msg *, int, off_t);
 void smtp_data_head(struct smtp_data_msg *, const char *, size_t);
-int smtp_data_send(struct smtp_session *, const struct smtp_data_msg *);
+int smtp_data_send(
+    struct smtp_session *, const struct smtp_data_msg *, const char *, size_t);
 
 #endif

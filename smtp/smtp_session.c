@@ -354,7 +354,8 @@ fail:
 	return -1;
 }
 
-/* smtp_session_close - QUIT when the session is still sane, then close */
+/* smtp_session_close - QUIT when the session is still sane, then close;
+ * not after an envelope sent ahead, whose replies would answer the QUIT */
 void
 smtp_session_close(struct smtp_session *s)
 {
@@ -365,7 +366,8 @@ smtp_session_close(struct smtp_session *s)
 		return;
 	if (ms > SMTP_QUIT_MAX_MS)
 		ms = SMTP_QUIT_MAX_MS;
-	if (!s->broken && smtp_session_send(s, "QUIT\r\n", 6, ms) == 0)
+	if (!s->broken && !s->ahead &&
+	    smtp_session_send(s, "QUIT\r\n", 6, ms) == 0)
 		(void)smtp_session_reply(s, ms, &r);
 	smtp_tls_end(s);
 	close(s->fd);

@@ -60,8 +60,10 @@ struct smtp_session {
 	int features;	      /* SMTP_FEAT_* from the EHLO reply */
 	long long size_limit; /* the server's SIZE; 0 when none */
 	struct smtp_timeouts to;
-	int broken;		     /* no further command can be sent */
-	unsigned xacts;		     /* transactions begun on this session */
+	int broken;	/* no further command can be sent */
+	unsigned xacts; /* transactions begun on this session */
+	int ahead;	/* the next transaction's envelope went out with the
+			   last final dot; its replies are unread (smtp_xact.c) */
 	enum smtp_io_error io_error; /* why the last primitive failed */
 	int io_errno;
 	const char *proto_error;

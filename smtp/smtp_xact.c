@@ -11,6 +11,22 @@
  * it there) and its reply is read first, which saves a round trip per
  * transaction (one per recipient with VERP or one-click headers).
  *
+ * Chaining: when the caller names the transaction that follows on this
+ * session (one per recipient with VERP or one-click headers), its
+ * envelope (MAIL, RCPT, DATA, no RSET: the final dot ends a transaction,
+ * RFC 5321 4.1.1.4) goes out in the same write as this one's text and
+ * final dot; RFC 2920 3.1 allows message content first in a group and
+ * DATA last.  The end-of-data reply is read, and the session keeps
+ * "ahead" set: the next call reads the envelope's replies without
+ * sending anything.  So each copy costs one write and one wait instead
+ * of two.  Only what would be sent anyway is sent ahead: the next
+ * transaction must pass smtp_xact_check.  When the session breaks after
+ * the dot (no end-of-data reply, a 421, the connection closed before
+ * the MAIL reply), the next transaction had nothing accepted: its call
+ * returns SMTP_XACT_STALE, as after a failed RSET, and the caller gives
+ * it a new session.  A session with an envelope ahead is never QUIT
+ * (smtp_session_close) nor cached (the caller).
+ *
  * Nothing here is negative feedback: the handshake succeeded, so the
  * destination is up, whatever happens to this message.
  */
@@ -78,12 +94,12 @@ smtp_xact_format(char *buf, size_t size, const char *verb, const char *addr,
 
 /* smtp_xact_check - refuse what no server should see; 0 if nothing left */
 static int
-smtp_xact_check(struct smtp_session *s, const char *sender, struct smtp_rcpt *r,
-    size_t n, const struct smtp_data_msg *m, char *state,
+smtp_xact_check(struct smtp_session *s, const struct smtp_xact *x, char *state,
     struct smtp_status *st)
 {
 	char cmd[SMTP_XACT_CMD_MAX];
-	size_t i, npending = 0;
+	struct smtp_rcpt *r = x->r;
+	size_t i, n = x->n, npending = 0;
 
 	smtp_xact_local(st, SMTP_BOUNCED, "5.1.3", "RCPT TO",
 	    "bad recipient address syntax");
@@ -94,18 +110,18 @@ smtp_xact_check(struct smtp_session *s, const char *sender, struct smtp_rcpt *r,
 			state[i] = X_PENDING;
 			npending++;
 		}
-	if (smtp_xact_format(cmd, sizeof(cmd), "", sender, "") == -1) {
+	if (smtp_xact_format(cmd, sizeof(cmd), "", x->sender, "") == -1) {
 		smtp_xact_local(st, SMTP_BOUNCED, "5.1.7", "MAIL FROM",
 		    "bad sender address syntax");
 		smtp_xact_all(r, n, state, st);
 		return 0;
 	}
 	if ((s->features & SMTP_FEAT_SIZE) && s->size_limit > 0 &&
-	    m->wire_size > s->size_limit) {
+	    x->m->wire_size > s->size_limit) {
 		smtp_xact_local(st, SMTP_BOUNCED, "5.3.4", "MAIL FROM", "");
 		snprintf(st->text, sizeof(st->text),
 		    "message size %lld exceeds size limit %lld of server %s",
-		    (long long)m->wire_size, s->size_limit, s->peer);
+		    (long long)x->m->wire_size, s->size_limit, s->peer);
 		smtp_xact_all(r, n, state, st);
 		return 0;
 	}
@@ -125,36 +141,73 @@ smtp_xact_params(struct smtp_session *s, const struct smtp_data_msg *m,
 		strlcat(buf, " BODY=8BITMIME", size);
 }
 
-/* smtp_xact_pipeline - RSET when rset, MAIL, every RCPT and DATA in
- * one write */
-static int
-smtp_xact_pipeline(struct smtp_session *s, int rset, const char *sender,
-    const struct smtp_rcpt *r, size_t n, const char *state,
-    const struct smtp_data_msg *m)
+/* smtp_xact_envelope - RSET when rset, MAIL, every pending RCPT and
+ * DATA, malloc'd in *out for one write; its length, or 0 */
+static size_t
+smtp_xact_envelope(struct smtp_session *s, int rset, const struct smtp_xact *x,
+    const char *state, char **out)
 {
 	char params[64], *buf;
 	size_t len = 0, i;
-	int rc = -1, k;
+	int k;
 
-	if ((buf = reallocarray(NULL, n + 3, SMTP_XACT_CMD_MAX)) == NULL)
-		return -1;
-	smtp_xact_params(s, m, params, sizeof(params));
+	if ((*out = buf = reallocarray(NULL, x->n + 3, SMTP_XACT_CMD_MAX)) ==
+	    NULL)
+		return 0;
+	smtp_xact_params(s, x->m, params, sizeof(params));
 	if (rset) {
 		memcpy(buf, "RSET\r\n", 6);
 		len = 6;
 	}
 	len += smtp_xact_format(
-	    buf + len, SMTP_XACT_CMD_MAX, "MAIL FROM:", sender, params);
-	for (i = 0; i < n; i++)
+	    buf + len, SMTP_XACT_CMD_MAX, "MAIL FROM:", x->sender, params);
+	for (i = 0; i < x->n; i++)
 		if (state[i] == X_PENDING &&
 		    (k = smtp_xact_format(buf + len, SMTP_XACT_CMD_MAX,
-			 "RCPT TO:", r[i].addr, "")) > 0)
+			 "RCPT TO:", x->r[i].addr, "")) > 0)
 			len += k;
 	memcpy(buf + len, "DATA\r\n", 6);
-	len += 6;
-	rc = smtp_session_send(s, buf, len, s->to.command_ms);
+	return len + 6;
+}
+
+/* smtp_xact_pipeline - the envelope (after RSET when rset) in one write */
+static int
+smtp_xact_pipeline(struct smtp_session *s, int rset, const struct smtp_xact *x,
+    const char *state)
+{
+	char *buf;
+	size_t len;
+	int rc = -1;
+
+	if ((len = smtp_xact_envelope(s, rset, x, state, &buf)) > 0)
+		rc = smtp_session_send(s, buf, len, s->to.command_ms);
 	free(buf);
 	return rc;
+}
+
+/* smtp_xact_ahead - next's envelope for the write of the final dot, in
+ * *out (malloc'd; NULL and 0 for none): only with PIPELINING and when
+ * next has something to send */
+static size_t
+smtp_xact_ahead(
+    struct smtp_session *s, const struct smtp_xact *next, char **out)
+{
+	struct smtp_status st;
+	size_t len = 0;
+	char *state;
+
+	*out = NULL;
+	if (next == NULL || !(s->features & SMTP_FEAT_PIPELINING) ||
+	    (state = calloc(next->n + 1, 1)) == NULL)
+		return 0;
+	/* The same check the next call makes: the same recipients go. */
+	if (smtp_xact_check(s, next, state, &st) > 0 &&
+	    (len = smtp_xact_envelope(s, 0, next, state, out)) == 0) {
+		free(*out);
+		*out = NULL;
+	}
+	free(state);
+	return len;
 }
 
 /* smtp_xact_step - send one command unless pipelined, read its reply */
@@ -193,15 +246,21 @@ smtp_xact_rset_reply(struct smtp_session *s)
 	return 0;
 }
 
-/* smtp_xact_body - the text and the final dot, then its reply */
+/* smtp_xact_body - the text and the final dot (and next's envelope in
+ * the same write), then the end-of-data reply */
 static void
-smtp_xact_body(struct smtp_session *s, struct smtp_rcpt *r, size_t n,
-    char *state, const struct smtp_data_msg *m, struct smtp_status *st)
+smtp_xact_body(struct smtp_session *s, const struct smtp_xact *x, char *state,
+    const struct smtp_xact *next, struct smtp_status *st)
 {
 	struct smtp_reply reply;
+	size_t taillen;
+	char *tail;
 	int rc;
 
-	if ((rc = smtp_data_send(s, m)) == -2) {
+	/* From here the session is owed the replies of what went ahead. */
+	if ((taillen = smtp_xact_ahead(s, next, &tail)) > 0)
+		s->ahead = 1;
+	if ((rc = smtp_data_send(s, x->m, tail, taillen)) == -2) {
 		/* No final dot: the server must not take a cut message. */
 		s->broken = 1;
 		smtp_xact_local(st, SMTP_DEFERRED, "4.3.0", "message body",
@@ -214,7 +273,8 @@ smtp_xact_body(struct smtp_session *s, struct smtp_rcpt *r, size_t n,
 		    st);
 	else
 		smtp_session_replied(&reply, "end of data", st);
-	smtp_xact_all(r, n, state, st);
+	free(tail);
+	smtp_xact_all(x->r, x->n, state, st);
 }
 
 /* smtp_xact_rcpts - the RCPT replies; how many were accepted, or -1 */
@@ -249,18 +309,53 @@ smtp_xact_rcpts(struct smtp_session *s, struct smtp_rcpt *r, size_t n,
 	return nok;
 }
 
-/* smtp_xact_run - deliver one message to up to n recipients */
-enum smtp_xact_result
-smtp_xact_run(struct smtp_session *s, const char *sender, struct smtp_rcpt *r,
-    size_t n, const struct smtp_data_msg *m, struct smtp_status *st)
+/* smtp_xact_mail - send the envelope as this session needs it (none
+ * when it went ahead) and read the MAIL reply; -1 with st when that
+ * failed, -2 when the session is stale and nothing was accepted */
+static int
+smtp_xact_mail(struct smtp_session *s, int rset, int ahead,
+    const struct smtp_xact *x, const char *state, struct smtp_reply *reply,
+    struct smtp_status *st)
 {
 	int pipelined = (s->features & SMTP_FEAT_PIPELINING) != 0;
-	struct smtp_reply reply;
-	char params[64], *state;
-	int mail_ok, nok, rset;
+	char params[64];
 
-	/* A reused session is reset (and so proven alive) first. */
-	rset = s->xacts++ > 0;
+	if (pipelined && rset &&
+	    (smtp_xact_pipeline(s, 1, x, state) == -1 ||
+		smtp_xact_rset_reply(s) == -1))
+		return -2;
+	smtp_xact_params(s, x->m, params, sizeof(params));
+	if ((pipelined && !rset && !ahead &&
+		smtp_xact_pipeline(s, 0, x, state) == -1) ||
+	    smtp_xact_step(s, "MAIL FROM:", x->sender, params, reply) == -1) {
+		/* Gone after the last final dot: as a stale RSET. */
+		if (ahead)
+			return -2;
+		smtp_session_failed(s, "sending MAIL FROM", st);
+		return -1;
+	}
+	if (ahead && reply->code == 421)
+		return -2;
+	return 0;
+}
+
+/* smtp_xact_run - deliver one message to up to n recipients; next, the
+ * transaction that follows for certain, or NULL (smtp_xact.h) */
+enum smtp_xact_result
+smtp_xact_run(struct smtp_session *s, const struct smtp_xact *x,
+    const struct smtp_xact *next, struct smtp_status *st)
+{
+	int pipelined = (s->features & SMTP_FEAT_PIPELINING) != 0;
+	struct smtp_rcpt *r = x->r;
+	struct smtp_reply reply;
+	int mail_ok, nok, rset, ahead = s->ahead, rc;
+	size_t n = x->n;
+	char *state;
+
+	/* A reused session is reset (and so proven alive) first, unless
+	 * this envelope went out behind the last final dot. */
+	s->ahead = 0;
+	rset = s->xacts++ > 0 && !ahead;
 	if (s->broken ||
 	    (rset && !pipelined &&
 		(smtp_session_send(s, "RSET\r\n", 6, s->to.command_ms) ==
@@ -268,25 +363,24 @@ smtp_xact_run(struct smtp_session *s, const char *sender, struct smtp_rcpt *r,
 		    smtp_xact_rset_reply(s) == -1)))
 		return SMTP_XACT_STALE;
 	if ((state = calloc(n + 1, 1)) == NULL) {
+		/* Replies owed to an envelope ahead cannot be read now. */
+		s->broken |= ahead;
 		smtp_xact_local(
 		    st, SMTP_DEFERRED, "4.3.0", "MAIL FROM", "out of memory");
 		while (n-- > 0)
 			r[n].st = *st;
 		return SMTP_XACT_DONE;
 	}
-	if (smtp_xact_check(s, sender, r, n, m, state, st) == 0)
+	if (smtp_xact_check(s, x, state, st) == 0) {
+		s->broken |= ahead; /* not so: the same check sent it */
 		goto done;
-	smtp_xact_params(s, m, params, sizeof(params));
-	if (pipelined && rset &&
-	    (smtp_xact_pipeline(s, 1, sender, r, n, state, m) == -1 ||
-		smtp_xact_rset_reply(s) == -1)) {
+	}
+	if ((rc = smtp_xact_mail(s, rset, ahead, x, state, &reply, st)) == -2) {
+		s->broken = 1;
 		free(state);
 		return SMTP_XACT_STALE;
 	}
-	if ((pipelined && !rset &&
-		smtp_xact_pipeline(s, 0, sender, r, n, state, m) == -1) ||
-	    smtp_xact_step(s, "MAIL FROM:", sender, params, &reply) == -1) {
-		smtp_session_failed(s, "sending MAIL FROM", st);
+	if (rc == -1) {
 		smtp_xact_all(r, n, state, st);
 		goto done;
 	}
@@ -312,7 +406,7 @@ smtp_xact_run(struct smtp_session *s, const char *sender, struct smtp_rcpt *r,
 		    smtp_session_reply(s, s->to.eod_ms, &reply) == -1)
 			s->broken = 1;
 	} else
-		smtp_xact_body(s, r, n, state, m, st);
+		smtp_xact_body(s, x, state, next, st);
 done:
 	free(state);
 	return SMTP_XACT_DONE;

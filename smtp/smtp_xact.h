@@ -1,6 +1,7 @@
 /*
  * smtp_xact.h - one mail transaction over an open session: MAIL FROM,
- * RCPT TO for each recipient, DATA, the text, the final dot.
+ * RCPT TO for each recipient, DATA, the text, the final dot; with the
+ * next transaction's envelope chained behind the dot when it is known.
  */
 #ifndef MJQ_SMTP_XACT_H
 #define MJQ_SMTP_XACT_H
@@ -16,14 +17,28 @@ struct smtp_rcpt {
 	struct smtp_status st;
 };
 
+/* One transaction: the envelope and the text. */
+struct smtp_xact {
+	const char *sender;
+	struct smtp_rcpt *r; /* n recipients, outcomes out */
+	size_t n;
+	const struct smtp_data_msg *m;
+};
+
 enum smtp_xact_result {
 	SMTP_XACT_DONE, /* every recipient has its outcome */
 	SMTP_XACT_STALE /* the session was unusable before anything was
 			   sent: outcomes untouched, open a new session */
 };
 
-enum smtp_xact_result smtp_xact_run(struct smtp_session *, const char *,
-    struct smtp_rcpt *, size_t, const struct smtp_data_msg *,
-    struct smtp_status *);
+/* smtp_xact_run(s, x, next, st) - run x over s.  next, when not NULL,
+ * is the transaction the caller runs next over s, for certain: whatever
+ * x's outcome, its next call with s is smtp_xact_run(s, next, ...), or
+ * it closes s.  With PIPELINING, next's envelope then goes out in the
+ * write of x's final dot (RFC 2920 3.1), and its replies are read by
+ * that call, which returns SMTP_XACT_STALE when the session is gone in
+ * between (next goes to a new session, as after a stale RSET). */
+enum smtp_xact_result smtp_xact_run(struct smtp_session *,
+    const struct smtp_xact *, const struct smtp_xact *, struct smtp_status *);
 
 #endif

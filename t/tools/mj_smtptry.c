@@ -165,6 +165,7 @@ main(int argc, char **argv)
 	struct smtp_session s;
 	struct smtp_status st;
 	struct smtp_data_msg msg;
+	struct smtp_xact x;
 	struct mx_list targets;
 	struct smtp_rcpt *rcpts;
 	size_t nrcpt = 0, i, start, end, *groups, ngroups = 1;
@@ -237,8 +238,10 @@ main(int argc, char **argv)
 			if (batch > 0 && end - start > (size_t)batch)
 				end = start + batch;
 			xact++;
-			if (smtp_xact_run(&s, sender, rcpts + start,
-				end - start, &msg, &st) == SMTP_XACT_STALE) {
+			x = (struct smtp_xact){
+			    sender, rcpts + start, end - start, &msg};
+			if (smtp_xact_run(&s, &x, NULL, &st) ==
+			    SMTP_XACT_STALE) {
 				/* The runner's move: a fresh session. */
 				printf("xact=%d stale\n", xact);
 				if (stale++ > 0)

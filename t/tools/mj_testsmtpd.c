@@ -8,7 +8,8 @@
  * recipient after the end of DATA, so a test counts deliveries exactly.
  * Every misbehaviour a test needs (scripted replies, delays, dropped
  * connections, silence, garbage, 2 MB lines, one-byte writes, session
- * limits) is chosen on the command line; see usage().  With --tls-cert
+ * limits) is chosen on the command line, for every time a stage comes
+ * or for its Nth time in a session ("eod#2"); see usage().  With --tls-cert
  * and --tls-key it offers STARTTLS (OpenSSL, server side) and logs each
  * handshake (--tls-log), so the tests see the protocol, the SNI name and
  * whether the session was resumed.
@@ -68,6 +69,13 @@ struct stage_conf {
 	int delay_ms; /* before the reply */
 };
 
+/* A stage's conf for its Nth time in a session only (--reply eod#2=...). */
+struct nth_rule {
+	enum stage stage;
+	unsigned long nth;
+	struct stage_conf conf;
+};
+
 struct rcpt_rule {
 	const char *pattern; /* fnmatch(3), case-insensitive */
 	const char *reply;
@@ -80,10 +88,12 @@ static struct {
 	const char *tls_cert, *tls_key, *tls_log;
 	int tls_stall;
 	struct stage_conf stage[ST_COUNT];
+	struct nth_rule *nth;
+	size_t nnth;
 	struct rcpt_rule *rules;
 	size_t nrules;
 	long max_sessions, fail_first, rcpt_limit, size_limit;
-	int no_pipelining, no_8bitmime, split;
+	int no_pipelining, no_8bitmime, split, trace_eod;
 } cf = {.size_limit = 10240000};
 
 /* DATA is parsed byte by byte: these states find CRLF.CRLF and unstuff. */
@@ -105,7 +115,9 @@ struct session {
 	long long wake;	 /* pending reply is due at this time (ms) */
 	char *pending;	 /* a delayed reply, or NULL */
 	enum stage pending_stage;
-	unsigned long reads; /* read() count, for the trace */
+	unsigned long reads;		       /* read() count, for the trace */
+	unsigned long seen[ST_COUNT];	       /* how often each stage came */
+	const struct stage_conf *at[ST_COUNT]; /* its conf this time */
 	char *from;
 	char **rcpts;
 	size_t nrcpt;
@@ -175,6 +187,36 @@ stage_lookup(const char *name, size_t len)
 	errx(1, "unknown stage \"%.*s\"", (int)len, name);
 }
 
+static long number_arg(const char *, const char *);
+
+/* stage_conf_arg - the conf an option sets: "STAGE" is the stage's at
+ * every time, "STAGE#N" its Nth time in a session only */
+static struct stage_conf *
+stage_conf_arg(const char *name, size_t len)
+{
+	const char *hash = memchr(name, '#', len);
+	unsigned long nth;
+	enum stage st;
+	char num[24];
+	size_t i;
+
+	if (hash == NULL)
+		return &cf.stage[stage_lookup(name, len)];
+	st = stage_lookup(name, hash - name);
+	if ((size_t)snprintf(num, sizeof(num), "%.*s",
+		(int)(len - (hash + 1 - name)), hash + 1) >= sizeof(num) ||
+	    (nth = number_arg("STAGE#N", num)) == 0)
+		errx(1, "bad stage \"%.*s\"", (int)len, name);
+	for (i = 0; i < cf.nnth; i++)
+		if (cf.nth[i].stage == st && cf.nth[i].nth == nth)
+			return &cf.nth[i].conf;
+	if ((cf.nth = reallocarray(cf.nth, cf.nnth + 1, sizeof(*cf.nth))) ==
+	    NULL)
+		err(1, "reallocarray");
+	cf.nth[cf.nnth] = (struct nth_rule){.stage = st, .nth = nth};
+	return &cf.nth[cf.nnth++].conf;
+}
+
 /* number_arg - a non-negative integer option value, or exit */
 static long
 number_arg(const char *opt, const char *s)
@@ -225,6 +267,8 @@ usage(int status)
 	    "                          <session> <msg> from=<s> to=<r>\n"
 	    "  --trace F               one line per command: <session> <read#> "
 	    "<line>\n"
+	    "  --trace-eod             and one \"<session> <read#> .\" per end "
+	    "of data\n"
 	    "  --save-dir D            save each message as D/new/<msg>\n"
 	    "  --size N                advertised SIZE limit (0: none)\n"
 	    "  --no-pipelining, --no-8bitmime   do not advertise them\n"
@@ -250,7 +294,9 @@ usage(int status)
 	    "sni=<name>\n"
 	    "  --tls-stall             answer STARTTLS, then never handshake\n"
 	    "STAGE: greeting ehlo helo mail rcpt data body (mid-DATA) eod "
-	    "rset quit starttls\n");
+	    "rset quit starttls;\n"
+	    "  STAGE#N: only its Nth time in a session (eod#2: the second "
+	    "end of data)\n");
 	exit(status);
 }
 
@@ -263,6 +309,7 @@ parse_args(int argc, char **argv)
 		O_PIDFILE,
 		O_LOG,
 		O_TRACE,
+		O_TRACEEOD,
 		O_SAVE,
 		O_SIZE,
 		O_NOPIPE,
@@ -287,10 +334,10 @@ parse_args(int argc, char **argv)
 	static const struct option opts[] = {{"port", 1, 0, 'p'},
 	    {"port-file", 1, 0, O_PORTFILE}, {"pid-file", 1, 0, O_PIDFILE},
 	    {"log", 1, 0, O_LOG}, {"trace", 1, 0, O_TRACE},
-	    {"save-dir", 1, 0, O_SAVE}, {"size", 1, 0, O_SIZE},
-	    {"no-pipelining", 0, 0, O_NOPIPE}, {"no-8bitmime", 0, 0, O_NO8BIT},
-	    {"rcpt", 1, 0, O_RCPT}, {"rcpt-limit", 1, 0, O_RLIMIT},
-	    {"max-sessions", 1, 0, O_MAXSESS},
+	    {"trace-eod", 0, 0, O_TRACEEOD}, {"save-dir", 1, 0, O_SAVE},
+	    {"size", 1, 0, O_SIZE}, {"no-pipelining", 0, 0, O_NOPIPE},
+	    {"no-8bitmime", 0, 0, O_NO8BIT}, {"rcpt", 1, 0, O_RCPT},
+	    {"rcpt-limit", 1, 0, O_RLIMIT}, {"max-sessions", 1, 0, O_MAXSESS},
 	    {"fail-first-sessions", 1, 0, O_FAILFIRST},
 	    {"reply", 1, 0, O_REPLY}, {"delay", 1, 0, O_DELAY},
 	    {"drop", 1, 0, O_DROP}, {"silent", 1, 0, O_SILENT},
@@ -320,6 +367,9 @@ parse_args(int argc, char **argv)
 			break;
 		case O_TRACE:
 			cf.trace_file = optarg;
+			break;
+		case O_TRACEEOD:
+			cf.trace_eod = 1;
 			break;
 		case O_SAVE:
 			cf.save_dir = optarg;
@@ -359,19 +409,19 @@ parse_args(int argc, char **argv)
 			break;
 		case O_REPLY:
 			val = split_arg("--reply", optarg, &len);
-			cf.stage[stage_lookup(optarg, len)].reply =
+			stage_conf_arg(optarg, len)->reply =
 			    reply_arg("--reply", val);
 			break;
 		case O_DELAY:
 			val = split_arg("--delay", optarg, &len);
-			cf.stage[stage_lookup(optarg, len)].delay_ms =
+			stage_conf_arg(optarg, len)->delay_ms =
 			    number_arg("--delay", val);
 			break;
 		case O_DROP:
 		case O_SILENT:
 		case O_GARBAGE:
 		case O_LONG:
-			cf.stage[stage_lookup(optarg, strlen(optarg))].fault =
+			stage_conf_arg(optarg, strlen(optarg))->fault =
 			    c == O_DROP	     ? F_DROP
 			    : c == O_SILENT  ? F_SILENT
 			    : c == O_GARBAGE ? F_GARBAGE
@@ -422,13 +472,34 @@ out_append(struct session *s, const char *buf, size_t len)
 	s->outlen += len;
 }
 
+/* stage_enter - the stage comes once more in this session: its conf
+ * this time is its Nth-time rule's, if any, else its every-time one */
+static void
+stage_enter(struct session *s, enum stage st)
+{
+	size_t i;
+
+	s->at[st] = &cf.stage[st];
+	s->seen[st]++;
+	for (i = 0; i < cf.nnth; i++)
+		if (cf.nth[i].stage == st && cf.nth[i].nth == s->seen[st])
+			s->at[st] = &cf.nth[i].conf;
+}
+
+/* conf_at - a stage's conf as it stands in this session */
+static const struct stage_conf *
+conf_at(const struct session *s, enum stage st)
+{
+	return s->at[st] != NULL ? s->at[st] : &cf.stage[st];
+}
+
 /* reply_now - send the reply of a stage, applying its fault */
 static void
 reply_now(struct session *s, enum stage st, const char *text)
 {
 	char *big;
 
-	switch (cf.stage[st].fault) {
+	switch (conf_at(s, st)->fault) {
 	case F_DROP:
 		session_close(s);
 		return;
@@ -461,13 +532,13 @@ reply_now(struct session *s, enum stage st, const char *text)
 static void
 reply(struct session *s, enum stage st, const char *text)
 {
-	if (cf.stage[st].reply != NULL && st != ST_RCPT)
-		text = cf.stage[st].reply;
-	if (cf.stage[st].delay_ms > 0) {
+	if (conf_at(s, st)->reply != NULL && st != ST_RCPT)
+		text = conf_at(s, st)->reply;
+	if (conf_at(s, st)->delay_ms > 0) {
 		if ((s->pending = strdup(text)) == NULL)
 			err(1, "strdup");
 		s->pending_stage = st;
-		s->wake = now_ms() + cf.stage[st].delay_ms;
+		s->wake = now_ms() + conf_at(s, st)->delay_ms;
 		return;
 	}
 	reply_now(s, st, text);
@@ -559,6 +630,7 @@ cmd_ehlo(struct session *s)
 {
 	char buf[512];
 
+	stage_enter(s, ST_EHLO);
 	snprintf(buf, sizeof(buf),
 	    "250-mj_testsmtpd\r\n%s250-SIZE %ld\r\n%s%s"
 	    "250 ENHANCEDSTATUSCODES",
@@ -575,6 +647,7 @@ cmd_mail(struct session *s, const char *arg)
 {
 	long long size = size_param(arg);
 
+	stage_enter(s, ST_MAIL);
 	if (s->have_mail) {
 		reply(s, ST_MAIL, "503 5.5.1 nested MAIL command");
 		return;
@@ -586,8 +659,8 @@ cmd_mail(struct session *s, const char *arg)
 	if ((s->from = address_of(arg)) == NULL)
 		err(1, "strdup");
 	reply(s, ST_MAIL, "250 2.1.0 Ok");
-	if (cf.stage[ST_MAIL].reply != NULL &&
-	    cf.stage[ST_MAIL].reply[0] != '2')
+	if (conf_at(s, ST_MAIL)->reply != NULL &&
+	    conf_at(s, ST_MAIL)->reply[0] != '2')
 		xact_reset(s);
 	else
 		s->have_mail = 1;
@@ -601,6 +674,7 @@ cmd_rcpt(struct session *s, const char *arg)
 	char *addr;
 	size_t i;
 
+	stage_enter(s, ST_RCPT);
 	if (!s->have_mail) {
 		reply(s, ST_RCPT, "503 5.5.1 need MAIL command");
 		return;
@@ -610,8 +684,8 @@ cmd_rcpt(struct session *s, const char *arg)
 	if (cf.rcpt_limit > 0 && s->nrcpt >= (size_t)cf.rcpt_limit)
 		text = "452 4.5.3 too many recipients";
 	else {
-		if (cf.stage[ST_RCPT].reply != NULL)
-			text = cf.stage[ST_RCPT].reply;
+		if (conf_at(s, ST_RCPT)->reply != NULL)
+			text = conf_at(s, ST_RCPT)->reply;
 		for (i = 0; i < cf.nrules; i++)
 			if (fnmatch(cf.rules[i].pattern, addr, FNM_CASEFOLD) ==
 			    0) {
@@ -635,15 +709,17 @@ cmd_rcpt(struct session *s, const char *arg)
 static void
 cmd_data(struct session *s)
 {
+	stage_enter(s, ST_DATA);
 	if (!s->have_mail || s->nrcpt == 0) {
 		reply(s, ST_DATA, "554 5.5.1 no valid recipients");
 		return;
 	}
 	reply(s, ST_DATA, "354 End data with <CR><LF>.<CR><LF>");
 	/* --drop data has closed the session: it must stay closed */
-	if (s->mode == M_CLOSED || (cf.stage[ST_DATA].reply != NULL &&
-				       cf.stage[ST_DATA].reply[0] != '3'))
+	if (s->mode == M_CLOSED || (conf_at(s, ST_DATA)->reply != NULL &&
+				       conf_at(s, ST_DATA)->reply[0] != '3'))
 		return;
+	stage_enter(s, ST_BODY);
 	s->mode = M_DATA;
 	s->dstate = D_BOL;
 	s->dsize = 0;
@@ -665,14 +741,19 @@ data_end(struct session *s)
 	unsigned long msg = next_msg_id;
 	size_t i;
 
+	if (tracefp != NULL && cf.trace_eod) {
+		fprintf(tracefp, "%lu %lu .\n", s->id, s->reads);
+		fflush(tracefp);
+	}
+	stage_enter(s, ST_EOD);
 	s->mode = M_CMD;
 	if (cf.size_limit > 0 && s->dsize > cf.size_limit)
 		text = "552 5.3.4 message size exceeds limit";
 	else
 		snprintf(buf, sizeof(buf), "250 2.0.0 Ok: queued as %lu", msg);
-	if (cf.stage[ST_EOD].reply != NULL)
-		text = cf.stage[ST_EOD].reply;
-	if (text[0] == '2' && cf.stage[ST_EOD].fault == F_NONE) {
+	if (conf_at(s, ST_EOD)->reply != NULL)
+		text = conf_at(s, ST_EOD)->reply;
+	if (text[0] == '2' && conf_at(s, ST_EOD)->fault == F_NONE) {
 		next_msg_id++;
 		for (i = 0; i < s->nrcpt; i++)
 			fprintf(logfp, "%lu %lu from=<%s> to=<%s>\n", s->id,
@@ -755,6 +836,7 @@ session_command(struct session *s, char *line)
 	if (strncasecmp(line, "EHLO", 4) == 0)
 		cmd_ehlo(s);
 	else if (strncasecmp(line, "HELO", 4) == 0) {
+		stage_enter(s, ST_HELO);
 		xact_reset(s);
 		reply(s, ST_HELO, "250 mj_testsmtpd");
 	} else if (strncasecmp(line, "MAIL FROM:", 10) == 0)
@@ -764,18 +846,21 @@ session_command(struct session *s, char *line)
 	else if (strcasecmp(line, "DATA") == 0)
 		cmd_data(s);
 	else if (strcasecmp(line, "RSET") == 0) {
+		stage_enter(s, ST_RSET);
 		xact_reset(s);
 		reply(s, ST_RSET, "250 2.0.0 Ok");
 	} else if (strcasecmp(line, "NOOP") == 0)
 		out_append(s, "250 2.0.0 Ok\r\n", 14);
 	else if (strcasecmp(line, "STARTTLS") == 0 && tls_ctx != NULL &&
 		 s->ssl == NULL) {
+		stage_enter(s, ST_STARTTLS);
 		xact_reset(s);
 		reply(s, ST_STARTTLS, "220 2.0.0 Ready to start TLS");
-		if (cf.stage[ST_STARTTLS].reply == NULL ||
-		    cf.stage[ST_STARTTLS].reply[0] == '2')
+		if (conf_at(s, ST_STARTTLS)->reply == NULL ||
+		    conf_at(s, ST_STARTTLS)->reply[0] == '2')
 			s->tls_next = 1;
 	} else if (strcasecmp(line, "QUIT") == 0) {
+		stage_enter(s, ST_QUIT);
 		reply(s, ST_QUIT, "221 2.0.0 Bye");
 		s->close_after = 1;
 	} else
@@ -806,7 +891,7 @@ session_input(struct session *s)
 		}
 		if (s->inlen == 0)
 			break;
-		if (s->mode == M_DATA && cf.stage[ST_BODY].fault != F_NONE) {
+		if (s->mode == M_DATA && conf_at(s, ST_BODY)->fault != F_NONE) {
 			/* Some of the text has arrived: fail mid-DATA. */
 			reply_now(s, ST_BODY, "");
 			continue;
@@ -988,8 +1073,10 @@ session_accept(int lfd)
 			out_append(
 			    s, "421 4.3.2 service not available\r\n", 34);
 			s->close_after = 1;
-		} else
+		} else {
+			stage_enter(s, ST_GREETING);
 			reply(s, ST_GREETING, "220 mj_testsmtpd ESMTP");
+		}
 	}
 	if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED &&
 	    errno != EMFILE && errno != ENFILE)
