@@ -29,7 +29,7 @@ struct rcpt_head {
 	char list[NAME_LIST_MAX + 1];
 	char domain[NAME_DOMAIN_MAX + 1];
 	long long issued;
-	struct unsub_secret secret;
+	struct unsub_maker *maker; /* the tokens, keyed once */
 	struct dkim_prep *dkim; /* the copies' signing, or NULL */
 };
 
@@ -74,7 +74,9 @@ rcpt_head_open(struct rcpt_head **out, const struct settings *s,
     const struct listconf *lc, const char *list, const char *domain, char *err,
     size_t errlen)
 {
+	struct unsub_secret secret;
 	struct rcpt_head *h;
+	int r;
 
 	*out = NULL;
 	if (lc->unsubscribe_url[0] == '\0')
@@ -83,8 +85,15 @@ rcpt_head_open(struct rcpt_head **out, const struct settings *s,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (unsub_secret_load(
-		&h->secret, s->unsubscribe_secret_file, err, errlen) == -1) {
+	if ((r = unsub_secret_load(
+		 &secret, s->unsubscribe_secret_file, err, errlen)) == 0 &&
+	    (h->maker = unsub_maker_new(&secret)) == NULL) {
+		snprintf(err, errlen, "cannot key the unsubscribe tokens: "
+				      "out of memory");
+		r = -1;
+	}
+	explicit_bzero(&secret, sizeof(secret));
+	if (r == -1) {
 		rcpt_head_free(h);
 		return -1;
 	}
@@ -108,7 +117,7 @@ rcpt_head_make(
 
 	*out = NULL;
 	*len = 0;
-	if (unsub_link_make(&h->secret, h->url, h->list, h->domain, addr,
+	if (unsub_link_make(h->maker, h->url, h->list, h->domain, addr,
 		h->issued, link, sizeof(link)) == -1 ||
 	    (fp = open_memstream(out, len)) == NULL)
 		return -1;
@@ -125,13 +134,13 @@ rcpt_head_make(
 	return 0;
 }
 
-/* rcpt_head_free - let it go (the secret is wiped) */
+/* rcpt_head_free - let it go (the key is wiped) */
 void
 rcpt_head_free(struct rcpt_head *h)
 {
 	if (h == NULL)
 		return;
-	explicit_bzero(&h->secret, sizeof(h->secret));
+	unsub_maker_free(h->maker);
 	dkim_prep_free(h->dkim);
 	free(h);
 }
