@@ -111,15 +111,16 @@ main(int argc, char **argv)
 	    rcpt_head_open(&h, &s, &lc, list, domain, why, sizeof(why)) == -1)
 		errx(2, "%s", why);
 	text = text_read(argv[optind + 2], &len);
-	if (dkim_sign_prepare(ds, &dc, domain, text, len, &p, why,
-		sizeof(why)) == -1)
+	if (dkim_sign_prepare(
+		ds, &dc, domain, text, len, &p, why, sizeof(why)) == -1)
 		errx(2, "%s", why);
 	rcpt_head_sign(h, p);
 	if (n == 0) {
 		if (rcpt_head_make(h, argv[optind + 3], &head, &headlen) == -1)
 			errx(1, "cannot make the copy of %s", argv[optind + 3]);
 		if (fwrite(head, 1, headlen, stdout) != headlen ||
-		    fwrite(text, 1, len, stdout) != len || fflush(stdout) == EOF)
+		    fwrite(text, 1, len, stdout) != len ||
+		    fflush(stdout) == EOF)
 			err(2, "stdout");
 		free(head);
 	} else {
@@ -133,7 +134,8 @@ main(int argc, char **argv)
 		}
 		t1 = cpu_now();
 		printf("%ld copies in %.3fs of CPU: %.0f/s, %.1f us each\n", n,
-		    t1 - t0, (double)n / (t1 - t0), (t1 - t0) / (double)n * 1e6);
+		    t1 - t0, (double)n / (t1 - t0),
+		    (t1 - t0) / (double)n * 1e6);
 	}
 	rcpt_head_free(h);
 	dkim_sign_close(ds);
