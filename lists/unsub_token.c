@@ -191,46 +191,71 @@ unsub_token_make(const struct unsub_maker *mk, const char *list,
 	return 0;
 }
 
-/* unsub_link_pct - s percent-encoded (all but RFC 3986's unreserved
- * characters) into fp */
+/* A link being written: its buffer and size, and its length so far,
+ * which goes on counting past the size (then the link is too long). */
+struct unsub_out {
+	char *p;
+	size_t size, len;
+};
+
+/* unsub_out_put - n bytes of s at the end of o */
 static void
-unsub_link_pct(FILE *fp, const char *s)
+unsub_out_put(struct unsub_out *o, const char *s, size_t n)
+{
+	if (o->len + n < o->size)
+		memcpy(o->p + o->len, s, n);
+	o->len += n;
+}
+
+/* unsub_link_pct - s percent-encoded (all but RFC 3986's unreserved
+ * characters) at the end of o */
+static void
+unsub_link_pct(struct unsub_out *o, const char *s)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	const unsigned char *p;
+	char pct[3] = {'%'};
 
 	for (p = (const unsigned char *)s; *p != '\0'; p++)
 		if (isalnum(*p) || *p == '-' || *p == '.' || *p == '_' ||
-		    *p == '~')
-			fputc(*p, fp);
-		else
-			fprintf(fp, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
+		    *p == '~') {
+			unsub_out_put(o, (const char *)p, 1);
+		} else {
+			pct[1] = hex[*p >> 4];
+			pct[2] = hex[*p & 15];
+			unsub_out_put(o, pct, 3);
+		}
 }
 
 /* unsub_link_make - the one-click link for addr: base, then the query
- * that mj_unsubscribe reads (l, a, t, s); 0 ok, -1 too long */
+ * that mj_unsubscribe reads (l, a, t, s); 0 ok, -1 too long.  Written
+ * straight into out: made per copy by the delivery threads, it takes no
+ * memory of the heap they share. */
 int
 unsub_link_make(const struct unsub_maker *mk, const char *base,
     const char *list, const char *domain, const char *addr, long long issued,
     char *out, size_t outlen)
 {
-	char mac[UNSUB_MAC_HEX + 1];
-	FILE *fp;
-	int bad;
+	char mac[UNSUB_MAC_HEX + 1], tail[64];
+	struct unsub_out o = {out, outlen, 0};
+	int n;
 
-	if (unsub_token_make(mk, list, domain, addr, issued, mac) == -1 ||
-	    (fp = fmemopen(out, outlen, "w")) == NULL)
+	if (unsub_token_make(mk, list, domain, addr, issued, mac) == -1)
 		return -1;
-	fprintf(fp, "%s%cl=", base, strchr(base, '?') != NULL ? '&' : '?');
-	unsub_link_pct(fp, list);
-	fputs("%40", fp);
-	unsub_link_pct(fp, domain);
-	fputs("&a=", fp);
-	unsub_link_pct(fp, addr);
-	fprintf(fp, "&t=%lld&s=%s", issued, mac);
-	bad = ferror(fp) || ftell(fp) < 0 || (size_t)ftell(fp) >= outlen;
-	if (fclose(fp) == EOF || bad)
+	unsub_out_put(&o, base, strlen(base));
+	unsub_out_put(&o, strchr(base, '?') != NULL ? "&l=" : "?l=", 3);
+	unsub_link_pct(&o, list);
+	unsub_out_put(&o, "%40", 3);
+	unsub_link_pct(&o, domain);
+	unsub_out_put(&o, "&a=", 3);
+	unsub_link_pct(&o, addr);
+	n = snprintf(tail, sizeof(tail), "&t=%lld&s=%s", issued, mac);
+	if (n < 0 || (size_t)n >= sizeof(tail))
 		return -1;
+	unsub_out_put(&o, tail, (size_t)n);
+	if (o.len >= outlen)
+		return -1;
+	out[o.len] = '\0';
 	return 0;
 }
 
