@@ -9,10 +9,11 @@
  * delivery threads at once, so what does not change from copy to copy
  * is done once per text, by dkim_sign_prepare: the text's own fields
  * found, chosen and canonicalized (dkim_copy_fields), the keys' signing
- * contexts set up, SHA-256 fetched.  A copy then costs its own fields'
+ * contexts set up, SHA-256 fetched; each thread keeps its own copies
+ * of the RSA keys (dkim_tkey.c).  A copy then costs its own fields'
  * canonical forms, one allocation for its work and one for its result,
- * a SHA-256 and the signing context copied, beside the private-key
- * operation itself (t/bench/copysign.sh counts the rest).
+ * a SHA-256 (and for ed25519 the signing context copied), beside the
+ * private-key operation itself (t/bench/copysign.sh counts the rest).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,11 +264,11 @@ dkim_copy_signature(const struct dkim_prep *p, int i, const char *data,
 		return -1;
 	if (!p->sig[i].ed) {
 		/* rsa-sha256: PKCS#1 v1.5 over the digest, as
-		 * EVP_DigestSign with SHA-256 makes it */
-		if ((ctx = EVP_PKEY_CTX_dup(p->sig[i].rsa)) == NULL)
+		 * EVP_DigestSign with SHA-256 makes it, with this thread's
+		 * own copy of the key */
+		if ((ctx = dkim_tkey_ctx(p, i)) == NULL)
 			return -1;
 		ok = EVP_PKEY_sign(ctx, sig, slen, digest, mdlen) == 1;
-		EVP_PKEY_CTX_free(ctx);
 		return ok ? 0 : -1;
 	}
 	/* RFC 8463: Ed25519 over the SHA-256 of the data. */

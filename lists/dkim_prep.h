@@ -30,9 +30,9 @@ struct dkim_prep_field {
  * (the body hash, the text's header section with its fields
  * canonicalized, the keys held and their signing contexts set up).
  * Read only once made, so delivery threads may sign copies at the same
- * time: the contexts are copied per signature (EVP_PKEY_CTX_dup,
- * EVP_MD_CTX_copy_ex only read their source; keys may be used by
- * several threads at once). */
+ * time: each thread signs rsa-sha256 with its own copy of the key
+ * (dkim_tkey.c), ed25519-sha256 with a copy of the context
+ * (EVP_MD_CTX_copy_ex only reads its source). */
 struct dkim_prep {
 	char domain[256];
 	char eol[3];
@@ -49,7 +49,7 @@ struct dkim_prep {
 		char sel[DKIM_SELECTOR_MAX + 1];
 		int ed;
 		EVP_PKEY *pkey;
-		EVP_PKEY_CTX *rsa; /* rsa-sha256: ready for EVP_PKEY_sign */
+		unsigned long serial; /* pkey's, unique in the process */
 		EVP_MD_CTX *edmd; /* ed25519-sha256: ready for EVP_DigestSign */
 		char *tags;	  /* the field's start, up to its t= */
 	} sig[DKIM_SIGS_MAX];
@@ -59,6 +59,11 @@ struct dkim_prep {
 int dkim_copy_fields(struct dkim_prep *p);
 size_t dkim_copy_b64(
     char *out, const unsigned char *p, size_t n, const char *eol, int fold);
+
+/* dkim_tkey.c */
+EVP_PKEY_CTX *dkim_tkey_ready(EVP_PKEY *pkey, EVP_MD *sha256);
+EVP_PKEY_CTX *dkim_tkey_ctx(const struct dkim_prep *p, int i);
+void dkim_tkey_forget(void);
 
 /* dkim_sign.c */
 const char *dkim_sign_ossl(void);

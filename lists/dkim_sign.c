@@ -22,6 +22,7 @@
  */
 #include <sys/stat.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,6 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
-#include <openssl/rsa.h>
 
 #include "dkim_canon.h"
 #include "dkim_copy.h"
@@ -50,7 +50,11 @@ struct dkim_key {
 	off_t size;
 	struct timespec mtime;
 	EVP_PKEY *pkey;
+	unsigned long serial; /* this parse's: threads' copies know it by it */
 };
+
+/* The serial of the next key parsed, by any signer of the process. */
+static atomic_ulong dkim_sign_serial = 1;
 
 struct dkim_signer {
 	struct dkim_key key[DKIM_KEYS_MAX];
@@ -68,7 +72,8 @@ dkim_sign_open(char *err, size_t errlen)
 	return ds;
 }
 
-/* dkim_sign_close - free the keys */
+/* dkim_sign_close - free the keys, and the calling thread's copies of
+ * them (dkim_tkey.c) */
 void
 dkim_sign_close(struct dkim_signer *ds)
 {
@@ -76,6 +81,7 @@ dkim_sign_close(struct dkim_signer *ds)
 
 	if (ds == NULL)
 		return;
+	dkim_tkey_forget();
 	for (i = 0; i < ds->n; i++)
 		EVP_PKEY_free(ds->key[i].pkey);
 	free(ds);
@@ -120,11 +126,11 @@ dkim_sign_parse(
 }
 
 /* dkim_sign_key - the key of selector, parsed from its file unless the
- * cache has it unchanged; the file must be regular and for the mjq user
- * only */
+ * cache has it unchanged, and its serial; the file must be regular and
+ * for the mjq user only */
 static EVP_PKEY *
 dkim_sign_key(struct dkim_signer *ds, const struct dkim_conf *dc,
-    const char *selector, char *err, size_t errlen)
+    const char *selector, unsigned long *serial, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	struct dkim_key *k = NULL;
@@ -145,6 +151,7 @@ dkim_sign_key(struct dkim_signer *ds, const struct dkim_conf *dc,
 	    k->size == sb.st_size && k->mtime.tv_sec == sb.st_mtim.tv_sec &&
 	    k->mtime.tv_nsec == sb.st_mtim.tv_nsec) {
 		close(fd);
+		*serial = k->serial;
 		return k->pkey;
 	}
 	pkey = dkim_sign_parse(fd, &sb, path, err, errlen);
@@ -166,6 +173,7 @@ dkim_sign_key(struct dkim_signer *ds, const struct dkim_conf *dc,
 	k->size = sb.st_size;
 	k->mtime = sb.st_mtim;
 	k->pkey = pkey;
+	k->serial = *serial = atomic_fetch_add(&dkim_sign_serial, 1);
 	return pkey;
 }
 
@@ -185,7 +193,6 @@ dkim_prep_free(struct dkim_prep *p)
 	if (p == NULL)
 		return;
 	for (i = 0; i < p->nsig; i++) {
-		EVP_PKEY_CTX_free(p->sig[i].rsa);
 		EVP_MD_CTX_free(p->sig[i].edmd);
 		EVP_PKEY_free(p->sig[i].pkey);
 		free(p->sig[i].tags);
@@ -223,12 +230,14 @@ dkim_sign_bh(struct dkim_prep *p, const char *text, size_t len)
 }
 
 /* dkim_sign_ready - signature i of p set up once for all its copies:
- * the key checked, its signing context made (copied per signature,
- * dkim_copy.c), the field's tags up to t= */
+ * the key checked (an RSA key's signing context made once, as each
+ * thread's will be, dkim_tkey.c), ed25519's signing context made (copied
+ * per signature, dkim_copy.c), the field's tags up to t= */
 static int
 dkim_sign_ready(struct dkim_prep *p, int i, char *err, size_t errlen)
 {
 	EVP_PKEY *pkey = p->sig[i].pkey;
+	EVP_PKEY_CTX *rsa = NULL;
 	int ed = p->sig[i].ed, n;
 	size_t size;
 
@@ -247,13 +256,9 @@ dkim_sign_ready(struct dkim_prep *p, int i, char *err, size_t errlen)
 		    EVP_DigestSignInit(
 			p->sig[i].edmd, NULL, NULL, NULL, pkey) != 1)
 			goto ossl;
-	} else if ((p->sig[i].rsa = EVP_PKEY_CTX_new_from_pkey(
-			NULL, pkey, NULL)) == NULL ||
-		   EVP_PKEY_sign_init(p->sig[i].rsa) != 1 ||
-		   EVP_PKEY_CTX_set_rsa_padding(
-		       p->sig[i].rsa, RSA_PKCS1_PADDING) != 1 ||
-		   EVP_PKEY_CTX_set_signature_md(p->sig[i].rsa, p->sha256) != 1)
-		goto ossl;
+	} else if ((rsa = dkim_tkey_ready(pkey, p->sha256)) == NULL)
+		goto ossl; /* the key cannot sign: each thread's copy neither */
+	EVP_PKEY_CTX_free(rsa);
 	if ((size_t)EVP_PKEY_get_size(pkey) > p->sigmax)
 		p->sigmax = (size_t)EVP_PKEY_get_size(pkey);
 	n = snprintf(NULL, 0,
@@ -323,7 +328,8 @@ dkim_sign_prepare(struct dkim_signer *ds, const struct dkim_conf *dc,
 		    i < dc->nrsa ? dc->rsa[i] : dc->ed25519_selector;
 		if (sel[0] == '\0')
 			continue;
-		if ((pkey = dkim_sign_key(ds, dc, sel, err, errlen)) == NULL ||
+		if ((pkey = dkim_sign_key(ds, dc, sel, &p->sig[p->nsig].serial,
+			 err, errlen)) == NULL ||
 		    EVP_PKEY_up_ref(pkey) != 1)
 			goto fail;
 		/* fits: dkim_conf_selector_ok bounds it */
