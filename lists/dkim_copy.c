@@ -21,7 +21,6 @@
 #include <strings.h>
 #include <time.h>
 
-#include <openssl/err.h>
 #include <openssl/evp.h>
 
 #include "dkim_canon.h"
@@ -300,9 +299,9 @@ dkim_copy_sign(const struct dkim_prep *p, const char *head, size_t headlen,
 	*siglen = 0;
 	/* The parse of head and text together finds no more fields than
 	 * the two apart, counted with room for none (continuation lines
-	 * counted as fields then).  Past DKIM_FIELDS_MAX fields nothing more is
-	 * signed (a verifier may then fail the signature; the mail still
-	 * goes). */
+	 * counted as fields then).  Past DKIM_FIELDS_MAX fields nothing
+	 * more is signed (a verifier may then fail the signature; the mail
+	 * still goes). */
 	cap = (headlen > 0 ? dkim_canon_fields(head, headlen, NULL, 0, &body)
 			   : 0) +
 	      p->nfall;
@@ -344,13 +343,9 @@ dkim_copy_sign(const struct dkim_prep *p, const char *head, size_t headlen,
 		if (dkim_copy_signature(p, i, data,
 			hlen + dkim_canon_header(field, flen, data + hlen), s,
 			&slen) == -1) {
-			unsigned long e = ERR_get_error();
-
-			ERR_clear_error();
 			snprintf(err, errlen,
 			    "DKIM signing with selector %s: %s", p->sig[i].sel,
-			    e != 0 ? ERR_reason_error_string(e)
-				   : "unknown error");
+			    dkim_sign_ossl());
 			goto fail;
 		}
 		memcpy(out + olen, field, flen);
