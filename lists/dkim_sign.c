@@ -15,12 +15,14 @@
  * and a signature costs little beyond the RSA operation
  * (t/bench/dkim.sh: about 3,800/s against 4,100/s).
  *
- * A text is prepared once (body hash, header section, keys held) and
- * signed from that, whole or, for copies with header fields of their
- * own, per copy from the delivery threads (dkim_sign_prepared).
+ * A text is prepared once (body hash, header section and its fields,
+ * keys held and their signing contexts made; dkim_prep.h) and signed
+ * from that (dkim_copy.c), whole or, for copies with header fields of
+ * their own, per copy from the delivery threads.
  */
 #include <sys/stat.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +35,11 @@
 #include <openssl/pem.h>
 
 #include "dkim_canon.h"
+#include "dkim_copy.h"
+#include "dkim_prep.h"
 #include "dkim_sign.h"
 
-#define DKIM_KEYS_MAX 64     /* keys kept parsed; then the oldest go */
-#define DKIM_FIELDS_MAX 1000 /* header fields looked at */
+#define DKIM_KEYS_MAX 64 /* keys kept parsed; then the oldest go */
 #define DKIM_RSA_MIN_BITS 1024
 
 /* A parsed key and the file it came from. */
@@ -47,42 +50,16 @@ struct dkim_key {
 	off_t size;
 	struct timespec mtime;
 	EVP_PKEY *pkey;
+	unsigned long serial; /* this parse's: threads' copies know it by it */
 };
+
+/* The serial of the next key parsed, by any signer of the process. */
+static atomic_ulong dkim_sign_serial = 1;
 
 struct dkim_signer {
 	struct dkim_key key[DKIM_KEYS_MAX];
 	size_t n, next;
 };
-
-#define DKIM_SIGS_MAX (DKIM_RSA_SELECTORS_MAX + 1)
-
-/* A text ready to be signed, once or per copy: what every copy shares
- * (the body hash, the text's header section, the keys, held).  Read
- * only once made, so delivery threads may sign copies at the same time
- * (OpenSSL keys may be used by several threads at once). */
-struct dkim_prep {
-	char domain[256];
-	char eol[3];
-	unsigned char bh[EVP_MAX_MD_SIZE];
-	char *hdr; /* the text's header section, its empty line excluded */
-	size_t hdrlen;
-	int nsig;
-	struct {
-		char sel[DKIM_SELECTOR_MAX + 1];
-		int ed;
-		EVP_PKEY *pkey;
-	} sig[DKIM_SIGS_MAX];
-};
-
-/* Signed when present; From once more than present, so no From can be
- * added in transit (oversigning). */
-static const char *const dkim_sign_headers[] = {"from", "sender", "reply-to",
-    "to", "cc", "subject", "date", "message-id", "in-reply-to", "references",
-    "list-id", "list-post", "list-help", "list-unsubscribe",
-    "list-unsubscribe-post", "list-subscribe", "list-owner", "list-archive",
-    "mime-version", "content-type", "content-transfer-encoding", "content-id",
-    "content-description", "content-disposition"};
-#define DKIM_NSIGN (sizeof(dkim_sign_headers) / sizeof(dkim_sign_headers[0]))
 
 /* dkim_sign_open - an empty key cache */
 struct dkim_signer *
@@ -95,7 +72,8 @@ dkim_sign_open(char *err, size_t errlen)
 	return ds;
 }
 
-/* dkim_sign_close - free the keys */
+/* dkim_sign_close - free the keys, and the calling thread's copies of
+ * them (dkim_tkey.c) */
 void
 dkim_sign_close(struct dkim_signer *ds)
 {
@@ -103,13 +81,14 @@ dkim_sign_close(struct dkim_signer *ds)
 
 	if (ds == NULL)
 		return;
+	dkim_tkey_forget();
 	for (i = 0; i < ds->n; i++)
 		EVP_PKEY_free(ds->key[i].pkey);
 	free(ds);
 }
 
 /* dkim_sign_ossl - OpenSSL's reason for the last failure */
-static const char *
+const char *
 dkim_sign_ossl(void)
 {
 	unsigned long e = ERR_get_error();
@@ -147,11 +126,11 @@ dkim_sign_parse(
 }
 
 /* dkim_sign_key - the key of selector, parsed from its file unless the
- * cache has it unchanged; the file must be regular and for the mjq user
- * only */
+ * cache has it unchanged, and its serial; the file must be regular and
+ * for the mjq user only */
 static EVP_PKEY *
 dkim_sign_key(struct dkim_signer *ds, const struct dkim_conf *dc,
-    const char *selector, char *err, size_t errlen)
+    const char *selector, unsigned long *serial, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	struct dkim_key *k = NULL;
@@ -172,6 +151,7 @@ dkim_sign_key(struct dkim_signer *ds, const struct dkim_conf *dc,
 	    k->size == sb.st_size && k->mtime.tv_sec == sb.st_mtim.tv_sec &&
 	    k->mtime.tv_nsec == sb.st_mtim.tv_nsec) {
 		close(fd);
+		*serial = k->serial;
 		return k->pkey;
 	}
 	pkey = dkim_sign_parse(fd, &sb, path, err, errlen);
@@ -193,80 +173,8 @@ dkim_sign_key(struct dkim_signer *ds, const struct dkim_conf *dc,
 	k->size = sb.st_size;
 	k->mtime = sb.st_mtim;
 	k->pkey = pkey;
+	k->serial = *serial = atomic_fetch_add(&dkim_sign_serial, 1);
 	return pkey;
-}
-
-/* dkim_sign_is_signed - a field name (length n) is in the signed set */
-static int
-dkim_sign_is_signed(const char *name, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < DKIM_NSIGN; i++)
-		if (strlen(dkim_sign_headers[i]) == n &&
-		    strncasecmp(dkim_sign_headers[i], name, n) == 0)
-			return 1;
-	return 0;
-}
-
-/* dkim_sign_hlist - h= (the signed fields' names in message order, From
- * once more) into fp, and the canonical fields as a verifier selects
- * them (RFC 6376 5.4.2: for each name, the last instance not yet used)
- * into hp */
-static void
-dkim_sign_hlist(const struct dkim_field *f, size_t nf, FILE *fp, FILE *hp)
-{
-	unsigned char used[DKIM_FIELDS_MAX];
-	char canon[8192], *big;
-	const struct dkim_field *g;
-	size_t i, j, n;
-	int first = 1;
-
-	memset(used, 0, sizeof(used));
-	for (i = 0; i < nf; i++) {
-		if (!dkim_sign_is_signed(f[i].p, f[i].namelen))
-			continue;
-		fprintf(
-		    fp, "%s%.*s", first ? "" : ":", (int)f[i].namelen, f[i].p);
-		first = 0;
-		/* the instance a verifier takes for this h= entry */
-		for (j = nf; j-- > 0;) {
-			g = &f[j];
-			if (used[j] || g->namelen != f[i].namelen ||
-			    strncasecmp(g->p, f[i].p, g->namelen) != 0)
-				continue;
-			used[j] = 1;
-			big = g->len > sizeof(canon) ? malloc(g->len) : canon;
-			if (big == NULL)
-				break; /* the signature will not verify */
-			n = dkim_canon_header(g->p, g->len, big);
-			fwrite(big, 1, n, hp);
-			fputs("\r\n", hp);
-			if (big != canon)
-				free(big);
-			break;
-		}
-	}
-	fprintf(fp, "%sfrom", first ? "" : ":");
-}
-
-/* dkim_sign_b64 - base64 of n bytes at p, folded: a newline and a tab
- * every 64 characters */
-static void
-dkim_sign_b64(
-    FILE *fp, const unsigned char *p, size_t n, const char *eol, int fold)
-{
-	unsigned char out[4 * ((8192 + 2) / 3) + 1];
-	int len, i;
-
-	if (n > 8192)
-		return;
-	len = EVP_EncodeBlock(out, p, (int)n);
-	for (i = 0; i < len; i++) {
-		if (fold && i > 0 && i % 64 == 0)
-			fprintf(fp, "%s\t ", eol);
-		fputc(out[i], fp);
-	}
 }
 
 /* dkim_sign_body - dkim_canon_out into a digest */
@@ -276,87 +184,7 @@ dkim_sign_body(void *arg, const void *p, size_t n)
 	EVP_DigestUpdate(arg, p, n);
 }
 
-/* dkim_sign_one - one DKIM-Signature field over the canonical fields
- * (hdr, hlen) and the body hash bh, appended to fp */
-static int
-dkim_sign_one(EVP_PKEY *pkey, const char *domain, const char *selector, int ed,
-    const char *hlist, const unsigned char *bh, const char *hdr, size_t hlen,
-    const char *eol, FILE *fp, char *err, size_t errlen)
-{
-	unsigned char sig[1024], digest[EVP_MAX_MD_SIZE];
-	char *field = NULL, *data = NULL, *canon;
-	size_t flen = 0, dlen = 0, slen = sizeof(sig), n;
-	unsigned int mdlen;
-	EVP_MD_CTX *md = NULL;
-	FILE *ff;
-	int r = -1;
-
-	if (EVP_PKEY_get_base_id(pkey) !=
-		(ed ? EVP_PKEY_ED25519 : EVP_PKEY_RSA) ||
-	    (!ed && EVP_PKEY_get_bits(pkey) < DKIM_RSA_MIN_BITS)) {
-		snprintf(err, errlen,
-		    "DKIM key of selector %s is not an %s key", selector,
-		    ed ? "ed25519" : "RSA (1024 bits or more)");
-		return -1;
-	}
-	/* The field with an empty b=, folded as it will be sent. */
-	if ((ff = open_memstream(&field, &flen)) == NULL)
-		goto oom;
-	fprintf(ff,
-	    "DKIM-Signature: v=1; a=%s; c=relaxed/relaxed; d=%s;%s\ts=%s; "
-	    "t=%lld;%s\th=%s;%s\tbh=",
-	    ed ? "ed25519-sha256" : "rsa-sha256", domain, eol, selector,
-	    (long long)time(NULL), eol, hlist, eol);
-	dkim_sign_b64(ff, bh, 32, eol, 0);
-	fprintf(ff, ";%s\tb=", eol);
-	if (fclose(ff) == EOF)
-		goto oom;
-	/* What is signed: the fields, then this one relaxed, no line end. */
-	if ((ff = open_memstream(&data, &dlen)) == NULL ||
-	    (canon = malloc(flen)) == NULL) {
-		if (ff != NULL && fclose(ff) == 0)
-			free(data);
-		goto oom;
-	}
-	fwrite(hdr, 1, hlen, ff);
-	n = dkim_canon_header(field, flen, canon);
-	fwrite(canon, 1, n, ff);
-	free(canon);
-	if (fclose(ff) == EOF)
-		goto oom;
-	if ((md = EVP_MD_CTX_new()) == NULL)
-		goto oom;
-	if (ed) {
-		/* RFC 8463: Ed25519 over the SHA-256 of the data. */
-		if (EVP_Digest(
-			data, dlen, digest, &mdlen, EVP_sha256(), NULL) != 1 ||
-		    EVP_DigestSignInit(md, NULL, NULL, NULL, pkey) != 1 ||
-		    EVP_DigestSign(md, sig, &slen, digest, mdlen) != 1)
-			goto ossl;
-	} else if (EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, pkey) !=
-		       1 ||
-		   EVP_DigestSign(
-		       md, sig, &slen, (unsigned char *)data, dlen) != 1)
-		goto ossl;
-	fwrite(field, 1, flen, fp);
-	dkim_sign_b64(fp, sig, slen, eol, 1);
-	fputs(eol, fp);
-	r = 0;
-	goto done;
-ossl:
-	snprintf(err, errlen, "DKIM signing with selector %s: %s", selector,
-	    dkim_sign_ossl());
-	goto done;
-oom:
-	snprintf(err, errlen, "out of memory");
-done:
-	EVP_MD_CTX_free(md);
-	free(field);
-	free(data);
-	return r;
-}
-
-/* dkim_prep_free - let the keys go */
+/* dkim_prep_free - let the keys and their contexts go */
 void
 dkim_prep_free(struct dkim_prep *p)
 {
@@ -364,32 +192,95 @@ dkim_prep_free(struct dkim_prep *p)
 
 	if (p == NULL)
 		return;
-	for (i = 0; i < p->nsig; i++)
+	for (i = 0; i < p->nsig; i++) {
+		EVP_MD_CTX_free(p->sig[i].edmd);
 		EVP_PKEY_free(p->sig[i].pkey);
+		free(p->sig[i].tags);
+	}
+	EVP_MD_free(p->sha256);
 	free(p->hdr);
+	free(p->f);
+	free(p->canon);
 	free(p);
 }
 
-/* dkim_sign_bh - the body hash of text (relaxed, SHA-256); its header
- * section's length in *hlen */
+/* dkim_sign_bh - p's body hash of text (relaxed, SHA-256), in base64,
+ * and its header section's length */
 static int
-dkim_sign_bh(const char *text, size_t len, unsigned char *bh, size_t *hlen)
+dkim_sign_bh(struct dkim_prep *p, const char *text, size_t len)
 {
+	unsigned char bh[EVP_MAX_MD_SIZE];
 	const char *body;
 	EVP_MD_CTX *md;
 	int r = -1;
 
 	(void)dkim_canon_fields(text, len, NULL, 0, &body);
-	*hlen = (size_t)(body - text);
+	p->hdrlen = (size_t)(body - text);
 	if ((md = EVP_MD_CTX_new()) != NULL &&
-	    EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1) {
+	    EVP_DigestInit_ex(md, p->sha256, NULL) == 1) {
 		dkim_canon_body(
 		    body, (size_t)(text + len - body), dkim_sign_body, md);
-		if (EVP_DigestFinal_ex(md, bh, NULL) == 1)
+		if (EVP_DigestFinal_ex(md, bh, NULL) == 1) {
+			p->bh[dkim_copy_b64(p->bh, bh, 32, "", 0)] = '\0';
 			r = 0;
+		}
 	}
 	EVP_MD_CTX_free(md);
 	return r;
+}
+
+/* dkim_sign_ready - signature i of p set up once for all its copies:
+ * the key checked (an RSA key's signing context made once, as each
+ * thread's will be, dkim_tkey.c), ed25519's signing context made (copied
+ * per signature, dkim_copy.c), the field's tags up to t= */
+static int
+dkim_sign_ready(struct dkim_prep *p, int i, char *err, size_t errlen)
+{
+	EVP_PKEY *pkey = p->sig[i].pkey;
+	EVP_PKEY_CTX *rsa = NULL;
+	int ed = p->sig[i].ed, n;
+	size_t size;
+
+	if (EVP_PKEY_get_base_id(pkey) !=
+		(ed ? EVP_PKEY_ED25519 : EVP_PKEY_RSA) ||
+	    (!ed && EVP_PKEY_get_bits(pkey) < DKIM_RSA_MIN_BITS) ||
+	    EVP_PKEY_get_size(pkey) <= 0 ||
+	    EVP_PKEY_get_size(pkey) > DKIM_SIG_MAX) {
+		snprintf(err, errlen,
+		    "DKIM key of selector %s is not an %s key", p->sig[i].sel,
+		    ed ? "ed25519" : "RSA (1024 to 8192 bits)");
+		return -1;
+	}
+	if (ed) {
+		if ((p->sig[i].edmd = EVP_MD_CTX_new()) == NULL ||
+		    EVP_DigestSignInit(
+			p->sig[i].edmd, NULL, NULL, NULL, pkey) != 1)
+			goto ossl;
+	} else if ((rsa = dkim_tkey_ready(pkey, p->sha256)) == NULL)
+		goto ossl; /* the key cannot sign: each thread's copy neither */
+	EVP_PKEY_CTX_free(rsa);
+	if ((size_t)EVP_PKEY_get_size(pkey) > p->sigmax)
+		p->sigmax = (size_t)EVP_PKEY_get_size(pkey);
+	n = snprintf(NULL, 0,
+	    "DKIM-Signature: v=1; a=%s; c=relaxed/relaxed; d=%s;%s\ts=%s; ",
+	    ed ? "ed25519-sha256" : "rsa-sha256", p->domain, p->eol,
+	    p->sig[i].sel);
+	size = (size_t)n + 1;
+	if (n < 0 || (p->sig[i].tags = malloc(size)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	snprintf(p->sig[i].tags, size,
+	    "DKIM-Signature: v=1; a=%s; c=relaxed/relaxed; d=%s;%s\ts=%s; ",
+	    ed ? "ed25519-sha256" : "rsa-sha256", p->domain, p->eol,
+	    p->sig[i].sel);
+	if (size > p->tagsmax)
+		p->tagsmax = size;
+	return 0;
+ossl:
+	snprintf(err, errlen, "DKIM signing with selector %s: %s",
+	    p->sig[i].sel, dkim_sign_ossl());
+	return -1;
 }
 
 /* dkim_sign_prepare - text ready to be signed with the domain's keys
@@ -418,7 +309,8 @@ dkim_sign_prepare(struct dkim_signer *ds, const struct dkim_conf *dc,
 	(void)strlcpy(p->eol,
 	    nl != NULL && nl > text && nl[-1] == '\r' ? "\r\n" : "\n",
 	    sizeof(p->eol));
-	if (dkim_sign_bh(text, len, p->bh, &p->hdrlen) == -1) {
+	if ((p->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL)) == NULL ||
+	    dkim_sign_bh(p, text, len) == -1) {
 		snprintf(err, errlen, "cannot hash: %s", dkim_sign_ossl());
 		goto fail;
 	}
@@ -427,18 +319,25 @@ dkim_sign_prepare(struct dkim_signer *ds, const struct dkim_conf *dc,
 		goto fail;
 	}
 	memcpy(p->hdr, text, p->hdrlen);
+	if (dkim_copy_fields(p) == -1) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	for (i = 0; i <= dc->nrsa; i++) {
 		const char *sel =
 		    i < dc->nrsa ? dc->rsa[i] : dc->ed25519_selector;
 		if (sel[0] == '\0')
 			continue;
-		if ((pkey = dkim_sign_key(ds, dc, sel, err, errlen)) == NULL ||
+		if ((pkey = dkim_sign_key(ds, dc, sel, &p->sig[p->nsig].serial,
+			 err, errlen)) == NULL ||
 		    EVP_PKEY_up_ref(pkey) != 1)
 			goto fail;
 		/* fits: dkim_conf_selector_ok bounds it */
 		(void)strlcpy(p->sig[p->nsig].sel, sel, sizeof(p->sig[0].sel));
 		p->sig[p->nsig].ed = i == dc->nrsa;
 		p->sig[p->nsig++].pkey = pkey;
+		if (dkim_sign_ready(p, p->nsig - 1, err, errlen) == -1)
+			goto fail;
 	}
 	*out = p;
 	return 0;
@@ -447,70 +346,6 @@ toolong:
 fail:
 	dkim_prep_free(p);
 	return -1;
-}
-
-/* dkim_sign_prepared - the DKIM-Signature fields of a copy of p's text
- * with head (header fields of this copy's own, or NULL) on top, in *sig
- * (malloc'd); safe to call from several threads at once */
-int
-dkim_sign_prepared(const struct dkim_prep *p, const char *head, size_t headlen,
-    char **sig, size_t *siglen, char *err, size_t errlen)
-{
-	char *hlist = NULL, *hdr = NULL, *all = NULL;
-	size_t hllen = 0, hlen = 0, nf, n = headlen + p->hdrlen;
-	struct dkim_field *f = NULL;
-	const char *body;
-	FILE *fp = NULL, *hf = NULL, *hp = NULL;
-	int i, r = -1;
-
-	*sig = NULL;
-	*siglen = 0;
-	if ((all = malloc(n + 1)) == NULL)
-		goto oom;
-	if (headlen > 0)
-		memcpy(all, head, headlen);
-	memcpy(all + headlen, p->hdr, p->hdrlen);
-	/* Past DKIM_FIELDS_MAX fields nothing more is signed (a verifier
-	 * may then fail the signature; the mail still goes).  Counted
-	 * first: a copy has a few dozen, not the maximum. */
-	if ((nf = dkim_canon_fields(all, n, NULL, 0, &body)) > DKIM_FIELDS_MAX)
-		nf = DKIM_FIELDS_MAX;
-	if ((f = reallocarray(NULL, nf + 1, sizeof(*f))) == NULL ||
-	    (hf = open_memstream(&hlist, &hllen)) == NULL ||
-	    (hp = open_memstream(&hdr, &hlen)) == NULL)
-		goto oom;
-	if ((nf = dkim_canon_fields(all, n, f, nf, &body)) > DKIM_FIELDS_MAX)
-		nf = DKIM_FIELDS_MAX;
-	dkim_sign_hlist(f, nf, hf, hp);
-	r = fclose(hf) | fclose(hp);
-	hf = hp = NULL;
-	if (r == EOF || (fp = open_memstream(sig, siglen)) == NULL)
-		goto oom;
-	for (i = 0, r = 0; r == 0 && i < p->nsig; i++)
-		r = dkim_sign_one(p->sig[i].pkey, p->domain, p->sig[i].sel,
-		    p->sig[i].ed, hlist, p->bh, hdr, hlen, p->eol, fp, err,
-		    errlen);
-	if (fclose(fp) == EOF && r == 0)
-		goto oom;
-	goto done;
-oom:
-	snprintf(err, errlen, "out of memory");
-	if (hf != NULL && fclose(hf) == 0)
-		free(hlist), hlist = NULL;
-	if (hp != NULL && fclose(hp) == 0)
-		free(hdr), hdr = NULL;
-	r = -1;
-done:
-	if (r == -1) {
-		free(*sig);
-		*sig = NULL;
-		*siglen = 0;
-	}
-	free(hlist);
-	free(hdr);
-	free(all);
-	free(f);
-	return r;
 }
 
 /* dkim_sign_text - the DKIM-Signature fields for text (its header and
@@ -531,7 +366,7 @@ dkim_sign_text(struct dkim_signer *ds, const struct dkim_conf *dc,
 		return -1;
 	if (p == NULL)
 		return (*sig = strdup("")) != NULL ? 0 : -1;
-	r = dkim_sign_prepared(p, NULL, 0, sig, siglen, err, errlen);
+	r = dkim_copy_sign(p, NULL, 0, sig, siglen, err, errlen);
 	dkim_prep_free(p);
 	return r;
 }

@@ -17,8 +17,6 @@ void dkim_sign_close(struct dkim_signer *ds);
 int dkim_sign_prepare(struct dkim_signer *ds, const struct dkim_conf *dc,
     const char *domain, const char *text, size_t len, struct dkim_prep **out,
     char *err, size_t errlen);
-int dkim_sign_prepared(const struct dkim_prep *p, const char *head,
-    size_t headlen, char **sig, size_t *siglen, char *err, size_t errlen);
 void dkim_prep_free(struct dkim_prep *p);
 int dkim_sign_text(struct dkim_signer *ds, const struct dkim_conf *dc,
     const char *domain, const char *text, size_t len, char **sig,

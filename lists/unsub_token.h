@@ -15,6 +15,8 @@
 #define UNSUB_MAC_LEN 16     /* bytes of the MAC a link carries */
 #define UNSUB_MAC_HEX (2 * UNSUB_MAC_LEN)
 
+struct unsub_maker; /* tokens made with the newest key (unsub_token.c) */
+
 struct unsub_secret {
 	unsigned char key[UNSUB_KEYS_MAX][UNSUB_KEY_LEN];
 	size_t n; /* key[0] makes new tokens; every key verifies */
@@ -28,10 +30,12 @@ enum unsub_verdict {
 
 int unsub_secret_load(
     struct unsub_secret *us, const char *path, char *err, size_t errlen);
-int unsub_token_make(const struct unsub_secret *us, const char *list,
+struct unsub_maker *unsub_maker_new(const struct unsub_secret *us);
+void unsub_maker_free(struct unsub_maker *mk);
+int unsub_token_make(const struct unsub_maker *mk, const char *list,
     const char *domain, const char *addr, long long issued,
     char out[UNSUB_MAC_HEX + 1]);
-int unsub_link_make(const struct unsub_secret *us, const char *base,
+int unsub_link_make(const struct unsub_maker *mk, const char *base,
     const char *list, const char *domain, const char *addr, long long issued,
     char *out, size_t outlen);
 enum unsub_verdict unsub_token_check(const struct unsub_secret *us,

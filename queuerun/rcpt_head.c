@@ -11,14 +11,15 @@
  * one shared copy.  Each such copy is its own transaction, as with VERP.
  * RFC 8058 wants both fields under a DKIM signature, so such a copy is
  * signed here, per recipient, over its own fields and the shared text
- * (lists/dkim_sign.c: the body hash and keys made once, by
- * expand_sign.c).
+ * (lists/dkim_copy.c: the body hash, keys and the text's own fields
+ * prepared once, by expand_sign.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "dkim_copy.h"
 #include "dkim_sign.h"
 #include "names.h"
 #include "rcpt_head.h"
@@ -29,7 +30,7 @@ struct rcpt_head {
 	char list[NAME_LIST_MAX + 1];
 	char domain[NAME_DOMAIN_MAX + 1];
 	long long issued;
-	struct unsub_secret secret;
+	struct unsub_maker *maker; /* the tokens, keyed once */
 	struct dkim_prep *dkim; /* the copies' signing, or NULL */
 };
 
@@ -41,29 +42,28 @@ rcpt_head_sign(struct rcpt_head *h, struct dkim_prep *p)
 	h->dkim = p;
 }
 
-/* rcpt_head_signed - the DKIM-Signature fields of this copy on top of
- * its fields in *out; -1 when it cannot be signed (it waits) */
+/* rcpt_head_out - the copy's fields (len bytes), under their DKIM
+ * signatures when h signs, into *out (malloc'd); -1 when they cannot be
+ * signed (the copy waits) or out of memory */
 static int
-rcpt_head_signed(const struct rcpt_head *h, char **out, size_t *len)
+rcpt_head_out(const struct rcpt_head *h, const char *fields, size_t len,
+    char **out, size_t *outlen)
 {
-	char err[300], *sig, *both;
-	size_t siglen;
+	char err[300], *sig = NULL;
+	size_t siglen = 0;
 
-	if (h->dkim == NULL)
-		return 0;
-	if (dkim_sign_prepared(
-		h->dkim, *out, *len, &sig, &siglen, err, sizeof(err)) == -1)
+	if (h->dkim != NULL && dkim_copy_sign(h->dkim, fields, len, &sig,
+				   &siglen, err, sizeof(err)) == -1)
 		return -1;
-	if ((both = malloc(siglen + *len)) == NULL) {
+	if ((*out = malloc(siglen + len)) == NULL) {
 		free(sig);
 		return -1;
 	}
-	memcpy(both, sig, siglen);
-	memcpy(both + siglen, *out, *len);
+	if (siglen > 0)
+		memcpy(*out, sig, siglen);
+	memcpy(*out + siglen, fields, len);
+	*outlen = siglen + len;
 	free(sig);
-	free(*out);
-	*out = both;
-	*len += siglen;
 	return 0;
 }
 
@@ -74,7 +74,9 @@ rcpt_head_open(struct rcpt_head **out, const struct settings *s,
     const struct listconf *lc, const char *list, const char *domain, char *err,
     size_t errlen)
 {
+	struct unsub_secret secret;
 	struct rcpt_head *h;
+	int r;
 
 	*out = NULL;
 	if (lc->unsubscribe_url[0] == '\0')
@@ -83,8 +85,15 @@ rcpt_head_open(struct rcpt_head **out, const struct settings *s,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (unsub_secret_load(
-		&h->secret, s->unsubscribe_secret_file, err, errlen) == -1) {
+	if ((r = unsub_secret_load(
+		 &secret, s->unsubscribe_secret_file, err, errlen)) == 0 &&
+	    (h->maker = unsub_maker_new(&secret)) == NULL) {
+		snprintf(err, errlen,
+		    "cannot key the unsubscribe tokens: out of memory");
+		r = -1;
+	}
+	explicit_bzero(&secret, sizeof(secret));
+	if (r == -1) {
 		rcpt_head_free(h);
 		return -1;
 	}
@@ -103,35 +112,32 @@ int
 rcpt_head_make(
     const struct rcpt_head *h, const char *addr, char **out, size_t *len)
 {
-	char link[2048];
-	FILE *fp;
+	char link[2048], fields[sizeof(link) + NAME_DOMAIN_MAX + 256];
+	int n;
 
 	*out = NULL;
 	*len = 0;
-	if (unsub_link_make(&h->secret, h->url, h->list, h->domain, addr,
-		h->issued, link, sizeof(link)) == -1 ||
-	    (fp = open_memstream(out, len)) == NULL)
+	if (unsub_link_make(h->maker, h->url, h->list, h->domain, addr,
+		h->issued, link, sizeof(link)) == -1)
 		return -1;
-	fprintf(fp,
+	/* fits: the link, the domain and the list are bounded above */
+	n = snprintf(fields, sizeof(fields),
 	    "List-Unsubscribe: <%s>,\n"
 	    " <mailto:majordomo@%s?body=unsubscribe%%20%s>\n"
 	    "List-Unsubscribe-Post: List-Unsubscribe=One-Click\n",
 	    link, h->domain, h->list);
-	if (fclose(fp) == EOF || rcpt_head_signed(h, out, len) == -1) {
-		free(*out);
-		*out = NULL;
+	if (n < 0 || (size_t)n >= sizeof(fields))
 		return -1;
-	}
-	return 0;
+	return rcpt_head_out(h, fields, (size_t)n, out, len);
 }
 
-/* rcpt_head_free - let it go (the secret is wiped) */
+/* rcpt_head_free - let it go (the key is wiped) */
 void
 rcpt_head_free(struct rcpt_head *h)
 {
 	if (h == NULL)
 		return;
-	explicit_bzero(&h->secret, sizeof(h->secret));
+	unsub_maker_free(h->maker);
 	dkim_prep_free(h->dkim);
 	free(h);
 }

@@ -73,6 +73,11 @@ verify_all() {
 	[ "$n" -gt 0 ]
 }
 
+# crlf FILE - the text with every line end CRLF, as the SMTP client sends it
+crlf() {
+	perl -pe 's/\r\n|\r|\n/\r\n/g' "$1"
+}
+
 # header NAME FILE - the unfolded value of the first header field NAME
 header() {
 	tr -d '\r' <"$2" | awk -v n="$1" 'BEGIN { IGNORECASE = 1 }
@@ -324,10 +329,6 @@ assert e[0]["error"].startswith("cannot read DKIM key "), e'
 
 @test "canonicalization edge cases, signed by mj_dkimsign and checked as SMTP would carry them" {
 	printf '[dkim]\nselectors = s1\ned25519_selector = e1\n' >"$KEYS/config"
-	# crlf FILE - the text with every line end CRLF, as the SMTP client sends it
-	crlf() {
-		perl -pe 's/\r\n|\r|\n/\r\n/g' "$1"
-	}
 	d=$BATS_TEST_TMPDIR
 	# repeated fields (a verifier takes them bottom up), blanks after the
 	# colon and in values, a bare CR, trailing blanks and empty lines
@@ -348,4 +349,33 @@ assert e[0]["error"].startswith("cannot read DKIM key "), e'
 	# a field added after signing breaks it: a third From
 	{ printf 'From: evil@users.test\r\n'; cat "$d/c4"; } >"$d/added"
 	run -1 "$VERIFY" "$d/added" "$KEYS"
+}
+
+@test "one-click copies made by mj_copysign over odd texts verify, and their links carry openssl's HMAC" {
+	SECRET=$BATS_TEST_TMPDIR/unsubscribe.secret
+	printf '[unsubscribe]\nsecret_file = %s\n' "$SECRET" >>"$CONF"
+	"$TOP/scripts/mjq-unsubsecret" "$SECRET"
+	d=$BATS_TEST_TMPDIR
+	# a text with a List-Unsubscribe of its own, and a first line that
+	# folds into the copy's last field; a plain one
+	printf ' folded: into the copy\nList-Unsubscribe: <mailto:old@example.org>\nFrom: a@users.test\nSubject: own fields\n\nbody\n' >"$d/t1"
+	printf 'From: a@users.test\nTo: mylist@example.org\nSubject: plain\n\nbody\n' >"$d/t2"
+	for i in 1 2; do
+		"$TOP/t/tools/mj_copysign" -C "$CONF" -u https://lists.example.org/u \
+			example.org mylist "$d/t$i" 'ann+x@users.test' >"$d/s$i"
+		crlf "$d/s$i" >"$d/c$i"
+		"$VERIFY" -n 2 "$d/c$i" "$KEYS"
+	done
+	# the copy's fields first, then the text's, each instance signed
+	h=$(tr -d '\n\t ' <"$d/s1" | sed 's/.*;h=\([^;]*\);.*/\1/' | head -1)
+	[ "$h" = "List-Unsubscribe:List-Unsubscribe-Post:List-Unsubscribe:From:Subject:from" ]
+	# the token is the HMAC the openssl command makes of the same text
+	t=$(grep -o '&t=[0-9]*' "$d/s2" | cut -d= -f2)
+	s=$(grep -o '&s=[0-9a-f]*' "$d/s2" | cut -d= -f2)
+	want=$(printf 'mjq-unsub-1\nmylist\nexample.org\nann+x@users.test\n%s\n' "$t" |
+		openssl dgst -sha256 -mac HMAC -macopt "hexkey:$(head -1 "$SECRET")" -r | cut -c1-32)
+	[ "$s" = "$want" ]
+	# another link breaks the copy's signatures
+	sed 's/&s=[0-9a-f]*/\&s=00/' "$d/c2" >"$d/forged"
+	run -1 "$VERIFY" "$d/forged" "$KEYS"
 }
