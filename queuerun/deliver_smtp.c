@@ -371,6 +371,14 @@ deliver_smtp(struct qr_batch *b)
 		free(rcpts);
 		return;
 	}
+	/* A copy per recipient sends the text many times: keep it
+	 * converted in memory for them. */
+	if (step < b->n && smtp_data_keep(&text) == -1) {
+		deliver_all(
+		    b, QR_DEFERRED, 0, "4.3.0", "cannot read the message");
+		free(rcpts);
+		return;
+	}
 	for (i = 0; i < b->n; i++)
 		rcpts[i].addr = b->addr[i];
 	c = deliver_smtp_take(b->nexthop);
@@ -400,5 +408,6 @@ deliver_smtp(struct qr_batch *b)
 		deliver_smtp_put(c, (double)b->params->cache_time);
 	free(copy[0].head);
 	free(copy[1].head);
+	smtp_data_close(&text);
 	free(rcpts);
 }

@@ -9,15 +9,22 @@
  *
  * The conversion is a pure function over blocks with a two-flag state,
  * so it is testable byte for byte and never holds the whole message.
+ * A text that goes out many times (one copy per recipient) may be kept
+ * converted in memory instead (smtp_data_keep), so each copy costs a
+ * copy of bytes, not a read and a conversion.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "smtp_data.h"
 
 #define SMTP_DATA_BLOCK 32768
+/* The largest text kept converted in memory: a list post, not a
+ * mailbox; up to about twice that per delivery thread. */
+#define SMTP_DATA_KEEP_MAX (256 * 1024)
 
 /* smtp_data_conv_init - state at the start of a message */
 void
@@ -88,6 +95,7 @@ smtp_data_open(struct smtp_data_msg *m, int fd, off_t size)
 	m->size = size;
 	m->wire_size = 0;
 	m->eightbit = 0;
+	m->wire = NULL;
 	m->head = NULL;
 	m->headlen = 0;
 	m->head_wire = 0;
@@ -110,6 +118,52 @@ smtp_data_open(struct smtp_data_msg *m, int fd, off_t size)
 	/* Without the final dot line, with the final CRLF if we add one. */
 	m->wire_size += smtp_data_finish(&c, out) - 3;
 	return 0;
+}
+
+/* smtp_data_keep - keep the text converted in memory for the sends to
+ * come (it stays on disk when over SMTP_DATA_KEEP_MAX or when memory
+ * is short: that is not an error); -1 when it cannot be read */
+int
+smtp_data_keep(struct smtp_data_msg *m)
+{
+	struct smtp_data_conv c;
+	char *in, end[5];
+	size_t len = 0;
+	off_t off;
+	ssize_t n;
+
+	if (m->wire != NULL || m->size > SMTP_DATA_KEEP_MAX)
+		return 0;
+	if ((in = malloc(m->size + 1)) == NULL ||
+	    (m->wire = malloc(2 * m->size + 2)) == NULL) {
+		free(in);
+		return 0;
+	}
+	for (off = 0; off < m->size; off += n)
+		if ((n = pread(m->fd, in + off, m->size - off, off)) <= 0) {
+			if (n == -1 && errno == EINTR) {
+				n = 0;
+				continue;
+			}
+			free(in);
+			smtp_data_close(m);
+			return -1;
+		}
+	smtp_data_conv_init(&c);
+	len = smtp_data_convert(&c, in, m->size, m->wire);
+	/* the final CRLF when missing; the dot line goes with each send */
+	n = (ssize_t)smtp_data_finish(&c, end) - 3;
+	memcpy(m->wire + len, end, n);
+	free(in);
+	return 0;
+}
+
+/* smtp_data_close - let the kept text go */
+void
+smtp_data_close(struct smtp_data_msg *m)
+{
+	free(m->wire);
+	m->wire = NULL;
 }
 
 /* smtp_data_head - header fields (whole lines, ASCII) sent before the
@@ -174,6 +228,28 @@ smtp_data_last(struct smtp_session *s, char *out, size_t len, size_t room,
 	return 0;
 }
 
+/* smtp_data_send_kept - the kept text after the head's last part (len
+ * bytes of out, room bytes in all), the final dot and the tail */
+static int
+smtp_data_send_kept(struct smtp_session *s, const struct smtp_data_msg *m,
+    char *out, size_t len, size_t room, const char *tail, size_t taillen)
+{
+	size_t off, n, wlen = (size_t)(m->wire_size - m->head_wire);
+
+	for (off = 0;; off += n) {
+		n = wlen - off < room - 3 - len ? wlen - off : room - 3 - len;
+		memcpy(out + len, m->wire + off, n);
+		len += n;
+		if (off + n == wlen)
+			break;
+		if (smtp_session_send(s, out, len, s->to.data_ms) == -1)
+			return -1;
+		len = 0;
+	}
+	memcpy(out + len, ".\r\n", 3);
+	return smtp_data_last(s, out, len + 3, room, tail, taillen);
+}
+
 /* smtp_data_send - send the converted text and the final dot, then the
  * tail (the next transaction's envelope, or none); the head goes out in
  * the text's first write (one write per short copy, tail included) */
@@ -191,6 +267,9 @@ smtp_data_send(struct smtp_session *s, const struct smtp_data_msg *m,
 	if (m->head != NULL &&
 	    smtp_data_send_head(s, m, &c, out, &len) == -1)
 		return -1;
+	if (m->wire != NULL)
+		return smtp_data_send_kept(
+		    s, m, out, len, sizeof(out), tail, taillen);
 	for (off = 0; off < m->size; off += n) {
 		/* what fits beside the head's part (half a block or more) */
 		want = (sizeof(out) - 5 - len) / 2;

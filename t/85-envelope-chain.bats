@@ -231,3 +231,37 @@ delivered() {
 	# every command in a read of its own
 	[ "$(grep -v ' EHLO ' "$S/trace" | cut -d' ' -f1-2 | sort | uniq -d | wc -l)" -eq 0 ]
 }
+
+# odd_text N - a text whose body has lines that begin with dots, a bare
+# CR, a CRLF, N more dotted lines (N large: the text spans several of
+# the sender's blocks) and no final newline
+odd_text() {
+	printf 'From: poster@example.net\nSubject: odd\n\n'
+	printf 'line\n.one dot\n..two dots\nbare\rCR\r\nCRLF\n.\n'
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf ".%06d a dotted line of some length to fill the blocks\n", i }'
+	printf 'the end, without a newline'
+}
+
+@test "copies sent from the text kept in memory are byte for byte those sent from the spool file" {
+	smtpd_start s --trace-eod
+	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
+	mjq_list ex.org v a@d.test b@d.test
+	echo 'verp = yes' >>"$LISTS/ex.org/v/config"
+	mjq_list ex.org one c@d.test
+	for n in 3 3000; do
+		for l in v one; do
+			odd_text "$n" | "$MJ_ENQUEUE" -C "$CONF" -d ex.org -l "$l" -r -f poster@example.net
+		done
+		runq
+		# this round's three copies; their bodies, from the first empty
+		# line on, are the same
+		ls -v "$S/save/new" | tail -3 | sed "s|^|$S/save/new/|" >"$BATS_TEST_TMPDIR/copies"
+		[ "$(wc -l <"$S/log")" -eq $((n == 3 ? 3 : 6)) ]
+		while read -r m; do
+			sed -n '/^\r\{0,1\}$/,$p' "$m" | md5sum
+		done <"$BATS_TEST_TMPDIR/copies" | sort | uniq -c >"$BATS_TEST_TMPDIR/sums"
+		cat "$BATS_TEST_TMPDIR/sums"
+		[ "$(wc -l <"$BATS_TEST_TMPDIR/sums")" -eq 1 ]
+		[ "$(sed -n '/^\r\{0,1\}$/,$p' "$(head -1 "$BATS_TEST_TMPDIR/copies")" | grep -c '^\.')" -eq $((n + 3)) ]
+	done
+}

@@ -130,7 +130,7 @@ sinks_list() {
 	cp "$DIR/subscribers" "$1/lists/bench.example/list/subscribers"
 	printf '[list]\nposting = open\n%s\n' "$2" >"$1/lists/bench.example/list/config"
 	{
-		printf '[delivery]\ndelivery_threads = 100\n'
+		printf '[delivery]\ndelivery_threads = %s\n' "${THREADS:-100}"
 		printf '[transport_map]\n'
 		sed 's/ / = /' "$DIR/map"
 	} >>"$1/mjq.conf"
