@@ -122,8 +122,9 @@ sinks_msg() {
 # sinks_list W LISTCONF - an mjq tree in W whose list
 # bench.example/list has $DIR/subscribers and, in its config's [list],
 # lines "posting = open" (the poster is no subscriber) and LISTCONF;
-# mjq.conf sends the domains to the sinks with 100 delivery threads
-# (callers append their own sections)
+# mjq.conf sends the domains to the sinks with THREADS (default 100, as
+# Postfix's default_process_limit) delivery threads (callers append
+# their own sections)
 sinks_list() {
 	mjq_workdir "$1"
 	mkdir -p "$1/lists/bench.example/list"
