@@ -379,3 +379,37 @@ assert e[0]["error"].startswith("cannot read DKIM key "), e'
 	sed 's/&s=[0-9a-f]*/\&s=00/' "$d/c2" >"$d/forged"
 	run -1 "$VERIFY" "$d/forged" "$KEYS"
 }
+
+@test "a key file replaced under a running runner: the delivery threads sign the next post's copies with the new key" {
+	SECRET=$BATS_TEST_TMPDIR/unsubscribe.secret
+	printf '[unsubscribe]\nsecret_file = %s\n' "$SECRET" >>"$CONF"
+	"$TOP/scripts/mjq-unsubsecret" "$SECRET"
+	# one recipient a batch: the copies are signed by several threads
+	printf '[delivery]\ndestination_recipient_limit = 1\n' >>"$CONF"
+	printf '[queueserv]\nrunner_program = %s\nmin_runners = 1\nmax_runners = 1\nqueue_run_delay = 1h\nrunner_idle_timeout = 1h\n' \
+		"$MJ_QUEUERUN" >>"$CONF"
+	printf '[list]\nposting = open\nunsubscribe_url = https://lists.example.org/u\ndmarc_mitigation = none\n' \
+		>"$LISTS/example.org/mylist/config"
+	for i in 1 2 3 4 5 6; do echo "u$i@users.test"; done >>"$LISTS/example.org/mylist/subscribers"
+	queueserv_start
+	post alice@users.test
+	wait_for 20 eval '[ "$(received | wc -l)" -eq 8 ]'
+	pid=$(runner_pids)
+	# a new key for s1: made under another selector, moved over s1's
+	"$DKIMKEY" -C "$CONF" example.org next >/dev/null
+	mv "$KEYS/next.key" "$KEYS/s1.key"
+	sed 's/^next\._domainkey/s1._domainkey/' "$KEYS/next.dns" >"$KEYS/s1.dns"
+	rm "$KEYS/next.dns"
+	post alice@users.test
+	wait_for 20 eval '[ "$(received | wc -l)" -eq 16 ]'
+	[ "$(runner_pids)" = "$pid" ] # the same runner signed both posts
+	received >"$BATS_TEST_TMPDIR/all"
+	# the second post's copies verify with the new record, the first's
+	# no longer do
+	for f in $(tail -8 "$BATS_TEST_TMPDIR/all"); do
+		run -0 "$VERIFY" -n 2 "$f" "$KEYS"
+	done
+	for f in $(head -8 "$BATS_TEST_TMPDIR/all"); do
+		run -1 "$VERIFY" -n 2 "$f" "$KEYS"
+	done
+}
