@@ -17,6 +17,8 @@
 # them, so only the libraries' folders are on the include path.
 #   t/tools/*.c       -> t/tools/<name>      (test helpers, one file each,
 #                        linked with every library above)
+#   t/tools/testsmtpd/*.c -> t/tools/mj_testsmtpd (the tests' SMTP server,
+#                        split by concern; libc and OpenSSL only)
 
 # Where make install puts things (GNU names; DESTDIR stages a tree for a
 # package).  SYSCONFDIR holds mjq/mjq.conf, the path compiled into the
@@ -79,6 +81,7 @@ QR_MAIN    := $(wildcard queuerun/mj_queuerun.c)
 QR_SRC     := $(filter-out $(QR_MAIN),$(wildcard queuerun/*.c))
 SIM_SRC    := $(wildcard schedsim/*.c)
 TOOL_SRC   := $(wildcard t/tools/*.c)
+SMTPD_SRC  := $(wildcard t/tools/testsmtpd/*.c)
 
 LIBCOMMON := common/libcommon.a
 LIBSPOOL  := spool-layout/libspool.a
@@ -97,7 +100,7 @@ endif
 ifneq ($(SIM_SRC),)
 PROGS += schedsim/mj_schedsim
 endif
-TOOLS := $(TOOL_SRC:.c=)
+TOOLS := $(TOOL_SRC:.c=) t/tools/mj_testsmtpd
 
 MAN8 := $(wildcard */*.8)
 
@@ -149,6 +152,8 @@ TOOL_LIBS := $(LIBQR) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON
 # start-up as errors; these are the very same objects.
 t/tools/mj_enqueue_dyn: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENQ_LIBS)
+t/tools/mj_testsmtpd: $(SMTPD_SRC:.c=.o)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lssl -lcrypto
 t/tools/%: t/tools/%.c $(TOOL_LIBS)
 	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
 
@@ -160,7 +165,7 @@ common/sysconfdir.stamp: FORCE
 .PHONY: FORCE
 FORCE:
 
--include $(wildcard */*.d t/tools/*.d)
+-include $(wildcard */*.d t/tools/*.d t/tools/testsmtpd/*.d)
 
 # The two commands of the README.  Each first makes sure the packages it
 # needs are there (installing them when run as root).
@@ -299,5 +304,6 @@ deb:
 	cp "$$tmp"/mjq_*.deb $(DEB_OUT)/; ls $(DEB_OUT)/mjq_*.deb
 
 clean:
-	rm -f */*.o */*.d */*.a */*.stamp $(PROGS) $(TOOLS) t/tools/*.d t/tools/mj_enqueue_dyn
+	rm -f */*.o */*.d */*.a */*.stamp $(PROGS) $(TOOLS) t/tools/*.d t/tools/mj_enqueue_dyn \
+	    t/tools/testsmtpd/*.o t/tools/testsmtpd/*.d
 	rm -rf t/fuzz/bin

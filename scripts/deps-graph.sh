@@ -26,7 +26,7 @@ layer() {
 }
 dirs=""
 for d in enqueue queueserv unsubscribe queuerun schedsim sched smtp lists \
-    spool-layout common t/tools t/fuzz; do
+    spool-layout common t/tools t/tools/testsmtpd t/fuzz; do
 	[ -d "$d" ] && dirs="$dirs $d"
 done
 # Which folder holds each header: "name folder" lines.
