@@ -381,19 +381,10 @@ dane_run() {
 }
 
 @test "a real Postfix smtpd with TLS: mjq verifies it, the mail arrives, Postfix logs the TLS session" {
-	[ "$(id -u)" -eq 0 ] || skip "needs root (Postfix)"
-	command -v postfix >/dev/null || skip "postfix is not installed"
-	. "$BATS_TEST_DIRNAME/postfix-instance.sh"
-	PORT=$(free_port)
-	PF=$(mktemp -d /tmp/mjq22.XXXXXX)
-	chmod 0755 "$PF"
-	pf_create "$PF" "$PORT" "myhostname = pf.test" \
-		"relay_domains = tls.test" "relay_transport = discard:tls-test" \
+	postfix_discard tls.test \
 		"smtpd_tls_cert_file = $C/good.crt" \
 		"smtpd_tls_key_file = $C/good.key" \
-		"smtpd_tls_security_level = may" "smtpd_tls_loglevel = 1" \
-		>"$T/pf-create.log" 2>&1
-	pf_start "$PF"
+		"smtpd_tls_security_level = may" "smtpd_tls_loglevel = 1"
 	configure verify
 	post
 	runq

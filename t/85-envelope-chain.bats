@@ -25,6 +25,10 @@ setup() {
 
 teardown() {
 	servers_stop
+	if [ -n "${PF:-}" ]; then
+		pf_stop "$PF"
+		rm -rf "$PF"
+	fi
 }
 
 # chain_list KIND ADDR... - the server (its options in the array SMTPD,
@@ -267,19 +271,9 @@ odd_text() {
 }
 
 @test "a real Postfix smtpd that forbids improper pipelining takes the chained copies in one session" {
-	[ "$(id -u)" -eq 0 ] || skip "needs root (Postfix)"
-	command -v postfix >/dev/null || skip "postfix is not installed"
-	. "$BATS_TEST_DIRNAME/postfix-instance.sh"
-	PORT=$(free_port)
-	PF=$(mktemp -d /tmp/mjq85.XXXXXX)
-	chmod 0755 "$PF"
 	# the Postfix 3.9 default, in Debian 12's 3.7 as an option: a client
 	# that pipelines where RFC 2920 does not allow it is disconnected
-	pf_create "$PF" "$PORT" "myhostname = pf.test" \
-		"relay_domains = d.test" "relay_transport = discard:d-test" \
-		"smtpd_forbid_unauth_pipelining = yes" \
-		>"$BATS_TEST_TMPDIR/pf-create.log" 2>&1
-	pf_start "$PF"
+	postfix_discard d.test "smtpd_forbid_unauth_pipelining = yes"
 	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
 	mjq_list ex.org l a@d.test b@d.test c@d.test dd@d.test
 	echo 'unsubscribe_url = https://ex.org/u' >>"$LISTS/ex.org/l/config"
@@ -294,5 +288,4 @@ odd_text() {
 	# one session: the envelope of each copy after the first came
 	# behind the previous copy's final dot, no RSET
 	grep -q 'smtpd.*: disconnect from .* ehlo=1 mail=4 rcpt=4 data=4 quit=1 commands=14$' "$PF/maillog"
-	rm -rf "$PF"
 }

@@ -39,6 +39,26 @@ free_port() {
 	echo "$PORT"
 }
 
+# postfix_discard DOMAIN [MAIN.CF-LINE...] - a private Postfix instance
+# (t/postfix-instance.sh) whose smtpd on a port of its own takes mail for
+# DOMAIN and discards it, with the extra main.cf lines; sets PF (its
+# directory: maillog, pf_stop) and PORT.  Skips the test without root or
+# Postfix.
+postfix_discard() {
+	local domain=$1
+	shift
+	[ "$(id -u)" -eq 0 ] || skip "needs root (Postfix)"
+	command -v postfix >/dev/null || skip "postfix is not installed"
+	. "$BATS_TEST_DIRNAME/postfix-instance.sh"
+	PORT=$(free_port)
+	PF=$(mktemp -d /tmp/mjqpf.XXXXXX)
+	chmod 0755 "$PF"
+	pf_create "$PF" "$PORT" "myhostname = pf.test" \
+		"relay_domains = $domain" "relay_transport = discard:$domain" \
+		"$@" >"$BATS_TEST_TMPDIR/pf-create.log" 2>&1
+	pf_start "$PF"
+}
+
 # stop_pid PID - SIGTERM and wait until it is gone
 stop_pid() {
 	kill "$1" 2>/dev/null || return 0
