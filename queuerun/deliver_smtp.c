@@ -4,7 +4,10 @@
  * reused when one to the same nexthop is idle in the cache; or one per
  * recipient (VERP, header fields of its own), each copy made before the
  * one in front of it goes, so that its envelope rides behind that one's
- * final dot (smtp_xact.c's chaining).
+ * final dot (smtp_xact.c's chaining), and the copy after it made (its
+ * signature the costly part) while the server takes the text in front,
+ * so that the thread finds the server's reply there instead of sleeping
+ * on it (smtp_xact.h's wait).
  *
  * Nexthops: "[host]:port" or "[host]" connect to host's addresses, no MX;
  * "host" or "host:port" go through MX (mx_*.c when it is there, else
@@ -265,32 +268,50 @@ deliver_smtp_set(struct qr_batch *b, size_t lo, size_t hi,
 }
 
 /* One transaction of a batch: its envelope sender and, for a copy of
- * its own, its header fields (owned) and its text with them. */
+ * its own, its header fields (owned) and its text with them; idx, the
+ * transaction it holds (-1: none). */
 struct deliver_copy {
+	long idx;
 	char sender[2 * SPOOL_ADDR_MAX + 2];
 	char *head;
 	struct smtp_data_msg dm;
 	struct smtp_xact x;
 };
 
-/* deliver_smtp_copy - transaction [lo, hi) of the batch into *cp, made
- * before the one in front of it is sent (its envelope may go behind
- * that one's final dot, SIZE= counting its own fields); -1 when its
- * header fields cannot be made */
-static int
-deliver_smtp_copy(struct qr_batch *b, size_t lo, size_t hi,
-    const struct smtp_data_msg *text, struct smtp_rcpt *rcpts,
-    struct deliver_copy *cp)
-{
-	size_t headlen;
+/* A batch's transactions as they are made: the one on the wire, the one
+ * whose envelope goes behind its final dot, and the one after, made
+ * while the server answers (smtp_xact.h's wait). */
+struct deliver_copies {
+	struct qr_batch *b;
+	const struct smtp_data_msg *text;
+	struct smtp_rcpt *rcpts;
+	size_t step, ntx;
+	long want; /* what the wait makes */
+	struct deliver_copy ring[3];
+};
 
+/* deliver_smtp_copy - transaction k of the batch in its ring slot, made
+ * unless it is there already: before the one in front of it is sent
+ * (its envelope may go behind that one's final dot, SIZE= counting its
+ * own fields); -1 when its header fields cannot be made */
+static int
+deliver_smtp_copy(struct deliver_copies *dc, long k)
+{
+	struct deliver_copy *cp = &dc->ring[k % 3];
+	struct qr_batch *b = dc->b;
+	size_t lo = (size_t)k * dc->step, headlen;
+	size_t hi = lo + dc->step < b->n ? lo + dc->step : b->n;
+
+	if (cp->idx == k)
+		return 0;
+	cp->idx = -1;
 	if (b->verp)
 		deliver_smtp_verp(
 		    b, b->addr[lo], cp->sender, sizeof(cp->sender));
 	else
 		(void)strlcpy(cp->sender, b->sender,
 		    sizeof(cp->sender)); /* twice its size */
-	cp->dm = *text;
+	cp->dm = *dc->text;
 	free(cp->head);
 	cp->head = NULL;
 	if (b->head != NULL) {
@@ -299,8 +320,21 @@ deliver_smtp_copy(struct qr_batch *b, size_t lo, size_t hi,
 			return -1;
 		smtp_data_head(&cp->dm, cp->head, headlen);
 	}
-	cp->x = (struct smtp_xact){cp->sender, rcpts + lo, hi - lo, &cp->dm};
+	cp->x = (struct smtp_xact){
+	    cp->sender, dc->rcpts + lo, hi - lo, &cp->dm, NULL, NULL};
+	cp->idx = k;
 	return 0;
+}
+
+/* deliver_smtp_ahead - the wait of a transaction: the one two places
+ * behind it made while the server answers (a failure shows again when
+ * its turn comes) */
+static void
+deliver_smtp_ahead(void *arg)
+{
+	struct deliver_copies *dc = arg;
+
+	(void)deliver_smtp_copy(dc, dc->want);
 }
 
 /* deliver_smtp_group - transaction x (results [lo, lo + x->n)) over
@@ -347,67 +381,72 @@ deliver_smtp_group(struct qr_batch *b, struct deliver_cached **cp,
 /* deliver_smtp - one batch: one transaction, or one per recipient with
  * VERP (each has its own envelope sender) or with header fields of its
  * own (rcpt_head.c), over one session; the next copy is made before
- * this one goes, so its envelope can go behind this one's final dot */
+ * this one goes, so its envelope can go behind this one's final dot, and
+ * the one after it while the server takes this one's text */
 void
 deliver_smtp(struct qr_batch *b)
 {
-	struct deliver_copy copy[2] = {{.head = NULL}, {.head = NULL}};
+	struct deliver_copies dc = {.b = b};
 	struct deliver_cached *c;
 	struct smtp_data_msg text;
 	struct smtp_status hst;
-	struct smtp_rcpt *rcpts;
-	size_t lo, hi, i, nhi, cur = 0;
-	size_t step = b->verp || b->head != NULL ? 1 : b->n;
-	int made, next_made = 0;
+	struct smtp_xact *x, *next;
+	size_t i, lo;
+	long k;
 
+	dc.step = b->verp || b->head != NULL ? 1 : (b->n > 0 ? b->n : 1);
+	dc.ntx = (b->n + dc.step - 1) / dc.step;
+	for (k = 0; k < 3; k++)
+		dc.ring[k].idx = -1;
 	(void)strlcpy(b->relay, b->nexthop, sizeof(b->relay));
-	if ((rcpts = calloc(b->n, sizeof(*rcpts))) == NULL) {
+	if ((dc.rcpts = calloc(b->n, sizeof(*dc.rcpts))) == NULL) {
 		deliver_all(b, QR_DEFERRED, 0, "4.3.0", "out of memory");
 		return;
 	}
 	if (smtp_data_open(&text, b->datafd, b->datasize) == -1) {
 		deliver_all(
 		    b, QR_DEFERRED, 0, "4.3.0", "cannot read the message");
-		free(rcpts);
+		free(dc.rcpts);
 		return;
 	}
 	/* A copy per recipient sends the text many times: keep it
 	 * converted in memory for them. */
-	if (step < b->n && smtp_data_keep(&text) == -1) {
+	if (dc.ntx > 1 && smtp_data_keep(&text) == -1) {
 		deliver_all(
 		    b, QR_DEFERRED, 0, "4.3.0", "cannot read the message");
-		free(rcpts);
+		free(dc.rcpts);
 		return;
 	}
+	dc.text = &text;
 	for (i = 0; i < b->n; i++)
-		rcpts[i].addr = b->addr[i];
+		dc.rcpts[i].addr = b->addr[i];
 	c = deliver_smtp_take(b->nexthop);
-	hi = step < b->n ? step : b->n;
-	made = b->n == 0 ||
-	       deliver_smtp_copy(b, 0, hi, &text, rcpts, &copy[0]) == 0;
-	for (lo = 0; lo < b->n; lo = hi, hi = nhi, made = next_made) {
-		if (!made) {
+	for (k = 0; k < (long)dc.ntx; k++) {
+		lo = (size_t)k * dc.step;
+		if (deliver_smtp_copy(&dc, k) == -1) {
 			deliver_smtp_fail(&hst, SMTP_DEFERRED, "4.3.0",
 			    "cannot make the recipient's header");
 			deliver_smtp_set(b, lo, b->n, NULL, &hst);
 			break;
 		}
-		nhi = hi + step < b->n ? hi + step : b->n;
-		next_made = hi < b->n && deliver_smtp_copy(b, hi, nhi, &text,
-					     rcpts, &copy[!cur]) == 0;
-		if (deliver_smtp_group(b, &c, &copy[cur].x, lo,
-			next_made ? &copy[!cur].x : NULL) == -1) {
+		x = &dc.ring[k % 3].x;
+		next = k + 1 < (long)dc.ntx && deliver_smtp_copy(&dc, k + 1) == 0
+			   ? &dc.ring[(k + 1) % 3].x
+			   : NULL;
+		dc.want = k + 2;
+		x->wait = k + 2 < (long)dc.ntx ? deliver_smtp_ahead : NULL;
+		x->wait_arg = &dc;
+		if (deliver_smtp_group(b, &c, x, lo, next) == -1) {
 			/* No session: the rest shares the failure. */
-			for (i = hi; i < b->n; i++)
+			for (i = lo + x->n; i < b->n; i++)
 				b->res[i] = b->res[lo];
 			break;
 		}
-		cur = !cur;
 	}
 	if (c != NULL)
 		deliver_smtp_put(c, (double)b->params->cache_time);
-	free(copy[0].head);
-	free(copy[1].head);
+	for (k = 0; k < 3; k++)
+		free(dc.ring[k].head);
 	smtp_data_close(&text);
-	free(rcpts);
+	free(dc.rcpts);
 }

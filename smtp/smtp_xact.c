@@ -246,6 +246,17 @@ smtp_xact_rset_reply(struct smtp_session *s)
 	return 0;
 }
 
+/* smtp_xact_eod_reply - the reply to the final dot, the caller's work
+ * (x->wait) done first, while it travels */
+static int
+smtp_xact_eod_reply(
+    struct smtp_session *s, const struct smtp_xact *x, struct smtp_reply *r)
+{
+	if (x->wait != NULL)
+		x->wait(x->wait_arg);
+	return smtp_session_reply(s, s->to.eod_ms, r);
+}
+
 /* smtp_xact_body - the text and the final dot (and next's envelope in
  * the same write), then the end-of-data reply */
 static void
@@ -267,7 +278,7 @@ smtp_xact_body(struct smtp_session *s, const struct smtp_xact *x, char *state,
 		    "cannot read the message text");
 	} else if (rc == -1)
 		smtp_session_failed(s, "sending the message body", st);
-	else if (smtp_session_reply(s, s->to.eod_ms, &reply) == -1)
+	else if (smtp_xact_eod_reply(s, x, &reply) == -1)
 		smtp_session_failed(s,
 		    "sending end of data -- message may be sent more than once",
 		    st);

@@ -17,12 +17,18 @@ struct smtp_rcpt {
 	struct smtp_status st;
 };
 
-/* One transaction: the envelope and the text. */
+/* One transaction: the envelope and the text; and, optionally, work of
+ * the caller's to do while the server takes the text (wait(wait_arg),
+ * called at most once a call of smtp_xact_run, after the final dot has
+ * gone and before its reply is read: the next copy made and signed
+ * while its reply travels, so that the reply is there when read). */
 struct smtp_xact {
 	const char *sender;
 	struct smtp_rcpt *r; /* n recipients, outcomes out */
 	size_t n;
 	const struct smtp_data_msg *m;
+	void (*wait)(void *);
+	void *wait_arg;
 };
 
 enum smtp_xact_result {

@@ -239,7 +239,7 @@ main(int argc, char **argv)
 				end = start + batch;
 			xact++;
 			x = (struct smtp_xact){
-			    sender, rcpts + start, end - start, &msg};
+			    sender, rcpts + start, end - start, &msg, NULL, NULL};
 			if (smtp_xact_run(&s, &x, NULL, &st) ==
 			    SMTP_XACT_STALE) {
 				/* The runner's move: a fresh session. */
