@@ -403,15 +403,9 @@ deliver_smtp(struct qr_batch *b)
 		deliver_all(b, QR_DEFERRED, 0, "4.3.0", "out of memory");
 		return;
 	}
-	if (smtp_data_open(&text, b->datafd, b->datasize) == -1) {
-		deliver_all(
-		    b, QR_DEFERRED, 0, "4.3.0", "cannot read the message");
-		free(dc.rcpts);
-		return;
-	}
 	/* A copy per recipient sends the text many times: keep it
 	 * converted in memory for them. */
-	if (dc.ntx > 1 && smtp_data_keep(&text) == -1) {
+	if (smtp_data_open(&text, b->datafd, b->datasize, dc.ntx > 1) == -1) {
 		deliver_all(
 		    b, QR_DEFERRED, 0, "4.3.0", "cannot read the message");
 		free(dc.rcpts);

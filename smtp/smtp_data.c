@@ -10,8 +10,8 @@
  * The conversion is a pure function over blocks with a two-flag state,
  * so it is testable byte for byte and never holds the whole message.
  * A text that goes out many times (one copy per recipient) may be kept
- * converted in memory instead (smtp_data_keep), so each copy costs a
- * copy of bytes, not a read and a conversion.
+ * converted in memory instead (smtp_data_open's keep), so each copy
+ * costs a copy of bytes, not a read and a conversion.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -82,9 +82,12 @@ smtp_data_finish(const struct smtp_data_conv *c, char *out)
 	return n;
 }
 
-/* smtp_data_open - scan a message once: 8-bit bytes, size on the wire */
+/* smtp_data_open - scan a message once: 8-bit bytes, size on the wire;
+ * with keep, the text converted into memory on the way, for the sends
+ * to come (it stays on disk when over SMTP_DATA_KEEP_MAX, shorter than
+ * size, or when memory is short: that is not an error) */
 int
-smtp_data_open(struct smtp_data_msg *m, int fd, off_t size)
+smtp_data_open(struct smtp_data_msg *m, int fd, off_t size, int keep)
 {
 	char in[SMTP_DATA_BLOCK], out[2 * SMTP_DATA_BLOCK + 5];
 	struct smtp_data_conv c;
@@ -95,10 +98,13 @@ smtp_data_open(struct smtp_data_msg *m, int fd, off_t size)
 	m->size = size;
 	m->wire_size = 0;
 	m->eightbit = 0;
-	m->wire = NULL;
 	m->head = NULL;
 	m->headlen = 0;
 	m->head_wire = 0;
+	/* converted, the text takes twice its bytes at most, and the end 5 */
+	m->wire = keep && size <= SMTP_DATA_KEEP_MAX
+		      ? malloc(2 * (size_t)size + 5)
+		      : NULL;
 	smtp_data_conv_init(&c);
 	for (off = 0; off < size; off += n) {
 		if ((n = pread(fd, in, sizeof(in), off)) == -1) {
@@ -106,55 +112,25 @@ smtp_data_open(struct smtp_data_msg *m, int fd, off_t size)
 				n = 0;
 				continue;
 			}
-			return -1;
-		}
-		if (n == 0)
-			break;
-		for (i = 0; i < n && !m->eightbit; i++)
-			if ((unsigned char)in[i] >= 0x80)
-				m->eightbit = 1;
-		m->wire_size += smtp_data_convert(&c, in, n, out);
-	}
-	/* Without the final dot line, with the final CRLF if we add one. */
-	m->wire_size += smtp_data_finish(&c, out) - 3;
-	return 0;
-}
-
-/* smtp_data_keep - keep the text converted in memory for the sends to
- * come (it stays on disk when over SMTP_DATA_KEEP_MAX or when memory
- * is short: that is not an error); -1 when it cannot be read */
-int
-smtp_data_keep(struct smtp_data_msg *m)
-{
-	struct smtp_data_conv c;
-	char *in, end[5];
-	size_t len = 0;
-	off_t off;
-	ssize_t n;
-
-	if (m->wire != NULL || m->size > SMTP_DATA_KEEP_MAX)
-		return 0;
-	if ((in = malloc(m->size + 1)) == NULL ||
-	    (m->wire = malloc(2 * m->size + 2)) == NULL) {
-		free(in);
-		return 0;
-	}
-	for (off = 0; off < m->size; off += n)
-		if ((n = pread(m->fd, in + off, m->size - off, off)) <= 0) {
-			if (n == -1 && errno == EINTR) {
-				n = 0;
-				continue;
-			}
-			free(in);
 			smtp_data_close(m);
 			return -1;
 		}
-	smtp_data_conv_init(&c);
-	len = smtp_data_convert(&c, in, m->size, m->wire);
-	/* the final CRLF when missing; the dot line goes with each send */
-	n = (ssize_t)smtp_data_finish(&c, end) - 3;
-	memcpy(m->wire + len, end, n);
-	free(in);
+		if (n == 0) {
+			/* cut short: sent from the file, which then says so */
+			smtp_data_close(m);
+			break;
+		}
+		for (i = 0; i < n && !m->eightbit; i++)
+			if ((unsigned char)in[i] >= 0x80)
+				m->eightbit = 1;
+		m->wire_size += smtp_data_convert(&c, in, n,
+		    m->wire != NULL ? m->wire + m->wire_size : out);
+	}
+	/* Without the final dot line, with the final CRLF if we add one
+	 * (a kept text gets its dot line at each send). */
+	m->wire_size += smtp_data_finish(&c,
+			    m->wire != NULL ? m->wire + m->wire_size : out) -
+			3;
 	return 0;
 }
 

@@ -19,7 +19,7 @@ struct smtp_data_msg {
 	off_t wire_size; /* bytes on the wire, without the final dot */
 	int eightbit;	 /* has bytes >= 0x80: ask for BODY=8BITMIME */
 	char *wire;	 /* the text as sent, without the final dot line,
-			  * when kept in memory (smtp_data_keep), or NULL */
+			  * when kept in memory (smtp_data_open), or NULL */
 	const char *head; /* sent first, or NULL */
 	size_t headlen;
 	off_t head_wire; /* its bytes on the wire, within wire_size */
@@ -34,8 +34,7 @@ struct smtp_data_conv {
 void smtp_data_conv_init(struct smtp_data_conv *);
 size_t smtp_data_convert(struct smtp_data_conv *, const char *, size_t, char *);
 size_t smtp_data_finish(const struct smtp_data_conv *, char *);
-int smtp_data_open(struct smtp_data_msg *, int, off_t);
-int smtp_data_keep(struct smtp_data_msg *);
+int smtp_data_open(struct smtp_data_msg *, int, off_t, int);
 void smtp_data_close(struct smtp_data_msg *);
 void smtp_data_head(struct smtp_data_msg *, const char *, size_t);
 int smtp_data_send(

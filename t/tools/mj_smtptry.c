@@ -227,7 +227,7 @@ main(int argc, char **argv)
 	groups[ngroups] = nrcpt;
 	resolve(host, nexthop, dns, port, &targets);
 	fd = message_fd(path, &size);
-	if (smtp_data_open(&msg, fd, size) == -1)
+	if (smtp_data_open(&msg, fd, size, 0) == -1)
 		err(EX_IOERR, "read message");
 
 	if (open_session(&s, &targets, helo, &to) == -1)
