@@ -1,7 +1,8 @@
 /*
  * dkim_prep.h - a text prepared for DKIM signatures: made once per text
  * by dkim_sign.c (dkim_sign_prepare), then signed, whole or per copy, by
- * dkim_sign_copy.c.  Private to those two.
+ * dkim_copy.c, with each thread's copies of the RSA keys (dkim_tkey.c).
+ * Private to those three.
  */
 #ifndef MJQ_DKIM_PREP_H
 #define MJQ_DKIM_PREP_H

@@ -261,19 +261,15 @@ dkim_sign_ready(struct dkim_prep *p, int i, char *err, size_t errlen)
 	EVP_PKEY_CTX_free(rsa);
 	if ((size_t)EVP_PKEY_get_size(pkey) > p->sigmax)
 		p->sigmax = (size_t)EVP_PKEY_get_size(pkey);
-	n = snprintf(NULL, 0,
-	    "DKIM-Signature: v=1; a=%s; c=relaxed/relaxed; d=%s;%s\ts=%s; ",
-	    ed ? "ed25519-sha256" : "rsa-sha256", p->domain, p->eol,
-	    p->sig[i].sel);
-	size = (size_t)n + 1;
-	if (n < 0 || (p->sig[i].tags = malloc(size)) == NULL) {
+	if ((n = asprintf(&p->sig[i].tags,
+		 "DKIM-Signature: v=1; a=%s; c=relaxed/relaxed; d=%s;%s\ts=%s; ",
+		 ed ? "ed25519-sha256" : "rsa-sha256", p->domain, p->eol,
+		 p->sig[i].sel)) == -1) {
+		p->sig[i].tags = NULL; /* undefined after a failure */
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	snprintf(p->sig[i].tags, size,
-	    "DKIM-Signature: v=1; a=%s; c=relaxed/relaxed; d=%s;%s\ts=%s; ",
-	    ed ? "ed25519-sha256" : "rsa-sha256", p->domain, p->eol,
-	    p->sig[i].sel);
+	size = (size_t)n + 1;
 	if (size > p->tagsmax)
 		p->tagsmax = size;
 	return 0;

@@ -78,7 +78,7 @@ dkim_tkey_init(void)
 }
 
 /* dkim_tkey_mine - this thread's copies, made at its first use; NULL
- * when they cannot be kept (the caller signs with the shared key) */
+ * when they cannot be kept (out of memory: the copy waits) */
 static struct dkim_tkeys *
 dkim_tkey_mine(void)
 {
