@@ -64,7 +64,7 @@ expand_sign(struct queuerun *q, struct qr_msg *m)
 {
 	struct dkim_conf dc;
 	char err[PATH_MAX + 200], *sig;
-	size_t siglen;
+	size_t siglen, maplen;
 	void *map;
 	int old = m->datafd, r;
 
@@ -79,8 +79,12 @@ expand_sign(struct queuerun *q, struct qr_msg *m)
 		expand_sign_failed(m, err);
 		return -1;
 	}
-	if ((map = mmap(NULL, (size_t)m->datasize, PROT_READ, MAP_SHARED, old,
-		 0)) == MAP_FAILED) {
+	/* expand_memfd replaces the text and raises m->datasize: the map
+	 * is unmapped with the length it was mapped with, never more (the
+	 * pages beyond it are another allocation's). */
+	maplen = (size_t)m->datasize;
+	if ((map = mmap(NULL, maplen, PROT_READ, MAP_SHARED, old, 0)) ==
+	    MAP_FAILED) {
 		log_warn("%s: cannot map its text", m->name);
 		return -1;
 	}
@@ -88,19 +92,19 @@ expand_sign(struct queuerun *q, struct qr_msg *m)
 		/* Each copy has fields of its own: signed per copy at
 		 * delivery (rcpt_head.c), with what is made here. */
 		r = expand_sign_copies(q, m, &dc, map);
-		munmap(map, (size_t)m->datasize);
+		munmap(map, maplen);
 		return r;
 	}
-	r = dkim_sign_text(q->dkim, &dc, m->domain, map, (size_t)m->datasize,
-	    &sig, &siglen, err, sizeof(err));
+	r = dkim_sign_text(q->dkim, &dc, m->domain, map, maplen, &sig, &siglen,
+	    err, sizeof(err));
 	if (r == -1)
 		expand_sign_failed(m, err);
-	else if (siglen > 0 && (r = expand_memfd(m, sig, siglen, map,
-				    (size_t)m->datasize)) == -1)
+	else if (siglen > 0 &&
+		 (r = expand_memfd(m, sig, siglen, map, maplen)) == -1)
 		log_warn("%s: cannot prepare the signed text", m->name);
 	else if (siglen > 0)
 		close(old);
-	munmap(map, (size_t)m->datasize);
+	munmap(map, maplen);
 	free(sig);
 	return r;
 }
