@@ -17,7 +17,11 @@
  * context that all threads of a runner share (under a mutex), stored by
  * OpenSSL's new-session callback (TLS 1.3 tickets arrive after the
  * handshake) and offered at the next handshake to the same peer.  A
- * resumed session keeps the verdict of the full handshake that made it.
+ * resumed session keeps the verdict of the full handshake that made it
+ * and checks no certificate, so its key names everything that verdict
+ * depended on: the peer, the level, the MX host, each name the
+ * certificate had to match (the nexthop among them at secure) and, with
+ * DANE, a digest of the TLSA records (smtp_tls_cache_key).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,6 +33,7 @@
 #include <strings.h>
 
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
@@ -429,6 +434,60 @@ smtp_tls_handshake(struct smtp_session *s, long long deadline)
 	}
 }
 
+/* smtp_tls_tlsa_digest - SHA-256 of the TLSA records in force, as hex
+ * in out (2 * SHA256 + 1 bytes); -1 on error */
+static int
+smtp_tls_tlsa_digest(const struct mx_tlsa_list *l, char *out)
+{
+	unsigned char md[EVP_MAX_MD_SIZE], head[3];
+	unsigned int mdlen, i;
+	EVP_MD_CTX *ctx;
+	size_t j;
+	int ok;
+
+	if ((ctx = EVP_MD_CTX_new()) == NULL)
+		return -1;
+	ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1;
+	for (j = 0; ok && j < l->n; j++) {
+		head[0] = l->v[j].usage;
+		head[1] = l->v[j].selector;
+		head[2] = l->v[j].mtype;
+		ok = EVP_DigestUpdate(ctx, head, sizeof(head)) == 1 &&
+		     EVP_DigestUpdate(ctx, &l->v[j].len, sizeof(l->v[j].len)) ==
+			 1 &&
+		     EVP_DigestUpdate(ctx, l->v[j].data, l->v[j].len) == 1;
+	}
+	ok = ok && EVP_DigestFinal_ex(ctx, md, &mdlen) == 1;
+	EVP_MD_CTX_free(ctx);
+	for (i = 0; ok && i < mdlen; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	return ok ? 0 : -1;
+}
+
+/* smtp_tls_cache_key - the session cache key: everything a resumed
+ * session's verdict depends on (peer, level, DANE, MX host, each name to
+ * match, the TLSA records); "" (never resumed) when it does not fit */
+static void
+smtp_tls_cache_key(struct smtp_tls_conn *c, const struct smtp_session *s,
+    const struct smtp_tls_policy *p, int dane, const char **names, int n)
+{
+	char tlsa[2 * EVP_MAX_MD_SIZE + 1] = "";
+	size_t len;
+	int i;
+
+	if (dane == 1 && smtp_tls_tlsa_digest(p->tlsa, tlsa) == -1) {
+		c->key[0] = '\0';
+		return;
+	}
+	len = (size_t)snprintf(c->key, sizeof(c->key), "%s|%d|%s|%s|", s->peer,
+	    (int)p->level + 10 * dane, p->host ? p->host : "", tlsa);
+	for (i = 0; i < n && len < sizeof(c->key); i++)
+		len += (size_t)snprintf(c->key + len, sizeof(c->key) - len,
+		    "%s%s", i ? ":" : "", names[i]);
+	if (len >= sizeof(c->key))
+		c->key[0] = '\0'; /* too long to cache: never resumed */
+}
+
 /* smtp_tls_setup - the SSL object for a connection: SNI, names to
  * match, DANE, the cached session; -1 on error */
 static int
@@ -479,10 +538,7 @@ smtp_tls_setup(struct smtp_session *s, struct smtp_tls_ctx *ctx,
 		       p->level == SMTP_TLS_SECURE || dane == 1;
 	SSL_set_verify(c->ssl, c->mandatory ? SSL_VERIFY_PEER : SSL_VERIFY_NONE,
 	    smtp_tls_verify_cb);
-	if ((size_t)snprintf(c->key, sizeof(c->key), "%s|%d|%s|%s", s->peer,
-		(int)p->level + 10 * dane, p->host ? p->host : "",
-		p->match ? p->match : "") >= sizeof(c->key))
-		c->key[0] = '\0'; /* too long to cache: never resumed */
+	smtp_tls_cache_key(c, s, p, dane, names, n);
 	if (c->key[0] != '\0' &&
 	    (sess = smtp_tls_cache_get(ctx, c->key, cached_verdict)) != NULL) {
 		if (SSL_set_session(c->ssl, sess) != 1)

@@ -38,10 +38,11 @@ setup_file() {
 	cert good mx.tls.test
 	cert expired mx.tls.test -days -1
 	cert wrongname other.example
+	cert shared a.test
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
 		-nodes -subj "/CN=mx.tls.test" -addext "subjectAltName=DNS:mx.tls.test" \
 		-days 30 -keyout "$C/selfsigned.key" -out "$C/selfsigned.crt" 2>/dev/null
-	for n in good expired wrongname selfsigned; do
+	for n in good expired wrongname selfsigned shared; do
 		[ -s "$C/$n.crt" ] || return 1
 	done
 }
@@ -220,6 +221,47 @@ again() {
 			[ "$(delivered)" -eq 0 ] ;;
 		esac
 	done
+}
+
+@test "secure: a session verified for a.test is not resumed for b.test through the same MX host" {
+	# One MX host serves both domains; its certificate names a.test only.
+	# The runner that verified a.test holds a resumable session for that
+	# host; b.test's mail to the same host and port must get a full
+	# handshake (and fail it), not the cached verdict.
+	server shared
+	{
+		echo "a.test MX 10 mx.shared.test"
+		echo "b.test MX 10 mx.shared.test"
+		echo "mx.shared.test A 127.0.0.1"
+	} >"$T/zone"
+	dnsd_start "$T/zone"
+	{
+		printf '[queueserv]\nmax_runners = 1\n'
+		printf '[delivery]\ndns_server = 127.0.0.1:%s\n' "$DNS_PORT"
+		printf 'smtp_tls_security_level = secure\n'
+		printf 'smtp_tls_CAfile = %s/ca.crt\n' "$C"
+		printf '[transport_map]\n'
+		printf '%s = smtp:%s:%s\n' a.test a.test "$PORT" b.test b.test "$PORT"
+	} >>"$CONF"
+	mjq_list ex.org a u@a.test
+	mjq_list ex.org b u@b.test
+	queueserv_start
+	printf 'From: p@example.net\nSubject: a\n\nto a\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l a -r -f p@example.net
+	wait_for 30 grep -q 'to=<u@a.test>.*status=sent (.*), tls=verified$' "$QS_LOG"
+	runner=$(runner_pids)
+	[ -n "$runner" ]
+	printf 'From: p@example.net\nSubject: b\n\nto b\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l b -r -f p@example.net
+	wait_for 30 grep -Eq 'to=<u@b.test>.*status=(sent|deferred)' "$QS_LOG"
+	# the one runner that delivered a.test's mail tried b.test's
+	[ "$(runner_pids)" = "$runner" ]
+	grep -q 'to=<u@b.test>.*dsn=4.7.5, status=deferred (TLS handshake with mx.shared.test\[127.0.0.1\]:[0-9]* failed: certificate verification failed: hostname mismatch)$' "$QS_LOG"
+	[ "$(grep -c 'to=<u@b.test>.*status=sent' "$QS_LOG")" -eq 0 ]
+	[ "$(delivered)" -eq 1 ]
+	# the server finished one handshake, a.test's, a full one; b.test's
+	# was a full one too, and the runner refused it before its end
+	[ "$(cat "$T/s/tls")" = "1 TLSv1.3 resumed=0 sni=mx.shared.test" ]
 }
 
 @test "the server sees SNI: the MX host name" {
