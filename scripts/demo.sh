@@ -59,6 +59,13 @@ copies() {
 	done
 }
 
+# spool_holds N - nothing in QUEUE/ (every message delivered and
+# removed), N posts in HOLD/
+spool_holds() {
+	[ -z "$(find "$DIR/spool/QUEUE" -type f)" ] &&
+		[ "$(find "$DIR/spool/HOLD" -type f ! -name '.*' 2>/dev/null | wc -l)" -eq "$1" ]
+}
+
 # owner_got SUBJECT - the owner's maildir holds a message with SUBJECT
 owner_got() {
 	grep -lqs "^Subject: $1" "$DIR"/mail/owner/new/*
@@ -143,10 +150,10 @@ Subject: May I join in?
 A post from outside the list waits for a moderator.
 EOF
 wait_for "the moderator's notice" owner_got 'approve '
+wait_for "the held post" spool_holds 1
 notice=$(grep -ls '^Subject: approve ' "$DIR"/mail/owner/new/*)
 echo "held (mj_queuerun -l):"
 "$QR" -C "$DIR/mjq.conf" -l
-(cd "$DIR/spool" && find HOLD -type f ! -name '.*')
 
 say "the notice in the owner's maildir (its headers after the signature)"
 sed -n '/^From:/,$p' "$notice"
@@ -164,7 +171,10 @@ case ${to%@*} in
 	exit 1
 	;;
 esac
-say "the owner replies to $to: mj_enqueue -q -d ${to#*@} -l $(basename "${to%@*}" -request)"
+rlist=${to%@*}
+rlist=${rlist%-request}
+rdomain=${to#*@}
+say "the owner replies to $to: mj_enqueue -q -d $rdomain -l $rlist"
 # a mail client's reply: Re: on the notice's Subject, its text quoted
 # (the -request address skips quoted lines; the Subject approves)
 {
@@ -174,8 +184,8 @@ say "the owner replies to $to: mj_enqueue -q -d ${to#*@} -l $(basename "${to%@*}
 } >"$DIR/reply"
 sed -n '1,/^$/p' "$DIR/reply"
 echo "> (the notice's text, quoted)"
-"$ENQ" -C "$DIR/mjq.conf" -d "${to#*@}" -l "$(basename "${to%@*}" -request)" \
-	-q -f owner@demo.example <"$DIR/reply"
+"$ENQ" -C "$DIR/mjq.conf" -d "$rdomain" -l "$rlist" -q -f owner@demo.example \
+	<"$DIR/reply"
 wait_for "the approved post" copies 2
 wait_for "the owner's confirmation" owner_got 'Re: '
 echo "delivered: every subscriber and the archive have a second copy"
@@ -189,8 +199,8 @@ say "the runner's log (one line per recipient, the approval)"
 grep 'to=<\|approved by' "$DIR/queueserv.log" || cat "$DIR/queueserv.log"
 
 say "the spool listing (mj_queuerun -l): empty when all is delivered"
+wait_for "an empty spool" spool_holds 0
 "$QR" -C "$DIR/mjq.conf" -l
-(cd "$DIR/spool" && find QUEUE HOLD -type f 2>/dev/null)
 
 say "mj_queueserv status"
 "$QS" -C "$DIR/mjq.conf" status
