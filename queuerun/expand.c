@@ -72,8 +72,15 @@ expand_resume(struct queuerun *q, struct qr_msg *m)
 		    "a runner died %d times while delivering it (the last one "
 		    "%s; [queuerun] max_crashes = %lld)",
 		    crashes, how, q->s->queuerun_max_crashes);
-		spool_state_set_counts(&m->st, m->st.tries, crashes, 0);
-		spool_state_sync(&m->st);
+		/* The state goes to BAD/ with the count that sent it there,
+		 * durable first; a state file that cannot be updated leaves
+		 * the message in QUEUE/, put off, for the next try to move. */
+		if (spool_state_set_counts(&m->st, m->st.tries, crashes, 0) ==
+			-1 ||
+		    spool_state_sync(&m->st) == -1) {
+			log_warn("%s: cannot update %s", m->name, m->st.path);
+			return -1;
+		}
 		expand_aside(q, m, SPOOL_BAD, why);
 		return -2;
 	}
@@ -309,8 +316,9 @@ expand_collect(struct queuerun *q, int *r)
 void
 expand_put_off(struct queuerun *q, struct qr_msg *m)
 {
-	if (m->st.fd != -1)
-		spool_state_set_counts(&m->st, m->st.tries, m->st.crashes, 0);
+	if (m->st.fd != -1 &&
+	    spool_state_set_counts(&m->st, m->st.tries, m->st.crashes, 0) == -1)
+		log_warn("%s: cannot update %s", m->name, m->st.path);
 	if (spool_state_set_next(m->fd, time(NULL) + q->dc->base.min_backoff) ==
 	    -1)
 		log_warn("%s: cannot set its next try", m->name);

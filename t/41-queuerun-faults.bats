@@ -142,6 +142,49 @@ lines() {
 	grep -q 'moved to BAD: a runner died 3 times' "$BATS_TEST_TMPDIR/run.log"
 }
 
+# crashed_unwritable CALL N - a message whose runner died max_crashes
+# times, taken by a runner for which every CALL (fdatasync, pwrite64) on
+# its state file fails for real (EIO): N failures logged, it stays in
+# QUEUE/, put off, and the next try, where the call works, moves it to
+# BAD/
+crashed_unwritable() {
+	command -v strace >/dev/null || skip "no strace"
+	P=$(free_port)
+	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$P" >>"$CONF"
+	mjq_list ex.org l a@d.test
+	post ex.org l
+	runq
+	st=$(state_files)
+	sed -i 's/^crashes      0$/crashes      2/; s/^active  *0$/active          1/' "$st"
+	make_due
+	ASAN_OPTIONS=detect_leaks=0 timeout 60 strace -f -qq -o /dev/null \
+		-P "$st" -e trace="$1" -e inject="$1":error=EIO \
+		"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/run.log"
+	[ "$(grep -c "cannot update $st: Input/output error" \
+		"$BATS_TEST_TMPDIR/run.log")" -eq "$2" ]
+	[ -z "$(find "$SPOOL/BAD" -type f 2>/dev/null)" ]
+	[ -n "$(queue_files)" ]
+	[ "$(state_files)" = "$st" ]
+	# put off: its next try is in the future
+	[ "$(stat -c %Y "$SPOOL/$(queue_files)")" -gt "$(date +%s)" ]
+	make_due
+	runq
+	[ -z "$(queue_files)" ]
+	[ -z "$(state_files)" ]
+	bad=$(find "$SPOOL/BAD" -type f ! -name '.*')
+	grep -q 'died 3 times' "$(dirname "$bad")/.$(basename "$bad").why"
+}
+
+@test "max_crashes reached but the state file cannot be synced: the message stays in QUEUE/, put off; the next try moves it to BAD/" {
+	# the count that sends it to BAD/ cannot be made durable
+	crashed_unwritable fdatasync 1
+}
+
+@test "max_crashes reached but the state file cannot be written: the message stays in QUEUE/, put off; the next try moves it to BAD/" {
+	# the count cannot be written, nor "no longer active" when put off
+	crashed_unwritable pwrite64 2
+}
+
 @test "a damaged state file sends the message to BAD/ instead of crashing" {
 	P=$(free_port)
 	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$P" >>"$CONF"
