@@ -300,3 +300,27 @@ link_in() {
 	runq
 	[ "$(mails ann@users.test)" -eq 1 ]
 }
+
+@test "a secret that others can read is refused as a DKIM key is: the CGI answers 503, a post waits, a queued request waits" {
+	printf '[list]\nunsubscribe_url = %s\n' "$WEB" >"$LISTS/example.org/mylist/config"
+	q=$(link ann@users.test)
+	# a request queued while the secret was still private
+	run one_click "$q"
+	[ "$output" = 200 ]
+	for mode in 0640 0604 0644; do
+		chmod "$mode" "$SECRET"
+		run one_click "$q"
+		[ "$output" = 503 ] || { echo "mode $mode gave $output"; false; }
+	done
+	post waiting
+	grep -q "one-click unsubscribe links: secret $SECRET must be a regular file of mode 0600 (or 0400) and under 4096 bytes: deferred" "$RUNLOG"
+	grep -q "one-click unsubscribe: secret $SECRET must be a regular file" "$RUNLOG"
+	[ "$(mails ann@users.test)" -eq 0 ]
+	grep -q ann "$SUBS"
+	# private again: the post goes, the request is done
+	chmod 0600 "$SECRET"
+	make_due
+	runq
+	[ "$(mails carl@users.test)" -eq 1 ]
+	run ! grep -q ann "$SUBS"
+}
