@@ -324,3 +324,38 @@ link_in() {
 	[ "$(mails carl@users.test)" -eq 1 ]
 	run ! grep -q ann "$SUBS"
 }
+
+@test "an old link does not unsubscribe someone who subscribed again; a link made since does; the record stays small" {
+	old=$(link bob+x@users.test $(($(date +%s) - 3600)))
+	# a line older than token_lifetime, left from long ago: dropped
+	printf 'gone@users.test 1000\n' >"$SUBS.since"
+	run one_click "$old"
+	[ "$output" = 200 ]
+	runq
+	run ! grep -q bob "$SUBS"
+	# bob subscribes again by mail, and confirms
+	printf 'From: bob+x@users.test\nSubject: subscribe\n\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f bob+x@users.test
+	runq
+	tok=$(token_of bob+x@users.test)
+	[ ${#tok} -eq 32 ]
+	printf 'From: bob+x@users.test\nSubject: Re: confirm %s\n\n' "$tok" |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f bob+x@users.test
+	runq
+	grep -qx 'bob+x@users.test' "$SUBS"
+	# the old link again: answered as any other (membership is told to
+	# nobody), but it belongs to the earlier subscription
+	run one_click "$old"
+	[ "$output" = 200 ]
+	runq
+	grep -q 'one-click unsubscribe: <bob+x@users.test> subscribed again after the link was made: stays on mylist@example.org' "$RUNLOG"
+	grep -qx 'bob+x@users.test' "$SUBS"
+	# a link made since the new subscription works
+	run one_click "$(link bob+x@users.test)"
+	[ "$output" = 200 ]
+	runq
+	run ! grep -q bob "$SUBS"
+	[ "$(cat "$SUBS")" = $'ann@users.test\ncarl@users.test' ]
+	# one line per address changed, none older than the lifetime
+	[ "$(cut -d' ' -f1 "$SUBS.since")" = 'bob+x@users.test' ]
+}
