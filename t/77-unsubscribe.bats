@@ -359,3 +359,42 @@ link_in() {
 	# one line per address changed, none older than the lifetime
 	[ "$(cut -d' ' -f1 "$SUBS.since")" = 'bob+x@users.test' ]
 }
+
+@test "POSTs are bounded per address (429) and in all (503) by a small file under the spool; refusals queue and write nothing" {
+	printf 'address_requests_per_hour = 3\nrequests_per_minute = 8\n' >>"$CONF"
+	q=$(link ann@users.test)
+	for i in 1 2 3; do
+		run one_click "$q"
+		[ "$output" = 200 ]
+	done
+	run one_click "$q"
+	[ "$output" = 429 ]
+	grep -q 'asked too often' "$BATS_TEST_TMPDIR/body"
+	[ "$(request_files | wc -l)" -eq 3 ]
+	# other addresses (subscribed or not: the same answer) up to the
+	# global bound; the 429 above was not counted in it
+	for a in bob+x@users.test carl@users.test s1@users.test s2@users.test s3@users.test; do
+		run one_click "$(link "$a")"
+		[ "$output" = 200 ] || { echo "$a: $output"; false; }
+	done
+	cp "$SPOOL/state/unsubscribe" "$BATS_TEST_TMPDIR/rate"
+	run one_click "$(link s4@users.test)"
+	[ "$output" = 503 ]
+	grep -q 'Too many requests right now' "$BATS_TEST_TMPDIR/body"
+	run one_click "$q"
+	[ "$output" = 503 ]
+	[ "$(request_files | wc -l)" -eq 8 ]
+	# one line for all and one per address let through, each with the
+	# end of its period; the refusals changed nothing
+	cmp "$SPOOL/state/unsubscribe" "$BATS_TEST_TMPDIR/rate"
+	[ "$(wc -l <"$SPOOL/state/unsubscribe")" -eq 7 ]
+	grep -Eq '^[0-9]+ 8 \*$' "$SPOOL/state/unsubscribe"
+	grep -Eq '^[0-9]+ 3 ann@users.test mylist@example.org$' "$SPOOL/state/unsubscribe"
+	# a GET is never counted
+	run curl -s -o /dev/null -w '%{http_code}' "$WEB?$(link s5@users.test)"
+	[ "$output" = 200 ]
+	# the runner does the 8 requests; the bounds do not touch it
+	runq
+	[ "$(cat "$SUBS")" = "" ]
+	[ "$(queue_files)" = "" ]
+}
