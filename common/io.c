@@ -78,3 +78,23 @@ io_fsync_parent(const char *path)
 	dir[len] = '\0';
 	return io_fsync_dir(dir);
 }
+
+/* io_open_private - path open for reading when it is a regular file
+ * that only its owner can read (mode 0600 or 0400), not a symbolic
+ * link, of 1 to maxsize - 1 bytes, with its status in sb (for a key or
+ * a secret); -1 cannot be opened (errno), -2 open but not so (closed) */
+int
+io_open_private(const char *path, off_t maxsize, struct stat *sb)
+{
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(fd, sb) == -1 || !S_ISREG(sb->st_mode) ||
+	    (sb->st_mode & 077) != 0 || sb->st_size <= 0 ||
+	    sb->st_size >= maxsize) {
+		close(fd);
+		return -2;
+	}
+	return fd;
+}

@@ -98,6 +98,10 @@ static const struct conf_key unsubscribe_keys[] = {
 	unsubscribe_secret_file),
     {"token_lifetime", CONF_DURATION, "60d", 86400, 3650 * 86400LL,
 	S(unsubscribe_token_lifetime), NULL},
+    {"address_requests_per_hour", CONF_INT, "5", 0, 1000000,
+	S(unsubscribe_address_per_hour), NULL},
+    {"requests_per_minute", CONF_INT, "300", 0, 1000000,
+	S(unsubscribe_per_minute), NULL},
 };
 
 #define TABLE(name, keys)                                                      \

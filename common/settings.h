@@ -63,6 +63,8 @@ struct settings {
 	/* [unsubscribe] */
 	char unsubscribe_secret_file[PATH_MAX];
 	long long unsubscribe_token_lifetime;
+	long long unsubscribe_address_per_hour; /* one-click POSTs, 0 none */
+	long long unsubscribe_per_minute;	/* all of them, 0 none */
 };
 
 int settings_load(struct settings *s, const char *path, int missing_ok,

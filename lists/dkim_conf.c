@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "dkim_conf.h"
+#include "io.h"
 
 #define D(f) offsetof(struct dkim_conf, f)
 
@@ -167,22 +168,15 @@ dkim_conf_key_open(const struct dkim_conf *dc, const char *selector, char *path,
 		snprintf(err, errlen, "DKIM key path too long");
 		return -1;
 	}
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+	if ((fd = io_open_private(path, DKIM_CONF_KEY_MAX, sb)) == -1)
 		snprintf(err, errlen, "cannot read DKIM key %s: %s", path,
 		    strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, sb) == -1 || !S_ISREG(sb->st_mode) ||
-	    (sb->st_mode & 077) != 0 || sb->st_size <= 0 ||
-	    sb->st_size >= DKIM_CONF_KEY_MAX) {
+	else if (fd == -2)
 		snprintf(err, errlen,
 		    "DKIM key %s must be a regular file of mode 0600 (or "
 		    "0400) and under %d bytes",
 		    path, DKIM_CONF_KEY_MAX);
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return fd < 0 ? -1 : fd;
 }
 
 /* dkim_conf_check - every key the domain signs with can be opened (for

@@ -5,7 +5,9 @@
  * under lockedit's lock (subscribers.lock beside it), so concurrent
  * runners and an administrator who takes the same lock never lose an
  * update.  Everything but the address concerned is kept byte for byte:
- * comments, order, blank lines, the administrator's layout.
+ * comments, order, blank lines, the administrator's layout.  Each change
+ * is noted with its time in subscribers.since (subs_since.c), which binds
+ * a one-click link to the subscription it was made for.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -13,11 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "lockedit.h"
 #include "log.h"
 #include "listconf.h"
 #include "subs_edit.h"
+#include "subs_since.h"
+#include "unsub_token.h"
 
 /* subs_edit_is - the line (without its newline) subscribes addr */
 static int
@@ -40,10 +45,22 @@ int
 subs_edit(const struct settings *s, const char *domain, const char *list,
     enum subs_op op, const char *addr)
 {
+	return subs_edit_if(s, domain, list, op, addr, -1);
+}
+
+/* subs_edit_if - as subs_edit; with issued >= 0 (a one-click link's
+ * time) a removal is not done when addr's membership changed after
+ * issued (the link was made for an earlier subscription): 2 then.  A
+ * change is noted in subscribers.since first (subs_since.c). */
+int
+subs_edit_if(const struct settings *s, const char *domain, const char *list,
+    enum subs_op op, const char *addr, long long issued)
+{
 	char path[PATH_MAX], *out = NULL;
 	const char *p, *end, *nl;
 	struct lockedit le;
 	size_t outlen = 0;
+	long long since = 0;
 	int found = 0, r = -1;
 	FILE *fp;
 
@@ -76,8 +93,24 @@ subs_edit(const struct settings *s, const char *domain, const char *list,
 		    addr);
 	if (fclose(fp) == EOF)
 		goto done;
+	if (issued >= 0 && found && op == SUBS_REMOVE &&
+	    (since = subs_since_get(path, addr)) != 0) {
+		if (since == -1) {
+			log_warn("cannot read %s%s", path, SUBS_SINCE_SUFFIX);
+			goto done;
+		}
+		if (since > issued) {
+			r = 2; /* a link of an earlier subscription */
+			goto done;
+		}
+	}
 	if ((op == SUBS_ADD) == found) {
 		r = 0; /* nothing to write */
+	} else if (subs_since_note(path, addr, (long long)time(NULL),
+		       s->unsubscribe_token_lifetime + UNSUB_QUEUE_GRACE) ==
+		   -1) {
+		log_warn(
+		    "cannot note the change in %s%s", path, SUBS_SINCE_SUFFIX);
 	} else if (lockedit_commit(&le, out, outlen) == -1) {
 		log_warn("cannot replace %s", path);
 	} else {

@@ -10,6 +10,8 @@ enum subs_op { SUBS_ADD, SUBS_REMOVE };
 
 int subs_edit(const struct settings *s, const char *domain, const char *list,
     enum subs_op op, const char *addr);
+int subs_edit_if(const struct settings *s, const char *domain, const char *list,
+    enum subs_op op, const char *addr, long long issued);
 int subs_edit_member(const struct settings *s, const char *domain,
     const char *list, const char *addr);
 

@@ -5,7 +5,8 @@
  * list, its domain, the address and the issue time, each ended by a
  * newline (none of them can hold one), truncated to 128 bits and written
  * in hex.  The secret file holds one key a line, 64 hex digits, newest
- * first: rotation puts a new line on top and keeps the previous one for
+ * first, and only its owner may read it (mode 0600, as a DKIM key):
+ * rotation puts a new line on top and keeps the previous one for
  * the token lifetime, so links in mail already sent keep working.
  *
  * Tokens are made per recipient, by the runner's delivery threads at
@@ -18,12 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
+#include "io.h"
 #include "unsub_token.h"
 
 /* The newest key, keyed into an HMAC context once (unsub_maker_new) and
@@ -57,12 +60,24 @@ unsub_secret_load(
 {
 	char line[256];
 	size_t len, lineno = 0;
+	struct stat sb;
 	FILE *fp;
+	int fd;
 
 	us->n = 0;
-	if ((fp = fopen(path, "re")) == NULL) {
+	/* As a DKIM key: a secret others can read is no secret. */
+	if ((fd = io_open_private(path, UNSUB_SECRET_MAX, &sb)) == -2) {
+		snprintf(err, errlen,
+		    "secret %s must be a regular file of mode 0600 (or 0400) "
+		    "and under %d bytes",
+		    path, UNSUB_SECRET_MAX);
+		return -1;
+	}
+	if (fd == -1 || (fp = fdopen(fd, "r")) == NULL) {
 		snprintf(err, errlen, "cannot read secret %s: %s", path,
 		    strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	while (fgets(line, sizeof(line), fp) != NULL) {

@@ -14,6 +14,9 @@
 #define UNSUB_KEYS_MAX 4     /* the current secret and older ones */
 #define UNSUB_MAC_LEN 16     /* bytes of the MAC a link carries */
 #define UNSUB_MAC_HEX (2 * UNSUB_MAC_LEN)
+#define UNSUB_SECRET_MAX 4096 /* bytes of the secret file, at most */
+/* A request queued just before its link expired is still honoured. */
+#define UNSUB_QUEUE_GRACE (7 * 86400LL)
 
 struct unsub_maker; /* tokens made with the newest key (unsub_token.c) */
 

@@ -1,8 +1,9 @@
 /*
  * deliver_tls.c - TLS for the smtp transport: the destination's policy
  * (smtp_tls_security_level, or its [tls_policy] line), STARTTLS on each
- * new session (smtp_tls.c), the fallback to clear text at may, and the
- * log lines Postfix writes.
+ * new session (smtp_tls.c), the fallback to clear text at may (a
+ * refused STARTTLS, a failed handshake), and the log lines Postfix
+ * writes.
  *
  * One TLS context per transport's parameters, made at first use and
  * shared by every worker thread of the runner: it holds the CA store and
@@ -185,6 +186,11 @@ deliver_tls_open(const struct delivery_params *p, const char *nexthop,
 	if (r == 0 && s->tls != NULL &&
 	    smtp_tls_describe(s, line, sizeof(line)) > 0)
 		log_info("smtp: %s", line);
+	if (r == 1) {
+		/* may: STARTTLS refused, clear text on this session. */
+		log_warnx("smtp: %s; continuing in clear text", st->text);
+		return 0;
+	}
 	if (r != -2)
 		return r;
 	/* may: say so, and deliver in clear text on a new connection. */

@@ -5,7 +5,9 @@
  * against the From address and the list the request is queued for (mail
  * from outside can carry the header too, but not a token made with the
  * site's secret), and the address leaves the list under the subscribers
- * lock.  No answer is mailed: RFC 8058 forbids further interaction.
+ * lock, unless mjq added or removed it after the link was made: a link
+ * of an earlier subscription unsubscribes nobody (subs_since.c).  No
+ * answer is mailed: RFC 8058 forbids further interaction.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +22,6 @@
 #include "request_one_click.h"
 #include "subs_edit.h"
 #include "unsub_token.h"
-
-/* A request queued just before its link expired is still honoured. */
-#define ONE_CLICK_GRACE (7 * 86400LL)
 
 /* request_one_click - 1 done (state file made), 0 not a one-click
  * request, -1 try again later */
@@ -52,15 +51,19 @@ request_one_click(
 	} else
 		vd = unsub_token_check(&us, m->list, m->domain, addr, issued,
 		    mac, time(NULL),
-		    q->s->unsubscribe_token_lifetime + ONE_CLICK_GRACE);
+		    q->s->unsubscribe_token_lifetime + UNSUB_QUEUE_GRACE);
 	if (vd != UNSUB_OK) {
 		log_notice("%s: one-click unsubscribe not done: the token %s",
 		    m->name, verdict[vd]);
 		return expand_state_empty(q, m, "request", "") == -1 ? -1 : 1;
 	}
-	if ((r = subs_edit(q->s, m->domain, m->list, SUBS_REMOVE, addr)) == -1)
+	if ((r = subs_edit_if(
+		 q->s, m->domain, m->list, SUBS_REMOVE, addr, issued)) == -1)
 		return -1;
 	log_info("%s: one-click unsubscribe: <%s> %s %s@%s", m->name, addr,
-	    r ? "is now off" : "was not on", m->list, m->domain);
+	    r == 2   ? "subscribed again after the link was made: stays on"
+	    : r == 1 ? "is now off"
+		     : "was not on",
+	    m->list, m->domain);
 	return expand_state_empty(q, m, "request", "") == -1 ? -1 : 1;
 }

@@ -574,7 +574,8 @@ smtp_tls_optional(const struct smtp_tls_policy *p)
 }
 
 /* smtp_tls_begin - STARTTLS and its reply: 1 go on with the handshake,
- * 0 go on in clear text, -1 failed (st says why) */
+ * 0 go on in clear text, 2 refused: go on in clear text (st->text says
+ * so), -1 failed (st says why) */
 static int
 smtp_tls_begin(struct smtp_session *s, const struct smtp_tls_policy *p,
     int timeout_ms, struct smtp_status *st)
@@ -596,23 +597,36 @@ smtp_tls_begin(struct smtp_session *s, const struct smtp_tls_policy *p,
 	}
 	if (r.code == 220) {
 		/* Anything the server sent beyond its 220 was not
-		 * protected: a STARTTLS injection.  Refuse it. */
-		if (s->inoff < s->inlen)
+		 * protected: a STARTTLS injection.  Refuse it and end the
+		 * session, whose state is now unknown (as a failed
+		 * handshake: at may, clear text on a new connection). */
+		if (s->inoff < s->inlen) {
+			s->broken = 1;
 			return smtp_tls_fail(s, st, "4.7.5",
 			    "%s sent data after its STARTTLS reply%s", "");
+		}
 		return 1;
 	}
-	if (smtp_tls_optional(p))
-		return 0; /* refused: the session goes on in clear text */
 	smtp_reply_format(&r, text, sizeof(text));
+	if (smtp_tls_optional(p)) {
+		/* Refused: the session goes on in clear text, and the
+		 * caller logs why in Postfix's words. */
+		memset(st, 0, sizeof(*st));
+		st->stage = "STARTTLS";
+		snprintf(st->text, sizeof(st->text),
+		    "host %s refused to start TLS: %.150s", s->peer, text);
+		return 2;
+	}
 	return smtp_tls_fail(s, st, r.code / 100 == 5 ? "4.7.5" : "4.7.4",
 	    "TLS is required, but host %s refused to start TLS: %.150s", text);
 }
 
 /* smtp_tls_start - STARTTLS after EHLO as the level asks, the handshake
- * within timeout_ms, EHLO again; 0 go on (with or without TLS), -1 the
- * session failed, -2 the handshake failed where the level allows the
- * caller to retry in clear text on a new connection (st says why) */
+ * within timeout_ms, EHLO again; 0 go on (with or without TLS), 1 go on
+ * in clear text: the server refused STARTTLS where the level allows it
+ * (st->text says so), -1 the session failed, -2 STARTTLS failed where
+ * the level allows the caller to retry in clear text on a new
+ * connection (st says why) */
 int
 smtp_tls_start(struct smtp_session *s, struct smtp_tls_ctx *ctx,
     const struct smtp_tls_policy *p, const char *helo_name, int timeout_ms,
@@ -631,7 +645,9 @@ smtp_tls_start(struct smtp_session *s, struct smtp_tls_ctx *ctx,
 		    "made%s",
 		    "");
 	}
-	if ((r = smtp_tls_begin(s, p, timeout_ms, st)) <= 0)
+	if ((r = smtp_tls_begin(s, p, timeout_ms, st)) == 2)
+		return 1;
+	if (r <= 0)
 		return r == -1 && s->broken && smtp_tls_optional(p) ? -2 : r;
 	if ((s->tls = calloc(1, sizeof(*s->tls))) == NULL)
 		return smtp_tls_fail(s, st, "4.3.0", "%s: out of memory%s", "");

@@ -331,6 +331,48 @@ again() {
 	[ "$(cut -d' ' -f1 "$T/s/trace" | sort -u | wc -l)" -eq 2 ]
 }
 
+@test "may: a refused STARTTLS is logged in Postfix's words before the mail goes in clear text" {
+	server good --reply 'starttls=454 4.7.0 TLS not available'
+	configure may
+	post
+	runq
+	[ "$(delivered)" -eq 1 ]
+	grep -q 'smtp: host mx.tls.test\[127.0.0.1\]:[0-9]* refused to start TLS: 454 4.7.0 TLS not available; continuing in clear text$' "$T/run.log"
+	grep -q 'status=sent (.*), tls=none$' "$T/run.log"
+	# on the same session: one connection
+	[ "$(cut -d' ' -f1 "$T/s/trace" | sort -u | wc -l)" -eq 1 ]
+}
+
+@test "may: data after the 220 to STARTTLS (injection) ends the session; the mail goes in clear text on a new connection" {
+	server good --tls-inject '250 injected'
+	configure may
+	post
+	runq
+	[ "$(delivered)" -eq 1 ]
+	grep -q 'mx.tls.test\[127.0.0.1\]:[0-9]* sent data after its STARTTLS reply; retrying in clear text$' "$T/run.log"
+	grep -q 'status=sent (.*), tls=none$' "$T/run.log"
+	# two connections: the one with the injection and the clear one,
+	# which says no STARTTLS
+	[ "$(cut -d' ' -f1 "$T/s/trace" | sort -u | wc -l)" -eq 2 ]
+	[ "$(grep -c ' STARTTLS$' "$T/s/trace")" -eq 1 ]
+	# no handshake followed the injection
+	[ ! -s "$T/s/tls" ]
+}
+
+@test "encrypt and above: data after the 220 to STARTTLS defers with 4.7.5, never clear text" {
+	for level in encrypt verify secure; do
+		again
+		server good --tls-inject '250 injected'
+		configure "$level"
+		post
+		runq
+		echo "$level"
+		grep -q 'dsn=4.7.5, status=deferred (mx.tls.test\[127.0.0.1\]:[0-9]* sent data after its STARTTLS reply)$' "$T/run.log"
+		[ "$(delivered)" -eq 0 ]
+		run ! grep -q ' MAIL FROM' "$T/s/trace"
+	done
+}
+
 @test "resumption: 40 sessions to one destination, one full handshake; the runner logs the counts" {
 	server good
 	# one session at a time, none cached: each batch a new connection,

@@ -300,3 +300,101 @@ link_in() {
 	runq
 	[ "$(mails ann@users.test)" -eq 1 ]
 }
+
+@test "a secret that others can read is refused as a DKIM key is: the CGI answers 503, a post waits, a queued request waits" {
+	printf '[list]\nunsubscribe_url = %s\n' "$WEB" >"$LISTS/example.org/mylist/config"
+	q=$(link ann@users.test)
+	# a request queued while the secret was still private
+	run one_click "$q"
+	[ "$output" = 200 ]
+	for mode in 0640 0604 0644; do
+		chmod "$mode" "$SECRET"
+		run one_click "$q"
+		[ "$output" = 503 ] || { echo "mode $mode gave $output"; false; }
+	done
+	post waiting
+	grep -q "one-click unsubscribe links: secret $SECRET must be a regular file of mode 0600 (or 0400) and under 4096 bytes: deferred" "$RUNLOG"
+	grep -q "one-click unsubscribe: secret $SECRET must be a regular file" "$RUNLOG"
+	[ "$(mails ann@users.test)" -eq 0 ]
+	grep -q ann "$SUBS"
+	# private again: the post goes, the request is done
+	chmod 0600 "$SECRET"
+	make_due
+	runq
+	[ "$(mails carl@users.test)" -eq 1 ]
+	run ! grep -q ann "$SUBS"
+}
+
+@test "an old link does not unsubscribe someone who subscribed again; a link made since does; the record stays small" {
+	old=$(link bob+x@users.test $(($(date +%s) - 3600)))
+	# a line older than token_lifetime, left from long ago: dropped
+	printf 'gone@users.test 1000\n' >"$SUBS.since"
+	run one_click "$old"
+	[ "$output" = 200 ]
+	runq
+	run ! grep -q bob "$SUBS"
+	# bob subscribes again by mail, and confirms
+	printf 'From: bob+x@users.test\nSubject: subscribe\n\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f bob+x@users.test
+	runq
+	tok=$(token_of bob+x@users.test)
+	[ ${#tok} -eq 32 ]
+	printf 'From: bob+x@users.test\nSubject: Re: confirm %s\n\n' "$tok" |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f bob+x@users.test
+	runq
+	grep -qx 'bob+x@users.test' "$SUBS"
+	# the old link again: answered as any other (membership is told to
+	# nobody), but it belongs to the earlier subscription
+	run one_click "$old"
+	[ "$output" = 200 ]
+	runq
+	grep -q 'one-click unsubscribe: <bob+x@users.test> subscribed again after the link was made: stays on mylist@example.org' "$RUNLOG"
+	grep -qx 'bob+x@users.test' "$SUBS"
+	# a link made since the new subscription works
+	run one_click "$(link bob+x@users.test)"
+	[ "$output" = 200 ]
+	runq
+	run ! grep -q bob "$SUBS"
+	[ "$(cat "$SUBS")" = $'ann@users.test\ncarl@users.test' ]
+	# one line per address changed, none older than the lifetime
+	[ "$(cut -d' ' -f1 "$SUBS.since")" = 'bob+x@users.test' ]
+}
+
+@test "POSTs are bounded per address (429) and in all (503) by a small file under the spool; refusals queue and write nothing" {
+	printf 'address_requests_per_hour = 3\nrequests_per_minute = 8\n' >>"$CONF"
+	q=$(link ann@users.test)
+	for i in 1 2 3; do
+		run one_click "$q"
+		[ "$output" = 200 ]
+	done
+	run one_click "$q"
+	[ "$output" = 429 ]
+	grep -q 'asked too often' "$BATS_TEST_TMPDIR/body"
+	[ "$(request_files | wc -l)" -eq 3 ]
+	# other addresses (subscribed or not: the same answer) up to the
+	# global bound; the 429 above was not counted in it
+	for a in bob+x@users.test carl@users.test s1@users.test s2@users.test s3@users.test; do
+		run one_click "$(link "$a")"
+		[ "$output" = 200 ] || { echo "$a: $output"; false; }
+	done
+	cp "$SPOOL/state/unsubscribe" "$BATS_TEST_TMPDIR/rate"
+	run one_click "$(link s4@users.test)"
+	[ "$output" = 503 ]
+	grep -q 'Too many requests right now' "$BATS_TEST_TMPDIR/body"
+	run one_click "$q"
+	[ "$output" = 503 ]
+	[ "$(request_files | wc -l)" -eq 8 ]
+	# one line for all and one per address let through, each with the
+	# end of its period; the refusals changed nothing
+	cmp "$SPOOL/state/unsubscribe" "$BATS_TEST_TMPDIR/rate"
+	[ "$(wc -l <"$SPOOL/state/unsubscribe")" -eq 7 ]
+	grep -Eq '^[0-9]+ 8 \*$' "$SPOOL/state/unsubscribe"
+	grep -Eq '^[0-9]+ 3 ann@users.test mylist@example.org$' "$SPOOL/state/unsubscribe"
+	# a GET is never counted
+	run curl -s -o /dev/null -w '%{http_code}' "$WEB?$(link s5@users.test)"
+	[ "$output" = 200 ]
+	# the runner does the 8 requests; the bounds do not touch it
+	runq
+	[ "$(cat "$SUBS")" = "" ]
+	[ "$(queue_files)" = "" ]
+}

@@ -12,8 +12,10 @@
  * Answers: 200 done (also for an address that is not subscribed: who is
  * a member is told to nobody), 400 a malformed link or body, 403 a token
  * that does not verify, 404 no such list, 405 another method, 410 a link
- * older than token_lifetime, 413 a body over UNSUB_BODY_MAX, 503 the
- * secret or the spool cannot be used now.  Each is one log line.
+ * older than token_lifetime, 413 a body over UNSUB_BODY_MAX, 429 the
+ * address asked more than address_requests_per_hour, 503 the secret or
+ * the spool cannot be used now, or more than requests_per_minute came in
+ * all.  Each is one log line.
  *
  * The configuration is /etc/mjq/mjq.conf, or $MJQ_CONF when the program
  * runs with its real user (never when it is installed set-user-ID).
@@ -28,6 +30,7 @@
 #include "listconf.h"
 #include "log.h"
 #include "spool_poke.h"
+#include "spool_unsub_rate.h"
 #include "unsub.h"
 
 /* unsub_config - the configuration file to read */
@@ -64,6 +67,36 @@ unsub_list_exists(const struct settings *s, const struct unsub_link *l)
 	    listconf_path(path, sizeof(path), s, l->domain, l->list, "") == 0 &&
 	    stat(path, &st) == -1 && (errno == ENOENT || errno == ENOTDIR))
 		return 0;
+	return -1;
+}
+
+/* unsub_rate - count a POST that would queue a request against
+ * [unsubscribe] address_requests_per_hour (per address and list) and
+ * requests_per_minute (in all), in the spool's state/unsubscribe: 0 go
+ * on, 429 the address's bound, 503 the global one, -1 error */
+static int
+unsub_rate(const struct settings *s, const struct unsub_link *l)
+{
+	struct spool_unsub_bound addr = {s->unsubscribe_address_per_hour, 3600},
+				 all = {s->unsubscribe_per_minute, 60};
+	char key[sizeof(l->addr) + sizeof(l->list) + sizeof(l->domain) + 3];
+
+	if ((size_t)snprintf(key, sizeof(key), "%s %s@%s", l->addr, l->list,
+		l->domain) >= sizeof(key))
+		return -1; /* cannot be: key holds the three */
+	switch (
+	    spool_unsub_rate_take(s->spool_dir, key, &addr, &all, time(NULL))) {
+	case SPOOL_UNSUB_OK:
+		return 0;
+	case SPOOL_UNSUB_ADDR_FULL:
+		return 429;
+	case SPOOL_UNSUB_ALL_FULL:
+		return 503;
+	case SPOOL_UNSUB_ERROR:
+		break;
+	}
+	log_warn("cannot count the request in %s/%s", s->spool_dir,
+	    SPOOL_UNSUB_RATE_FILE);
 	return -1;
 }
 
@@ -137,6 +170,16 @@ main(void)
 	if (!unsub_cgi_one_click(body, blen))
 		return unsub_refuse(400, "Bad Request", &l,
 		    "The request does not ask for List-Unsubscribe=One-Click.",
+		    0);
+	if ((r = unsub_rate(&s, &l)) == 429)
+		return unsub_refuse(429, "Too Many Requests", &l,
+		    "This address has asked too often; please try again later.",
+		    0);
+	if (r != 0)
+		return unsub_refuse(503, "Service Unavailable", &l,
+		    r == 503 ? "Too many requests right now; please try again "
+			       "later."
+			     : "Your request could not be recorded right now.",
 		    0);
 	if (unsub_commit(&s, &l) == -1) {
 		log_warn("%s@%s: cannot queue the unsubscribe of <%s>", l.list,

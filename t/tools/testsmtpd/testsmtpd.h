@@ -69,6 +69,7 @@ struct conf {
 	const char *port_file, *pid_file, *log_file, *save_dir, *trace_file;
 	const char *stats_file;
 	const char *tls_cert, *tls_key, *tls_log;
+	const char *tls_inject; /* a line sent in clear after the 220 */
 	int tls_stall;
 	struct stage_conf stage[ST_COUNT];
 	struct nth_rule *nth;

@@ -83,6 +83,9 @@ usage(int status)
 	    "                          <session> <protocol> resumed=0|1 "
 	    "sni=<name>\n"
 	    "  --tls-stall             answer STARTTLS, then never handshake\n"
+	    "  --tls-inject LINE       send LINE in clear text right after "
+	    "the 220\n"
+	    "                          to STARTTLS (a STARTTLS injection)\n"
 	    "STAGE: greeting ehlo helo mail rcpt data body (mid-DATA) eod "
 	    "rset quit starttls;\n"
 	    "  STAGE#N: only its Nth time in a session (eod#2: the second "
@@ -119,7 +122,8 @@ parse_args(int argc, char **argv)
 		O_TLSCERT,
 		O_TLSKEY,
 		O_TLSLOG,
-		O_TLSSTALL
+		O_TLSSTALL,
+		O_TLSINJECT
 	};
 	static const struct option opts[] = {{"port", 1, 0, 'p'},
 	    {"port-file", 1, 0, O_PORTFILE}, {"pid-file", 1, 0, O_PIDFILE},
@@ -135,7 +139,8 @@ parse_args(int argc, char **argv)
 	    {"split", 0, 0, O_SPLIT}, {"stats", 1, 0, O_STATS},
 	    {"tls-cert", 1, 0, O_TLSCERT}, {"tls-key", 1, 0, O_TLSKEY},
 	    {"tls-log", 1, 0, O_TLSLOG}, {"tls-stall", 0, 0, O_TLSSTALL},
-	    {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+	    {"tls-inject", 1, 0, O_TLSINJECT}, {"help", 0, 0, 'h'},
+	    {0, 0, 0, 0}};
 	const char *val;
 	size_t len;
 	int c;
@@ -223,6 +228,9 @@ parse_args(int argc, char **argv)
 			break;
 		case O_TLSSTALL:
 			cf.tls_stall = 1;
+			break;
+		case O_TLSINJECT:
+			cf.tls_inject = optarg;
 			break;
 		case 'h':
 			usage(0);

@@ -275,6 +275,12 @@ session_command(struct session *s, char *line)
 		if (conf_at(s, ST_STARTTLS)->reply == NULL ||
 		    conf_at(s, ST_STARTTLS)->reply[0] == '2')
 			s->tls_next = 1;
+		/* In the same write as the 220: the client reads both at
+		 * once, as it would from a man in the middle. */
+		if (s->tls_next && cf.tls_inject != NULL) {
+			out_append(s, cf.tls_inject, strlen(cf.tls_inject));
+			out_append(s, "\r\n", 2);
+		}
 	} else if (strcasecmp(line, "QUIT") == 0) {
 		stage_enter(s, ST_QUIT);
 		reply(s, ST_QUIT, "221 2.0.0 Bye");

@@ -6,7 +6,9 @@
  * SSL_write, and the handshake happens inside them.  Each finished
  * handshake is logged (--tls-log) so the tests see the protocol, the SNI
  * name and whether the session was resumed.  --tls-stall answers
- * STARTTLS and then never handshakes.  The only file that calls OpenSSL.
+ * STARTTLS and then never handshakes; --tls-inject sends a line in clear
+ * text after the 220 (testsmtpd_smtp.c), then handshakes as usual.  The
+ * only file that calls OpenSSL.
  */
 #include <err.h>
 #include <errno.h>
