@@ -29,7 +29,7 @@ expand_dmarc_txt(void *arg, const char *name, char *out, size_t outlen,
 	enum mx_status st;
 
 	if (mx_resolver_init(
-		&r, q->dc->transport[QR_SMTP].dns_server, why, whylen) == -1)
+		&r, q->dc->transport[DELIVER_SMTP].dns_server, why, whylen) == -1)
 		return -1;
 	/* The runner waits for the answer: a server that does not answer
 	 * costs it at most EXPAND_DMARC_WAIT seconds, then the post is

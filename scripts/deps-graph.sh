@@ -3,7 +3,8 @@
 # check that every arrow points down the layers:
 #
 #   programs (enqueue/ queueserv/ schedsim/ unsubscribe/ t/)
-#     -> queuerun/ -> sched/ smtp/ lists/ -> spool-layout/ -> common/
+#     -> queuerun/ -> deliver/ queuectl/ -> sched/ smtp/ lists/ -> spool-layout/
+#     -> common/
 #
 # A quoted #include "x.h" in a .c or .h file is an arrow from the file's
 # folder to the folder that holds x.h (its own folder first).  An arrow
@@ -17,15 +18,16 @@ top=${1:-$(dirname "$0")/..}
 cd "$top" || exit 2
 layer() {
 	case $1 in
-	common) echo 4 ;;
-	spool-layout) echo 3 ;;
-	sched | smtp | lists) echo 2 ;;
+	common) echo 5 ;;
+	spool-layout) echo 4 ;;
+	sched | smtp | lists) echo 3 ;;
+	deliver | queuectl) echo 2 ;;
 	queuerun) echo 1 ;;
 	*) echo 0 ;; # programs and tests
 	esac
 }
 dirs=""
-for d in enqueue queueserv unsubscribe queuerun schedsim sched smtp lists \
+for d in enqueue queueserv unsubscribe queuerun deliver queuectl schedsim sched smtp lists \
     spool-layout common t/tools t/tools/testsmtpd t/fuzz; do
 	[ -d "$d" ] && dirs="$dirs $d"
 done
@@ -70,7 +72,7 @@ while read -r from to where inc; do
 	fi
 done <"$edges"
 if [ $bad -eq 0 ]; then
-	echo "layers: programs -> queuerun/ -> sched/ smtp/ lists/ ->" \
-	    "spool-layout/ -> common/: every arrow points down"
+	echo "layers: programs -> queuerun/ -> deliver/ queuectl/ -> sched/ smtp/" \
+	    "lists/ -> spool-layout/ -> common/: every arrow points down"
 fi
 exit $bad

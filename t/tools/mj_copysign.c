@@ -1,6 +1,6 @@
 /*
  * mj_copysign - make one-click copies' own header fields as the delivery
- * threads do (queuerun/rcpt_head.c: the unsubscribe link, then a DKIM
+ * threads do (lists/rcpt_head.c: the unsubscribe link, then a DKIM
  * signature over those fields and the shared text), for t/75 and for
  * measuring what a copy costs beside the RSA operation.
  *
