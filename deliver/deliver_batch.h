@@ -15,7 +15,7 @@
 #include <sys/types.h>
 
 #include "delivery_conf.h"
-#include "spool_state.h"
+#include "names.h"
 
 struct rcpt_head;
 
@@ -36,7 +36,7 @@ struct deliver_batch {
 	enum deliver_transport transport;
 	const struct delivery_params *params;
 	const char *nexthop;
-	char sender[SPOOL_ADDR_MAX + 1];
+	char sender[NAME_ADDR_MAX + 1];
 	const char **addr; /* recipient addresses */
 	int datafd;	   /* the text as delivered (shared, pread only) */
 	off_t datasize;

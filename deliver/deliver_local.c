@@ -28,7 +28,7 @@
 #include "deliver_local.h"
 #include "io.h"
 #include "deliver_batch.h"
-#include "rcpt_head.h"
+#include "lists.h"
 
 #define DELIVER_ARGS_MAX 64
 
@@ -221,7 +221,7 @@ void
 deliver_pipe(struct deliver_batch *b)
 {
 	char *argv[DELIVER_ARGS_MAX], *block = NULL, path[64], out[200];
-	char env_sender[SPOOL_ADDR_MAX + 8], env_rcpt[SPOOL_ADDR_MAX + 12];
+	char env_sender[NAME_ADDR_MAX + 8], env_rcpt[NAME_ADDR_MAX + 12];
 	char *envp[] = {"PATH=/usr/bin:/bin", env_sender, env_rcpt, NULL};
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -348,7 +348,7 @@ deliver_maildir_one(
 {
 	static atomic_uint seq;
 	char dir[PATH_MAX], tmp[PATH_MAX], new[PATH_MAX], host[64];
-	char name[160], prefix[2 * SPOOL_ADDR_MAX + 64], *head = NULL;
+	char name[160], prefix[2 * NAME_ADDR_MAX + 64], *head = NULL;
 	struct timeval tv;
 	size_t headlen = 0;
 	int fd, r = -1;

@@ -27,13 +27,10 @@
 #include "deliver_local.h"
 #include "deliver_smtp.h"
 #include "deliver_tls.h"
-#include "mx_resolve.h"
+#include "smtp.h"
 #include "deliver_batch.h"
-#include "rcpt_head.h"
+#include "lists.h"
 #include "spool_dest.h"
-#include "smtp_data.h"
-#include "smtp_session.h"
-#include "smtp_xact.h"
 
 struct deliver_cached {
 	struct deliver_cached *next;
@@ -272,7 +269,7 @@ deliver_smtp_set(struct deliver_batch *b, size_t lo, size_t hi,
  * transaction it holds (-1: none). */
 struct deliver_copy {
 	long idx;
-	char sender[2 * SPOOL_ADDR_MAX + 2];
+	char sender[2 * NAME_ADDR_MAX + 2];
 	char *head;
 	struct smtp_data_msg dm;
 	struct smtp_xact x;

@@ -19,8 +19,7 @@
 
 #include "deliver_tls.h"
 #include "log.h"
-#include "mx_tlsa.h"
-#include "smtp_tls.h"
+#include "smtp.h"
 
 #define DELIVER_TLS_CTX_MAX 16 /* parameter sets: one per transport */
 

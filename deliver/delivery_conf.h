@@ -12,8 +12,8 @@
 #include <stddef.h>
 
 #include "conf.h"
-#include "sched_params.h"
-#include "smtp_tls.h"
+#include "sched.h"
+#include "smtp.h"
 
 /* The transports; a [transport:NAME] section names one of them. */
 enum deliver_transport { DELIVER_SMTP, DELIVER_PIPE, DELIVER_MAILDIR, DELIVER_DISCARD, DELIVER_NTRANSPORT };

@@ -21,7 +21,7 @@
 #include "sched.h"
 #include "log.h"
 #include "qr_runner.h"
-#include "deliver_pool.h"
+#include "deliver.h"
 
 /* How long one futex sleep lasts before the thread looks at its flags. */
 #define DEST_WAIT_SLICE_MS 200

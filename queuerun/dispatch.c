@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "deliver_local.h"
+#include "deliver.h"
 #include "dest_share.h"
 #include "dispatch.h"
 #include "fail_log.h"
@@ -29,7 +29,6 @@
 #include "rcpt_pool.h"
 #include "route.h"
 #include "sched.h"
-#include "deliver_pool.h"
 
 /* A destination: one transport and nexthop, interned per runner. */
 struct qr_dest {

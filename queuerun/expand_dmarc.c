@@ -9,10 +9,9 @@
 #include <string.h>
 
 #include "clock.h"
-#include "dmarc.h"
-#include "dns_txt.h"
+#include "lists.h"
+#include "smtp.h"
 #include "expand_dmarc.h"
-#include "header.h"
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"

@@ -21,7 +21,7 @@
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
-#include "deliver_pool.h"
+#include "deliver.h"
 
 struct listwork_job {
 	struct listwork_job *next;

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "delivery_conf.h"
+#include "deliver.h"
 #include "log.h"
 #include "queuectl.h"
 #include "queuerun.h"

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "deliver_batch.h"
+#include "deliver.h"
 
 struct qr_msg;
 struct sched_entry;

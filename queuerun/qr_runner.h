@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "delivery_conf.h"
+#include "deliver.h"
 #include "htab.h"
 #include "settings.h"
 #include "spool_dest.h"

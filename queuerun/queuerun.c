@@ -32,8 +32,7 @@
 #include "clock.h"
 #include "dest_wait.h"
 #include "dispatch.h"
-#include "dkim_sign.h"
-#include "dmarc.h"
+#include "lists.h"
 #include "expand.h"
 #include "listwork.h"
 #include "log.h"
@@ -46,7 +45,7 @@
 #include "sched.h"
 #include "spool_death.h"
 #include "walk.h"
-#include "deliver_pool.h"
+#include "deliver.h"
 
 /* queuerun_open - a runner for this spool with these delivery sections
  * (parsed once, by the caller, and kept by it until queuerun_close) */

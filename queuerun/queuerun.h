@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "delivery_conf.h"
+#include "deliver.h"
 #include "settings.h"
 
 struct queuerun;

@@ -12,14 +12,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "cmd_mime.h"
+#include "lists.h"
 #include "expand_common.h"
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
 #include "request_one_click.h"
-#include "subs_edit.h"
-#include "unsub_token.h"
 
 /* A request queued just before its link expired is still honoured. */
 #define ONE_CLICK_GRACE (7 * 86400LL)

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "delivery_conf.h"
+#include "deliver.h"
 
 struct queuerun;
 

@@ -12,6 +12,10 @@
 # header, sched/ including smtp.h, common/ including spool-layout/) is
 # printed with its file and line, and the exit status is 1.
 # System headers (<...>) and headers no folder holds are not arrows.
+# A library with a public header named after its folder (sched.h,
+# smtp.h, lists.h, deliver.h, queuectl.h) is entered only through it: an
+# include of another of its headers from outside is printed too, and
+# fails the check.
 #
 # Usage: scripts/deps-graph.sh [top]   (default: the checkout)
 top=${1:-$(dirname "$0")/..}
@@ -70,9 +74,19 @@ while read -r from to where inc; do
 		echo "upward include: $where: $from/ includes $to/$inc"
 		bad=1
 	fi
+	case $to in
+	sched | smtp | lists | deliver | queuectl)
+		if [ "${inc##*/}" != "$to.h" ]; then
+			echo "private header: $where: $from/ includes $to/$inc," \
+			    "not $to.h"
+			bad=1
+		fi
+		;;
+	esac
 done <"$edges"
 if [ $bad -eq 0 ]; then
 	echo "layers: programs -> queuerun/ -> deliver/ queuectl/ -> sched/ smtp/" \
-	    "lists/ -> spool-layout/ -> common/: every arrow points down"
+	    "lists/ -> spool-layout/ -> common/: every arrow points down," \
+	    "each library entered through its public header"
 fi
 exit $bad

@@ -26,11 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dkim_conf.h"
-#include "dkim_sign.h"
-#include "listconf.h"
+#include "lists.h"
 #include "log.h"
-#include "rcpt_head.h"
 #include "settings.h"
 
 #define MAX_THREADS 200
