@@ -7,6 +7,10 @@
 #   sched/*.c         -> sched/libsched.a     (the pure scheduler)
 #   smtp/*.c          -> smtp/libsmtp.a       (SMTP client, TLS, DNS)
 #   lists/*.c         -> lists/liblists.a     (what a list is)
+#   deliver/*.c       -> deliver/libdeliver.a (the delivery threads and
+#                        the transports: batches in, results out)
+#   queuectl/*.c      -> queuectl/libqueuectl.a (the operator's commands:
+#                        mj_queuerun -l -c -H -h -D)
 #   enqueue/*.c       -> enqueue/mj_enqueue
 #   queueserv/*.c     -> queueserv/mj_queueserv
 #   queuerun/*.c      -> queuerun/libqueuerun.a (all but mj_queuerun.c,
@@ -43,7 +47,8 @@ WARN      = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Werror
 CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
             -Icommon -Ispool-layout \
-            -iquote sched -iquote smtp -iquote lists
+            -iquote sched -iquote smtp -iquote lists -iquote deliver \
+            -iquote queuectl
 LDLIBS   += -linih -lbsd -lm -pthread -lcrypto
 # liblists finds organizational domains with libpsl: only what links
 # liblists needs it.
@@ -74,6 +79,8 @@ SPOOL_SRC  := $(wildcard spool-layout/*.c)
 SCHED_SRC  := $(wildcard sched/*.c)
 SMTP_SRC   := $(wildcard smtp/*.c)
 LISTS_SRC  := $(wildcard lists/*.c)
+DELIVER_SRC := $(wildcard deliver/*.c)
+QCTL_SRC   := $(wildcard queuectl/*.c)
 ENQ_SRC    := $(wildcard enqueue/*.c)
 UNSUB_SRC  := $(wildcard unsubscribe/*.c)
 QS_SRC     := $(wildcard queueserv/*.c)
@@ -88,6 +95,8 @@ LIBSPOOL  := spool-layout/libspool.a
 LIBSCHED  := sched/libsched.a
 LIBSMTP   := smtp/libsmtp.a
 LIBLISTS  := lists/liblists.a
+LIBDELIVER := deliver/libdeliver.a
+LIBQCTL   := queuectl/libqueuectl.a
 LIBQR     := queuerun/libqueuerun.a
 
 PROGS := enqueue/mj_enqueue unsubscribe/mj_unsubscribe
@@ -121,6 +130,10 @@ $(LIBSMTP): $(SMTP_SRC:.c=.o)
 	$(AR) rcs $@ $^
 $(LIBLISTS): $(LISTS_SRC:.c=.o)
 	$(AR) rcs $@ $^
+$(LIBDELIVER): $(DELIVER_SRC:.c=.o)
+	$(AR) rcs $@ $^
+$(LIBQCTL): $(QCTL_SRC:.c=.o)
+	$(AR) rcs $@ $^
 $(LIBQR): $(QR_SRC:.c=.o)
 	$(AR) rcs $@ $^
 
@@ -131,14 +144,14 @@ unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) \
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBSCHED) $(LIBSMTP) \
-    $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
+queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBDELIVER) $(LIBSCHED) \
+    $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
 # make fault-runner FAULT_DIR=dir: dir/mj_queuerun, the runner with
 # test_fault.c built with MJQ_TEST_FAULTS (its object, linked before the
 # library, replaces the library's empty one); for t/69 only.
-fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) \
-    $(LIBSPOOL) $(LIBCOMMON)
+fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) \
+    $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	@test -n "$(FAULT_DIR)" || { echo "fault-runner: FAULT_DIR=dir" >&2; exit 2; }
 	$(CC) $(CPPFLAGS) -DMJQ_TEST_FAULTS $(ALL_CFLAGS) -c \
 	    -o $(FAULT_DIR)/test_fault.o queuerun/test_fault.c
@@ -146,7 +159,8 @@ fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) \
 	    $(FAULT_DIR)/test_fault.o $(filter %.a,$^) $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
 schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-TOOL_LIBS := $(LIBQR) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
+TOOL_LIBS := $(LIBQR) $(LIBQCTL) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) \
+    $(LIBSPOOL) $(LIBCOMMON)
 # mj_enqueue linked dynamically, for valgrind (t/60-valgrind.bats): in the
 # static binary valgrind cannot replace malloc and reports glibc's own
 # start-up as errors; these are the very same objects.
@@ -210,7 +224,7 @@ FUZZ_CFLAGS   = -std=c11 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) \
                 -DADDR_SET_TAG_BITS=2
 FUZZ_OBJDIR   = t/fuzz/bin/obj
 FUZZ_LIB_SRC := $(COMMON_SRC) $(SPOOL_SRC) $(SCHED_SRC) $(SMTP_SRC) \
-                $(LISTS_SRC) $(QR_SRC) \
+                $(LISTS_SRC) $(DELIVER_SRC) $(QCTL_SRC) $(QR_SRC) \
                 $(filter-out enqueue/mj_enqueue.c,$(ENQ_SRC))
 FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,$(FUZZ_LIB_SRC))
 FUZZ_LIB     := t/fuzz/bin/libmjqfuzz.a

@@ -53,3 +53,22 @@ name_check_list(const char *name)
 {
 	return name_check(name, NAME_LIST_MAX);
 }
+
+/* name_addr_ok - 1 when an address can be a recipient line:
+ * bounded, printable, no spaces or angle brackets, one @ not at an end */
+int
+name_addr_ok(const char *addr)
+{
+	const unsigned char *p;
+	const char *at;
+	size_t len = strlen(addr);
+
+	if (len == 0 || len > NAME_ADDR_MAX)
+		return 0;
+	for (p = (const unsigned char *)addr; *p; p++)
+		if (*p <= 0x20 || *p >= 0x7f || *p == '<' || *p == '>')
+			return 0;
+	if ((at = strrchr(addr, '@')) == NULL || at == addr || at[1] == '\0')
+		return 0;
+	return 1;
+}

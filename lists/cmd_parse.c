@@ -17,7 +17,7 @@
 
 #include "cmd_mime.h"
 #include "cmd_parse.h"
-#include "spool_state.h"
+#include "names.h"
 
 /* What each verb takes: a list, an address, a token, and for reject the
  * rest of the line as its reason. */
@@ -96,7 +96,7 @@ cmd_parse_word(struct cmd *c, int args, char *w)
 			w[n - 1] = '\0';
 			w++;
 		}
-		if (c->addr[0] != '\0' || !spool_state_addr_ok(w) ||
+		if (c->addr[0] != '\0' || !name_addr_ok(w) ||
 		    strlcpy(c->addr, w, sizeof(c->addr)) >= sizeof(c->addr))
 			return cmd_parse_fail(c, "malformed address");
 		return 0;

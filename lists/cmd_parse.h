@@ -17,7 +17,7 @@
 
 #define CMD_MAX 50	   /* commands taken from one message */
 #define CMD_LINE_MAX 200   /* a longer line is not a command */
-#define CMD_ADDR_MAX 512   /* SPOOL_ADDR_MAX */
+#define CMD_ADDR_MAX 512   /* NAME_ADDR_MAX */
 #define CMD_TOKEN_MAX 64   /* a confirmation token */
 #define CMD_ERRORS_MAX 5   /* unknown lines before the body is dropped */
 #define CMD_BODY_MAX 65536 /* decoded body text looked at */

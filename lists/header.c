@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "header.h"
-#include "spool_state.h"
+#include "names.h"
 
 /* header_end - the start of the body (after the empty line), or
  * the end of the text when there is no body */
@@ -53,8 +53,8 @@ header_return_path(const char *text, size_t len, char *out, size_t outlen)
 }
 
 /* The longest Return-Path line mj_enqueue puts on top: an address of
- * SPOOL_ADDR_MAX (its senders are no longer) in <>, CRLF. */
-#define HEADER_ADDED_RP_MAX (sizeof("Return-Path: <>\r\n") - 1 + SPOOL_ADDR_MAX)
+ * NAME_ADDR_MAX (its senders are no longer) in <>, CRLF. */
+#define HEADER_ADDED_RP_MAX (sizeof("Return-Path: <>\r\n") - 1 + NAME_ADDR_MAX)
 
 /* header_sent_size - the size of a stored message as its poster sent it:
  * without the Return-Path line on top that delivery adds (mj_enqueue,

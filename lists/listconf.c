@@ -212,7 +212,7 @@ listconf_clean(char *line)
 static int
 listconf_same(void *arg, off_t off, const char *addr)
 {
-	char buf[SPOOL_ADDR_MAX + 2];
+	char buf[NAME_ADDR_MAX + 2];
 	ssize_t n;
 
 	if ((n = pread(fileno((FILE *)arg), buf, sizeof(buf) - 1, off)) <= 0)
@@ -258,7 +258,7 @@ listconf_subscribers_each(const struct settings *s, const char *domain,
 		lineno++;
 		if (*(p = listconf_clean(line)) == '\0')
 			continue;
-		if (!spool_state_addr_ok(p)) {
+		if (!name_addr_ok(p)) {
 			log_warnx(
 			    "%s:%zu: invalid address skipped", path, lineno);
 			continue;
@@ -336,7 +336,7 @@ listconf_split(const char *text, char ***out, size_t *n)
 		return -1;
 	for (tok = strtok_r(copy, ", \t", &save); tok != NULL;
 	     tok = strtok_r(NULL, ", \t", &save)) {
-		if (!spool_state_addr_ok(tok)) {
+		if (!name_addr_ok(tok)) {
 			log_warnx(
 			    "invalid owner address \"%.64s\" skipped", tok);
 			continue;

@@ -8,12 +8,12 @@
 #include <stddef.h>
 
 #include "settings.h"
-#include "spool_state.h"
+#include "names.h"
 
 struct listconf {
 	char owners[2048];
 	char subject_prefix[128];
-	char reply_to[SPOOL_ADDR_MAX + 1];
+	char reply_to[NAME_ADDR_MAX + 1];
 	long long max_message_size;
 	int verp;
 	char archive[PATH_MAX]; /* a maildir that keeps every post */

@@ -2,8 +2,9 @@
  * lists.h - liblists, what a list is: its configuration and subscribers
  * (streamed reading, atomic edits), the set of addresses seen, MIME and
  * command parsing of requests, reading a stored message's header, DKIM
- * signing and DMARC policies.
- * No spool knowledge beyond address lengths.
+ * signing and DMARC policies, each copy's own header fields (one-click
+ * link and signature) and one-click tokens.  The one header other parts
+ * include.  No spool knowledge.
  */
 #ifndef MJQ_LISTS_H
 #define MJQ_LISTS_H
@@ -18,6 +19,8 @@
 #include "header.h"
 #include "listconf.h"
 #include "posting.h"
+#include "rcpt_head.h"
 #include "subs_edit.h"
+#include "unsub_token.h"
 
 #endif

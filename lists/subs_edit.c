@@ -64,7 +64,7 @@ subs_edit_if(const struct settings *s, const char *domain, const char *list,
 	int found = 0, r = -1;
 	FILE *fp;
 
-	if (!spool_state_addr_ok(addr) ||
+	if (!name_addr_ok(addr) ||
 	    listconf_path(path, sizeof(path), s, domain, list, "subscribers") ==
 		-1) {
 		errno = EINVAL;

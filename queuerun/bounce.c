@@ -25,7 +25,7 @@
 #include "qr_msg.h"
 #include "qr_runner.h"
 #include "request_reply.h"
-#include "subs_edit.h"
+#include "lists.h"
 
 /* bounce_count - add a bounce of addr now: its bounces within
  * bounce_max_age, its line dropped when that reaches bounce_max_count;

@@ -22,8 +22,7 @@
 #include <strings.h>
 
 #include "bounce_parse.h"
-#include "cmd_mime.h"
-#include "header.h"
+#include "lists.h"
 #include "qr_msg.h"
 
 #define BOUNCE_TEXT_MAX 65536
@@ -39,7 +38,7 @@ bounce_add(struct bounce_found *bf, const char *addr, size_t n)
 		return;
 	memcpy(a, addr, n);
 	a[n] = '\0';
-	if (!spool_state_addr_ok(a) || bf->n >= BOUNCE_ADDRS_MAX)
+	if (!name_addr_ok(a) || bf->n >= BOUNCE_ADDRS_MAX)
 		return;
 	for (i = 0; i < bf->n; i++)
 		if (strcasecmp(bf->addr[i], a) == 0)

@@ -75,18 +75,18 @@ dest_share_count(struct spool_dest_rec *r, const struct qr_batch *b,
 	const char *error = NULL;
 	size_t i;
 
-	for (i = 0; i < b->n; i++) {
-		if (b->res[i].outcome == QR_SENT)
+	for (i = 0; i < b->d.n; i++) {
+		if (b->d.res[i].outcome == DELIVER_SENT)
 			r->delivered++;
-		else if (b->res[i].outcome == QR_DEFERRED)
+		else if (b->d.res[i].outcome == DELIVER_DEFERRED)
 			r->deferred++;
 		else
 			r->bounced++;
-		if (b->res[i].outcome != QR_SENT && error == NULL)
-			error = b->res[i].text;
+		if (b->d.res[i].outcome != DELIVER_SENT && error == NULL)
+			error = b->d.res[i].text;
 	}
-	if (o == SCHED_CONN_FAIL && b->n > 0)
-		error = b->res[0].text;
+	if (o == SCHED_CONN_FAIL && b->d.n > 0)
+		error = b->d.res[0].text;
 	if (error != NULL) {
 		/* cut to the record's field on purpose */
 		(void)strlcpy(r->last_error, error, sizeof(r->last_error));
@@ -195,8 +195,8 @@ dest_share_done(
 	if (shared) {
 		dest_share_put(r, &st, now);
 		dest_share_count(r, b, o, now);
-		if (b->tls != SPOOL_DEST_TLS_UNKNOWN)
-			r->tls = b->tls;
+		if (b->d.tls != SPOOL_DEST_TLS_UNKNOWN)
+			r->tls = b->d.tls;
 	}
 	spool_dest_release(sd, idx, b->share_slot);
 	b->share_slot = b->share_rec = -1;

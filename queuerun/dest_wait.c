@@ -21,7 +21,7 @@
 #include "sched.h"
 #include "log.h"
 #include "qr_runner.h"
-#include "worker.h"
+#include "deliver.h"
 
 /* How long one futex sleep lasts before the thread looks at its flags. */
 #define DEST_WAIT_SLICE_MS 200
@@ -34,7 +34,7 @@ struct dest_waiter {
 	uint32_t seq; /* the release count the refusal saw */
 	int woken;    /* the count moved since the last dest_wait_woken */
 	struct spool_dest *sd;
-	struct worker_pool *pool;
+	struct deliver_pool *pool;
 };
 
 /* dest_wait_main - sleep on the release count while armed */
@@ -58,7 +58,7 @@ dest_wait_main(void *arg)
 		if (moved && w->armed) {
 			w->armed = 0;
 			w->woken = 1;
-			worker_poke(w->pool);
+			deliver_pool_poke(w->pool);
 		}
 	}
 	pthread_mutex_unlock(&w->mu);

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "deliver_local.h"
+#include "deliver.h"
 #include "dest_share.h"
 #include "dispatch.h"
 #include "fail_log.h"
@@ -29,12 +29,11 @@
 #include "rcpt_pool.h"
 #include "route.h"
 #include "sched.h"
-#include "worker.h"
 
 /* A destination: one transport and nexthop, interned per runner. */
 struct qr_dest {
 	struct htab_node hnode; /* first: the node is the destination */
-	enum qr_transport transport;
+	enum deliver_transport transport;
 	char *nexthop;
 };
 
@@ -50,7 +49,7 @@ dispatch_dest_eq(const struct htab_node *n, const void *key)
 
 /* dispatch_dest - the interned destination (kept until close) */
 static struct qr_dest *
-dispatch_dest(struct queuerun *q, enum qr_transport t, const char *nexthop)
+dispatch_dest(struct queuerun *q, enum deliver_transport t, const char *nexthop)
 {
 	struct qr_dest key, *d;
 	uint64_t h =
@@ -83,13 +82,13 @@ static struct qr_dest *
 dispatch_route(
     struct queuerun *q, struct qr_msg *m, const struct spool_rcpt *rc)
 {
-	char nexthop[QR_NEXTHOP_MAX];
-	enum qr_transport t;
+	char nexthop[DELIVER_NEXTHOP_MAX];
+	enum deliver_transport t;
 
 	if (m->archive[0] != '\0' && strcmp(rc->addr, m->archive_rcpt) == 0) {
 		/* The list's archive copy: its own maildir, whose path,
 		 * cut, would be another directory. */
-		t = QR_MAILDIR;
+		t = DELIVER_MAILDIR;
 		if (strlcpy(nexthop, m->archive, sizeof(nexthop)) >=
 		    sizeof(nexthop)) {
 			log_info("%s: to=<%s>, relay=none, delay=0.00, "
@@ -184,7 +183,7 @@ dispatch_open(struct queuerun *q, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot create the scheduler");
 		return -1;
 	}
-	for (t = 0; t < QR_NTRANSPORT; t++)
+	for (t = 0; t < DELIVER_NTRANSPORT; t++)
 		if (sched_core_transport(q->sched, delivery_transport_names[t],
 			&q->dc->sched_transport[t]) == -1) {
 			snprintf(err, errlen, "cannot add transport %s",
@@ -224,8 +223,8 @@ static void
 dispatch_batch_free(struct qr_batch *b)
 {
 	free(b->rcpt);
-	free(b->addr);
-	free(b->res);
+	free(b->d.addr);
+	free(b->d.res);
 	free(b);
 }
 
@@ -244,30 +243,30 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 	b->entry = e;
 	b->msg = m;
 	b->share_rec = b->share_slot = -1;
-	b->n = n;
+	b->d.n = n;
 	if ((b->rcpt = calloc(n ? n : 1, sizeof(*b->rcpt))) == NULL ||
-	    (b->addr = calloc(n ? n : 1, sizeof(*b->addr))) == NULL ||
-	    (b->res = calloc(n ? n : 1, sizeof(*b->res))) == NULL) {
+	    (b->d.addr = calloc(n ? n : 1, sizeof(*b->d.addr))) == NULL ||
+	    (b->d.res = calloc(n ? n : 1, sizeof(*b->d.res))) == NULL) {
 		dispatch_batch_free(b);
 		return NULL;
 	}
 	for (i = 0; i < n; i++) {
 		b->rcpt[i] = ids[i];
-		b->addr[i] = rcpt_pool_get(q, ids[i])->addr;
+		b->d.addr[i] = rcpt_pool_get(q, ids[i])->addr;
 	}
 	if (delivery_transport_lookup(
-		sched_entry_transport(e), &b->transport) == -1)
-		b->transport = QR_DISCARD; /* cannot happen: we named them */
-	b->params = &q->dc->transport[b->transport];
-	b->nexthop = sched_entry_nexthop(e);
+		sched_entry_transport(e), &b->d.transport) == -1)
+		b->d.transport = DELIVER_DISCARD; /* cannot happen: we named them */
+	b->d.params = &q->dc->transport[b->d.transport];
+	b->d.nexthop = sched_entry_nexthop(e);
 	(void)strlcpy(
-	    b->sender, m->st.sender, sizeof(b->sender)); /* same size */
-	b->datafd = m->datafd;
-	b->datasize = m->datasize;
-	b->verp = m->st.verp && m->st.sender[0] != '\0';
-	b->verp_prefix = m->verp_prefix;
-	b->verp_domain = m->domain;
-	b->head = m->head;
+	    b->d.sender, m->st.sender, sizeof(b->d.sender)); /* same size */
+	b->d.datafd = m->datafd;
+	b->d.datasize = m->datasize;
+	b->d.verp = m->st.verp && m->st.sender[0] != '\0';
+	b->d.verp_prefix = m->verp_prefix;
+	b->d.verp_domain = m->domain;
+	b->d.head = m->head;
 	m->batches++;
 	return b;
 }
@@ -300,13 +299,13 @@ dispatch_run(struct queuerun *q, double now)
 			dest_share_attach(q, b);
 		q->inflight++;
 		if (act == SCHED_DEFER) {
-			deliver_all(b, QR_DEFERRED, 0, "4.4.1",
+			deliver_batch_all(&b->d, DELIVER_DEFERRED, 0, "4.4.1",
 			    "delivery temporarily suspended: the destination "
 			    "is not responding");
-			(void)strlcpy(b->relay, "none", sizeof(b->relay));
+			(void)strlcpy(b->d.relay, "none", sizeof(b->d.relay));
 			return b;
 		}
-		worker_submit(q->pool, b);
+		deliver_pool_submit(q->pool, &b->d);
 	}
 	return NULL;
 }
@@ -321,7 +320,7 @@ dispatch_done(struct queuerun *q, struct qr_batch *b, double now)
 
 	q->inflight--;
 	flags = dest_share_done(
-	    q, b, b->negative ? SCHED_CONN_FAIL : SCHED_OK, now);
+	    q, b, b->d.negative ? SCHED_CONN_FAIL : SCHED_OK, now);
 	if (flags & SCHED_MSG_FINISHED)
 		m->finished = 1;
 	b->entry = NULL;

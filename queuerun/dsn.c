@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "dsn.h"
-#include "header.h"
+#include "lists.h"
 #include "generate.h"
 #include "log.h"
 #include "qr_msg.h"

@@ -24,7 +24,7 @@
 #include "expand_list.h"
 #include "expand_owner.h"
 #include "expand_sign.h"
-#include "header.h"
+#include "lists.h"
 #include "listwork.h"
 #include "log.h"
 #include "qr_msg.h"

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "listconf.h"
+#include "lists.h"
 #include "spool_state.h"
 
 struct queuerun;

@@ -9,10 +9,9 @@
 #include <string.h>
 
 #include "clock.h"
-#include "dmarc.h"
-#include "dns_txt.h"
+#include "lists.h"
+#include "smtp.h"
 #include "expand_dmarc.h"
-#include "header.h"
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
@@ -29,7 +28,7 @@ expand_dmarc_txt(void *arg, const char *name, char *out, size_t outlen,
 	enum mx_status st;
 
 	if (mx_resolver_init(
-		&r, q->dc->transport[QR_SMTP].dns_server, why, whylen) == -1)
+		&r, q->dc->transport[DELIVER_SMTP].dns_server, why, whylen) == -1)
 		return -1;
 	/* The runner waits for the answer: a server that does not answer
 	 * costs it at most EXPAND_DMARC_WAIT seconds, then the post is

@@ -7,8 +7,7 @@
 
 #include <stddef.h>
 
-#include "dmarc.h"
-#include "listconf.h"
+#include "lists.h"
 
 struct queuerun;
 struct qr_msg;

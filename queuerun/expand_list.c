@@ -15,16 +15,14 @@
 #include <string.h>
 #include <strings.h>
 
-#include "dmarc.h"
+#include "lists.h"
 #include "expand_common.h"
 #include "expand_dmarc.h"
 #include "expand_list.h"
-#include "header.h"
 #include "log.h"
 #include "moderate.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
-#include "rcpt_head.h"
 #include "spool_why.h"
 
 /* Headers this list replaces with its own. */

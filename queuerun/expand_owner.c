@@ -12,7 +12,7 @@
 #include "bounce.h"
 #include "expand_common.h"
 #include "expand_owner.h"
-#include "header.h"
+#include "lists.h"
 #include "log.h"
 #include "qr_msg.h"
 

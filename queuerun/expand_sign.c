@@ -17,13 +17,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "dkim_sign.h"
+#include "lists.h"
 #include "expand_common.h"
 #include "expand_sign.h"
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
-#include "rcpt_head.h"
 
 /* expand_sign_failed - log why m is not signed and keep the reason in
  * its state file, where mj_queuerun -l shows it (error=) */

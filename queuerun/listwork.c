@@ -21,7 +21,7 @@
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
-#include "worker.h"
+#include "deliver.h"
 
 struct listwork_job {
 	struct listwork_job *next;
@@ -69,7 +69,7 @@ listwork_main(void *arg)
 		j->result = j->fn(q, j->m);
 		pthread_mutex_lock(&lw->mu);
 		listwork_append(&lw->done, j);
-		worker_poke(q->pool);
+		deliver_pool_poke(q->pool);
 	}
 	pthread_mutex_unlock(&lw->mu);
 	return NULL;

@@ -21,8 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "delivery_conf.h"
+#include "deliver.h"
 #include "log.h"
+#include "queuectl.h"
 #include "queuerun.h"
 #include "runner_link.h"
 #include "settings.h"
@@ -46,7 +47,7 @@ qr_list(const struct settings *s)
 {
 	int r = 0;
 
-	if (queuerun_list(s, stdout) == -1) {
+	if (queuectl_list(s, stdout) == -1) {
 		fprintf(stderr, "mj_queuerun: cannot read %s/%s: %s\n",
 		    s->spool_dir, SPOOL_QUEUE, strerror(errno));
 		r = EX_TEMPFAIL;
@@ -62,7 +63,7 @@ qr_check(const struct settings *s)
 {
 	long left;
 
-	if ((left = queuerun_check(s, stdout)) == -1) {
+	if ((left = queuectl_check(s, stdout)) == -1) {
 		fprintf(stderr, "mj_queuerun: cannot read %s/%s: %s\n",
 		    s->spool_dir, SPOOL_QUEUE, strerror(errno));
 		return EX_TEMPFAIL;
@@ -102,7 +103,7 @@ main(int argc, char **argv)
 	struct queuerun *q;
 	char err[512], *end;
 	const char *target = NULL;
-	enum queuerun_admin_op op = QR_ADMIN_RELEASE;
+	enum queuectl_admin_op op = QUEUECTL_RELEASE;
 	int c, once = 0, list = 0, check = 0, fg = 0, debug = 0, admin = 0, r;
 
 	setprogname("mj_queuerun");
@@ -124,9 +125,9 @@ main(int argc, char **argv)
 		case 'D':
 		case 'H':
 		case 'h':
-			op = c == 'H'	? QR_ADMIN_RELEASE
-			     : c == 'h' ? QR_ADMIN_HOLD
-					: QR_ADMIN_DELETE;
+			op = c == 'H'	? QUEUECTL_RELEASE
+			     : c == 'h' ? QUEUECTL_HOLD
+					: QUEUECTL_DELETE;
 			target = optarg;
 			admin++;
 			break;
@@ -176,7 +177,7 @@ main(int argc, char **argv)
 	if (list)
 		return qr_list(&s);
 	if (admin)
-		return queuerun_admin(&s, op, target, stdout);
+		return queuectl_admin(&s, op, target, stdout);
 	if (check)
 		return qr_check(&s);
 	if ((q = queuerun_open(&s, &dc, err, sizeof(err))) == NULL) {

@@ -24,12 +24,10 @@
 #include <strings.h>
 #include <time.h>
 
-#include "cmd_mime.h"
+#include "lists.h"
 #include "expand_common.h"
-#include "header.h"
 #include "log.h"
 #include "moderate.h"
-#include "posting.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
 #include "request_reply.h"
@@ -47,10 +45,10 @@ moderate_poster(
 	char v[1024];
 
 	if (cmd_mime_header(text, len, "From", v, sizeof(v)) == -1 ||
-	    cmd_mime_addr(v, from, addrlen) == -1 || !spool_state_addr_ok(from))
+	    cmd_mime_addr(v, from, addrlen) == -1 || !name_addr_ok(from))
 		from[0] = '\0';
 	if (header_return_path(text, len, sender, addrlen) == -1 ||
-	    !spool_state_addr_ok(sender))
+	    !name_addr_ok(sender))
 		sender[0] = '\0';
 }
 

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "listconf.h"
+#include "lists.h"
 
 struct queuerun;
 struct qr_msg;

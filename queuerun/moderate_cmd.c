@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd_parse.h"
+#include "lists.h"
 #include "log.h"
 #include "moderate.h"
 #include "moderate_cmd.h"

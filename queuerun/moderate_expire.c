@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "listconf.h"
+#include "lists.h"
 #include "log.h"
 #include "moderate.h"
 #include "moderate_expire.h"

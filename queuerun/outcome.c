@@ -39,28 +39,28 @@ void
 outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 {
 	struct qr_msg *m = b->msg;
-	const struct qr_result *r;
+	const struct deliver_result *r;
 	const struct qr_rcpt *rec;
 	char diag[400];
 	size_t i;
 
-	for (i = 0; i < b->n; i++) {
+	for (i = 0; i < b->d.n; i++) {
 		rec = rcpt_pool_get(q, b->rcpt[i]);
-		r = &b->res[i];
+		r = &b->d.res[i];
 		log_info("%s: to=<%s>, relay=%s, delay=%.2f, dsn=%s, "
 			 "status=%s (%s)%s%s",
-		    m->name, rec->addr, b->relay, now - (double)m->st.arrival,
+		    m->name, rec->addr, b->d.relay, now - (double)m->st.arrival,
 		    r->dsn, outcome_words[r->outcome], r->text,
-		    b->tls ? ", tls=" : "",
-		    b->tls ? spool_dest_tls_name(b->tls) : "");
+		    b->d.tls ? ", tls=" : "",
+		    b->d.tls ? spool_dest_tls_name(b->d.tls) : "");
 		switch (r->outcome) {
-		case QR_SENT:
+		case DELIVER_SENT:
 			if (spool_state_set_rcpt(&m->st, rec->off, rec->status,
 				SPOOL_RCPT_DELIVERED) == -1)
 				log_warn("%s: cannot update %s", m->name,
 				    m->st.path);
 			break;
-		case QR_DEFERRED:
+		case DELIVER_DEFERRED:
 			if (spool_state_set_rcpt(&m->st, rec->off, rec->status,
 				SPOOL_RCPT_DEFERRED) == -1)
 				log_warn("%s: cannot update %s", m->name,
@@ -68,7 +68,7 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 			snprintf(m->last_error, sizeof(m->last_error),
 			    "%s %.180s", r->dsn, r->text);
 			break;
-		case QR_BOUNCED:
+		case DELIVER_BOUNCED:
 			snprintf(diag, sizeof(diag), "%s; %s",
 			    r->code ? "smtp" : "x-mjq", r->text);
 			fail_log_add(q, m, rec->off, rec->status, rec->addr,

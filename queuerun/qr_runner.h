@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "delivery_conf.h"
+#include "deliver.h"
 #include "htab.h"
 #include "settings.h"
 #include "spool_dest.h"
@@ -28,7 +28,7 @@ struct qr_msg;
 struct qr_dest;
 struct qr_rcpt;
 struct sched;
-struct worker_pool;
+struct deliver_pool;
 struct dest_waiter;
 struct listwork;
 struct dkim_signer;
@@ -53,7 +53,7 @@ struct queuerun {
 	struct qr_rcpt **rtab; /* the recipient pool: records by id */
 	uint32_t *rfree;       /* ids free for reuse */
 	size_t rtab_size, nrfree;
-	struct worker_pool *pool;
+	struct deliver_pool *pool;
 	int inflight;
 	struct spool_dest share;    /* the shared destination table */
 	int admit_rec, admit_slot;  /* slot taken by the last admit */

@@ -5,7 +5,7 @@
  * The step loop is the only place that strings the stages together;
  * each stage returns to it and none calls the next:
  *
- *   outcomes   worker_collect -> outcome_batch -> dispatch_done
+ *   outcomes   deliver_pool_collect -> outcome_batch -> dispatch_done
  *   walk       walk_scan (or the last walk's leftovers)
  *   claim      walk_next, one message at a time, up to the active limit
  *   expand     expand_message (state file, text; the list function on
@@ -32,8 +32,7 @@
 #include "clock.h"
 #include "dest_wait.h"
 #include "dispatch.h"
-#include "dkim_sign.h"
-#include "dmarc.h"
+#include "lists.h"
 #include "expand.h"
 #include "listwork.h"
 #include "log.h"
@@ -46,7 +45,7 @@
 #include "sched.h"
 #include "spool_death.h"
 #include "walk.h"
-#include "worker.h"
+#include "deliver.h"
 
 /* queuerun_open - a runner for this spool with these delivery sections
  * (parsed once, by the caller, and kept by it until queuerun_close) */
@@ -63,7 +62,7 @@ queuerun_open(const struct settings *s, const struct delivery_conf *dc,
 	q->s = s;
 	q->dc = dc;
 	if (dispatch_open(q, err, errlen) == -1 ||
-	    (q->pool = worker_open((int)dc->base.threads, err, errlen)) ==
+	    (q->pool = deliver_pool_open((int)dc->base.threads, err, errlen)) ==
 		NULL) {
 		dispatch_free(q);
 		free(q);
@@ -98,10 +97,10 @@ queuerun_outcome(struct queuerun *q, struct qr_batch *b, double now)
 static void
 queuerun_collect(struct queuerun *q, double now)
 {
-	struct qr_batch *b;
+	struct deliver_batch *d;
 
-	while ((b = worker_collect(q->pool)) != NULL)
-		queuerun_outcome(q, b, now);
+	while ((d = deliver_pool_collect(q->pool)) != NULL)
+		queuerun_outcome(q, qr_batch_of(d), now);
 }
 
 /* queuerun_enter - a message expanded (r: 0, or -1 to release it):
@@ -238,7 +237,7 @@ queuerun_step(struct queuerun *q, int *timeout_ms)
 int
 queuerun_event_fd(const struct queuerun *q)
 {
-	return worker_event_fd(q->pool);
+	return deliver_pool_event_fd(q->pool);
 }
 
 /* queuerun_busy - messages in the active set */
@@ -325,13 +324,13 @@ queuerun_close(struct queuerun *q)
 	listwork_stop(q);  /* it pokes the pool too */
 	queuerun_expanded(q);
 	listwork_free(q);
-	worker_stop(q->pool);
+	deliver_pool_stop(q->pool);
 	queuerun_collect(q, clock_now());
 	queuerun_finish(q, clock_now());
 	queuerun_release_all(q);
 	while ((m = q->active) != NULL)
 		walk_release(q, m);
-	worker_close(q->pool);
+	deliver_pool_close(q->pool);
 	walk_forget(q);
 	dispatch_free(q);
 	dkim_sign_close(q->dkim);

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "delivery_conf.h"
+#include "deliver.h"
 #include "settings.h"
 
 struct queuerun;
@@ -47,19 +47,5 @@ int queuerun_inflight(const struct queuerun *q);
 void queuerun_abandon(struct queuerun *q);
 /* queuerun_close - release every claim and free */
 void queuerun_close(struct queuerun *q);
-/* queuerun_list - mj_queuerun -l: one line per message of QUEUE/, HOLD/
- * and BAD/ (age, size, function, recipients left of total, next try,
- * last error), then a count; -1 when QUEUE/ cannot be read */
-int queuerun_list(const struct settings *s, FILE *out);
-/* queuerun_check - mj_queuerun -c: one line per finding (orphan dot
- * files removed, strays and damaged state quarantined in BAD/), then a
- * summary; returns the problems left, or -1 when QUEUE/ is unreadable */
-long queuerun_check(const struct settings *s, FILE *out);
-/* queuerun_admin - mj_queuerun -H, -h, -d: release a message from HOLD/
- * or BAD/ into QUEUE/, hold a queued one, delete one (admin.c); a
- * sysexits code */
-enum queuerun_admin_op { QR_ADMIN_RELEASE, QR_ADMIN_HOLD, QR_ADMIN_DELETE };
-int queuerun_admin(const struct settings *s, enum queuerun_admin_op op,
-    const char *arg, FILE *out);
 
 #endif

@@ -20,9 +20,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cmd_mime.h"
+#include "lists.h"
 #include "expand_common.h"
-#include "header.h"
 #include "log.h"
 #include "qr_msg.h"
 #include "request.h"
@@ -104,7 +103,7 @@ request_process(
 	    cmd_mime_header(text, len, "X-Loop", v, sizeof(v)) == 0 &&
 	    strcasecmp(v, self) == 0)
 		why = "our own X-Loop";
-	if (why == NULL && !spool_state_addr_ok(r.requester))
+	if (why == NULL && !name_addr_ok(r.requester))
 		why = "no usable From or envelope sender";
 	if (why != NULL) {
 		log_notice("%s: request not answered: %s", m->name, why);

@@ -20,14 +20,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "listconf.h"
+#include "lists.h"
 #include "log.h"
 #include "moderate_cmd.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
 #include "request_cmd.h"
 #include "spool_token.h"
-#include "subs_edit.h"
 
 #define REQUEST_INFO_MAX 4096
 

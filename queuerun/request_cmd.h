@@ -5,7 +5,7 @@
 #ifndef MJQ_REQUEST_CMD_H
 #define MJQ_REQUEST_CMD_H
 
-#include "cmd_parse.h"
+#include "lists.h"
 #include "request_reply.h"
 #include "spool_state.h"
 

@@ -14,14 +14,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "cmd_mime.h"
+#include "lists.h"
 #include "expand_common.h"
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
 #include "request_one_click.h"
-#include "subs_edit.h"
-#include "unsub_token.h"
 
 /* request_one_click - 1 done (state file made), 0 not a one-click
  * request, -1 try again later */

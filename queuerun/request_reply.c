@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd_mime.h"
+#include "lists.h"
 #include "generate.h"
 #include "log.h"
 #include "qr_msg.h"

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cmd_parse.h"
+#include "lists.h"
 #include "spool_state.h"
 
 struct queuerun;

@@ -38,7 +38,7 @@ route_find(const struct delivery_conf *dc, const char *domain)
 
 /* route_rcpt - route one address; -1 when it has no usable domain */
 int
-route_rcpt(struct queuerun *q, const char *addr, enum qr_transport *t,
+route_rcpt(struct queuerun *q, const char *addr, enum deliver_transport *t,
     char *nexthop, size_t len)
 {
 	char domain[NAME_DOMAIN_MAX + 1];
@@ -56,9 +56,9 @@ route_rcpt(struct queuerun *q, const char *addr, enum qr_transport *t,
 		*t = m->transport;
 		return strlcpy(nexthop, m->nexthop, len) < len ? 0 : -1;
 	}
-	*t = QR_SMTP;
-	if (q->dc->transport[QR_SMTP].relayhost[0] != '\0')
-		return strlcpy(nexthop, q->dc->transport[QR_SMTP].relayhost,
+	*t = DELIVER_SMTP;
+	if (q->dc->transport[DELIVER_SMTP].relayhost[0] != '\0')
+		return strlcpy(nexthop, q->dc->transport[DELIVER_SMTP].relayhost,
 			   len) < len
 			   ? 0
 			   : -1;

@@ -7,13 +7,13 @@
 
 #include <stddef.h>
 
-#include "delivery_conf.h"
+#include "deliver.h"
 
 struct queuerun;
 
 /* route_rcpt - addr's transport and nexthop; -1 when it cannot be routed
  * (no domain) or the nexthop does not fit in len */
-int route_rcpt(struct queuerun *q, const char *addr, enum qr_transport *t,
+int route_rcpt(struct queuerun *q, const char *addr, enum deliver_transport *t,
     char *nexthop, size_t len);
 
 #endif

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "crash.h"
-#include "header.h"
+#include "lists.h"
 
 /* test_fault - crash as the message asks, in a test build only */
 void

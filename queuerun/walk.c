@@ -42,7 +42,7 @@
 #include "fail_log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
-#include "rcpt_head.h"
+#include "lists.h"
 #include "spool_finish.h"
 #include "spool_name.h"
 #include "spool_path.h"

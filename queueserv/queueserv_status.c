@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "dkim_conf.h"
+#include "lists.h"
 #include "queueserv.h"
 #include "queueserv_status.h"
 #include "spool_dest.h"

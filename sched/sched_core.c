@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched_impl.h"
+#include "sched_core.h"
+#include "sched_job.h"
+#include "sched_queue.h"
+#include "sched_rcpt.h"
+#include "sched_select.h"
 
 /* sched_core_alloc - malloc, charged to the scheduler's byte count */
 

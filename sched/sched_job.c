@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched_impl.h"
+#include "sched_core.h"
+#include "sched_job.h"
 
 /* sched_job_reset_cache - the best preemption candidate must be re-found */
 

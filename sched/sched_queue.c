@@ -24,7 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched_impl.h"
+#include "sched_core.h"
+#include "sched_job.h"
+#include "sched_queue.h"
+#include "sched_rcpt.h"
+#include "sched_select.h"
 
 /* Floating point tolerance: 5 x 0.2 must count as one whole step. */
 #define EPS 1e-9

@@ -20,7 +20,11 @@
  */
 #include <stdlib.h>
 
-#include "sched_impl.h"
+#include "sched_core.h"
+#include "sched_job.h"
+#include "sched_queue.h"
+#include "sched_rcpt.h"
+#include "sched_select.h"
 
 /* sched_select_ready - a peer with waiting entries joins its job's round */
 

@@ -3,7 +3,8 @@
 # check that every arrow points down the layers:
 #
 #   programs (enqueue/ queueserv/ schedsim/ unsubscribe/ t/)
-#     -> queuerun/ -> sched/ smtp/ lists/ -> spool-layout/ -> common/
+#     -> queuerun/ -> deliver/ queuectl/ -> sched/ smtp/ lists/ -> spool-layout/
+#     -> common/
 #
 # A quoted #include "x.h" in a .c or .h file is an arrow from the file's
 # folder to the folder that holds x.h (its own folder first).  An arrow
@@ -11,21 +12,26 @@
 # header, sched/ including smtp.h, common/ including spool-layout/) is
 # printed with its file and line, and the exit status is 1.
 # System headers (<...>) and headers no folder holds are not arrows.
+# A library with a public header named after its folder (sched.h,
+# smtp.h, lists.h, deliver.h, queuectl.h) is entered only through it: an
+# include of another of its headers from outside is printed too, and
+# fails the check.
 #
 # Usage: scripts/deps-graph.sh [top]   (default: the checkout)
 top=${1:-$(dirname "$0")/..}
 cd "$top" || exit 2
 layer() {
 	case $1 in
-	common) echo 4 ;;
-	spool-layout) echo 3 ;;
-	sched | smtp | lists) echo 2 ;;
+	common) echo 5 ;;
+	spool-layout) echo 4 ;;
+	sched | smtp | lists) echo 3 ;;
+	deliver | queuectl) echo 2 ;;
 	queuerun) echo 1 ;;
 	*) echo 0 ;; # programs and tests
 	esac
 }
 dirs=""
-for d in enqueue queueserv unsubscribe queuerun schedsim sched smtp lists \
+for d in enqueue queueserv unsubscribe queuerun deliver queuectl schedsim sched smtp lists \
     spool-layout common t/tools t/tools/testsmtpd t/fuzz; do
 	[ -d "$d" ] && dirs="$dirs $d"
 done
@@ -68,9 +74,19 @@ while read -r from to where inc; do
 		echo "upward include: $where: $from/ includes $to/$inc"
 		bad=1
 	fi
+	case $to in
+	sched | smtp | lists | deliver | queuectl)
+		if [ "${inc##*/}" != "$to.h" ]; then
+			echo "private header: $where: $from/ includes $to/$inc," \
+			    "not $to.h"
+			bad=1
+		fi
+		;;
+	esac
 done <"$edges"
 if [ $bad -eq 0 ]; then
-	echo "layers: programs -> queuerun/ -> sched/ smtp/ lists/ ->" \
-	    "spool-layout/ -> common/: every arrow points down"
+	echo "layers: programs -> queuerun/ -> deliver/ queuectl/ -> sched/ smtp/" \
+	    "lists/ -> spool-layout/ -> common/: every arrow points down," \
+	    "each library entered through its public header"
 fi
 exit $bad

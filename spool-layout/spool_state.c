@@ -62,25 +62,6 @@ spool_state_belongs(const struct spool_state *st, const struct spool_msgid *id)
 	return st->msgid.size == id->size && st->msgid.hash == id->hash;
 }
 
-/* spool_state_addr_ok - 1 when an address can be a recipient line:
- * bounded, printable, no spaces or angle brackets, one @ not at an end */
-int
-spool_state_addr_ok(const char *addr)
-{
-	const unsigned char *p;
-	const char *at;
-	size_t len = strlen(addr);
-
-	if (len == 0 || len > SPOOL_ADDR_MAX)
-		return 0;
-	for (p = (const unsigned char *)addr; *p; p++)
-		if (*p <= 0x20 || *p >= 0x7f || *p == '<' || *p == '>')
-			return 0;
-	if ((at = strrchr(addr, '@')) == NULL || at == addr || at[1] == '\0')
-		return 0;
-	return 1;
-}
-
 /* spool_state_clean - an error text fit for its one fixed-width line */
 static void
 spool_state_clean(char *dst, const char *src)

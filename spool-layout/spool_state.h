@@ -19,11 +19,12 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "names.h"
 #include "spool_commit.h"
 
 #define SPOOL_STATE_MAGIC "mjq-state 2"	  /* with the message line */
 #define SPOOL_STATE_MAGIC_1 "mjq-state 1" /* before it: read, trusted */
-#define SPOOL_ADDR_MAX 512
+#define SPOOL_ADDR_MAX NAME_ADDR_MAX
 #define SPOOL_STATE_ERROR_MAX 200
 #define SPOOL_STATE_KIND_MAX 15
 
@@ -114,7 +115,6 @@ const char *spool_state_word(enum spool_rcpt_status s);
 void spool_msgid_of(struct spool_msgid *id, const void *text, size_t len);
 int spool_state_belongs(
     const struct spool_state *st, const struct spool_msgid *id);
-int spool_state_addr_ok(const char *addr);
 
 /* spool_state_write.c: new state files */
 struct spool_state_writer {

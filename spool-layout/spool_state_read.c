@@ -103,7 +103,7 @@ spool_state_parse_rcpt(char *line, enum spool_rcpt_status *s, char **addr)
 			break;
 	}
 	if (i == SPOOL_RCPT_NSTATUS ||
-	    !spool_state_addr_ok(line + SPOOL_STATUS_WIDTH + 1))
+	    !name_addr_ok(line + SPOOL_STATUS_WIDTH + 1))
 		return -1;
 	*s = (enum spool_rcpt_status)i;
 	*addr = line + SPOOL_STATUS_WIDTH + 1;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # The source layout: includes point only down the layers (programs ->
-# queuerun/ -> sched/ smtp/ lists/ -> spool-layout/ -> common/), and the
+# queuerun/ -> deliver/ queuectl/ -> sched/ smtp/ lists/ -> spool-layout/
+# -> common/), a library is entered through its public header, and the
 # runner's files call each other without a ring (scripts/deps-graph.sh,
 # scripts/callgraph.sh; `make deps-graph` prints both).
 
@@ -13,7 +14,8 @@ fake_tree() {
 	echo '#include <stdio.h>' >"$T/common/log.h"
 	echo '#include "log.h"' >"$T/spool-layout/spool_path.h"
 	echo '#include "spool_path.h"' >"$T/lists/listconf.h"
-	echo '#include "listconf.h"' >"$T/queuerun/walk.h"
+	echo '#include "listconf.h"' >"$T/lists/lists.h"
+	echo '#include "lists.h"' >"$T/queuerun/walk.h"
 }
 
 @test "the tree's includes point only down the layers" {
@@ -29,6 +31,7 @@ fake_tree() {
 	run sh "$TOP/scripts/deps-graph.sh" "$T"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"lists -> spool-layout(1)"* ]]
+	[[ "$output" == *"each library entered through its public header"* ]]
 }
 
 @test "lists/ including a queuerun/ header fails the include check" {
@@ -37,6 +40,15 @@ fake_tree() {
 	run sh "$TOP/scripts/deps-graph.sh" "$T"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"upward include: lists/addr_set.c:1: lists/ includes queuerun/walk.h"* ]]
+}
+
+@test "another part including a library's private header fails the include check" {
+	fake_tree
+	printf '#include "listconf.h"\n' >"$T/queuerun/walk.c"
+	run sh "$TOP/scripts/deps-graph.sh" "$T"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"private header: queuerun/walk.c:1: queuerun/ includes lists/listconf.h, not lists.h"* ]]
+	[[ "$output" != *"every arrow points down"* ]]
 }
 
 @test "common/ including a spool-layout/ header fails the include check" {

@@ -36,7 +36,7 @@ code_keys() {
 		         s/^([a-z]+) +\{"([a-z0-9_]+)", CONF_[A-Z]+, "([^"]*)".*/\1 \2 \3/p'
 	sed -nE 's/^ *D(STR|DUR|FUNC)\("([A-Za-z0-9_]+)", "([^"]*)".*/delivery \2 \3/p
 	         s/^ *\{"([a-z0-9_]+)", CONF_[A-Z]+, "([^"]*)".*/delivery \1 \2/p' \
-		"$TOP/queuerun/delivery_conf.c"
+		"$TOP/deliver/delivery_conf.c"
 	sed -nE 's/^ *\{"([a-z0-9_]+)", P_[A-Z]+,.*/delivery \1 ?/p' \
 		"$TOP/sched/sched_params.c"
 	sed -nE 's/^ *LSTR\("([a-z0-9_]+)",.*/list \1 /p

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "listconf.h"
+#include "lists.h"
 #include "log.h"
 #include "spool_poke.h"
 #include "spool_unsub_rate.h"

@@ -11,7 +11,7 @@
 #include "names.h"
 #include "settings.h"
 #include "spool_state.h"
-#include "unsub_token.h"
+#include "lists.h"
 
 #define UNSUB_BODY_MAX 4096 /* a one-click POST body is a few bytes */
 

@@ -120,7 +120,7 @@ unsub_cgi_link(const char *query, struct unsub_link *l)
 		sizeof(l->domain) ||
 	    name_check_list(l->list) != NULL ||
 	    name_check_domain(l->domain) != NULL ||
-	    !spool_state_addr_ok(l->addr))
+	    !name_addr_ok(l->addr))
 		return -1;
 	errno = 0;
 	l->issued = strtoll(t, &end, 10);

@@ -3,7 +3,7 @@
 # the RSA operation: N copies' own header fields (the unsubscribe link
 # and a DKIM signature, rsa-sha256 2048) made on one thread by
 # t/tools/mj_copysign, as the delivery threads make them
-# (queuerun/rcpt_head.c).
+# (lists/rcpt_head.c).
 #   instructions: counted by valgrind's callgrind over rcpt_head_make
 #                 only, once whole and once with RSA_private_encrypt left
 #                 out: per copy, all and beside the RSA operation, and

@@ -30,7 +30,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (bf.n > BOUNCE_ADDRS_MAX || (!bf.is_bounce && bf.n > 0))
 		abort();
 	for (i = 0; i < bf.n; i++) {
-		if (!spool_state_addr_ok(bf.addr[i]))
+		if (!name_addr_ok(bf.addr[i]))
 			abort();
 		for (k = 0; k < i; k++)
 			if (strcasecmp(bf.addr[i], bf.addr[k]) == 0)

@@ -13,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dkim_canon.h"
-#include "dmarc.h"
+#include "lists.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,11 +17,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "dmarc.h"
+#include "lists.h"
 #include "expand.h"
 #include "expand_list.h"
-#include "header.h"
-#include "listconf.h"
 #include "qr_msg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

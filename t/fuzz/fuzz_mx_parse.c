@@ -14,8 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mx_parse.h"
-#include "mx_tlsa.h"
+#include "smtp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "smtp_reply.h"
+#include "smtp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

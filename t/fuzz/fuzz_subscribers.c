@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "listconf.h"
+#include "lists.h"
 #include "settings.h"
 #include "spool_state.h"
 
@@ -104,7 +104,7 @@ fuzz_expect(const uint8_t *data, size_t size, struct fuzz_list *want)
 			;
 		for (e = p + strlen(p); e > p && isspace((unsigned char)e[-1]);)
 			*--e = '\0';
-		if (*p != '\0' && spool_state_addr_ok(p)) {
+		if (*p != '\0' && name_addr_ok(p)) {
 			for (k = 0; k < want->n; k++)
 				if (strcasecmp(want->v[k], p) == 0)
 					break;

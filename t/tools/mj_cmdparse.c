@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "cmd_parse.h"
+#include "lists.h"
 
 int
 main(int argc, char **argv)

@@ -1,6 +1,6 @@
 /*
  * mj_copysign - make one-click copies' own header fields as the delivery
- * threads do (queuerun/rcpt_head.c: the unsubscribe link, then a DKIM
+ * threads do (lists/rcpt_head.c: the unsubscribe link, then a DKIM
  * signature over those fields and the shared text), for t/75 and for
  * measuring what a copy costs beside the RSA operation.
  *
@@ -26,11 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dkim_conf.h"
-#include "dkim_sign.h"
-#include "listconf.h"
+#include "lists.h"
 #include "log.h"
-#include "rcpt_head.h"
 #include "settings.h"
 
 #define MAX_THREADS 200

@@ -16,8 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dkim_conf.h"
-#include "dkim_sign.h"
+#include "lists.h"
 #include "log.h"
 #include "settings.h"
 

@@ -14,7 +14,7 @@
 #include <sysexits.h>
 #include <unistd.h>
 
-#include "mx_resolve.h"
+#include "smtp.h"
 
 /* print_target - "host pref addr port" */
 static void

@@ -11,7 +11,7 @@
 #include <sysexits.h>
 #include <unistd.h>
 
-#include "smtp_reply.h"
+#include "smtp.h"
 
 /* main - read everything, feed it in chunks, print the replies */
 int

@@ -20,10 +20,7 @@
 #include <sysexits.h>
 #include <unistd.h>
 
-#include "mx_resolve.h"
-#include "smtp_data.h"
-#include "smtp_session.h"
-#include "smtp_xact.h"
+#include "smtp.h"
 
 static const char *outcome_names[] = {"sent", "deferred", "bounced"};
 

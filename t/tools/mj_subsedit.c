@@ -12,7 +12,7 @@
 
 #include "log.h"
 #include "settings.h"
-#include "subs_edit.h"
+#include "lists.h"
 
 int
 main(int argc, char **argv)

@@ -5,10 +5,10 @@
 #ifndef MJQ_DELIVER_SMTP_H
 #define MJQ_DELIVER_SMTP_H
 
-struct qr_batch;
+struct deliver_batch;
 
 /* deliver_smtp - deliver b over a session to its nexthop */
-void deliver_smtp(struct qr_batch *b);
+void deliver_smtp(struct deliver_batch *b);
 /* deliver_smtp_reap - close cached sessions past their time (all: every
  * one) */
 void deliver_smtp_reap(double now, int all);

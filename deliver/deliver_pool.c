@@ -23,32 +23,32 @@
 #include "deliver_local.h"
 #include "deliver_smtp.h"
 #include "log.h"
-#include "qr_batch.h"
-#include "worker.h"
+#include "deliver_batch.h"
+#include "deliver_pool.h"
 
-struct worker_pool {
+struct deliver_pool {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	struct qr_batch *todo, *todo_tail;
-	struct qr_batch *done, *done_tail;
+	struct deliver_batch *todo, *todo_tail;
+	struct deliver_batch *done, *done_tail;
 	pthread_t *threads;
 	int nthreads, max, idle, stop;
 	int pipe[2];
 };
 
-/* worker_run - deliver one batch with its transport */
+/* deliver_pool_run - deliver one batch with its transport */
 static void
-worker_run(struct qr_batch *b)
+deliver_pool_run(struct deliver_batch *b)
 {
 	b->t_start = clock_now();
 	switch (b->transport) {
-	case QR_SMTP:
+	case DELIVER_SMTP:
 		deliver_smtp(b);
 		break;
-	case QR_PIPE:
+	case DELIVER_PIPE:
 		deliver_pipe(b);
 		break;
-	case QR_MAILDIR:
+	case DELIVER_MAILDIR:
 		deliver_maildir(b);
 		break;
 	default:
@@ -58,12 +58,12 @@ worker_run(struct qr_batch *b)
 	b->t_done = clock_now();
 }
 
-/* worker_main - take batches until told to stop */
+/* deliver_pool_main - take batches until told to stop */
 static void *
-worker_main(void *arg)
+deliver_pool_main(void *arg)
 {
-	struct worker_pool *p = arg;
-	struct qr_batch *b;
+	struct deliver_pool *p = arg;
+	struct deliver_batch *b;
 	struct timespec ts;
 
 	pthread_mutex_lock(&p->mu);
@@ -87,7 +87,7 @@ worker_main(void *arg)
 			p->todo_tail = NULL;
 		b->next = NULL;
 		pthread_mutex_unlock(&p->mu);
-		worker_run(b);
+		deliver_pool_run(b);
 		pthread_mutex_lock(&p->mu);
 		if (p->done_tail != NULL)
 			p->done_tail->next = b;
@@ -101,11 +101,11 @@ worker_main(void *arg)
 	return NULL;
 }
 
-/* worker_open - an empty pool of up to max threads */
-struct worker_pool *
-worker_open(int max, char *err, size_t errlen)
+/* deliver_pool_open - an empty pool of up to max threads */
+struct deliver_pool *
+deliver_pool_open(int max, char *err, size_t errlen)
 {
-	struct worker_pool *p;
+	struct deliver_pool *p;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL ||
 	    (p->threads = calloc((size_t)max, sizeof(pthread_t))) == NULL) {
@@ -125,31 +125,31 @@ worker_open(int max, char *err, size_t errlen)
 	return p;
 }
 
-/* worker_event_fd - readable when a batch is done */
+/* deliver_pool_event_fd - readable when a batch is done */
 int
-worker_event_fd(const struct worker_pool *p)
+deliver_pool_event_fd(const struct deliver_pool *p)
 {
 	return p->pipe[0];
 }
 
-/* worker_spawn - one more thread, with every signal blocked */
+/* deliver_pool_spawn - one more thread, with every signal blocked */
 static void
-worker_spawn(struct worker_pool *p)
+deliver_pool_spawn(struct deliver_pool *p)
 {
 	sigset_t all, old;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	if (pthread_create(&p->threads[p->nthreads], NULL, worker_main, p) == 0)
+	if (pthread_create(&p->threads[p->nthreads], NULL, deliver_pool_main, p) == 0)
 		p->nthreads++;
 	else
 		log_warnx("cannot start a delivery thread");
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* worker_submit - queue a batch; start a thread if none is idle */
+/* deliver_pool_submit - queue a batch; start a thread if none is idle */
 void
-worker_submit(struct worker_pool *p, struct qr_batch *b)
+deliver_pool_submit(struct deliver_pool *p, struct deliver_batch *b)
 {
 	pthread_mutex_lock(&p->mu);
 	b->next = NULL;
@@ -159,23 +159,23 @@ worker_submit(struct worker_pool *p, struct qr_batch *b)
 		p->todo = b;
 	p->todo_tail = b;
 	if (p->idle == 0 && p->nthreads < p->max)
-		worker_spawn(p);
+		deliver_pool_spawn(p);
 	pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 }
 
-/* worker_poke - wake the main thread with no batch (dest_wait.c) */
+/* deliver_pool_poke - wake the main thread with no batch (dest_wait.c) */
 void
-worker_poke(struct worker_pool *p)
+deliver_pool_poke(struct deliver_pool *p)
 {
 	(void)!write(p->pipe[1], "", 1);
 }
 
-/* worker_collect - one finished batch, or NULL; drains the pipe first */
-struct qr_batch *
-worker_collect(struct worker_pool *p)
+/* deliver_pool_collect - one finished batch, or NULL; drains the pipe first */
+struct deliver_batch *
+deliver_pool_collect(struct deliver_pool *p)
 {
-	struct qr_batch *b;
+	struct deliver_batch *b;
 	char buf[256];
 
 	while (read(p->pipe[0], buf, sizeof(buf)) > 0)
@@ -190,10 +190,10 @@ worker_collect(struct worker_pool *p)
 	return b;
 }
 
-/* worker_stop - let the workers finish what they hold, then join them;
- * the batches they finish stay for worker_collect */
+/* deliver_pool_stop - let the workers finish what they hold, then join them;
+ * the batches they finish stay for deliver_pool_collect */
 void
-worker_stop(struct worker_pool *p)
+deliver_pool_stop(struct deliver_pool *p)
 {
 	int i;
 
@@ -207,13 +207,13 @@ worker_stop(struct worker_pool *p)
 	deliver_smtp_reap(0, 1);
 }
 
-/* worker_close - stop and free the pool */
+/* deliver_pool_close - stop and free the pool */
 void
-worker_close(struct worker_pool *p)
+deliver_pool_close(struct deliver_pool *p)
 {
 	if (p == NULL)
 		return;
-	worker_stop(p);
+	deliver_pool_stop(p);
 	close(p->pipe[0]);
 	close(p->pipe[1]);
 	pthread_mutex_destroy(&p->mu);

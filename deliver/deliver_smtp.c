@@ -27,13 +27,10 @@
 #include "deliver_local.h"
 #include "deliver_smtp.h"
 #include "deliver_tls.h"
-#include "mx_resolve.h"
-#include "qr_batch.h"
-#include "rcpt_head.h"
+#include "smtp.h"
+#include "deliver_batch.h"
+#include "lists.h"
 #include "spool_dest.h"
-#include "smtp_data.h"
-#include "smtp_session.h"
-#include "smtp_xact.h"
 
 struct deliver_cached {
 	struct deliver_cached *next;
@@ -183,7 +180,7 @@ deliver_smtp_fail(struct smtp_status *st, enum smtp_outcome o, const char *dsn,
  * addresses (MX order) until one gives a session; NULL with st saying
  * why the last one failed */
 static struct deliver_cached *
-deliver_smtp_connect(const struct qr_batch *b, struct smtp_status *st)
+deliver_smtp_connect(const struct deliver_batch *b, struct smtp_status *st)
 {
 	char why[300], text[400];
 	struct mx_resolver *res;
@@ -238,7 +235,7 @@ deliver_smtp_connect(const struct qr_batch *b, struct smtp_status *st)
 /* deliver_smtp_verp - <prefix>+user=host@domain for one recipient */
 static void
 deliver_smtp_verp(
-    const struct qr_batch *b, const char *rcpt, char *out, size_t outlen)
+    const struct deliver_batch *b, const char *rcpt, char *out, size_t outlen)
 {
 	const char *at = strrchr(rcpt, '@');
 
@@ -251,10 +248,10 @@ deliver_smtp_verp(
 /* deliver_smtp_set - results [lo, hi) from the client's outcomes, or
  * from one status for all when r is NULL */
 static void
-deliver_smtp_set(struct qr_batch *b, size_t lo, size_t hi,
+deliver_smtp_set(struct deliver_batch *b, size_t lo, size_t hi,
     const struct smtp_rcpt *r, const struct smtp_status *all)
 {
-	static const enum qr_outcome map[] = {QR_SENT, QR_DEFERRED, QR_BOUNCED};
+	static const enum deliver_outcome map[] = {DELIVER_SENT, DELIVER_DEFERRED, DELIVER_BOUNCED};
 	const struct smtp_status *st;
 	size_t i;
 
@@ -272,7 +269,7 @@ deliver_smtp_set(struct qr_batch *b, size_t lo, size_t hi,
  * transaction it holds (-1: none). */
 struct deliver_copy {
 	long idx;
-	char sender[2 * SPOOL_ADDR_MAX + 2];
+	char sender[2 * NAME_ADDR_MAX + 2];
 	char *head;
 	struct smtp_data_msg dm;
 	struct smtp_xact x;
@@ -282,7 +279,7 @@ struct deliver_copy {
  * whose envelope goes behind its final dot, and the one after, made
  * while the server answers (smtp_xact.h's wait). */
 struct deliver_copies {
-	struct qr_batch *b;
+	struct deliver_batch *b;
 	const struct smtp_data_msg *text;
 	struct smtp_rcpt *rcpts;
 	size_t step, ntx;
@@ -298,7 +295,7 @@ static int
 deliver_smtp_copy(struct deliver_copies *dc, long k)
 {
 	struct deliver_copy *cp = &dc->ring[k % 3];
-	struct qr_batch *b = dc->b;
+	struct deliver_batch *b = dc->b;
 	size_t lo = (size_t)k * dc->step, headlen;
 	size_t hi = lo + dc->step < b->n ? lo + dc->step : b->n;
 
@@ -343,7 +340,7 @@ deliver_smtp_ahead(void *arg)
  * the last final dot) is replaced by one fresh session, which is not a
  * failure; -1 when there is no session to go on with */
 static int
-deliver_smtp_group(struct qr_batch *b, struct deliver_cached **cp,
+deliver_smtp_group(struct deliver_batch *b, struct deliver_cached **cp,
     const struct smtp_xact *x, size_t lo, const struct smtp_xact *next)
 {
 	struct smtp_status st;
@@ -384,7 +381,7 @@ deliver_smtp_group(struct qr_batch *b, struct deliver_cached **cp,
  * this one goes, so its envelope can go behind this one's final dot, and
  * the one after it while the server takes this one's text */
 void
-deliver_smtp(struct qr_batch *b)
+deliver_smtp(struct deliver_batch *b)
 {
 	struct deliver_copies dc = {.b = b};
 	struct deliver_cached *c;
@@ -400,14 +397,14 @@ deliver_smtp(struct qr_batch *b)
 		dc.ring[k].idx = -1;
 	(void)strlcpy(b->relay, b->nexthop, sizeof(b->relay));
 	if ((dc.rcpts = calloc(b->n, sizeof(*dc.rcpts))) == NULL) {
-		deliver_all(b, QR_DEFERRED, 0, "4.3.0", "out of memory");
+		deliver_batch_all(b, DELIVER_DEFERRED, 0, "4.3.0", "out of memory");
 		return;
 	}
 	/* A copy per recipient sends the text many times: keep it
 	 * converted in memory for them. */
 	if (smtp_data_open(&text, b->datafd, b->datasize, dc.ntx > 1) == -1) {
-		deliver_all(
-		    b, QR_DEFERRED, 0, "4.3.0", "cannot read the message");
+		deliver_batch_all(
+		    b, DELIVER_DEFERRED, 0, "4.3.0", "cannot read the message");
 		free(dc.rcpts);
 		return;
 	}

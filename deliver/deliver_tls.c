@@ -20,8 +20,7 @@
 
 #include "deliver_tls.h"
 #include "log.h"
-#include "mx_tlsa.h"
-#include "smtp_tls.h"
+#include "smtp.h"
 
 #define DELIVER_TLS_CTX_MAX 16 /* parameter sets: one per transport */
 
@@ -165,7 +164,7 @@ deliver_tls_open(const struct delivery_params *p, const char *nexthop,
 	struct mx_tlsa_list tlsa = {0};
 	struct smtp_tls_policy pol;
 	struct smtp_tls_ctx *ctx = NULL;
-	char domain[QR_HOST_MAX], line[600], why[200];
+	char domain[DELIVER_HOST_MAX], line[600], why[200];
 	int r;
 
 	if (smtp_session_open(s, l->v[i].host, sa, l->v[i].addrlen,

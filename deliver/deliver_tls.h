@@ -7,8 +7,7 @@
 #define MJQ_DELIVER_TLS_H
 
 #include "delivery_conf.h"
-#include "mx_resolve.h"
-#include "smtp_session.h"
+#include "smtp.h"
 
 int deliver_tls_open(const struct delivery_params *, const char *,
     struct mx_resolver *, const struct mx_list *, size_t, struct smtp_session *,

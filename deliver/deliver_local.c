@@ -27,40 +27,17 @@
 #include "clock.h"
 #include "deliver_local.h"
 #include "io.h"
-#include "qr_batch.h"
-#include "rcpt_head.h"
+#include "deliver_batch.h"
+#include "lists.h"
 
 #define DELIVER_ARGS_MAX 64
 
-/* deliver_set - one recipient's result (the texts are for logs and
- * reports: a long diagnostic is cut, on purpose) */
-static void
-deliver_set(struct qr_result *r, enum qr_outcome o, int code, const char *dsn,
-    const char *text)
-{
-	r->outcome = o;
-	r->code = code;
-	(void)strlcpy(r->dsn, dsn, sizeof(r->dsn));
-	(void)strlcpy(r->text, text, sizeof(r->text));
-}
-
-/* deliver_all - the same result for every recipient of a batch */
-void
-deliver_all(struct qr_batch *b, enum qr_outcome o, int code, const char *dsn,
-    const char *text)
-{
-	size_t i;
-
-	for (i = 0; i < b->n; i++)
-		deliver_set(&b->res[i], o, code, dsn, text);
-}
-
 /* deliver_discard - every recipient delivered, nothing written */
 void
-deliver_discard(struct qr_batch *b)
+deliver_discard(struct deliver_batch *b)
 {
 	(void)strlcpy(b->relay, "discard", sizeof(b->relay));
-	deliver_all(b, QR_SENT, 0, "2.0.0", "discarded");
+	deliver_batch_all(b, DELIVER_SENT, 0, "2.0.0", "discarded");
 }
 
 /* deliver_subst - text with ${sender}, ${recipient}, ${user} and
@@ -104,7 +81,7 @@ deliver_per_rcpt(const char *word)
 /* deliver_argv - split the command and substitute; argv strings are in
  * one malloc'd block returned in *block */
 static int
-deliver_argv(const struct qr_batch *b, char **argv, size_t max, char **block)
+deliver_argv(const struct deliver_batch *b, char **argv, size_t max, char **block)
 {
 	char *copy, *word, *save = NULL, *buf, *p;
 	size_t argc = 0, i, size = 0, left;
@@ -167,19 +144,19 @@ static const struct {
 
 /* deliver_pipe_status - the outcome of the command's wait status */
 static void
-deliver_pipe_status(struct qr_batch *b, int status, const char *out)
+deliver_pipe_status(struct deliver_batch *b, int status, const char *out)
 {
 	char text[300];
 	size_t i;
 
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		deliver_all(b, QR_SENT, 0, "2.0.0", "delivered via pipe");
+		deliver_batch_all(b, DELIVER_SENT, 0, "2.0.0", "delivered via pipe");
 		return;
 	}
 	if (WIFSIGNALED(status)) {
 		snprintf(text, sizeof(text), "command killed by signal %d%s%s",
 		    WTERMSIG(status), *out ? ": " : "", out);
-		deliver_all(b, QR_DEFERRED, 0, "4.3.0", text);
+		deliver_batch_all(b, DELIVER_DEFERRED, 0, "4.3.0", text);
 		return;
 	}
 	for (i = 0; i < sizeof(deliver_sysexits) / sizeof(deliver_sysexits[0]);
@@ -190,16 +167,16 @@ deliver_pipe_status(struct qr_batch *b, int status, const char *out)
 		snprintf(text, sizeof(text), "command exit %d (%s)%s%s",
 		    WEXITSTATUS(status), deliver_sysexits[i].text,
 		    *out ? ": " : "", out);
-		deliver_all(b,
-		    deliver_sysexits[i].dsn[0] == '5' ? QR_BOUNCED
-						      : QR_DEFERRED,
+		deliver_batch_all(b,
+		    deliver_sysexits[i].dsn[0] == '5' ? DELIVER_BOUNCED
+						      : DELIVER_DEFERRED,
 		    0, deliver_sysexits[i].dsn, text);
 		return;
 	}
 	/* Not a sysexits code: a broken command is not the mail's fault. */
 	snprintf(text, sizeof(text), "command exit %d%s%s", WEXITSTATUS(status),
 	    *out ? ": " : "", out);
-	deliver_all(b, QR_DEFERRED, 0, "4.3.0", text);
+	deliver_batch_all(b, DELIVER_DEFERRED, 0, "4.3.0", text);
 }
 
 /* deliver_pipe_read - the command's output (the first line kept) until
@@ -241,10 +218,10 @@ deliver_pipe_read(int fd, double deadline, char *out, size_t outlen)
 
 /* deliver_pipe - run the command of the nexthop over the batch */
 void
-deliver_pipe(struct qr_batch *b)
+deliver_pipe(struct deliver_batch *b)
 {
 	char *argv[DELIVER_ARGS_MAX], *block = NULL, path[64], out[200];
-	char env_sender[SPOOL_ADDR_MAX + 8], env_rcpt[SPOOL_ADDR_MAX + 12];
+	char env_sender[NAME_ADDR_MAX + 8], env_rcpt[NAME_ADDR_MAX + 12];
 	char *envp[] = {"PATH=/usr/bin:/bin", env_sender, env_rcpt, NULL};
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -256,7 +233,7 @@ deliver_pipe(struct qr_batch *b)
 	snprintf(env_sender, sizeof(env_sender), "SENDER=%s", b->sender);
 	snprintf(env_rcpt, sizeof(env_rcpt), "RECIPIENT=%s", b->addr[0]);
 	if (deliver_argv(b, argv, DELIVER_ARGS_MAX, &block) == -1) {
-		deliver_all(b, QR_DEFERRED, 0, "4.3.5",
+		deliver_batch_all(b, DELIVER_DEFERRED, 0, "4.3.5",
 		    "pipe command too long or empty");
 		return;
 	}
@@ -264,7 +241,7 @@ deliver_pipe(struct qr_batch *b)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", b->datafd);
 	if ((in = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
 	    pipe2(po, O_CLOEXEC) == -1) {
-		deliver_all(b, QR_DEFERRED, 0, "4.3.0", strerror(errno));
+		deliver_batch_all(b, DELIVER_DEFERRED, 0, "4.3.0", strerror(errno));
 		goto done;
 	}
 	posix_spawn_file_actions_init(&fa);
@@ -288,7 +265,7 @@ deliver_pipe(struct qr_batch *b)
 	if (errno != 0) {
 		snprintf(out, sizeof(out), "cannot run %s: %s", argv[0],
 		    strerror(errno));
-		deliver_all(b, QR_DEFERRED, 0, "4.3.0", out);
+		deliver_batch_all(b, DELIVER_DEFERRED, 0, "4.3.0", out);
 		goto done;
 	}
 	timed_out = deliver_pipe_read(po[0],
@@ -299,7 +276,7 @@ deliver_pipe(struct qr_batch *b)
 	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
 		;
 	if (timed_out)
-		deliver_all(b, QR_DEFERRED, 0, "4.4.2",
+		deliver_batch_all(b, DELIVER_DEFERRED, 0, "4.4.2",
 		    "command timed out (pipe_timeout)");
 	else
 		deliver_pipe_status(b, status, out);
@@ -367,11 +344,11 @@ deliver_copy(int fd, int datafd, off_t size, const char *prefix,
 /* deliver_maildir_one - one recipient into the maildir of the nexthop */
 static int
 deliver_maildir_one(
-    struct qr_batch *b, const char *rcpt, char *why, size_t whylen)
+    struct deliver_batch *b, const char *rcpt, char *why, size_t whylen)
 {
 	static atomic_uint seq;
 	char dir[PATH_MAX], tmp[PATH_MAX], new[PATH_MAX], host[64];
-	char name[160], prefix[2 * SPOOL_ADDR_MAX + 64], *head = NULL;
+	char name[160], prefix[2 * NAME_ADDR_MAX + 64], *head = NULL;
 	struct timeval tv;
 	size_t headlen = 0;
 	int fd, r = -1;
@@ -442,7 +419,7 @@ done:
 
 /* deliver_maildir - each recipient gets its own file */
 void
-deliver_maildir(struct qr_batch *b)
+deliver_maildir(struct deliver_batch *b)
 {
 	char why[300];
 	size_t i;
@@ -450,9 +427,9 @@ deliver_maildir(struct qr_batch *b)
 	(void)strlcpy(b->relay, "maildir", sizeof(b->relay));
 	for (i = 0; i < b->n; i++) {
 		if (deliver_maildir_one(b, b->addr[i], why, sizeof(why)) == 0)
-			deliver_set(&b->res[i], QR_SENT, 0, "2.0.0",
+			deliver_batch_set(&b->res[i], DELIVER_SENT, 0, "2.0.0",
 			    "delivered to maildir");
 		else
-			deliver_set(&b->res[i], QR_DEFERRED, 0, "4.3.0", why);
+			deliver_batch_set(&b->res[i], DELIVER_DEFERRED, 0, "4.3.0", why);
 	}
 }

@@ -1,5 +1,5 @@
 /*
- * admin.c - the operator's commands on one message, as postsuper(1)
+ * queuectl_admin.c - the operator's commands on one message, as postsuper(1)
  * has them: mj_queuerun -H (release from HOLD/ or BAD/ into QUEUE/),
  * -h (hold a queued message in HOLD/), -d (delete).
  *
@@ -24,15 +24,15 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "queuerun.h"
+#include "queuectl.h"
 #include "spool_find.h"
 #include "spool_move.h"
 #include "spool_state.h"
 #include "spool_walk.h"
 
-/* admin_rel - path without the spool in front, as -l prints it */
+/* queuectl_admin_rel - path without the spool in front, as -l prints it */
 static const char *
-admin_rel(const struct settings *s, const char *path)
+queuectl_admin_rel(const struct settings *s, const char *path)
 {
 	size_t n = strlen(s->spool_dir);
 
@@ -41,9 +41,9 @@ admin_rel(const struct settings *s, const char *path)
 		   : path;
 }
 
-/* admin_fresh - a message released from BAD/: no crashes counted */
+/* queuectl_admin_fresh - a message released from BAD/: no crashes counted */
 static int
-admin_fresh(const char *path)
+queuectl_admin_fresh(const char *path)
 {
 	struct spool_state st;
 	char why[256];
@@ -61,9 +61,9 @@ admin_fresh(const char *path)
 	return r;
 }
 
-/* admin_release - HOLD/ or BAD/ -> QUEUE/, due now */
+/* queuectl_admin_release - HOLD/ or BAD/ -> QUEUE/, due now */
 static int
-admin_release(const struct settings *s, const struct spool_found *f, int fd,
+queuectl_admin_release(const struct settings *s, const struct spool_found *f, int fd,
     char *final, size_t finallen)
 {
 	char why[64], spath[PATH_MAX];
@@ -72,7 +72,7 @@ admin_release(const struct settings *s, const struct spool_found *f, int fd,
 		errno = EALREADY;
 		return -1;
 	}
-	if (strcmp(f->top, SPOOL_BAD) == 0 && admin_fresh(f->path) == -1)
+	if (strcmp(f->top, SPOOL_BAD) == 0 && queuectl_admin_fresh(f->path) == -1)
 		return -1;
 	if (spool_state_set_next(fd, time(NULL)) == -1)
 		return -1;
@@ -87,15 +87,15 @@ admin_release(const struct settings *s, const struct spool_found *f, int fd,
 	    final, finallen);
 }
 
-/* queuerun_admin - one operator command on the message arg names; a
+/* queuectl_admin - one operator command on the message arg names; a
  * sysexits code */
 int
-queuerun_admin(const struct settings *s, enum queuerun_admin_op op,
+queuectl_admin(const struct settings *s, enum queuectl_admin_op op,
     const char *arg, FILE *out)
 {
-	static const char *const done[] = {[QR_ADMIN_RELEASE] = "released",
-	    [QR_ADMIN_HOLD] = "held",
-	    [QR_ADMIN_DELETE] = "deleted"};
+	static const char *const done[] = {[QUEUECTL_RELEASE] = "released",
+	    [QUEUECTL_HOLD] = "held",
+	    [QUEUECTL_DELETE] = "deleted"};
 	char final[PATH_MAX], why[64];
 	struct spool_found f;
 	int fd, r;
@@ -110,7 +110,7 @@ queuerun_admin(const struct settings *s, enum queuerun_admin_op op,
 	}
 	if ((fd = open(f.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1 ||
 	    flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		fprintf(stderr, "mj_queuerun: %s: %s\n", admin_rel(s, f.path),
+		fprintf(stderr, "mj_queuerun: %s: %s\n", queuectl_admin_rel(s, f.path),
 		    errno == EWOULDBLOCK ? "a runner has it in hand: try again"
 					 : strerror(errno));
 		if (fd != -1)
@@ -119,10 +119,10 @@ queuerun_admin(const struct settings *s, enum queuerun_admin_op op,
 	}
 	final[0] = '\0';
 	switch (op) {
-	case QR_ADMIN_RELEASE:
-		r = admin_release(s, &f, fd, final, sizeof(final));
+	case QUEUECTL_RELEASE:
+		r = queuectl_admin_release(s, &f, fd, final, sizeof(final));
 		break;
-	case QR_ADMIN_HOLD:
+	case QUEUECTL_HOLD:
 		snprintf(why, sizeof(why), "held by the operator (uid %u)\n",
 		    (unsigned)getuid());
 		r = strcmp(f.top, SPOOL_QUEUE) != 0
@@ -136,17 +136,17 @@ queuerun_admin(const struct settings *s, enum queuerun_admin_op op,
 	}
 	close(fd);
 	if (r == -1) {
-		fprintf(stderr, "mj_queuerun: %s: %s\n", admin_rel(s, f.path),
+		fprintf(stderr, "mj_queuerun: %s: %s\n", queuectl_admin_rel(s, f.path),
 		    errno == EALREADY
-			? (op == QR_ADMIN_HOLD ? "not in QUEUE/"
+			? (op == QUEUECTL_HOLD ? "not in QUEUE/"
 					       : "already in QUEUE/")
 			: strerror(errno));
 		return errno == EALREADY ? EX_DATAERR : EX_TEMPFAIL;
 	}
-	log_notice("%s: %s by the operator (uid %u)%s%s", admin_rel(s, f.path),
+	log_notice("%s: %s by the operator (uid %u)%s%s", queuectl_admin_rel(s, f.path),
 	    done[op], (unsigned)getuid(), final[0] ? ": now " : "",
-	    final[0] ? admin_rel(s, final) : "");
-	fprintf(out, "%s: %s%s%s\n", admin_rel(s, f.path), done[op],
-	    final[0] ? ": now " : "", final[0] ? admin_rel(s, final) : "");
+	    final[0] ? queuectl_admin_rel(s, final) : "");
+	fprintf(out, "%s: %s%s%s\n", queuectl_admin_rel(s, f.path), done[op],
+	    final[0] ? ": now " : "", final[0] ? queuectl_admin_rel(s, final) : "");
 	return 0;
 }

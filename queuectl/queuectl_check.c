@@ -1,5 +1,5 @@
 /*
- * check.c - mj_queuerun -c: find and repair what a crash or a hand can
+ * queuectl_check.c - mj_queuerun -c: find and repair what a crash or a hand can
  * leave in the spool, like postsuper -s.
  *
  * The runner itself tolerates all of it (it never crashes on a damaged
@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "queuerun.h"
+#include "queuectl.h"
 #include "spool_finish.h"
 #include "spool_move.h"
 #include "spool_path.h"
@@ -41,7 +41,7 @@
 
 #define CHECK_ORPHAN_AGE 3600
 
-struct check_ctx {
+struct queuectl_check_ctx {
 	const char *spool;
 	FILE *out;
 	long messages, findings, repaired, remaining;
@@ -51,9 +51,9 @@ struct check_ctx {
 	int root;	/* we may repair owners and modes */
 };
 
-/* check_rel - a spool path as the operator sees it */
+/* queuectl_check_rel - a spool path as the operator sees it */
 static const char *
-check_rel(const struct check_ctx *c, const char *path)
+queuectl_check_rel(const struct queuectl_check_ctx *c, const char *path)
 {
 	size_t n = strlen(c->spool);
 
@@ -61,9 +61,9 @@ check_rel(const struct check_ctx *c, const char *path)
 								 : path;
 }
 
-/* check_report - one finding, repaired or not */
+/* queuectl_check_report - one finding, repaired or not */
 static void
-check_report(struct check_ctx *c, const char *path, const char *what,
+queuectl_check_report(struct queuectl_check_ctx *c, const char *path, const char *what,
     const char *action, int repaired)
 {
 	c->findings++;
@@ -71,12 +71,12 @@ check_report(struct check_ctx *c, const char *path, const char *what,
 		c->repaired++;
 	else
 		c->remaining++;
-	fprintf(c->out, "%s: %s: %s\n", check_rel(c, path), what, action);
+	fprintf(c->out, "%s: %s: %s\n", queuectl_check_rel(c, path), what, action);
 }
 
-/* check_user - a user's name, or its number */
+/* queuectl_check_user - a user's name, or its number */
 static void
-check_user(uid_t uid, char *buf, size_t len)
+queuectl_check_user(uid_t uid, char *buf, size_t len)
 {
 	struct passwd *pw;
 
@@ -86,11 +86,11 @@ check_user(uid_t uid, char *buf, size_t len)
 		snprintf(buf, len, "%lu", (unsigned long)uid);
 }
 
-/* check_wrong - describe in buf how st's owner or mode is wrong for the
+/* queuectl_check_wrong - describe in buf how st's owner or mode is wrong for the
  * spool; 0 when it is right */
 static int
-check_wrong(
-    const struct check_ctx *c, const struct stat *st, char *buf, size_t len)
+queuectl_check_wrong(
+    const struct queuectl_check_ctx *c, const struct stat *st, char *buf, size_t len)
 {
 	int dir = S_ISDIR(st->st_mode);
 	mode_t need = dir ? 0700 : 0600, mode = st->st_mode & 07777;
@@ -98,15 +98,15 @@ check_wrong(
 
 	if (st->st_uid == c->uid && (mode & need) == need)
 		return 0;
-	check_user(st->st_uid, user, sizeof(user));
+	queuectl_check_user(st->st_uid, user, sizeof(user));
 	snprintf(buf, len, "owner %s, mode %04o (want %s, %04o)", user,
 	    (unsigned)mode, c->owner, dir ? SPOOL_DIR_MODE : SPOOL_FILE_MODE);
 	return 1;
 }
 
-/* check_access - what a runner cannot do to path: an errno, or 0 */
+/* queuectl_check_access - what a runner cannot do to path: an errno, or 0 */
 static int
-check_access(const char *path, const struct stat *st)
+queuectl_check_access(const char *path, const struct stat *st)
 {
 	const char *base = strrchr(path, '/');
 	int mode = R_OK;
@@ -119,18 +119,18 @@ check_access(const char *path, const struct stat *st)
 	return faccessat(AT_FDCWD, path, mode, AT_EACCESS) == -1 ? errno : 0;
 }
 
-/* check_perms - path (st, or NULL when it could not be examined) as
+/* queuectl_check_perms - path (st, or NULL when it could not be examined) as
  * the spool's owner needs it, err what it could not be used for; a
  * finding when not, repaired as root; -1 when it is left wrong */
 static int
-check_perms(
-    struct check_ctx *c, const char *path, const struct stat *st, int err)
+queuectl_check_perms(
+    struct queuectl_check_ctx *c, const char *path, const struct stat *st, int err)
 {
 	char wrong[200], what[400], action[300];
 	mode_t mode;
 	int bad;
 
-	bad = st != NULL && check_wrong(c, st, wrong, sizeof(wrong));
+	bad = st != NULL && queuectl_check_wrong(c, st, wrong, sizeof(wrong));
 	if (!bad && err == 0)
 		return 0;
 	if (err != 0)
@@ -147,7 +147,7 @@ check_perms(
 			snprintf(action, sizeof(action),
 			    "owner and mode set to %s, %04o", c->owner,
 			    (unsigned)mode);
-			check_report(c, path, what, action, 1);
+			queuectl_check_report(c, path, what, action, 1);
 			return 0;
 		}
 		snprintf(action, sizeof(action), "cannot repair: %s",
@@ -157,13 +157,13 @@ check_perms(
 		    "left (mj_queuerun -c as root gives it to %s)", c->owner);
 	else
 		snprintf(action, sizeof(action), "left (fix it by hand)");
-	check_report(c, path, what, action, 0);
+	queuectl_check_report(c, path, what, action, 0);
 	return -1;
 }
 
-/* check_tops - the spool and its fixed directories */
+/* queuectl_check_tops - the spool and its fixed directories */
 static void
-check_tops(struct check_ctx *c)
+queuectl_check_tops(struct queuectl_check_ctx *c)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -173,12 +173,12 @@ check_tops(struct check_ctx *c)
 	for (i = 0; (r = spool_top_path(path, sizeof(path), c->spool, i)) != 1;
 	     i++)
 		if (r == 0 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			check_perms(c, path, &st, check_access(path, &st));
+			queuectl_check_perms(c, path, &st, queuectl_check_access(path, &st));
 }
 
-/* check_quarantine - move a message (and its state) to BAD/ with why */
+/* queuectl_check_quarantine - move a message (and its state) to BAD/ with why */
 static void
-check_quarantine(struct check_ctx *c, const char *path, const char *what)
+queuectl_check_quarantine(struct queuectl_check_ctx *c, const char *path, const char *what)
 {
 	char final[PATH_MAX], why[400];
 
@@ -188,17 +188,17 @@ check_quarantine(struct check_ctx *c, const char *path, const char *what)
 		char action[300];
 		snprintf(action, sizeof(action), "cannot move to BAD/: %s",
 		    strerror(errno));
-		check_report(c, path, what, action, 0);
+		queuectl_check_report(c, path, what, action, 0);
 		return;
 	}
-	check_report(c, path, what, "moved to BAD/", 1);
+	queuectl_check_report(c, path, what, "moved to BAD/", 1);
 }
 
-/* check_failed - failed recipients in a message nobody holds: their
+/* queuectl_check_failed - failed recipients in a message nobody holds: their
  * runner died before their bounce; deferred again, as the next runner
  * would do (spool_state_recover), so they are tried and bounce once */
 static void
-check_failed(struct check_ctx *c, struct spool_state *st, const char *spath)
+queuectl_check_failed(struct queuectl_check_ctx *c, struct spool_state *st, const char *spath)
 {
 	char what[128];
 	size_t n = st->count[SPOOL_RCPT_FAILED];
@@ -209,14 +209,14 @@ check_failed(struct check_ctx *c, struct spool_state *st, const char *spath)
 	snprintf(what, sizeof(what),
 	    "%zu failed recipient(s) without their bounce (a runner died)", n);
 	if ((r = spool_state_recover(st)) == -1)
-		check_report(c, spath, what, strerror(errno), 0);
+		queuectl_check_report(c, spath, what, strerror(errno), 0);
 	else
-		check_report(c, spath, what, "deferred, to be tried again", 1);
+		queuectl_check_report(c, spath, what, "deferred, to be tried again", 1);
 }
 
-/* check_dot - a dot file: its message must exist beside it */
+/* queuectl_check_dot - a dot file: its message must exist beside it */
 static void
-check_dot(struct check_ctx *c, const struct spool_entry *e)
+queuectl_check_dot(struct queuectl_check_ctx *c, const struct spool_entry *e)
 {
 	char msg[PATH_MAX], *base;
 	size_t n;
@@ -241,11 +241,11 @@ check_dot(struct check_ctx *c, const struct spool_entry *e)
 	    (n <= 4 || strcmp(e->file + strlen(e->file) - 4, ".why") != 0)) {
 		switch (spool_orphan_remove(e->path)) {
 		case 1:
-			check_report(
+			queuectl_check_report(
 			    c, e->path, "no message beside it", "removed", 1);
 			break;
 		case -1:
-			check_report(c, e->path, "no message beside it",
+			queuectl_check_report(c, e->path, "no message beside it",
 			    strerror(errno), 0);
 			break;
 		}
@@ -254,20 +254,20 @@ check_dot(struct check_ctx *c, const struct spool_entry *e)
 	if (time(NULL) - e->st.st_mtime < CHECK_ORPHAN_AGE)
 		return;
 	if (strcmp(e->top, SPOOL_QUEUE) != 0 || !S_ISREG(e->st.st_mode)) {
-		check_report(c, e->path, "no message beside it",
+		queuectl_check_report(c, e->path, "no message beside it",
 		    "left (remove it by hand)", 0);
 		return;
 	}
 	if (unlink(e->path) == -1)
-		check_report(
+		queuectl_check_report(
 		    c, e->path, "no message beside it", strerror(errno), 0);
 	else
-		check_report(c, e->path, "no message beside it", "removed", 1);
+		queuectl_check_report(c, e->path, "no message beside it", "removed", 1);
 }
 
-/* check_message - a message: if nobody holds it, its state must parse */
+/* queuectl_check_message - a message: if nobody holds it, its state must parse */
 static void
-check_message(struct check_ctx *c, const struct spool_entry *e)
+queuectl_check_message(struct queuectl_check_ctx *c, const struct spool_entry *e)
 {
 	struct spool_state st;
 	char why[300], what[400], spath[PATH_MAX];
@@ -276,7 +276,7 @@ check_message(struct check_ctx *c, const struct spool_entry *e)
 
 	c->messages++;
 	if ((fd = open(e->path, O_RDONLY | O_CLOEXEC)) == -1) {
-		check_report(c, e->path, "cannot open", strerror(errno), 0);
+		queuectl_check_report(c, e->path, "cannot open", strerror(errno), 0);
 		return;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
@@ -290,66 +290,66 @@ check_message(struct check_ctx *c, const struct spool_entry *e)
 	}
 	why[0] = '\0';
 	if (spool_state_open(&st, e->path, why, sizeof(why)) == 0) {
-		check_failed(c, &st, spath);
+		queuectl_check_failed(c, &st, spath);
 		spool_state_close(&st);
 	} else if (errno == EINVAL) {
 		snprintf(what, sizeof(what), "damaged state file: %s", why);
-		check_quarantine(c, e->path, what);
+		queuectl_check_quarantine(c, e->path, what);
 	} else if (errno != EACCES && errno != EPERM && errno != ENOENT)
 		/* (a permission problem is the state file's own finding) */
-		check_report(
+		queuectl_check_report(
 		    c, spath, "cannot open the state file", strerror(errno), 0);
 	close(fd);
 }
 
-/* check_one - spool_walk_dots's callback */
+/* queuectl_check_one - spool_walk_dots's callback */
 static int
-check_one(void *arg, const struct spool_entry *e)
+queuectl_check_one(void *arg, const struct spool_entry *e)
 {
-	struct check_ctx *c = arg;
+	struct queuectl_check_ctx *c = arg;
 
 	if (e->error != 0 || e->dir) {
-		check_perms(c, e->path, e->st.st_ino != 0 ? &e->st : NULL,
-		    e->error != 0 ? e->error : check_access(e->path, &e->st));
+		queuectl_check_perms(c, e->path, e->st.st_ino != 0 ? &e->st : NULL,
+		    e->error != 0 ? e->error : queuectl_check_access(e->path, &e->st));
 		return 0;
 	}
 	if (S_ISREG(e->st.st_mode) &&
-	    check_perms(c, e->path, &e->st, check_access(e->path, &e->st)) ==
+	    queuectl_check_perms(c, e->path, &e->st, queuectl_check_access(e->path, &e->st)) ==
 		-1) {
 		if (!e->dot && !e->stray && strcmp(e->top, SPOOL_BAD) != 0)
 			c->messages++;
 		return 0;
 	}
 	if (e->dot && !e->stray)
-		check_dot(c, e);
+		queuectl_check_dot(c, e);
 	else if (e->stray && !S_ISREG(e->st.st_mode))
-		check_report(c, e->path, "not a regular file",
+		queuectl_check_report(c, e->path, "not a regular file",
 		    "left (remove it by hand)", 0);
 	else if (e->stray && strcmp(e->top, SPOOL_BAD) != 0)
-		check_quarantine(c, e->path, "not a queue file name");
+		queuectl_check_quarantine(c, e->path, "not a queue file name");
 	else if (!e->stray && strcmp(e->top, SPOOL_BAD) != 0)
-		check_message(c, e);
+		queuectl_check_message(c, e);
 	return 0;
 }
 
-/* queuerun_check - mj_queuerun -c: report and repair; the number of
+/* queuectl_check - mj_queuerun -c: report and repair; the number of
  * problems left, or -1 when QUEUE/ cannot be read */
 long
-queuerun_check(const struct settings *s, FILE *out)
+queuectl_check(const struct settings *s, FILE *out)
 {
-	struct check_ctx c = {s->spool_dir, out, 0, 0, 0, 0, 0, 0, "", 0};
+	struct queuectl_check_ctx c = {s->spool_dir, out, 0, 0, 0, 0, 0, 0, "", 0};
 	struct stat st;
 
 	if (stat(s->spool_dir, &st) == -1)
 		return -1;
 	c.uid = st.st_uid;
 	c.gid = st.st_gid;
-	check_user(c.uid, c.owner, sizeof(c.owner));
+	queuectl_check_user(c.uid, c.owner, sizeof(c.owner));
 	c.root = geteuid() == 0;
-	check_tops(&c);
+	queuectl_check_tops(&c);
 	if (spool_walk_tops(s->spool_dir,
 		SPOOL_WALK_DOTS | SPOOL_WALK_ERRORS | SPOOL_WALK_DIRS,
-		check_one, &c) == -1)
+		queuectl_check_one, &c) == -1)
 		return -1;
 	fprintf(out,
 	    "check: %ld message%s, %ld finding%s, %ld repaired, %ld left\n",

@@ -12,15 +12,15 @@
 #include <stddef.h>
 
 #include "conf.h"
-#include "sched_params.h"
-#include "smtp_tls.h"
+#include "sched.h"
+#include "smtp.h"
 
 /* The transports; a [transport:NAME] section names one of them. */
-enum qr_transport { QR_SMTP, QR_PIPE, QR_MAILDIR, QR_DISCARD, QR_NTRANSPORT };
+enum deliver_transport { DELIVER_SMTP, DELIVER_PIPE, DELIVER_MAILDIR, DELIVER_DISCARD, DELIVER_NTRANSPORT };
 
-#define QR_HOST_MAX 256
-#define QR_NEXTHOP_MAX 1024
-#define QR_PATH_MAX 512
+#define DELIVER_HOST_MAX 256
+#define DELIVER_NEXTHOP_MAX 1024
+#define DELIVER_PATH_MAX 512
 
 /* One [tls_policy] line: "example.com = verify match=hostname:nexthop";
  * a key with a leading dot covers the subdomains. */
@@ -31,9 +31,9 @@ struct delivery_tls_policy {
 };
 
 struct delivery_params {
-	char relayhost[QR_HOST_MAX];
-	char helo_name[QR_HOST_MAX];
-	char dns_server[QR_HOST_MAX];
+	char relayhost[DELIVER_HOST_MAX];
+	char helo_name[DELIVER_HOST_MAX];
+	char dns_server[DELIVER_HOST_MAX];
 	long long rcpt_limit;	   /* destination_recipient_limit */
 	long long conc_limit;	   /* destination_concurrency_limit */
 	long long min_backoff;	   /* minimal_backoff_time */
@@ -49,9 +49,9 @@ struct delivery_params {
 	long long pipe_timeout;	   /* pipe_timeout */
 	long long threads;	   /* delivery_threads ([delivery] only) */
 	int tls_level;		   /* smtp_tls_security_level */
-	char tls_cafile[QR_PATH_MAX];
-	char tls_cert_file[QR_PATH_MAX];
-	char tls_key_file[QR_PATH_MAX];
+	char tls_cafile[DELIVER_PATH_MAX];
+	char tls_cert_file[DELIVER_PATH_MAX];
+	char tls_key_file[DELIVER_PATH_MAX];
 	char tls_protocols[16];	    /* smtp_tls_protocols: ">=TLSv1.2" */
 	long long starttls_timeout; /* smtp_starttls_timeout */
 	int dns_dnssec;		    /* smtp_dns_support_level = dnssec */
@@ -62,21 +62,21 @@ struct delivery_params {
 
 struct delivery_map {
 	char *domain; /* "example.org", ".example.org" or "*" */
-	enum qr_transport transport;
+	enum deliver_transport transport;
 	char *nexthop;
 };
 
 struct delivery_override {
-	enum qr_transport transport;
+	enum deliver_transport transport;
 	char *key, *value;
 	int line;
 };
 
 struct delivery_conf {
 	struct delivery_params base;
-	struct delivery_params transport[QR_NTRANSPORT];
+	struct delivery_params transport[DELIVER_NTRANSPORT];
 	struct sched_params sched;
-	struct sched_params sched_transport[QR_NTRANSPORT];
+	struct sched_params sched_transport[DELIVER_NTRANSPORT];
 	struct delivery_map *map;
 	size_t nmap;
 	struct delivery_override *over;
@@ -86,16 +86,16 @@ struct delivery_conf {
 	int loaded;
 };
 
-extern const char *const delivery_transport_names[QR_NTRANSPORT];
+extern const char *const delivery_transport_names[DELIVER_NTRANSPORT];
 
 void delivery_conf_init(struct delivery_conf *dc);
 conf_section_fn delivery_conf_section;
 int delivery_conf_finish(struct delivery_conf *dc, char *err, size_t errlen);
 void delivery_conf_free(struct delivery_conf *dc);
-int delivery_transport_lookup(const char *name, enum qr_transport *t);
+int delivery_transport_lookup(const char *name, enum deliver_transport *t);
 const struct delivery_tls_policy *delivery_tls_policy_find(
     const struct delivery_params *, const char *);
-int delivery_map_parse(const char *value, enum qr_transport *t, char *nexthop,
+int delivery_map_parse(const char *value, enum deliver_transport *t, char *nexthop,
     size_t len, char *err, size_t errlen);
 
 #endif

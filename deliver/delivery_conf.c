@@ -20,7 +20,7 @@
 #include "names.h"
 #include "spool_dest.h"
 
-const char *const delivery_transport_names[QR_NTRANSPORT] = {
+const char *const delivery_transport_names[DELIVER_NTRANSPORT] = {
     "smtp",
     "pipe",
     "maildir",
@@ -123,13 +123,13 @@ static const struct conf_key delivery_keys[] = {
 
 /* delivery_transport_lookup - a transport by name */
 int
-delivery_transport_lookup(const char *name, enum qr_transport *t)
+delivery_transport_lookup(const char *name, enum deliver_transport *t)
 {
 	int i;
 
-	for (i = 0; i < QR_NTRANSPORT; i++)
+	for (i = 0; i < DELIVER_NTRANSPORT; i++)
 		if (strcmp(name, delivery_transport_names[i]) == 0) {
-			*t = (enum qr_transport)i;
+			*t = (enum deliver_transport)i;
 			return 0;
 		}
 	return -1;
@@ -211,7 +211,7 @@ delivery_pair_transport(void *arg, const char *section, const char *key,
 	struct delivery_params scratch;
 	struct sched_params sscratch;
 	struct delivery_override *o;
-	enum qr_transport t;
+	enum deliver_transport t;
 	int r;
 
 	if (delivery_transport_lookup(section + 10, &t) == -1) {
@@ -243,7 +243,7 @@ delivery_pair_transport(void *arg, const char *section, const char *key,
 /* delivery_map_parse - "smtp:[host]:port", "smtp:host", "pipe:/cmd
  * args", "maildir:/path", "discard:" into a transport and nexthop */
 int
-delivery_map_parse(const char *value, enum qr_transport *t, char *nexthop,
+delivery_map_parse(const char *value, enum deliver_transport *t, char *nexthop,
     size_t len, char *err, size_t errlen)
 {
 	const char *colon = strchr(value, ':');
@@ -265,11 +265,11 @@ delivery_map_parse(const char *value, enum qr_transport *t, char *nexthop,
 		snprintf(err, errlen, "nexthop too long");
 		return -1;
 	}
-	if ((*t == QR_PIPE || *t == QR_MAILDIR) && nexthop[0] != '/') {
+	if ((*t == DELIVER_PIPE || *t == DELIVER_MAILDIR) && nexthop[0] != '/') {
 		snprintf(err, errlen, "%s wants an absolute path", name);
 		return -1;
 	}
-	if (*t == QR_SMTP && nexthop[0] == '\0') {
+	if (*t == DELIVER_SMTP && nexthop[0] == '\0') {
 		snprintf(err, errlen, "smtp wants a host");
 		return -1;
 	}
@@ -283,8 +283,8 @@ delivery_pair_map(void *arg, const char *section, const char *key,
 {
 	struct delivery_conf *dc = arg;
 	struct delivery_map *m;
-	char nexthop[QR_NEXTHOP_MAX];
-	enum qr_transport t;
+	char nexthop[DELIVER_NEXTHOP_MAX];
+	enum deliver_transport t;
 	const char *why;
 
 	(void)section;
@@ -356,7 +356,7 @@ delivery_pair_tls_policy(void *arg, const char *section, const char *key,
 const struct delivery_tls_policy *
 delivery_tls_policy_find(const struct delivery_params *p, const char *nexthop)
 {
-	char dom[QR_HOST_MAX];
+	char dom[DELIVER_HOST_MAX];
 	const char *d, *end;
 	size_t i, len;
 
@@ -408,7 +408,7 @@ delivery_conf_finish(struct delivery_conf *dc, char *err, size_t errlen)
 	size_t i;
 	int t;
 
-	for (t = 0; t < QR_NTRANSPORT; t++) {
+	for (t = 0; t < DELIVER_NTRANSPORT; t++) {
 		dc->transport[t] = dc->base;
 		dc->sched_transport[t] = dc->sched;
 	}
@@ -419,7 +419,7 @@ delivery_conf_finish(struct delivery_conf *dc, char *err, size_t errlen)
 			err, errlen) != 0)
 			return -1;
 	}
-	for (t = 0; t < QR_NTRANSPORT; t++) {
+	for (t = 0; t < DELIVER_NTRANSPORT; t++) {
 		struct delivery_params *p = &dc->transport[t];
 		struct sched_params *sp = &dc->sched_transport[t];
 		/* As Postfix's qmgr_transport_create: a destination never

@@ -1,5 +1,5 @@
 /*
- * listq.c - the queue as mailq shows it (mj_queuerun -l): one line per
+ * queuectl_list.c - the queue as mailq shows it (mj_queuerun -l): one line per
  * message of QUEUE/, HOLD/ and BAD/ with what its state file says, the
  * last error among it (or, for a message without one, the error of its
  * first processing that failed, kept in .<name>.try).
@@ -13,24 +13,24 @@
 #include <time.h>
 
 #include "clock.h"
-#include "queuerun.h"
+#include "queuectl.h"
 #include "settings.h"
 #include "spool_state.h"
 #include "spool_walk.h"
 #include "spool_why.h"
 
-struct listq_ctx {
+struct queuectl_list_ctx {
 	const char *spool;
 	FILE *out;
 	time_t now;
 	long count;
 };
 
-/* listq_one - one message */
+/* queuectl_list_one - one message */
 static int
-listq_one(void *arg, const struct spool_entry *e)
+queuectl_list_one(void *arg, const struct spool_entry *e)
 {
-	struct listq_ctx *c = arg;
+	struct queuectl_list_ctx *c = arg;
 	struct spool_state st;
 	char why[128], age[32], next[32], left[48], reason[SPOOL_WHY_MAX];
 	char tryerr[SPOOL_STATE_ERROR_MAX + 1];
@@ -77,15 +77,15 @@ listq_one(void *arg, const struct spool_entry *e)
 	return 0;
 }
 
-/* queuerun_list - every message of the spool, priority order; -1 when
+/* queuectl_list - every message of the spool, priority order; -1 when
  * QUEUE/ cannot be read */
 int
-queuerun_list(const struct settings *s, FILE *out)
+queuectl_list(const struct settings *s, FILE *out)
 {
-	struct listq_ctx c = {s->spool_dir, out, time(NULL), 0};
+	struct queuectl_list_ctx c = {s->spool_dir, out, time(NULL), 0};
 	int r = 0;
 
-	if (spool_walk_tops(s->spool_dir, 0, listq_one, &c) == -1)
+	if (spool_walk_tops(s->spool_dir, 0, queuectl_list_one, &c) == -1)
 		r = -1;
 	fprintf(out, "%ld message%s\n", c.count, c.count == 1 ? "" : "s");
 	return r;

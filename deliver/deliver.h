@@ -1,0 +1,16 @@
+/*
+ * deliver.h - libdeliver, the delivery part: the pool of delivery threads
+ * (deliver_pool.h), the batch contract with the runner (deliver_batch.h:
+ * a batch in, a result per recipient out) and the delivery sections of
+ * mjq.conf (delivery_conf.h).  The transports behind the pool (smtp with
+ * its TLS glue, pipe, maildir, discard) are the part's own.  The one
+ * header other parts include.
+ */
+#ifndef MJQ_DELIVER_H
+#define MJQ_DELIVER_H
+
+#include "deliver_batch.h"
+#include "deliver_pool.h"
+#include "delivery_conf.h"
+
+#endif
