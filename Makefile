@@ -65,6 +65,14 @@ CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS  += -fsanitize=address,undefined
 ENQ_STATIC =
 endif
+# make SAN=thread: ThreadSanitizer (the runner's delivery and list threads
+# against its main thread); a race ends the program with status 66.
+ifeq ($(SAN),thread)
+CFLAGS   += -fsanitize=thread -fno-omit-frame-pointer
+LDFLAGS  += -fsanitize=thread
+ENQ_STATIC =
+export TSAN_OPTIONS ?= exitcode=66 halt_on_error=1
+endif
 
 # make MJQ_TEST_FAULTS=1: a test build whose runner crashes on a message
 # that asks for it (queuerun/test_fault.c); never for installed programs.

@@ -5,8 +5,8 @@
  * signature (OpenSSL's blinding: the key's own, for the thread that made
  * it, and a shared one under a second lock for all others), so 100
  * delivery threads signing one-click copies with one key wait on each
- * other: about one futex call per copy under strace.  A thread that signs with
- * a key of its own takes only uncontended locks and keeps its own blinding.
+ * other.  A thread that signs with a key of its own takes only
+ * uncontended locks and keeps its own blinding.
  *
  * The copy is made at the thread's first signature with a key
  * (EVP_PKEY_dup, which only reads the shared key) and kept, with a
@@ -16,10 +16,8 @@
  * key replaced on disk is never mistaken for its predecessor.  A few
  * kilobytes per key and thread (about 9 KB for RSA-2048, so 0.9 MB for
  * 100 threads); the least recently used copy goes when a thread has
- * DKIM_TKEY_MAX.  They saved no measurable CPU in t/bench/oneclick.sh
- * (0.313-0.315 ms per copy either way) but cut the futex calls per
- * copy from 0.87 to 0.25 and the wall time of mj_copysign -t 100 by
- * about 2.5%.
+ * DKIM_TKEY_MAX.  What they cost and save is measured in the README's
+ * benchmark notes (one-click copies).
  */
 #include <pthread.h>
 #include <stdlib.h>
