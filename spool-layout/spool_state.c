@@ -25,21 +25,6 @@
 #include "spool_state.h"
 #include "spool_walk.h"
 
-static const char *const spool_state_words[] = {
-    "pending",
-    "delivered",
-    "deferred",
-    "bounced",
-    "failed",
-};
-
-/* spool_state_word - the status word of a recipient */
-const char *
-spool_state_word(enum spool_rcpt_status s)
-{
-	return spool_state_words[s];
-}
-
 /* spool_msgid_of - the identity of the message whose text this is */
 void
 spool_msgid_of(struct spool_msgid *id, const void *text, size_t len)
@@ -60,25 +45,6 @@ spool_state_belongs(const struct spool_state *st, const struct spool_msgid *id)
 	if (st->version == 1)
 		return 1;
 	return st->msgid.size == id->size && st->msgid.hash == id->hash;
-}
-
-/* spool_state_addr_ok - 1 when an address can be a recipient line:
- * bounded, printable, no spaces or angle brackets, one @ not at an end */
-int
-spool_state_addr_ok(const char *addr)
-{
-	const unsigned char *p;
-	const char *at;
-	size_t len = strlen(addr);
-
-	if (len == 0 || len > SPOOL_ADDR_MAX)
-		return 0;
-	for (p = (const unsigned char *)addr; *p; p++)
-		if (*p <= 0x20 || *p >= 0x7f || *p == '<' || *p == '>')
-			return 0;
-	if ((at = strrchr(addr, '@')) == NULL || at == addr || at[1] == '\0')
-		return 0;
-	return 1;
 }
 
 /* spool_state_clean - an error text fit for its one fixed-width line */
@@ -360,7 +326,7 @@ spool_state_set_rcpt(struct spool_state *st, off_t off,
 	if (from == to)
 		return 0;
 	snprintf(word, sizeof(word), "%-*s", SPOOL_STATUS_WIDTH,
-	    spool_state_words[to]);
+	    spool_state_word(to));
 	if (spool_state_put(st, off, word, SPOOL_STATUS_WIDTH) == -1)
 		return -1;
 	st->count[from]--;
