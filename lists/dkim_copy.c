@@ -25,6 +25,7 @@
 
 #include "dkim_canon.h"
 #include "dkim_copy.h"
+#include "dkim_ossl.h"
 #include "dkim_prep.h"
 
 /* Signed when present; From once more than present, so no From can be
@@ -345,7 +346,7 @@ dkim_copy_sign(const struct dkim_prep *p, const char *head, size_t headlen,
 			&slen) == -1) {
 			snprintf(err, errlen,
 			    "DKIM signing with selector %s: %s", p->sig[i].sel,
-			    dkim_sign_ossl());
+			    dkim_ossl());
 			goto fail;
 		}
 		memcpy(out + olen, field, flen);

@@ -66,7 +66,4 @@ EVP_PKEY_CTX *dkim_tkey_ready(EVP_PKEY *pkey, EVP_MD *sha256);
 EVP_PKEY_CTX *dkim_tkey_ctx(const struct dkim_prep *p, int i);
 void dkim_tkey_forget(void);
 
-/* dkim_sign.c */
-const char *dkim_sign_ossl(void);
-
 #endif

@@ -30,12 +30,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
 #include "dkim_canon.h"
 #include "dkim_copy.h"
+#include "dkim_ossl.h"
 #include "dkim_prep.h"
 #include "dkim_sign.h"
 
@@ -87,16 +87,6 @@ dkim_sign_close(struct dkim_signer *ds)
 	free(ds);
 }
 
-/* dkim_sign_ossl - OpenSSL's reason for the last failure */
-const char *
-dkim_sign_ossl(void)
-{
-	unsigned long e = ERR_get_error();
-
-	ERR_clear_error();
-	return e != 0 ? ERR_reason_error_string(e) : "unknown error";
-}
-
 /* dkim_sign_parse - the PEM key in an open file */
 static EVP_PKEY *
 dkim_sign_parse(
@@ -121,7 +111,7 @@ dkim_sign_parse(
 	explicit_bzero(text, sizeof(text));
 	if (pkey == NULL)
 		snprintf(err, errlen, "DKIM key %s: not a PEM private key (%s)",
-		    path, dkim_sign_ossl());
+		    path, dkim_ossl());
 	return pkey;
 }
 
@@ -275,7 +265,7 @@ dkim_sign_ready(struct dkim_prep *p, int i, char *err, size_t errlen)
 	return 0;
 ossl:
 	snprintf(err, errlen, "DKIM signing with selector %s: %s",
-	    p->sig[i].sel, dkim_sign_ossl());
+	    p->sig[i].sel, dkim_ossl());
 	return -1;
 }
 
@@ -307,7 +297,7 @@ dkim_sign_prepare(struct dkim_signer *ds, const struct dkim_conf *dc,
 	    sizeof(p->eol));
 	if ((p->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL)) == NULL ||
 	    dkim_sign_bh(p, text, len) == -1) {
-		snprintf(err, errlen, "cannot hash: %s", dkim_sign_ossl());
+		snprintf(err, errlen, "cannot hash: %s", dkim_ossl());
 		goto fail;
 	}
 	if ((p->hdr = malloc(p->hdrlen + 1)) == NULL) {

@@ -20,7 +20,7 @@
 #include "dmarc.h"
 #include "log.h"
 #include "listconf.h"
-#include "posting.h"
+#include "posting_conf.h"
 
 #define L(f) offsetof(struct listconf, f)
 #define LSTR(n, f)                                                             \
@@ -47,9 +47,9 @@ static const struct conf_key listconf_keys[] = {
     {"dmarc_mitigation", CONF_FUNC, "munge_if_strict", 0, 0,
 	L(dmarc_mitigation), dmarc_mitigation_parse},
     {"posting", CONF_FUNC, "subscribers", 0, 0, L(posting),
-	posting_parse_policy},
+	posting_conf_policy},
     {"nonmember_action", CONF_FUNC, "hold", 0, 0, L(nonmember_action),
-	posting_parse_action},
+	posting_conf_action},
     LSTR("moderators", moderators),
     LSTR("accept_from", accept_from),
     {"moderation_lifetime", CONF_DURATION, "7d", 1, 365 * 86400LL,

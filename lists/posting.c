@@ -23,69 +23,6 @@
 #include "posting.h"
 #include "subs_edit.h"
 
-static const char *const posting_policies[] = {
-    [POSTING_OPEN] = "open",
-    [POSTING_SUBSCRIBERS] = "subscribers",
-    [POSTING_MODERATED] = "moderated",
-    [POSTING_OWNERS] = "owners",
-};
-
-static const char *const posting_actions[] = {
-    [POSTING_ACCEPT] = "accept",
-    [POSTING_HOLD] = "hold",
-    [POSTING_REJECT] = "reject",
-    [POSTING_DISCARD] = "discard",
-};
-
-/* posting_lookup - the index of text in names (from first), or -1 */
-static int
-posting_lookup(const char *const *names, int first, int n, const char *text)
-{
-	int i;
-
-	for (i = first; i < n; i++)
-		if (strcasecmp(names[i], text) == 0)
-			return i;
-	return -1;
-}
-
-/* posting_parse_policy - CONF_FUNC for [list] posting */
-int
-posting_parse_policy(const char *text, void *var, char *err, size_t errlen)
-{
-	int v = posting_lookup(posting_policies, 0, 4, text);
-
-	if (v == -1) {
-		snprintf(err, errlen,
-		    "'%s' is not open, subscribers, moderated or owners", text);
-		return -1;
-	}
-	*(int *)var = v;
-	return 0;
-}
-
-/* posting_parse_action - CONF_FUNC for [list] nonmember_action */
-int
-posting_parse_action(const char *text, void *var, char *err, size_t errlen)
-{
-	int v = posting_lookup(posting_actions, POSTING_HOLD, 4, text);
-
-	if (v == -1) {
-		snprintf(
-		    err, errlen, "'%s' is not hold, reject or discard", text);
-		return -1;
-	}
-	*(int *)var = v;
-	return 0;
-}
-
-/* posting_policy_name - the word of a posting policy */
-const char *
-posting_policy_name(int policy)
-{
-	return policy >= 0 && policy < 4 ? posting_policies[policy] : "?";
-}
-
 /* posting_moderators - the list's moderators: [list] moderators, or the
  * owners when it is empty */
 int
@@ -212,16 +149,16 @@ posting_check(const struct settings *s, const char *domain, const char *list,
 	switch (lc->posting) {
 	case POSTING_MODERATED:
 		snprintf(why, whylen, "the list is moderated (posting = %s)",
-		    posting_policy_name(lc->posting));
+		    posting_conf_name(lc->posting));
 		return POSTING_HOLD;
 	case POSTING_OWNERS:
 		snprintf(why, whylen,
 		    "<%s> is not an owner or moderator (posting = %s)",
-		    from[0] ? from : sender, posting_policy_name(lc->posting));
+		    from[0] ? from : sender, posting_conf_name(lc->posting));
 		break;
 	default:
 		snprintf(why, whylen, "<%s> is not a subscriber (posting = %s)",
-		    from[0] ? from : sender, posting_policy_name(lc->posting));
+		    from[0] ? from : sender, posting_conf_name(lc->posting));
 		break;
 	}
 	return lc->nonmember_action;

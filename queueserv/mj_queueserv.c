@@ -10,7 +10,9 @@
  * spool), bind the socket (removing a stale one), drop to [queueserv]
  * user when root, daemonize unless -f.  Then one poll loop: signals
  * arrive through a self-pipe, clients through the listener, runners
- * through their socketpairs; every pass ends with a pool tick.
+ * through their socketpairs; every pass ends with a pool tick.  What
+ * the other files return for the server to do (a stop or reload asked
+ * on the socket, a reaped child) is done here: none of them calls back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -111,9 +113,9 @@ qs_load(const struct qs *qs, struct settings *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* queueserv_stop - stop accepting; the pool drains the runners */
-void
-queueserv_stop(struct qs *qs, const char *why)
+/* qs_stop - stop accepting; the pool drains the runners */
+static void
+qs_stop(struct qs *qs, const char *why)
 {
 	if (qs->stopping)
 		return;
@@ -122,10 +124,10 @@ queueserv_stop(struct qs *qs, const char *why)
 	queueserv_listen_close(qs, 1);
 }
 
-/* queueserv_reload - read the configuration again and replace the
- * runners gracefully; the old settings stay if the new ones are bad */
-int
-queueserv_reload(struct qs *qs, char *err, size_t errlen)
+/* qs_reload - read the configuration again and replace the runners
+ * gracefully; the old settings stay if the new ones are bad */
+static int
+qs_reload(struct qs *qs, char *err, size_t errlen)
 {
 	struct settings ns;
 	struct client *nc;
@@ -366,6 +368,23 @@ qs_timeout(const struct qs *qs, long long now)
 	return d - now > 60000 ? 60000 : (int)(d - now);
 }
 
+/* qs_reap - every exited child to its owner: a runner's exit to the
+ * pool; a helper to control, and a finished flush makes every busy
+ * runner walk again */
+static void
+qs_reap(struct qs *qs)
+{
+	struct slot *sl;
+	pid_t pid;
+
+	while ((pid = queueserv_runner_reap(qs, &sl)) > 0) {
+		if (sl != NULL)
+			queueserv_pool_exited(qs, sl);
+		else if (queueserv_control_reaped(qs, pid))
+			queueserv_pool_rescan_all(qs);
+	}
+}
+
 /* qs_signals_taken - act on what the handlers noted */
 static void
 qs_signals_taken(struct qs *qs)
@@ -376,15 +395,15 @@ qs_signals_taken(struct qs *qs)
 		;
 	if (got_chld) {
 		got_chld = 0;
-		queueserv_runner_reap(qs);
+		qs_reap(qs);
 	}
 	if (got_term) {
 		got_term = 0;
-		queueserv_stop(qs, "signal");
+		qs_stop(qs, "signal");
 	}
 	if (got_hup) {
 		got_hup = 0;
-		queueserv_reload(qs, err, sizeof(err));
+		qs_reload(qs, err, sizeof(err));
 	}
 }
 
@@ -396,6 +415,39 @@ qs_client_events(const struct client *c)
 	if (!c->closing)
 		return POLLIN;
 	return c->outoff < c->outlen ? POLLOUT : 0;
+}
+
+/* qs_client - a client's events: its request read and acted on (a
+ * stop or reload carried out here), its reply written */
+static void
+qs_client(struct qs *qs, struct client *c, short revents)
+{
+	char err[256];
+	int r;
+
+	switch (queueserv_listen_read(qs, c, revents)) {
+	case QS_LISTEN_GONE:
+		return;
+	case QS_LISTEN_LINE:
+		switch (queueserv_control(qs, c, c->in)) {
+		case QS_ACT_STOP:
+			qs_stop(qs, "stop request");
+			break;
+		case QS_ACT_RELOAD:
+			r = qs_reload(qs, err, sizeof(err));
+			queueserv_control_reloaded(c, r, err);
+			break;
+		case QS_ACT_NONE:
+			break;
+		}
+		/* The client may have gone to a helper process. */
+		if (c->fd == -1) {
+			queueserv_listen_drop(qs, c);
+			return;
+		}
+		break;
+	}
+	queueserv_listen_write(qs, c, revents);
 }
 
 /* qs_loop - poll, dispatch, tick; until stopped and every runner gone */
@@ -442,7 +494,7 @@ qs_loop(struct qs *qs)
 		for (i = nc; i > 0; i--)
 			if (pfd[1 + i].revents && i - 1 < qs->nclients &&
 			    qs->clients[i - 1].fd == pfd[1 + i].fd)
-				queueserv_listen_io(qs, &qs->clients[i - 1],
+				qs_client(qs, &qs->clients[i - 1],
 				    pfd[1 + i].revents);
 		if (pfd[1].revents)
 			queueserv_listen_accept(qs);

@@ -10,6 +10,12 @@
  * queueserv_control.c, spool counts in queueserv_status.c, the tmp/
  * sweeper in queueserv_sweep.c.
  *
+ * Calls run one way: mj_queueserv.c -> control, listen, pool, runner,
+ * sweep; control -> listen, status; status -> pool, prom; pool ->
+ * runner.  A lower file never calls back up: what it wants of the
+ * server it returns (a control verb's enum qs_control_act, a reaped
+ * child's pid and slot, a finished flush), and the loop carries it out.
+ *
  * Times are milliseconds of CLOCK_MONOTONIC (clock_ms) unless the
  * name says otherwise.
  */
@@ -121,25 +127,32 @@ struct qs {
 	unsigned long long runner_deaths; /* runners that died, since start */
 };
 
-/* mj_queueserv.c */
-void queueserv_stop(struct qs *qs, const char *why);
-int queueserv_reload(struct qs *qs, char *err, size_t errlen);
-
 /* queueserv_listen.c */
 int queueserv_listen_open(struct qs *qs, char *err, size_t errlen);
 void queueserv_listen_close(struct qs *qs, int unlink_path);
 int queueserv_listen_perms(struct qs *qs);
 int queueserv_listen_accept(struct qs *qs);
-void queueserv_listen_io(struct qs *qs, struct client *c, short revents);
+/* queueserv_listen_read's results */
+enum { QS_LISTEN_WAIT, QS_LISTEN_LINE, QS_LISTEN_GONE };
+int queueserv_listen_read(struct qs *qs, struct client *c, short revents);
+void queueserv_listen_write(struct qs *qs, struct client *c, short revents);
 void queueserv_listen_reply(struct client *c, const char *text);
 void queueserv_listen_drop(struct qs *qs, struct client *c);
 void queueserv_listen_timeouts(struct qs *qs, long long now);
 long long queueserv_listen_deadline(const struct qs *qs);
 
 /* queueserv_control.c */
-void queueserv_control(struct qs *qs, struct client *c, const char *line);
+/* What a request asks of the server beyond its reply, done by the loop. */
+enum qs_control_act {
+	QS_ACT_NONE,
+	QS_ACT_STOP,  /* stop: the reply is queued, the client held */
+	QS_ACT_RELOAD /* reload, then queueserv_control_reloaded */
+};
+enum qs_control_act queueserv_control(
+    struct qs *qs, struct client *c, const char *line);
+void queueserv_control_reloaded(struct client *c, int r, const char *err);
 int queueserv_control_client(const struct qs *qs, const char *request);
-void queueserv_control_reaped(struct qs *qs, pid_t pid);
+int queueserv_control_reaped(struct qs *qs, pid_t pid);
 
 /* queueserv_status.c */
 /* queueserv_status_write's formats: status, status -j, status -p */
@@ -154,6 +167,7 @@ void queueserv_pool_event(struct qs *qs, struct slot *sl, enum slot_event ev);
 void queueserv_pool_tick(struct qs *qs, long long now);
 long long queueserv_pool_deadline(const struct qs *qs);
 void queueserv_pool_input(struct qs *qs, struct slot *sl);
+void queueserv_pool_exited(struct qs *qs, struct slot *sl);
 int queueserv_pool_live(const struct qs *qs);
 void queueserv_pool_rescan_all(struct qs *qs);
 
@@ -163,7 +177,7 @@ int queueserv_runner_spawn(struct qs *qs, struct slot *sl);
 void queueserv_runner_send(struct slot *sl, const char *line);
 void queueserv_runner_signal(struct slot *sl, int sig);
 void queueserv_runner_close(struct slot *sl);
-void queueserv_runner_reap(struct qs *qs);
+pid_t queueserv_runner_reap(struct qs *qs, struct slot **slp);
 long long queueserv_runner_backoff(struct slot *sl, long long now);
 
 /* queueserv_sweep.c */

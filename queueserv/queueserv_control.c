@@ -9,7 +9,9 @@
  * connection open until the server exits, so "mj_queueserv stop"
  * returns when the server is gone.  "stop", "reload" and "flush" are
  * for root and the server's user only (SO_PEERCRED); anyone who can
- * connect may poke and ask for the status.
+ * connect may poke and ask for the status.  What a request asks of
+ * the server itself (stop, reload) is returned to the loop, which does
+ * it: nothing here calls back into mj_queueserv.c or the pool.
  *
  * Client side: mj_queueserv status|stop|reload|flush sends the line and
  * prints the reply.
@@ -100,19 +102,20 @@ control_fork(struct qs *qs, struct client *c, int flush, int format)
 	c->fd = -1;
 }
 
-/* queueserv_control_reaped - a helper exited; a flush means a run */
-void
+/* queueserv_control_reaped - a helper exited: forget it; 1 when it was
+ * a flush, whose due messages want every busy runner to walk again */
+int
 queueserv_control_reaped(struct qs *qs, pid_t pid)
 {
-	int i;
+	int i, flushed = 0;
 
 	for (i = 0; i < QS_HELPERS_MAX; i++) {
 		if (qs->helpers[i] != pid)
 			continue;
 		qs->helpers[i] = 0;
-		if (qs->helper_flush[i])
-			queueserv_pool_rescan_all(qs);
+		flushed |= qs->helper_flush[i];
 	}
+	return flushed;
 }
 
 /* control_admin - the client may change the server's course: root or
@@ -135,12 +138,12 @@ control_admin(const struct client *c)
 	return 0;
 }
 
-/* queueserv_control - act on one request line */
-void
+/* queueserv_control - act on one request line: queue the reply, or
+ * hand the client to a helper (c->fd == -1); what the server itself must
+ * do (stop, reload) is returned for the loop to carry out */
+enum qs_control_act
 queueserv_control(struct qs *qs, struct client *c, const char *line)
 {
-	char err[256], reply[sizeof(c->out)];
-
 	if ((strcmp(line, "flush") == 0 || strcmp(line, "stop") == 0 ||
 		strcmp(line, "reload") == 0) &&
 	    !control_admin(c)) {
@@ -161,16 +164,27 @@ queueserv_control(struct qs *qs, struct client *c, const char *line)
 	} else if (strcmp(line, "stop") == 0) {
 		queueserv_listen_reply(c, "ok stopping\n\n");
 		c->deadline = -1; /* closed when we exit */
-		queueserv_stop(qs, "stop request");
+		return QS_ACT_STOP;
 	} else if (strcmp(line, "reload") == 0) {
-		if (queueserv_reload(qs, err, sizeof(err)) == -1)
-			snprintf(reply, sizeof(reply), "error: %.50s\n\n", err);
-		else
-			snprintf(reply, sizeof(reply), "ok reloading\n\n");
-		queueserv_listen_reply(c, reply);
+		return QS_ACT_RELOAD;
 	} else {
 		queueserv_listen_reply(c, "error: unknown request\n\n");
 	}
+	return QS_ACT_NONE;
+}
+
+/* queueserv_control_reloaded - the reply to "reload": r is the reload's
+ * result, err its reason when it failed */
+void
+queueserv_control_reloaded(struct client *c, int r, const char *err)
+{
+	char reply[sizeof(c->out)];
+
+	if (r == -1)
+		snprintf(reply, sizeof(reply), "error: %.50s\n\n", err);
+	else
+		snprintf(reply, sizeof(reply), "ok reloading\n\n");
+	queueserv_listen_reply(c, reply);
 }
 
 /* control_connect - a connection to the server, or -1 */

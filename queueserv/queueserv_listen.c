@@ -6,7 +6,8 @@
  * non-blocking, a client has client_timeout_ms from accept to be done,
  * and at most max_clients are open (the kernel's backlog holds the rest).
  * A poke is answered "ok" and only raises want_run, so pokes cost a
- * fixed amount of memory however many arrive.
+ * fixed amount of memory however many arrive.  A request line goes
+ * back to the loop, which has queueserv_control.c act on it.
  */
 #include <errno.h>
 #include <grp.h>
@@ -204,52 +205,53 @@ listen_write(struct client *c)
 	return 1;
 }
 
-/* queueserv_listen_io - read the request line, act on it, reply */
-void
-queueserv_listen_io(struct qs *qs, struct client *c, short revents)
+/* queueserv_listen_read - read the client's request: QS_LISTEN_LINE
+ * when a whole line is in c->in (its end cut off) for the loop to act
+ * on, QS_LISTEN_WAIT for more or for the reply to go, QS_LISTEN_GONE
+ * when the client was dropped */
+int
+queueserv_listen_read(struct qs *qs, struct client *c, short revents)
 {
 	ssize_t n;
 	char *nl;
+
+	if (c->closing || !(revents & (POLLIN | POLLHUP | POLLERR)))
+		return QS_LISTEN_WAIT;
+	n = read(c->fd, c->in + c->inlen, sizeof(c->in) - 1 - c->inlen);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return QS_LISTEN_WAIT;
+	if (n <= 0) {
+		queueserv_listen_drop(qs, c);
+		return QS_LISTEN_GONE;
+	}
+	c->inlen += (size_t)n;
+	c->in[c->inlen] = '\0';
+	if ((nl = strchr(c->in, '\n')) == NULL) {
+		if (c->inlen == sizeof(c->in) - 1)
+			queueserv_listen_reply(c, "error: line too long\n\n");
+		return QS_LISTEN_WAIT;
+	}
+	*nl = '\0';
+	if (nl > c->in && nl[-1] == '\r')
+		nl[-1] = '\0';
+	return QS_LISTEN_LINE;
+}
+
+/* queueserv_listen_write - write what is left of the reply; drop the
+ * client once it is written, or when a held "stop" client hangs up */
+void
+queueserv_listen_write(struct qs *qs, struct client *c, short revents)
+{
 	int r;
 
-	if (!c->closing && (revents & (POLLIN | POLLHUP | POLLERR))) {
-		n = read(c->fd, c->in + c->inlen, sizeof(c->in) - 1 - c->inlen);
-		if (n == -1 && (errno == EAGAIN || errno == EINTR))
-			return;
-		if (n <= 0) {
-			queueserv_listen_drop(qs, c);
-			return;
-		}
-		c->inlen += (size_t)n;
-		c->in[c->inlen] = '\0';
-		if ((nl = strchr(c->in, '\n')) == NULL) {
-			if (c->inlen == sizeof(c->in) - 1)
-				queueserv_listen_reply(
-				    c, "error: line too long\n\n");
-			else
-				return;
-		} else {
-			*nl = '\0';
-			if (nl > c->in && nl[-1] == '\r')
-				nl[-1] = '\0';
-			queueserv_control(qs, c, c->in);
-			/* The control verb may have handed the client to a
-			 * helper process (c->fd == -1) or kept it. */
-			if (c->fd == -1) {
-				queueserv_listen_drop(qs, c);
-				return;
-			}
-		}
+	if (!c->closing)
+		return;
+	if ((revents & (POLLHUP | POLLERR)) && c->deadline == -1) {
+		queueserv_listen_drop(qs, c);
+		return;
 	}
-	if (c->closing) {
-		if ((revents & (POLLHUP | POLLERR)) && c->deadline == -1) {
-			queueserv_listen_drop(qs, c);
-			return;
-		}
-		if ((r = listen_write(c)) == -1 ||
-		    (r == 1 && c->deadline != -1))
-			queueserv_listen_drop(qs, c);
-	}
+	if ((r = listen_write(c)) == -1 || (r == 1 && c->deadline != -1))
+		queueserv_listen_drop(qs, c);
 }
 
 /* queueserv_listen_timeouts - drop the clients that took too long */

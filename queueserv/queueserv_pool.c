@@ -295,6 +295,15 @@ queueserv_pool_event(struct qs *qs, struct slot *sl, enum slot_event ev)
 		    pool_state_names[from], pool_state_names[sl->state]);
 }
 
+/* queueserv_pool_exited - the slot's runner was reaped: read what it
+ * said last (its "bye"), then the exit */
+void
+queueserv_pool_exited(struct qs *qs, struct slot *sl)
+{
+	queueserv_pool_input(qs, sl);
+	queueserv_pool_event(qs, sl, EV_EXIT);
+}
+
 /* queueserv_pool_resize - room for max_runners slots (reload may grow) */
 int
 queueserv_pool_resize(struct qs *qs)

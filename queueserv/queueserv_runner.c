@@ -7,6 +7,9 @@
  * throttled like runit/s6: one spawn per slot per second at most, and a
  * slot whose runner keeps dying waits 1, 2, 4 ... up to 30 seconds, so a
  * broken runner never makes a busy loop and the pool never stays dead.
+ * The pool calls these; they call nothing of the server's, and a child
+ * reaped here goes to its owner (the pool, or control for a helper)
+ * through the loop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -190,29 +193,27 @@ queueserv_runner_close(struct slot *sl)
 	sl->inlen = 0;
 }
 
-/* queueserv_runner_reap - every exited child: runners and helpers */
-void
-queueserv_runner_reap(struct qs *qs)
+/* queueserv_runner_reap - one exited child, or 0 when none is left:
+ * its pid, and in *slp its slot (wait_status set) when it was a runner,
+ * NULL when it was a helper; the caller carries the exit through */
+pid_t
+queueserv_runner_reap(struct qs *qs, struct slot **slp)
 {
-	struct slot *sl;
 	pid_t pid;
 	size_t i;
 	int st;
 
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		for (i = 0; i < qs->nslots; i++) {
-			sl = &qs->slots[i];
-			if (sl->pid == pid) {
-				sl->wait_status = st;
-				/* Read what it said last (its "bye"). */
-				queueserv_pool_input(qs, sl);
-				queueserv_pool_event(qs, sl, EV_EXIT);
-				break;
-			}
+	*slp = NULL;
+	if ((pid = waitpid(-1, &st, WNOHANG)) <= 0)
+		return 0;
+	for (i = 0; i < qs->nslots; i++) {
+		if (qs->slots[i].pid == pid) {
+			qs->slots[i].wait_status = st;
+			*slp = &qs->slots[i];
+			break;
 		}
-		if (i == qs->nslots)
-			queueserv_control_reaped(qs, pid);
 	}
+	return pid;
 }
 
 /* queueserv_runner_backoff - when the slot may spawn again */

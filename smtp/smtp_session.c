@@ -7,6 +7,8 @@
  * The primitives mark the session broken on any failure (timeout, lost
  * connection, unparsable reply, 421): after that no byte may be sent,
  * because we no longer know which command the server is answering.
+ * Once STARTTLS has secured the channel, reads and writes go through the
+ * record layer smtp_tls.c set in s->io; this file calls nothing above it.
  *
  * Failures before the session is ready (connect, greeting, EHLO/HELO)
  * carry negative feedback: they say the destination is unwell, not that
@@ -29,7 +31,6 @@
 
 #include "clock.h"
 #include "smtp_session.h"
-#include "smtp_tls.h"
 
 #define SMTP_QUIT_MAX_MS 10000 /* QUIT is a courtesy: never wait long */
 
@@ -86,8 +87,8 @@ smtp_session_send(
 	if (s->broken)
 		return -1;
 	while (len > 0) {
-		if (s->tls != NULL)
-			n = smtp_tls_write(s, buf, len, &want);
+		if (s->io != NULL)
+			n = s->io->write(s, buf, len, &want);
 		else if ((n = send(s->fd, buf, len,
 			      MSG_NOSIGNAL | MSG_DONTWAIT)) == -1 &&
 			 (errno == EAGAIN || errno == EINTR))
@@ -134,10 +135,10 @@ smtp_session_reply(
 			}
 		}
 		s->inoff = s->inlen = 0;
-		/* recv's 0 (end of stream) is smtp_tls_read's -1 with errno
-		 * 0; 0 from it means wait for the events in want. */
-		if (s->tls != NULL)
-			n = smtp_tls_read(s, s->in, sizeof(s->in), &want);
+		/* recv's 0 (end of stream) is the record layer's -1 with
+		 * errno 0; 0 from it means wait for the events in want. */
+		if (s->io != NULL)
+			n = s->io->read(s, s->in, sizeof(s->in), &want);
 		else if ((n = recv(
 			      s->fd, s->in, sizeof(s->in), MSG_DONTWAIT)) == 0)
 			n = -1, errno = 0;
@@ -346,7 +347,8 @@ fail:
 	st->feedback = SMTP_FEEDBACK_NEGATIVE;
 	if (st->dsn[0] == '5')
 		st->dsn[0] = '4';
-	smtp_tls_end(s);
+	if (s->io != NULL)
+		s->io->end(s);
 	if (s->fd != -1)
 		close(s->fd);
 	s->fd = -1;
@@ -369,7 +371,8 @@ smtp_session_close(struct smtp_session *s)
 	if (!s->broken && !s->ahead &&
 	    smtp_session_send(s, "QUIT\r\n", 6, ms) == 0)
 		(void)smtp_session_reply(s, ms, &r);
-	smtp_tls_end(s);
+	if (s->io != NULL)
+		s->io->end(s);
 	close(s->fd);
 	s->fd = -1;
 	s->broken = 1;

@@ -53,6 +53,19 @@ enum smtp_tls_state {
 };
 
 struct smtp_tls_conn; /* smtp_tls.c's, while TLS is on */
+struct smtp_session;
+
+/* The record layer under the send and reply primitives while the channel
+ * is not clear text, installed by whoever secures it (smtp_tls.c, at
+ * STARTTLS), so the session calls down through it and never into the
+ * file above.  read and write: n bytes, 0 wait for the events in *want,
+ * -1 lost (errno; 0 for the end of the stream), -2 try again.  end:
+ * close the channel down (one try, never a wait) and uninstall it. */
+struct smtp_session_io {
+	long (*read)(struct smtp_session *, char *, size_t, short *);
+	long (*write)(struct smtp_session *, const char *, size_t, short *);
+	void (*end)(struct smtp_session *);
+};
 
 struct smtp_session {
 	int fd;
@@ -67,7 +80,8 @@ struct smtp_session {
 	enum smtp_io_error io_error; /* why the last primitive failed */
 	int io_errno;
 	const char *proto_error;
-	struct smtp_tls_conn *tls; /* NULL: clear text */
+	const struct smtp_session_io *io; /* NULL: clear text */
+	struct smtp_tls_conn *tls;	  /* NULL: clear text */
 	enum smtp_tls_state tls_state;
 	int tls_resumed; /* the TLS session was resumed */
 	char in[4096];

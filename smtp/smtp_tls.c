@@ -1,7 +1,9 @@
 /*
  * smtp_tls.c - STARTTLS for the SMTP client, on OpenSSL 3 (no crypto of
  * our own): the levels, certificate and DANE checks through OpenSSL's
- * verifier and its DANE API, the session cache, the record layer.
+ * verifier and its DANE API, the session cache, the record layer (set
+ * under the session as its struct smtp_session_io, so smtp_session.c
+ * calls it without calling up into this file).
  *
  * The socket stays non-blocking: the handshake, reads and writes return
  * on WANT_READ/WANT_WRITE and the session's poll() waits with the stage's
@@ -79,6 +81,15 @@ struct smtp_tls_conn {
 	int verify_err;
 	char key[SMTP_TLS_KEY_MAX];
 };
+
+static long smtp_tls_read(struct smtp_session *, char *, size_t, short *);
+static long smtp_tls_write(
+    struct smtp_session *, const char *, size_t, short *);
+static void smtp_tls_end(struct smtp_session *);
+
+/* The record layer smtp_tls_start installs under the session. */
+static const struct smtp_session_io smtp_tls_io_ops = {
+    smtp_tls_read, smtp_tls_write, smtp_tls_end};
 
 /* smtp_tls_level_lookup - a level by name */
 int
@@ -652,6 +663,7 @@ smtp_tls_start(struct smtp_session *s, struct smtp_tls_ctx *ctx,
 	if ((s->tls = calloc(1, sizeof(*s->tls))) == NULL)
 		return smtp_tls_fail(s, st, "4.3.0", "%s: out of memory%s", "");
 	s->tls->ctx = ctx;
+	s->io = &smtp_tls_io_ops;
 	ERR_clear_error();
 	if (smtp_tls_setup(s, ctx, p, &cached_verdict) == -1) {
 		smtp_tls_errors(s, 0, detail, sizeof(detail));
@@ -762,7 +774,7 @@ smtp_tls_io(struct smtp_session *s, int r, short *want)
 }
 
 /* smtp_tls_read - SSL_read for smtp_session_reply */
-long
+static long
 smtp_tls_read(struct smtp_session *s, char *buf, size_t len, short *want)
 {
 	errno = 0;
@@ -770,7 +782,7 @@ smtp_tls_read(struct smtp_session *s, char *buf, size_t len, short *want)
 }
 
 /* smtp_tls_write - SSL_write for smtp_session_send */
-long
+static long
 smtp_tls_write(struct smtp_session *s, const char *buf, size_t len, short *want)
 {
 	errno = 0;
@@ -779,8 +791,9 @@ smtp_tls_write(struct smtp_session *s, const char *buf, size_t len, short *want)
 	return smtp_tls_io(s, SSL_write(s->tls->ssl, buf, (int)len), want);
 }
 
-/* smtp_tls_end - close_notify when the session is sane, then free */
-void
+/* smtp_tls_end - close_notify when the session is sane, then free;
+ * the session is in clear text again */
+static void
 smtp_tls_end(struct smtp_session *s)
 {
 	if (s->tls == NULL)
@@ -794,4 +807,5 @@ smtp_tls_end(struct smtp_session *s)
 	ERR_clear_error();
 	free(s->tls);
 	s->tls = NULL;
+	s->io = NULL;
 }

@@ -2,8 +2,9 @@
  * smtp_tls.h - STARTTLS for the SMTP client, on OpenSSL 3: the security
  * levels of Postfix's smtp_tls_security_level, the per-connection policy
  * (names to match, DANE TLSA records), a context shared by the threads
- * of a runner with its session cache, and the TLS record layer under the
- * session's read and write primitives.
+ * of a runner with its session cache, and the TLS record layer that
+ * smtp_tls_start installs under the session's primitives (struct
+ * smtp_session_io).
  *
  * Levels (Postfix's meaning):
  *   none     never STARTTLS
@@ -72,10 +73,5 @@ int smtp_tls_start(struct smtp_session *, struct smtp_tls_ctx *,
     const struct smtp_tls_policy *, const char *, int, struct smtp_status *);
 size_t smtp_tls_describe(const struct smtp_session *, char *, size_t);
 const char *smtp_tls_state_name(const struct smtp_session *);
-
-/* For smtp_session.c: the record layer and the end of a session. */
-long smtp_tls_read(struct smtp_session *, char *, size_t, short *);
-long smtp_tls_write(struct smtp_session *, const char *, size_t, short *);
-void smtp_tls_end(struct smtp_session *);
 
 #endif

@@ -25,21 +25,6 @@
 #include "spool_state.h"
 #include "spool_walk.h"
 
-static const char *const spool_state_words[] = {
-    "pending",
-    "delivered",
-    "deferred",
-    "bounced",
-    "failed",
-};
-
-/* spool_state_word - the status word of a recipient */
-const char *
-spool_state_word(enum spool_rcpt_status s)
-{
-	return spool_state_words[s];
-}
-
 /* spool_msgid_of - the identity of the message whose text this is */
 void
 spool_msgid_of(struct spool_msgid *id, const void *text, size_t len)
@@ -341,7 +326,7 @@ spool_state_set_rcpt(struct spool_state *st, off_t off,
 	if (from == to)
 		return 0;
 	snprintf(word, sizeof(word), "%-*s", SPOOL_STATUS_WIDTH,
-	    spool_state_words[to]);
+	    spool_state_word(to));
 	if (spool_state_put(st, off, word, SPOOL_STATUS_WIDTH) == -1)
 		return -1;
 	st->count[from]--;

@@ -2,8 +2,9 @@
 # The source layout: includes point only down the layers (programs ->
 # queuerun/ -> deliver/ queuectl/ -> sched/ smtp/ lists/ -> spool-layout/
 # -> common/), a library is entered through its public header, and the
-# runner's files call each other without a ring (scripts/deps-graph.sh,
-# scripts/callgraph.sh; `make deps-graph` prints both).
+# files of queuerun/, queueserv/, smtp/, lists/, spool-layout/, deliver/
+# and queuectl/ call each other without a ring (scripts/deps-graph.sh,
+# scripts/callgraph.sh; `make deps-graph` prints both and fails on either).
 
 TOP="$BATS_TEST_DIRNAME/.."
 
@@ -68,23 +69,78 @@ fake_tree() {
 	[[ "$output" == *"upward include: sched/sched_core.c:1: sched/ includes lists/listconf.h"* ]]
 }
 
-@test "the runner's files call each other without a ring" {
+# no_ring DIR FILE CALLEE - DIR's files call each other without a ring,
+# and the graph has FILE calling CALLEE, so it was made from objects
+no_ring() {
 	[ -f "$TOP/queuerun/queuerun.o" ] || skip "not built"
-	run sh "$TOP/scripts/callgraph.sh" "$TOP/queuerun"
+	run sh "$TOP/scripts/callgraph.sh" "$TOP/$1"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"queuerun -> "*"walk"* ]]
 	[ "${lines[-1]}" = "no cycles" ]
+	[[ " $(callees "$2") " == *" $3 "* ]]
 }
 
-@test "the call-graph check finds a ring" {
+# callees FILE - the files FILE calls, from the graph in $output
+callees() {
+	printf '%s\n' "$output" | sed -n "s/^$1 -> //p"
+}
+
+# ring_objects - two objects that call each other, in $d
+ring_objects() {
 	d="$BATS_TEST_TMPDIR/ring"
 	mkdir -p "$d"
 	printf 'void b(void);\nvoid a(void);\nvoid a(void) { b(); }\n' >"$d/a.c"
 	printf 'void a(void);\nvoid b(void);\nvoid b(void) { a(); }\n' >"$d/b.c"
 	cc -c -o "$d/a.o" "$d/a.c"
 	cc -c -o "$d/b.o" "$d/b.c"
+}
+
+@test "the runner's files call each other without a ring" {
+	no_ring queuerun queuerun walk
+}
+
+@test "queueserv/ calls one way, down from the poll loop" {
+	no_ring queueserv mj_queueserv queueserv_control
+	[[ " $(callees queueserv_pool) " == *" queueserv_runner "* ]]
+	[ -z "$(callees queueserv_runner)" ]
+	[ -z "$(callees queueserv_listen)" ]
+	[[ " $(callees queueserv_control) " != *" mj_queueserv "* ]]
+}
+
+@test "smtp/: TLS calls the session, the session calls no TLS function" {
+	no_ring smtp smtp_tls smtp_session
+	[[ " $(callees smtp_session) " != *" smtp_tls "* ]]
+}
+
+@test "lists/ files call each other without a ring" {
+	no_ring lists dkim_sign dkim_copy
+	[[ " $(callees dkim_copy) " != *" dkim_sign "* ]]
+	[[ " $(callees listconf) " != *" posting "* ]]
+}
+
+@test "spool-layout/ files call each other without a ring" {
+	no_ring spool-layout spool_state spool_state_read
+	[[ " $(callees spool_state_read) " != *" spool_state "* ]]
+}
+
+@test "the call-graph check finds a ring" {
+	ring_objects
 	run sh "$TOP/scripts/callgraph.sh" "$d"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"a -> b"* ]]
 	[[ "$output" == *"loop"* ]]
+}
+
+@test "make deps-graph checks each folder's calls and fails on a ring" {
+	[ -f "$TOP/queuerun/queuerun.o" ] || skip "not built"
+	run make -s -C "$TOP" deps-graph
+	[ "$status" -eq 0 ]
+	for f in queuerun queueserv smtp lists spool-layout; do
+		[[ "$output" == *"$f/ call graph"* ]]
+	done
+	[[ "$output" != *"loop"* ]]
+	ring_objects
+	run make -s -C "$TOP" deps-graph CALLGRAPH_DIRS="$d queueserv"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"loop"* ]]
+	[[ "$output" == *"queueserv/ call graph"* ]]
 }
