@@ -144,3 +144,17 @@ ring_objects() {
 	[[ "$output" == *"loop"* ]]
 	[[ "$output" == *"queueserv/ call graph"* ]]
 }
+
+@test "the format check names a file that differs from .clang-format, and passes one that does not" {
+	command -v clang-format >/dev/null || skip "no clang-format"
+	d="$BATS_TEST_TMPDIR"
+	printf 'int\nf(void)\n{\n\treturn 0;\n}\n' >"$d/good.c"
+	printf 'int f(void) {  return 0; }\n' >"$d/bad.c"
+	cp "$TOP/.clang-format" "$d/"
+	run sh "$TOP/t/check-format" "$d/good.c"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run sh "$TOP/t/check-format" "$d/good.c" "$d/bad.c"
+	[ "$status" -eq 1 ]
+	[ "$output" = "check-format: $d/bad.c differs from .clang-format (clang-format -i $d/bad.c)" ]
+}
