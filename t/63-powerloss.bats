@@ -4,7 +4,8 @@
 # and checked by t/data/runner-order.awk against the numbered states of
 # spool-layout/README: the state file's creation and updates, generated
 # mail (a DSN), and moves to BAD/ and HOLD/.  mj_enqueue's own commit is
-# t/10-enqueue.bats's.
+# t/10-enqueue.bats's.  Then a power loss itself: status words torn at
+# every byte.
 
 bats_require_minimum_version 1.5.0
 load helpers
@@ -67,6 +68,70 @@ traced_run() {
 	last_sync=$(grep -n 'fdatasync(' "$BATS_TEST_TMPDIR/trace" | tail -1 | cut -d: -f1)
 	[ "$last_sync" -gt "$last_pwrite" ]
 	[ "$(grep -c 'fdatasync(' "$BATS_TEST_TMPDIR/trace")" -eq 1 ]
+}
+
+# sent - how many copies the test server s accepted
+sent() {
+	grep -c ' to=<' "$BATS_TEST_TMPDIR/s/log" || true
+}
+
+# torn_words - every status word a power loss can tear, padded to 9: the
+# first k bytes (1 to 8) of one word and the rest of another, for every
+# two words; those that are no word, one per line
+torn_words() {
+	local w=("pending  " "delivered" "deferred " "bounced  " "failed   ") a b k
+	for a in "${w[@]}"; do
+		for b in "${w[@]}"; do
+			[ "$a" != "$b" ] || continue
+			for k in 1 2 3 4 5 6 7 8; do
+				printf '%s\n' "${a:0:k}${b:k}"
+			done
+		done
+	done | grep -vxE 'pending  |delivered|deferred |bounced  |failed   ' | sort -u
+}
+
+@test "a status word torn at any byte costs only that recipient's duplicate, never the post (BAD/)" {
+	local torn n st i
+	mapfile -t torn < <(torn_words)
+	n=${#torn[@]}
+	[ "$n" -ge 100 ]
+	# a first pass to a server that defers everyone; then one recipient
+	# marked delivered, one left deferred, and one each with a torn word
+	smtpd_start s0 --rcpt '*=450 4.2.0 busy'
+	P=$PORT
+	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$P" >>"$CONF"
+	mjq_list ex.org l
+	{
+		echo done@d.test
+		echo todo@d.test
+		for i in $(seq 1 "$n"); do echo "t$i@d.test"; done
+	} >"$LISTS/ex.org/l/subscribers"
+	post
+	runq
+	st=$(state_files)
+	[ "$(grep -c '^deferred  [^ ]*@d.test$' "$st")" -eq $((n + 2)) ]
+	printf '%s\n' "${torn[@]}" | awk '
+		BEGIN { while ((getline w <"/dev/stdin") > 0) word[++nw] = w }
+		/^deferred  done@/ { $0 = "delivered" substr($0, 10) }
+		/^deferred  t[0-9]*@/ { i = substr($0, 12) + 0; $0 = word[i] substr($0, 10) }
+		{ print }' "$st" >"$st.new"
+	[ "$(stat -c %s "$st.new")" -eq "$(stat -c %s "$st")" ]
+	cat "$st.new" >"$st"
+	rm "$st.new"
+	# the check pass and the runner read it: each torn word as deferred
+	smtpd_start s
+	sed -i "s/:$P\$/:$PORT/" "$CONF"
+	make_due
+	run "$MJ_QUEUERUN" -C "$CONF" -c
+	[ -z "$(find "$SPOOL" -path '*/BAD/*' -type f)" ]
+	runq
+	[ -z "$(find "$SPOOL" -path '*/BAD/*' -type f)" ]
+	[ -z "$(queue_files)" ]
+	grep -q ": $n status word(s) in .* torn (a power loss): read as deferred" "$BATS_TEST_TMPDIR/run.log"
+	# every recipient not delivered got one copy, the delivered one none
+	[ "$(sent)" -eq $((n + 1)) ]
+	[ "$(grep -c ' to=<done@d.test>' "$BATS_TEST_TMPDIR/s/log")" -eq 0 ]
+	[ "$(sed 's/.* to=//' "$BATS_TEST_TMPDIR/s/log" | sort -u | wc -l)" -eq $((n + 1)) ]
 }
 
 @test "a loop goes to BAD/: .why, message, target synced, then the old names" {
