@@ -21,6 +21,8 @@
 # them, so only the libraries' folders are on the include path.
 #   t/tools/*.c       -> t/tools/<name>      (test helpers, one file each,
 #                        linked with every library above)
+#   t/tools/preload_*.c -> t/tools/preload_<name>.so (LD_PRELOAD shims for
+#                        the tests, one file each, without the sanitizers)
 #   t/tools/testsmtpd/*.c -> t/tools/mj_testsmtpd (the tests' SMTP server,
 #                        split by concern; libc and OpenSSL only)
 
@@ -95,7 +97,8 @@ QS_SRC     := $(wildcard queueserv/*.c)
 QR_MAIN    := $(wildcard queuerun/mj_queuerun.c)
 QR_SRC     := $(filter-out $(QR_MAIN),$(wildcard queuerun/*.c))
 SIM_SRC    := $(wildcard schedsim/*.c)
-TOOL_SRC   := $(wildcard t/tools/*.c)
+PRELOAD_SRC := $(wildcard t/tools/preload_*.c)
+TOOL_SRC   := $(filter-out $(PRELOAD_SRC),$(wildcard t/tools/*.c))
 SMTPD_SRC  := $(wildcard t/tools/testsmtpd/*.c)
 
 LIBCOMMON := common/libcommon.a
@@ -117,7 +120,7 @@ endif
 ifneq ($(SIM_SRC),)
 PROGS += schedsim/mj_schedsim
 endif
-TOOLS := $(TOOL_SRC:.c=) t/tools/mj_testsmtpd
+TOOLS := $(TOOL_SRC:.c=) t/tools/mj_testsmtpd $(PRELOAD_SRC:.c=.so)
 
 MAN8 := $(wildcard */*.8)
 
@@ -176,6 +179,8 @@ t/tools/mj_enqueue_dyn: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENQ_LIBS)
 t/tools/mj_testsmtpd: $(SMTPD_SRC:.c=.o)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lssl -lcrypto
+t/tools/preload_%.so: t/tools/preload_%.c
+	$(CC) $(CPPFLAGS) -std=c11 $(WARN) $(OPT) -g -fPIC -shared -o $@ $< -ldl
 t/tools/%: t/tools/%.c $(TOOL_LIBS)
 	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
 

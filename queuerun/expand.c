@@ -173,8 +173,14 @@ expand_state_find(struct qr_msg *m, char *why, size_t whylen)
 {
 	if (spool_state_open(&m->st, m->path, why, whylen) == -1)
 		return -1;
-	if (spool_state_belongs(&m->st, &m->msgid))
+	if (spool_state_belongs(&m->st, &m->msgid)) {
+		if (m->st.torn > 0)
+			log_warnx("%s: %zu status word(s) in %s torn (a power "
+				  "loss): read as deferred, those recipients "
+				  "are tried again",
+			    m->name, m->st.torn, m->st.path);
 		return 0;
+	}
 	log_notice("%s: %s belongs to an earlier message of this name "
 		   "(kind %s, %zu of %zu recipient(s) done): removed; this "
 		   "message is new",

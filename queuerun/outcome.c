@@ -6,10 +6,16 @@
  * reason kept aside (fail_log.c), bounced only after the DSN is
  * committed.  Per message, once nothing of it is waiting or in flight
  * (outcome_finish): expiry, the DSN, then either removal or the next try as the
- * file's mtime.  The state file is synced in groups: every OUTCOME_SYNC_GROUP
- * updates and at the end of each pass, never per recipient.  The step loop
- * (queuerun.c) calls both, then gives the batch back to the scheduler
- * (dispatch_done) and releases the finished message (walk_release).
+ * file's mtime.  A batch's words are made durable with its outcome, but
+ * not one fdatasync per batch: outcome_batch puts the message on the
+ * runner's sync list, and outcome_sync, which the step loop calls once
+ * it has written every outcome that came back together, gives each
+ * listed state file one fdatasync for all of them.  No batch starts and
+ * no message is released in between, so a power loss sends again only
+ * the batches in flight (spool-layout/README, "State file"); the end of
+ * a pass is synced again.  The step loop (queuerun.c) calls these, then
+ * gives the batch back to the scheduler (dispatch_done) and releases the
+ * finished message (walk_release).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,8 +33,6 @@
 #include "qr_runner.h"
 #include "rcpt_pool.h"
 #include "spool_finish.h"
-
-#define OUTCOME_SYNC_GROUP 1000
 
 static const char *const outcome_words[] = {"sent", "deferred", "bounced"};
 
@@ -77,8 +81,28 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 		}
 		rcpt_pool_drop(q, b->rcpt[i]);
 	}
-	if (m->st.unsynced >= OUTCOME_SYNC_GROUP && spool_state_sync(&m->st))
-		log_warn("%s: cannot sync %s", m->name, m->st.path);
+	if (!m->sync_due) {
+		m->sync_due = 1;
+		m->sync_next = q->sync_list;
+		q->sync_list = m;
+	}
+}
+
+/* outcome_sync - the outcomes written since the last call made durable:
+ * one fdatasync per state file, for all its batches collected together;
+ * the step loop calls it before it starts a batch or releases a message */
+void
+outcome_sync(struct queuerun *q)
+{
+	struct qr_msg *m;
+
+	while ((m = q->sync_list) != NULL) {
+		q->sync_list = m->sync_next;
+		m->sync_next = NULL;
+		m->sync_due = 0;
+		if (spool_state_sync(&m->st) == -1)
+			log_warn("%s: cannot sync %s", m->name, m->st.path);
+	}
 }
 
 /* What an expiry fails its recipients with. */

@@ -12,6 +12,9 @@ struct qr_batch;
 
 /* outcome_batch - a batch is back: its results into the state file */
 void outcome_batch(struct queuerun *q, struct qr_batch *b, double now);
+/* outcome_sync - the outcomes written so far made durable, one
+ * fdatasync per message */
+void outcome_sync(struct queuerun *q);
 /* outcome_finish - nothing of m waits or is in flight: end its pass */
 int outcome_finish(struct queuerun *q, struct qr_msg *m, double now);
 

@@ -45,6 +45,8 @@ struct qr_msg {
 	struct sched_msg *smsg;
 	int finished;	/* the scheduler has nothing more of it */
 	size_t batches; /* in flight */
+	int sync_due;	/* on the runner's sync_list (outcome.c) */
+	struct qr_msg *sync_next;
 	double claimed;
 	char last_error[SPOOL_STATE_ERROR_MAX + 1];
 	void *map; /* the message text, mapped while it is expanded */

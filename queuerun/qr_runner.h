@@ -38,6 +38,7 @@ struct queuerun {
 	const struct settings *s;
 	const struct delivery_conf *dc; /* parsed once, by the caller */
 	struct qr_msg *active;		/* the active set */
+	struct qr_msg *sync_list;	/* outcomes written, not yet synced */
 	int nactive;
 	long done;
 	int rescan, draining, idle_walk;

@@ -5,7 +5,9 @@
  * The step loop is the only place that strings the stages together;
  * each stage returns to it and none calls the next:
  *
- *   outcomes   deliver_pool_collect -> outcome_batch -> dispatch_done
+ *   outcomes   deliver_pool_collect -> outcome_batch -> dispatch_done,
+ *              then outcome_sync: one fdatasync per state file for all
+ *              the batches collected together, before any batch starts
  *   walk       walk_scan (or the last walk's leftovers)
  *   claim      walk_next, one message at a time, up to the active limit
  *   expand     expand_message (state file, text; the list function on
@@ -93,7 +95,8 @@ queuerun_outcome(struct queuerun *q, struct qr_batch *b, double now)
 	dispatch_done(q, b, now);
 }
 
-/* queuerun_collect - every result the workers have posted */
+/* queuerun_collect - every result the workers have posted, then made
+ * durable together */
 static void
 queuerun_collect(struct queuerun *q, double now)
 {
@@ -101,6 +104,7 @@ queuerun_collect(struct queuerun *q, double now)
 
 	while ((d = deliver_pool_collect(q->pool)) != NULL)
 		queuerun_outcome(q, qr_batch_of(d), now);
+	outcome_sync(q);
 }
 
 /* queuerun_enter - a message expanded (r: 0, or -1 to release it):
@@ -215,6 +219,7 @@ queuerun_step(struct queuerun *q, int *timeout_ms)
 	 * flight stays for the next runner. */
 	while (!q->draining && (b = dispatch_run(q, now)) != NULL)
 		queuerun_outcome(q, b, now);
+	outcome_sync(q);
 	queuerun_finish(q, now);
 	dest_wait_arm(q);
 	*timeout_ms = -1;

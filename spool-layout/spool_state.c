@@ -206,7 +206,7 @@ spool_state_scan(struct spool_state *st, char *why, size_t wl)
 	long long n = -1;
 	size_t lineno = 0, i = 0;
 	off_t off, size = lseek(st->fd, 0, SEEK_END);
-	int k, ok = -1;
+	int k, t = 0, ok = -1;
 
 	if ((r = malloc(sizeof(*r))) == NULL) {
 		snprintf(why, wl, "out of memory");
@@ -234,14 +234,15 @@ spool_state_scan(struct spool_state *st, char *why, size_t wl)
 				goto done;
 			}
 			st->rcpt_start = r->next - (off_t)(r->len - r->pos);
-		} else if (n < 0
-			       ? spool_state_header(st, line, off) == -1
-			       : (i >= (size_t)n || spool_state_parse_rcpt(line,
-							&s, &addr) == -1)) {
+		} else if (n < 0 ? spool_state_header(st, line, off) == -1
+				 : (i >= (size_t)n ||
+				       (t = spool_state_parse_rcpt(
+					    line, &s, &addr)) == -1)) {
 			snprintf(why, wl, "line %zu: malformed", lineno);
 			goto done;
 		} else if (n >= 0) {
 			st->count[s]++;
+			st->torn += t == 1;
 			i++;
 		}
 	}

@@ -89,6 +89,7 @@ struct spool_state {
 	off_t rcpt_start; /* offset of the first recipient line */
 	size_t nrcpt;
 	size_t count[SPOOL_RCPT_NSTATUS]; /* recipients per status */
+	size_t torn; /* status words torn (read as deferred) at the open */
 	int unsynced;			  /* updates since the last sync */
 };
 
@@ -97,6 +98,7 @@ struct spool_rcpt {
 	size_t index;		       /* its line among the recipients */
 	off_t off;		       /* offset of its status field */
 	enum spool_rcpt_status status; /* as read */
+	int torn; /* the word was torn: status is deferred */
 	const char *addr;	       /* valid until the next read */
 };
 

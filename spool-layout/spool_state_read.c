@@ -6,7 +6,9 @@
  * state file of a million recipients is read, checked and delivered in
  * the same memory as one of ten.  Lines are returned NUL-terminated in
  * the buffer with their file offsets; a line longer than the buffer, or
- * a last line without its newline, is damage, not a line.
+ * a last line without its newline, is damage, not a line.  A status word
+ * torn by a power loss is not damage: it is read as deferred
+ * (spool-layout/README, "State file").
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -84,8 +86,24 @@ spool_state_read_line(struct spool_state_reader *r, char **line, off_t *off)
 	return 1;
 }
 
+/* spool_state_torn - 1 when a status field that is no word could be a
+ * word torn by a power loss: the first bytes of one padded word and the
+ * rest of another, so lower-case letters and spaces only */
+static int
+spool_state_torn(const char *field)
+{
+	size_t i;
+
+	for (i = 0; i < SPOOL_STATUS_WIDTH; i++)
+		if (field[i] != ' ' && (field[i] < 'a' || field[i] > 'z'))
+			return 0;
+	return 1;
+}
+
 /* spool_state_parse_rcpt - split a recipient line into its status and
- * address; -1 when it is not one */
+ * address; 0, or 1 for a torn status word, read as deferred (not
+ * delivered: the recipient is tried again); -1 when it is not a
+ * recipient line */
 int
 spool_state_parse_rcpt(char *line, enum spool_rcpt_status *s, char **addr)
 {
@@ -93,21 +111,23 @@ spool_state_parse_rcpt(char *line, enum spool_rcpt_status *s, char **addr)
 	int i;
 
 	if (strlen(line) < SPOOL_STATUS_WIDTH + 2 ||
-	    line[SPOOL_STATUS_WIDTH] != ' ')
+	    line[SPOOL_STATUS_WIDTH] != ' ' ||
+	    !name_addr_ok(line + SPOOL_STATUS_WIDTH + 1))
 		return -1;
+	*addr = line + SPOOL_STATUS_WIDTH + 1;
 	for (i = 0; i < SPOOL_RCPT_NSTATUS; i++) {
 		n = strlen(spool_state_word((enum spool_rcpt_status)i));
 		if (strncmp(line, spool_state_word((enum spool_rcpt_status)i),
 			n) == 0 &&
-		    strspn(line + n, " ") == SPOOL_STATUS_WIDTH - n + 1)
-			break;
+		    strspn(line + n, " ") == SPOOL_STATUS_WIDTH - n + 1) {
+			*s = (enum spool_rcpt_status)i;
+			return 0;
+		}
 	}
-	if (i == SPOOL_RCPT_NSTATUS ||
-	    !name_addr_ok(line + SPOOL_STATUS_WIDTH + 1))
+	if (!spool_state_torn(line))
 		return -1;
-	*s = (enum spool_rcpt_status)i;
-	*addr = line + SPOOL_STATUS_WIDTH + 1;
-	return 0;
+	*s = SPOOL_RCPT_DEFERRED;
+	return 1;
 }
 
 /* spool_state_read_rcpt - the next recipient of a reader started at the
@@ -121,10 +141,11 @@ spool_state_read_rcpt(struct spool_state_reader *r, struct spool_rcpt *rc)
 
 	if ((k = spool_state_read_line(r, &line, &off)) != 1)
 		return k;
-	if (spool_state_parse_rcpt(line, &rc->status, &addr) == -1) {
+	if ((k = spool_state_parse_rcpt(line, &rc->status, &addr)) == -1) {
 		errno = EINVAL;
 		return -1;
 	}
+	rc->torn = k;
 	rc->index = r->index++;
 	rc->off = off;
 	rc->addr = addr;

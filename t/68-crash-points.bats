@@ -154,6 +154,9 @@ second_post() {
 }
 
 @test "finish: killed at the state's fdatasync, the next runner removes it without sending again" {
+	# the first fdatasync of the state file is its last batch's outcome
+	# (F1 then finds nothing left to sync): the words are written, so a
+	# kill loses none of them
 	post
 	crash_at fdatasync "$DIR/.$NAME"
 	[ -f "$DIR/$NAME" ]
