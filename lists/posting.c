@@ -9,7 +9,8 @@
  *
  * The subscribers file is read as the post's snapshot reads it, a line
  * at a time, once for both addresses (listconf_subscribers_find): a list
- * of any size costs no more memory to check.
+ * of any size costs no more memory to check.  The runner calls this on
+ * a list thread, not on the thread that runs its deliveries.
  *
  * Both addresses can be forged by any sender: this keeps out spam that
  * does not know a subscriber's address, not a forger who does (README,
