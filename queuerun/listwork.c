@@ -14,7 +14,8 @@
  * subscribers file for a non-member, and the snapshot reads it again for
  * the state file, which for a large list is most of a second of work.
  * Posts take no list lock, so they have a thread of their own and never
- * wait behind an edit that waits for one.
+ * wait behind an edit that waits for one; they are taken one at a time,
+ * so a post waits for the reading of the posts before it.
  *
  * The main thread hands over a claimed message and does not touch it
  * until it comes back (listwork_done): a thread works on the message's
