@@ -224,6 +224,99 @@ listconf_same(void *arg, off_t off, const char *addr)
 	return strcasecmp(buf, addr) == 0;
 }
 
+/* A non-empty line of the subscribers file, as listconf_subscribers_scan
+ * hands it over: its address cleaned (listconf_clean), not yet checked. */
+struct listconf_line {
+	FILE *fp;
+	const char *path;
+	size_t lineno;
+	off_t off; /* of the address in the file */
+	const char *addr;
+};
+
+/* listconf_subscribers_scan - fn(arg, line) for each non-empty line of
+ * the list's subscribers file, in order, with only that line in core;
+ * fn returns 0 to go on, 1 to stop, -1 (errno set) on an error.  A
+ * missing file is an empty list.  0, or -1 with err */
+static int
+listconf_subscribers_scan(const struct settings *s, const char *domain,
+    const char *list, int (*fn)(void *arg, const struct listconf_line *l),
+    void *arg, char *err, size_t errlen)
+{
+	char path[PATH_MAX], *line = NULL, *p;
+	struct listconf_line l = {NULL, path, 0, 0, NULL};
+	size_t lcap = 0;
+	off_t off = 0;
+	ssize_t len;
+	int r = -1, k = 0;
+
+	if (listconf_path(path, sizeof(path), s, domain, list, "subscribers") ==
+	    -1) {
+		snprintf(err, errlen, "list path too long");
+		return -1;
+	}
+	if ((l.fp = fopen(path, "re")) == NULL) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(
+		    err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	for (; k == 0 && (len = getline(&line, &lcap, l.fp)) != -1;
+	     off += len) {
+		l.lineno++;
+		if (*(p = listconf_clean(line)) == '\0')
+			continue;
+		l.off = off + (p - line);
+		l.addr = p;
+		if ((k = fn(arg, &l)) == -1) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto done;
+		}
+	}
+	if (ferror(l.fp)) {
+		snprintf(
+		    err, errlen, "cannot read %s: %s", path, strerror(errno));
+		goto done;
+	}
+	r = 0;
+done:
+	free(line);
+	fclose(l.fp);
+	return r;
+}
+
+/* The caller of listconf_subscribers_each, and the repeats seen. */
+struct listconf_each {
+	int (*fn)(void *arg, const char *addr);
+	void *arg;
+	struct addr_set seen;
+};
+
+/* listconf_each_line - listconf_subscribers_scan's callback for
+ * listconf_subscribers_each: a valid address not seen before goes to the
+ * caller's fn */
+static int
+listconf_each_line(void *arg, const struct listconf_line *l)
+{
+	struct listconf_each *e = arg;
+	int k;
+
+	if (!name_addr_ok(l->addr)) {
+		log_warnx(
+		    "%s:%zu: invalid address skipped", l->path, l->lineno);
+		return 0;
+	}
+	if ((k = addr_set_seen(
+		 &e->seen, l->addr, l->off, listconf_same, l->fp)) == -1)
+		return -1;
+	if (k == 1) {
+		log_warnx("%s: duplicate address %s skipped", l->path, l->addr);
+		return 0;
+	}
+	return e->fn(e->arg, l->addr) == -1 ? -1 : 0;
+}
+
 /* listconf_subscribers_each - fn(arg, address) for each of the list's
  * subscribers in the file's order, each once: invalid addresses and
  * repeats are skipped with a warning.  Only one line is in core at a
@@ -234,60 +327,60 @@ listconf_subscribers_each(const struct settings *s, const char *domain,
     const char *list, int (*fn)(void *arg, const char *addr), void *arg,
     char *err, size_t errlen)
 {
-	char path[PATH_MAX], *line = NULL, *p;
-	struct addr_set seen = {NULL, 0, 0};
-	size_t lcap = 0, lineno = 0;
-	off_t off = 0;
-	ssize_t len;
-	FILE *fp;
-	int r = -1, k;
+	struct listconf_each e = {fn, arg, {NULL, 0, 0}};
+	int r;
 
-	if (listconf_path(path, sizeof(path), s, domain, list, "subscribers") ==
-	    -1) {
-		snprintf(err, errlen, "list path too long");
-		return -1;
-	}
-	if ((fp = fopen(path, "re")) == NULL) {
-		if (errno == ENOENT)
-			return 0;
-		snprintf(
-		    err, errlen, "cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	for (; (len = getline(&line, &lcap, fp)) != -1; off += len) {
-		lineno++;
-		if (*(p = listconf_clean(line)) == '\0')
-			continue;
-		if (!name_addr_ok(p)) {
-			log_warnx(
-			    "%s:%zu: invalid address skipped", path, lineno);
-			continue;
-		}
-		if ((k = addr_set_seen(&seen, p, off + (p - line),
-			 listconf_same, fp)) == -1) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			goto done;
-		}
-		if (k == 1) {
-			log_warnx("%s: duplicate address %s skipped", path, p);
-			continue;
-		}
-		if (fn(arg, p) == -1) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			goto done;
-		}
-	}
-	if (ferror(fp)) {
-		snprintf(
-		    err, errlen, "cannot read %s: %s", path, strerror(errno));
-		goto done;
-	}
-	r = 0;
-done:
-	addr_set_free(&seen);
-	free(line);
-	fclose(fp);
+	r = listconf_subscribers_scan(
+	    s, domain, list, listconf_each_line, &e, err, errlen);
+	addr_set_free(&e.seen);
 	return r;
+}
+
+/* The addresses listconf_subscribers_find looks for. */
+struct listconf_find {
+	const char *const *addr;
+	int *found;
+	size_t n, left;
+};
+
+/* listconf_find_line - listconf_subscribers_scan's callback for
+ * listconf_subscribers_find: the line names one of the addresses (as
+ * listconf_subscribers_each would give it: valid, any case); 1 stops
+ * the scan when all are found */
+static int
+listconf_find_line(void *arg, const struct listconf_line *l)
+{
+	struct listconf_find *f = arg;
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (!f->found[i] && strcasecmp(l->addr, f->addr[i]) == 0 &&
+		    name_addr_ok(l->addr)) {
+			f->found[i] = 1;
+			f->left--;
+		}
+	return f->left == 0;
+}
+
+/* listconf_subscribers_find - found[i] = 1 when addr[i] is one of the
+ * list's subscribers (as listconf_subscribers_each reads them), else 0:
+ * one pass over the file for all n addresses, ended when all are found,
+ * with one line in core and nothing kept per subscriber (repeats do not
+ * matter here).  A missing file is an empty list.  0, or -1 with err */
+int
+listconf_subscribers_find(const struct settings *s, const char *domain,
+    const char *list, const char *const *addr, int *found, size_t n, char *err,
+    size_t errlen)
+{
+	struct listconf_find f = {addr, found, n, n};
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		found[i] = 0;
+	if (n == 0)
+		return 0;
+	return listconf_subscribers_scan(
+	    s, domain, list, listconf_find_line, &f, err, errlen);
 }
 
 /* listconf_collect - listconf_subscribers_each's callback for a vector */

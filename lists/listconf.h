@@ -45,6 +45,9 @@ int listconf_load(const struct settings *s, const char *domain,
 int listconf_subscribers_each(const struct settings *s, const char *domain,
     const char *list, int (*fn)(void *arg, const char *addr), void *arg,
     char *err, size_t errlen);
+int listconf_subscribers_find(const struct settings *s, const char *domain,
+    const char *list, const char *const *addr, int *found, size_t n, char *err,
+    size_t errlen);
 int listconf_subscribers(const struct settings *s, const char *domain,
     const char *list, char ***out, size_t *n, char *err, size_t errlen);
 int listconf_split(const char *text, char ***out, size_t *n);

@@ -5,8 +5,12 @@
  * envelope sender (Return-Path).  A post is accepted when either is
  * allowed by the list's posting policy, so a subscriber who posts through
  * a forwarder or a mailing service still gets through.  Addresses are
- * compared case-insensitively (the domain must be, RFC 5321 2.4; the
- * subscribers file is matched the same way by subs_edit).
+ * compared case-insensitively (the domain must be, RFC 5321 2.4).
+ *
+ * The subscribers file is read as the post's snapshot reads it, a line
+ * at a time, once for both addresses (listconf_subscribers_find): a list
+ * of any size costs no more memory to check.  The runner calls this on
+ * a list thread, not on the thread that runs its deliveries.
  *
  * Both addresses can be forged by any sender: this keeps out spam that
  * does not know a subscriber's address, not a forger who does (README,
@@ -21,7 +25,6 @@
 #include "listconf.h"
 #include "log.h"
 #include "posting.h"
-#include "subs_edit.h"
 
 /* posting_moderators - the list's moderators: [list] moderators, or the
  * owners when it is empty */
@@ -107,21 +110,58 @@ posting_accept_from(const struct settings *s, const char *domain,
 	return r;
 }
 
-/* posting_allowed - addr may post under the policy; -1 on I/O errors */
+/* posting_named - addr may post as a moderator, owner or accept_from
+ * sender; -1 when accept_from cannot be read */
 static int
-posting_allowed(const struct settings *s, const char *domain, const char *list,
+posting_named(const struct settings *s, const char *domain, const char *list,
     const struct listconf *lc, const char *addr)
 {
-	int r;
-
-	if (addr[0] == '\0')
-		return 0;
 	if (posting_is_moderator(lc, addr))
 		return 1;
-	if ((r = posting_accept_from(s, domain, list, lc, addr)) != 0)
-		return r;
-	if (lc->posting == POSTING_SUBSCRIBERS)
-		return subs_edit_member(s, domain, list, addr);
+	return posting_accept_from(s, domain, list, lc, addr);
+}
+
+/* posting_subscribed - one of the n addresses is a subscriber: one
+ * streamed pass over the subscribers file for all of them; -1 when it
+ * cannot be read */
+static int
+posting_subscribed(const struct settings *s, const char *domain,
+    const char *list, const char *const *addr, size_t n)
+{
+	char err[PATH_MAX + 100];
+	int found[2] = {0, 0};
+	size_t i;
+
+	if (listconf_subscribers_find(
+		s, domain, list, addr, found, n, err, sizeof(err)) == -1) {
+		log_warnx("%s@%s: %s", list, domain, err);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (found[i])
+			return 1;
+	return 0;
+}
+
+/* posting_allowed - from or sender may post under the policy; -1 on I/O
+ * errors */
+static int
+posting_allowed(const struct settings *s, const char *domain, const char *list,
+    const struct listconf *lc, const char *from, const char *sender)
+{
+	const char *addr[2];
+	size_t n = 0, i;
+	int r;
+
+	if (from[0] != '\0')
+		addr[n++] = from;
+	if (sender[0] != '\0' && strcasecmp(from, sender) != 0)
+		addr[n++] = sender;
+	for (i = 0; i < n; i++)
+		if ((r = posting_named(s, domain, list, lc, addr[i])) != 0)
+			return r;
+	if (lc->posting == POSTING_SUBSCRIBERS && n > 0)
+		return posting_subscribed(s, domain, list, addr, n);
 	return 0;
 }
 
@@ -139,10 +179,7 @@ posting_check(const struct settings *s, const char *domain, const char *list,
 	why[0] = '\0';
 	if (lc->posting == POSTING_OPEN)
 		return POSTING_ACCEPT;
-	if ((r = posting_allowed(s, domain, list, lc, from)) == 0 &&
-	    strcasecmp(from, sender) != 0)
-		r = posting_allowed(s, domain, list, lc, sender);
-	if (r == -1)
+	if ((r = posting_allowed(s, domain, list, lc, from, sender)) == -1)
 		return -1;
 	if (r == 1)
 		return POSTING_ACCEPT;

@@ -124,22 +124,19 @@ done:
 	return r;
 }
 
-/* subs_edit_member - 1 when addr is subscribed, 0 not, -1 error */
+/* subs_edit_member - 1 when addr is subscribed, 0 not, -1 error: a
+ * streamed scan of the subscribers file (listconf_subscribers_find) */
 int
 subs_edit_member(const struct settings *s, const char *domain, const char *list,
     const char *addr)
 {
-	char **v, err[512];
-	size_t n, i;
-	int r = 0;
+	char err[512];
+	int found;
 
-	if (listconf_subscribers(s, domain, list, &v, &n, err, sizeof(err)) ==
-	    -1) {
+	if (listconf_subscribers_find(
+		s, domain, list, &addr, &found, 1, err, sizeof(err)) == -1) {
 		log_warnx("%s@%s: %s", list, domain, err);
 		return -1;
 	}
-	for (i = 0; i < n && r == 0; i++)
-		r = strcasecmp(v[i], addr) == 0;
-	listconf_free_vec(v, n);
-	return r;
+	return found;
 }

@@ -4,6 +4,9 @@
  * is none yet, and the text as it will be delivered.  The step loop
  * (queuerun.c) then hands its recipients to dispatch.c.
  *
+ * The first processing runs on a list thread (listwork.c); the text is
+ * made here on the main thread when it comes back.
+ *
  * A message that already has a state file is never expanded again: the
  * recipients are the snapshot taken the first time, which is what makes
  * a crash or a subscription change harmless to a post in progress.
@@ -101,7 +104,8 @@ expand_resume(struct queuerun *q, struct qr_msg *m)
 	return 0;
 }
 
-/* expand_first - no state file yet: the function makes one */
+/* expand_first - no state file yet: the function makes one (for a
+ * post only that: its text is made in expand_end, on the main thread) */
 static int
 expand_first(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 {
@@ -109,7 +113,7 @@ expand_first(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 
 	switch (m->function) {
 	case SPOOL_FN_LIST:
-		return expand_list(q, m, text, len);
+		return expand_list_state(q, m, text, len);
 	case SPOOL_FN_OWNER:
 		return expand_owner(q, m, text, len);
 	case SPOOL_FN_REQUEST:
@@ -199,14 +203,14 @@ expand_state_find(struct qr_msg *m, char *why, size_t whylen)
 	return -1;
 }
 
-/* expand_off_main - first processing that may wait on a list lock:
- * commands, and owner mail (bounces are counted under a lock) */
-static int
-expand_off_main(const struct qr_msg *m)
+/* expand_lane - the list thread of a first processing: commands and
+ * owner mail may wait on a list lock (bounces are counted under one);
+ * a post takes none, but reads the whole subscribers file (posting
+ * policy, snapshot) */
+static enum listwork_lane
+expand_lane(const struct qr_msg *m)
 {
-	return m->function == SPOOL_FN_REQUEST ||
-	       m->function == SPOOL_FN_MAJORDOMO ||
-	       m->function == SPOOL_FN_OWNER;
+	return m->function == SPOOL_FN_LIST ? LISTWORK_POSTS : LISTWORK_EDITS;
 }
 
 /* expand_attempt_thread - expand_attempt as the list thread runs it */
@@ -241,9 +245,9 @@ expand_end(struct queuerun *q, struct qr_msg *m, int r)
 
 /* expand_message_now - state and text of a freshly claimed message: 0
  * done, -1 release it (moved aside, -2 from the functions, or put off
- * for minimal_backoff_time), 1 on the list thread: a first processing
- * that may wait on a list lock (listwork.c) ends in expand_collect, and
- * the message stays claimed meanwhile */
+ * for minimal_backoff_time), 1 on a list thread: a first processing
+ * (which may wait on a list lock or read a large list, listwork.c) ends
+ * in expand_collect, and the message stays claimed meanwhile */
 static int
 expand_message_now(struct queuerun *q, struct qr_msg *m)
 {
@@ -268,8 +272,8 @@ expand_message_now(struct queuerun *q, struct qr_msg *m)
 	if (expand_state_find(m, why, sizeof(why)) == 0)
 		r = expand_resume(q, m);
 	else if (errno == ENOENT) {
-		if (expand_off_main(m) &&
-		    listwork_submit(q, m, expand_attempt_thread) == 0) {
+		if (listwork_submit(
+			q, m, expand_lane(m), expand_attempt_thread) == 0) {
 			m->listwork = 1;
 			return 1;
 		}

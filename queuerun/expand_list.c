@@ -2,12 +2,14 @@
  * expand_list.c - the list function: a post becomes one message to the
  * list's subscribers.
  *
- * First processing snapshots the subscribers into the state file (with
- * the envelope sender <list>-owner@<domain>, so bounces go to the owner,
- * not to the poster).  Every activation rebuilds the header the same way:
- * Return-Path and any older list headers out; List-Id, List-Post,
- * List-Help, List-Unsubscribe, List-Subscribe, List-Owner (RFC 2369,
- * 2919), Precedence: list and X-Loop in; the subject prefix once.
+ * First processing (expand_list_state, on a list thread: it reads the
+ * whole list) applies the posting policy and snapshots the subscribers
+ * into the state file (with the envelope sender <list>-owner@<domain>,
+ * so bounces go to the owner, not to the poster).  Every activation
+ * rebuilds the header the same way: Return-Path and any older list
+ * headers out; List-Id, List-Post, List-Help, List-Unsubscribe,
+ * List-Subscribe, List-Owner (RFC 2369, 2919), Precedence: list and
+ * X-Loop in; the subject prefix once.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -401,7 +403,44 @@ expand_list_first(struct queuerun *q, struct qr_msg *m,
 	return 0;
 }
 
-/* expand_list - a post: snapshot at first processing, the text always */
+/* expand_list_conf - the config of m's list, its archive noted in m */
+static int
+expand_list_conf(struct queuerun *q, struct qr_msg *m, struct listconf *lc)
+{
+	int r;
+
+	if ((r = expand_listconf(q, m, lc)) != 0)
+		return r;
+	if (lc->archive[0] != '\0' && lc->archive[0] != '/') {
+		log_warnx("%s: list %s@%s: archive must be an absolute path",
+		    m->name, m->list, m->domain);
+		return -1;
+	}
+	(void)strlcpy(
+	    m->archive, lc->archive, sizeof(m->archive)); /* same size */
+	snprintf(m->archive_rcpt, sizeof(m->archive_rcpt), "%s-archive@%s",
+	    m->list, m->domain);
+	return 0;
+}
+
+/* expand_list_state - a new post's first processing, as a list thread
+ * runs it (it reads the whole list): the checks and the posting policy,
+ * then the snapshot; as expand_list returns.  Its text is then made by
+ * expand_list on the main thread. */
+int
+expand_list_state(
+    struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
+{
+	struct listconf lc;
+	int r;
+
+	if ((r = expand_list_conf(q, m, &lc)) != 0)
+		return r;
+	return expand_list_first(q, m, &lc, text, len);
+}
+
+/* expand_list - a post whose state file is made (expand_list_state, or
+ * an earlier pass): its text, on the main thread */
 int
 expand_list(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 {
@@ -409,19 +448,7 @@ expand_list(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 	char err[PATH_MAX + 100];
 	int r;
 
-	if ((r = expand_listconf(q, m, &lc)) != 0)
-		return r;
-	if (lc.archive[0] != '\0' && lc.archive[0] != '/') {
-		log_warnx("%s: list %s@%s: archive must be an absolute path",
-		    m->name, m->list, m->domain);
-		return -1;
-	}
-	(void)strlcpy(
-	    m->archive, lc.archive, sizeof(m->archive)); /* same size */
-	snprintf(m->archive_rcpt, sizeof(m->archive_rcpt), "%s-archive@%s",
-	    m->list, m->domain);
-	if (m->st.fd == -1 &&
-	    (r = expand_list_first(q, m, &lc, text, len)) != 0)
+	if ((r = expand_list_conf(q, m, &lc)) != 0)
 		return r;
 	snprintf(m->verp_prefix, sizeof(m->verp_prefix), "%s-owner", m->list);
 	lc.dmarc_mitigation = (int)expand_dmarc(q, m, &lc, text, len);

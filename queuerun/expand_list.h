@@ -13,8 +13,12 @@
 struct queuerun;
 struct qr_msg;
 
-/* expand_list - a post: its state file when new, then its text; -2 when
- * it went aside */
+/* expand_list_state - a new post's state file (posting policy, then the
+ * snapshot), on a list thread; -2 when it went aside */
+int expand_list_state(
+    struct queuerun *q, struct qr_msg *m, const char *text, size_t len);
+/* expand_list - a post's text, once it has its state file; -1 to try
+ * again later, -2 when it went aside */
 int expand_list(
     struct queuerun *q, struct qr_msg *m, const char *text, size_t len);
 /* expand_list_text - the header as the subscribers get it, then the body */

@@ -1,18 +1,28 @@
 /*
- * listwork.c - one thread for the first processing of list-management
- * mail: commands (subscribe, confirm ...), owner mail and bounces take
- * the list's subscribers or bounces lock, which an administrator may
- * hold for as long as an edit by hand takes (README: flock
- * subscribers.lock vi subscribers); lockedit waits for it up to
- * LOCKEDIT_WAIT_MS.  On the main thread that wait stopped every
- * delivery of the runner; here only this queue waits.
+ * listwork.c - two threads for the first processing of list mail, so
+ * that neither a list lock nor a long read stops the main thread's
+ * deliveries.
+ *
+ * The edit lane takes list-management mail: commands (subscribe,
+ * confirm ...), owner mail and bounces take the list's subscribers or
+ * bounces lock, which an administrator may hold for as long as an edit
+ * by hand takes (README: flock subscribers.lock vi subscribers);
+ * lockedit waits for it up to LOCKEDIT_WAIT_MS.  One thread, so list
+ * edits of one runner stay in order.
+ *
+ * The post lane takes posts: the posting policy reads the whole
+ * subscribers file for a non-member, and the snapshot reads it again for
+ * the state file, which for a large list is most of a second of work.
+ * Posts take no list lock, so they have a thread of their own and never
+ * wait behind an edit that waits for one; they are taken one at a time,
+ * so a post waits for the reading of the posts before it.
  *
  * The main thread hands over a claimed message and does not touch it
- * until it comes back (listwork_done): the thread works on the message's
+ * until it comes back (listwork_done): a thread works on the message's
  * own files, the spool and the lists only, never on the scheduler or the
- * active set.  One thread, so list edits of one runner stay in order.
- * It is started at the first submit and stopped (joined) at close,
- * after the message in hand is finished: lockedit's wait is bounded.
+ * active set.  A lane's thread is started at its first submit and all
+ * are stopped (joined) at close, after the message in hand is finished:
+ * lockedit's wait is bounded.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -30,12 +40,23 @@ struct listwork_job {
 	int result;
 };
 
-struct listwork {
+struct listwork;
+
+/* One lane: its thread and the jobs waiting for it. */
+struct listwork_thread {
+	struct listwork *lw;
 	pthread_t thread;
+	int started;
+	struct listwork_job *todo; /* FIFO */
+};
+
+struct listwork {
+	struct queuerun *q;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct listwork_job *todo, *done; /* FIFO each */
-	int busy; /* jobs submitted and not yet collected */
+	pthread_cond_t cv; /* broadcast: a job for some lane, or stop */
+	struct listwork_thread lane[LISTWORK_LANES];
+	struct listwork_job *done; /* FIFO, of all lanes */
+	int busy;		   /* jobs submitted and not yet collected */
 	int stop;
 };
 
@@ -49,79 +70,85 @@ listwork_append(struct listwork_job **head, struct listwork_job *j)
 	*head = j;
 }
 
-/* listwork_main - the thread: one job at a time, its result posted and
- * the main thread woken through the worker pool's pipe */
+/* listwork_main - a lane's thread: one job at a time, its result posted
+ * and the main thread woken through the worker pool's pipe */
 static void *
 listwork_main(void *arg)
 {
-	struct queuerun *q = arg;
-	struct listwork *lw = q->listwork;
+	struct listwork_thread *ln = arg;
+	struct listwork *lw = ln->lw;
 	struct listwork_job *j;
 
 	pthread_mutex_lock(&lw->mu);
 	for (;;) {
-		while (lw->todo == NULL && !lw->stop)
+		while (ln->todo == NULL && !lw->stop)
 			pthread_cond_wait(&lw->cv, &lw->mu);
-		if ((j = lw->todo) == NULL)
+		if ((j = ln->todo) == NULL)
 			break;
-		lw->todo = j->next;
+		ln->todo = j->next;
 		pthread_mutex_unlock(&lw->mu);
-		j->result = j->fn(q, j->m);
+		j->result = j->fn(lw->q, j->m);
 		pthread_mutex_lock(&lw->mu);
 		listwork_append(&lw->done, j);
-		deliver_pool_poke(q->pool);
+		deliver_pool_poke(lw->q->pool);
 	}
 	pthread_mutex_unlock(&lw->mu);
 	return NULL;
 }
 
-/* listwork_start - the thread and its queues, at the first submit */
+/* listwork_open - the queues, at the first submit */
 static int
-listwork_start(struct queuerun *q)
+listwork_open(struct queuerun *q)
 {
 	struct listwork *lw;
+	int i;
 
 	if ((lw = calloc(1, sizeof(*lw))) == NULL)
 		return -1;
+	lw->q = q;
+	for (i = 0; i < LISTWORK_LANES; i++)
+		lw->lane[i].lw = lw;
 	pthread_mutex_init(&lw->mu, NULL);
 	pthread_cond_init(&lw->cv, NULL);
 	q->listwork = lw;
-	if (pthread_create(&lw->thread, NULL, listwork_main, q) != 0) {
-		pthread_mutex_destroy(&lw->mu);
-		pthread_cond_destroy(&lw->cv);
-		free(lw);
-		q->listwork = NULL;
-		return -1;
-	}
 	return 0;
 }
 
-/* listwork_submit - run fn(q, m) on the thread; -1 when it cannot be
- * (the caller then runs it itself) */
+/* listwork_submit - run fn(q, m) on the lane's thread; -1 when it
+ * cannot be (the caller then runs it itself) */
 int
-listwork_submit(struct queuerun *q, struct qr_msg *m, listwork_fn *fn)
+listwork_submit(struct queuerun *q, struct qr_msg *m, enum listwork_lane lane,
+    listwork_fn *fn)
 {
+	struct listwork_thread *ln;
 	struct listwork_job *j;
 	struct listwork *lw;
 
-	if (q->listwork == NULL && listwork_start(q) == -1) {
-		log_warn("cannot start the list-management thread");
+	if (q->listwork == NULL && listwork_open(q) == -1)
 		return -1;
+	lw = q->listwork;
+	ln = &lw->lane[lane];
+	/* Only the main thread starts lanes: no lock needed for started. */
+	if (!ln->started) {
+		if (pthread_create(&ln->thread, NULL, listwork_main, ln) != 0) {
+			log_warn("cannot start a list thread");
+			return -1;
+		}
+		ln->started = 1;
 	}
 	if ((j = calloc(1, sizeof(*j))) == NULL)
 		return -1;
 	j->m = m;
 	j->fn = fn;
-	lw = q->listwork;
 	pthread_mutex_lock(&lw->mu);
-	listwork_append(&lw->todo, j);
+	listwork_append(&ln->todo, j);
 	lw->busy++;
-	pthread_cond_signal(&lw->cv);
+	pthread_cond_broadcast(&lw->cv);
 	pthread_mutex_unlock(&lw->mu);
 	return 0;
 }
 
-/* listwork_done - a message the thread is finished with (its result in
+/* listwork_done - a message a thread is finished with (its result in
  * *result), or NULL */
 struct qr_msg *
 listwork_done(struct queuerun *q, int *result)
@@ -146,7 +173,7 @@ listwork_done(struct queuerun *q, int *result)
 	return m;
 }
 
-/* listwork_busy - messages on the thread, or done and not collected */
+/* listwork_busy - messages on the threads, or done and not collected */
 int
 listwork_busy(const struct queuerun *q)
 {
@@ -161,20 +188,23 @@ listwork_busy(const struct queuerun *q)
 	return n;
 }
 
-/* listwork_stop - finish the queue and join the thread; the results
+/* listwork_stop - finish the queues and join the threads; the results
  * stay for listwork_done */
 void
 listwork_stop(struct queuerun *q)
 {
 	struct listwork *lw = q->listwork;
+	int i;
 
 	if (lw == NULL || lw->stop)
 		return;
 	pthread_mutex_lock(&lw->mu);
 	lw->stop = 1;
-	pthread_cond_signal(&lw->cv);
+	pthread_cond_broadcast(&lw->cv);
 	pthread_mutex_unlock(&lw->mu);
-	pthread_join(lw->thread, NULL);
+	for (i = 0; i < LISTWORK_LANES; i++)
+		if (lw->lane[i].started)
+			pthread_join(lw->lane[i].thread, NULL);
 }
 
 /* listwork_free - after listwork_stop and the last listwork_done */

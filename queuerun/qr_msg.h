@@ -51,7 +51,7 @@ struct qr_msg {
 	char last_error[SPOOL_STATE_ERROR_MAX + 1];
 	void *map; /* the message text, mapped while it is expanded */
 	size_t maplen;
-	int listwork; /* its first processing is on the list thread */
+	int listwork; /* its first processing is on a list thread */
 };
 
 #endif

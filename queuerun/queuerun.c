@@ -10,10 +10,10 @@
  *              the batches collected together, before any batch starts
  *   walk       walk_scan (or the last walk's leftovers)
  *   claim      walk_next, one message at a time, up to the active limit
- *   expand     expand_message (state file, text; the list function on
- *              first contact), or the list thread (listwork.c) for the
- *              owner, request and bounce functions' first contact,
- *              whose messages come back through expand_collect
+ *   expand     expand_message (state file, text), the first contact
+ *              on a list thread (listwork.c: posts on one, owner,
+ *              request and bounce mail on the other), whose messages
+ *              come back through expand_collect
  *   dispatch   dispatch_add (into the scheduler), dispatch_run (batches
  *              to the workers; dead destinations' come straight back to
  *              outcome_batch)
@@ -125,7 +125,7 @@ queuerun_enter(struct queuerun *q, struct qr_msg *m, int r)
 }
 
 /* queuerun_take - a message just claimed: expand it, then enter it;
- * one whose first contact is on the list thread waits there */
+ * one whose first contact is on a list thread waits there */
 static void
 queuerun_take(struct queuerun *q, struct qr_msg *m)
 {
@@ -135,7 +135,7 @@ queuerun_take(struct queuerun *q, struct qr_msg *m)
 		queuerun_enter(q, m, r);
 }
 
-/* queuerun_expanded - the messages the list thread is done with */
+/* queuerun_expanded - the messages the list threads are done with */
 static void
 queuerun_expanded(struct queuerun *q)
 {
@@ -291,7 +291,7 @@ queuerun_release_all(struct queuerun *q)
 	struct qr_msg *m;
 
 	for (m = q->active; m != NULL; m = m->next) {
-		/* the list thread's: its runner's exit counts as no fault */
+		/* a list thread's: its runner's exit counts as no fault */
 		if (m->st.fd == -1 || m->listwork)
 			continue;
 		if (spool_state_set_counts(

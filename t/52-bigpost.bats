@@ -4,13 +4,16 @@
 # limits, failed recipients wait on disk for their bounce, and bounces
 # name a bounded number of them each.  Memory is the runner's peak RSS
 # (mj_measure), compared between a list and one ten times its size in
-# the same run; nothing here is timed.
+# the same run, on open lists and under the default posting policy;
+# nothing here is timed.
 
 bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 
-# Posting policy is t/76's; these lists take posts from anyone.
+# Posting policy is t/76's; these lists take posts from anyone, except
+# in the tests of the default policy (posting = subscribers), whose
+# membership check reads the list too.
 MJQ_LIST_POSTING=open
 
 MJ_MEASURE=$TOP/t/tools/mj_measure
@@ -38,9 +41,12 @@ teardown() {
 	servers_stop
 }
 
+# post LIST [FROM [SENDER]] - a post from FROM (p@example.net), its
+# envelope sender SENDER (FROM)
 post() {
-	printf 'From: p@example.net\nSubject: big\n\nhello\n' |
-		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l "$1" -r -f p@example.net
+	local from=${2:-p@example.net}
+	printf 'From: %s\nSubject: big\n\nhello\n' "$from" |
+		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l "$1" -r -f "${3:-$from}"
 }
 
 # subscribers LIST N - a list of N subscribers over 20 domains
@@ -49,6 +55,12 @@ subscribers() {
 	awk -v n="$2" 'BEGIN { for (i = 1; i <= n; i++) printf "u%d@d%d.test\n", i, i % 20 }' \
 		>"$LISTS/ex.org/$1/subscribers"
 	list_posting ex.org "$1"
+}
+
+# last_subscriber N - the last of N subscribers (subscribers), whom a
+# reading of the list meets last
+last_subscriber() {
+	printf 'u%d@d%d.test' "$1" $(($1 % 20))
 }
 
 # measured_run TAG - one runner pass under mj_measure; its peak RSS in
@@ -79,14 +91,14 @@ route_to() {
 	done
 }
 
-# expand_then_deliver LIST N PORT - LIST gets N subscribers and a post;
-# the post is expanded in a first pass while PORT is down (all
-# deferred), then delivered in a second pass to a server on PORT, each
-# recipient exactly once: the two phases are measured apart, their peak
-# RSS in $BATS_TEST_TMPDIR/LIST-expand.rss and LIST-deliver.rss
+# expand_then_deliver LIST N PORT [FROM] - LIST gets N subscribers and a
+# post (from FROM); the post is expanded in a first pass while PORT is
+# down (all deferred), then delivered in a second pass to a server on
+# PORT, each recipient exactly once: the two phases are measured apart,
+# their peak RSS in $BATS_TEST_TMPDIR/LIST-expand.rss and LIST-deliver.rss
 expand_then_deliver() {
 	subscribers "$1" "$2"
-	post "$1"
+	post "$1" "${4:-}"
 	measured_run "$1-expand"
 	revive
 	smtpd_start "$1-sink" --port "$3"
@@ -110,6 +122,55 @@ expand_then_deliver() {
 	# (about 11 bytes each; holding the list would be over 100).
 	[ "$big_deliver" -lt $((small_deliver + 2048 + SAN_KB)) ]
 	# Expansion: only the repeat check grows, 8 to 16 bytes a subscriber.
+	[ "$big_expand" -lt $((small_expand + 180000 * 24 / 1024 + SAN_KB)) ]
+}
+
+# held_post LIST N - LIST, under the default posting policy with an
+# owner, gets N subscribers and a post from a non-member whose From and
+# envelope sender differ (both are looked for); one measured pass holds
+# it, its peak RSS in $BATS_TEST_TMPDIR/LIST-held.rss
+held_post() {
+	subscribers "$1" "$2"
+	# its own owner: a notice in each pass, none kept back by the
+	# moderator's reply rate limit
+	printf '[list]\nowners = boss-%s@ex.org\n' "$1" >>"$LISTS/ex.org/$1/config"
+	post "$1" stranger@example.net bounces@spam.example
+	# each pass makes the destination table, as the first did
+	rm -f "$SPOOL/state/destinations"
+	measured_run "$1-held"
+	[ "$(find "$SPOOL/HOLD" -type f -name "*-$1" | wc -l)" -eq 1 ]
+	grep -q "$1: moved to HOLD: moderation: <stranger@example.net> is not a subscriber (posting = subscribers)" \
+		"$BATS_TEST_TMPDIR/run.log"
+	grep -q "to=<boss-$1@ex.org>, relay=discard, .*status=sent" "$BATS_TEST_TMPDIR/run.log"
+}
+
+@test "default posting policy: a non-member's post to 200,000 subscribers is held in the memory of one to 20,000" {
+	MJQ_LIST_POSTING=
+	printf '[transport_map]\nex.org = discard:\n' >>"$CONF"
+	held_post small 20000
+	held_post big 200000
+	read -r small <"$BATS_TEST_TMPDIR/small-held.rss"
+	read -r big <"$BATS_TEST_TMPDIR/big-held.rss"
+	echo "peak RSS kB: held $small -> $big"
+	# The subscribers file is read a line at a time, for both
+	# addresses at once: nothing is kept per subscriber (holding the
+	# list would be over 40 bytes each, 7 MB more).
+	[ "$big" -lt $((small + 2048 + SAN_KB)) ]
+}
+
+@test "default posting policy: a subscriber's post to 200,000 subscribers is expanded and delivered in the memory of one to 20,000, as on an open list" {
+	MJQ_LIST_POSTING=
+	P=$(free_port)
+	route_to "$P"
+	expand_then_deliver small 20000 "$P" "$(last_subscriber 20000)"
+	expand_then_deliver big 200000 "$P" "$(last_subscriber 200000)"
+	for f in small-expand big-expand small-deliver big-deliver; do
+		read -r "${f/-/_}" <"$BATS_TEST_TMPDIR/$f.rss"
+	done
+	echo "peak RSS kB: expand $small_expand -> $big_expand, deliver $small_deliver -> $big_deliver"
+	# The bounds of an open list: the membership check keeps nothing
+	# per subscriber, only the snapshot's repeat check grows.
+	[ "$big_deliver" -lt $((small_deliver + 2048 + SAN_KB)) ]
 	[ "$big_expand" -lt $((small_expand + 180000 * 24 / 1024 + SAN_KB)) ]
 }
 

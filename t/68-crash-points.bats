@@ -48,8 +48,9 @@ post_as() {
 			sh "$1" "$MJ_ENQUEUE" -C "$CONF" -d ex.org -l l -r -f p@example.net
 }
 
-# crash_nth CALL N - crash_run killed as it enters the Nth CALL (link or
-# unlink, with their *at forms) of the pass
+# crash_nth CALL N - crash_run killed as one thread enters its Nth CALL
+# (link or unlink, with their *at forms) of the pass: strace counts each
+# thread's calls apart
 crash_nth() {
 	crash_run -e trace="$1,${1}at" -e inject="$1,${1}at":signal=SIGKILL:when="$2"
 }
@@ -207,13 +208,23 @@ second_post() {
 	all_clear
 }
 
-# The DSN of a post with one failing recipient (bad@d.test): the runner's
-# links are the post's state (1), the DSN's state (2) and its message (3);
-# its unlinks the post's state tmp (1), .try (2), the DSN's tmp names (3,
-# 4), then the finishes.
+# The DSN of a post with one failing recipient (bad@d.test).  strace
+# counts each thread's calls apart and kills the first thread to reach
+# its Nth: the post is expanded first in a pass of its own (its state
+# file is made on the runner's post thread), both recipients deferred
+# while d.test is down.  In the pass that crash_nth kills, the main
+# thread's links are the DSN's state (1) and its message (2), its
+# unlinks the DSN's tmp names (1, 2), then the finishes.
 bounce_setup() {
 	mjq_list ex.org l a@d.test bad@d.test
+	sed -i "s/^d.test = .*/d.test = smtp:[127.0.0.1]:$(free_port)/" "$CONF"
 	post
+	runq
+	grep -q '^deferred  bad@d.test$' "$DIR/.$NAME"
+	sed -i "s/^d.test = .*/d.test = smtp:[127.0.0.1]:$SRV/" "$CONF"
+	# the destination table (runtime state) forgets d.test was dead
+	rm -f "$SPOOL/state/destinations"
+	make_due
 }
 
 # dsns - DSNs the owner got
@@ -223,7 +234,7 @@ dsns() {
 
 @test "bounce: killed at the DSN state's link, the failed recipient bounces once at the next try" {
 	bounce_setup
-	crash_nth link 2
+	crash_nth link 1
 	[ "$(got a@d.test)" -eq 1 ]
 	grep -q '^failed    bad@d.test$' "$DIR/.$NAME"
 	make_due
@@ -235,7 +246,7 @@ dsns() {
 
 @test "bounce: killed at the DSN message's link, its state is an orphan the walk removes; one DSN in the end" {
 	bounce_setup
-	crash_nth link 3
+	crash_nth link 2
 	orphan=$(find "$SPOOL/QUEUE/10/ex.org/10/owner" -name '.*')
 	[ -n "$orphan" ]
 	[ -z "$(find "$SPOOL/QUEUE/10/ex.org/10/owner" -type f ! -name '.*')" ]
@@ -249,7 +260,7 @@ dsns() {
 
 @test "bounce: killed after the DSN is committed but before 'bounced' is written, at most two DSNs, never none" {
 	bounce_setup
-	crash_nth unlink 3
+	crash_nth unlink 1
 	[ -n "$(find "$SPOOL/QUEUE/10/ex.org/10/owner" -type f ! -name '.*')" ]
 	grep -q '^failed    bad@d.test$' "$DIR/.$NAME"
 	make_due
@@ -260,8 +271,8 @@ dsns() {
 	all_clear
 }
 
-# A loop goes to BAD/ (no state file yet): links .why (1), message (2);
-# unlinks tmp of .why (1), the old message (2).
+# A loop goes to BAD/ (no state file yet), on the post thread: links
+# .why (1), message (2); unlinks tmp of .why (1), the old message (2).
 @test "move to BAD/: killed at the message's link, the next runner moves it; nothing delivered" {
 	post 'List-Id: <l.ex.org>'
 	crash_nth link 2

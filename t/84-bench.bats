@@ -45,6 +45,12 @@ bench() {
 	[[ "$output" == *"500 answered"* ]]
 }
 
+@test "posting.sh: each kind of post held or not as its policy says, with its figures" {
+	QR_OLD=$TOP/queuerun/mj_queuerun bench posting.sh 2000 1
+	[[ "$output" =~ nonmember\ +[0-9.]+\ +[0-9]+\ +[0-9.]+\ +[0-9]+ ]]
+	[[ "$output" =~ open\ +[0-9.]+\ +[0-9]+ ]]
+}
+
 @test "walk_rss.sh, enqueue.sh, sched.sh: their figures" {
 	bench walk_rss.sh 200
 	[[ "$output" =~ 200\ +[0-9]+ ]]
