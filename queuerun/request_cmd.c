@@ -45,7 +45,8 @@ static const char request_help[] =
     "  who <list>                    the subscribers (if allowed)\n"
     "  confirm <token>               carry out a confirmed request\n"
     "\n"
-    "For moderators, with a token from a held post's notice:\n"
+    "For moderators, with a token from a held post's notice (one in\n"
+    "the body counts instead of one in the Subject):\n"
     "\n"
     "  approve <token>               the post goes to the list\n"
     "  reject <token> [reason]       the post goes back to its poster\n"
@@ -413,6 +414,9 @@ request_cmd(struct request *r, const struct cmd *c)
 	case CMD_UNKNOWN:
 		fprintf(r->main->fp, "%s (send \"help\" for the commands).\n\n",
 		    c->error);
+		return 0;
+	case CMD_SKIPPED:
+		fprintf(r->main->fp, "%s.\n\n", c->error);
 		return 0;
 	case CMD_HELP:
 		fprintf(r->main->fp, "%s\n", request_help);

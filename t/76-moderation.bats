@@ -466,3 +466,48 @@ for fam in text_string_to_metric_families(sys.stdin.read()):
 	[ "$(got a@users.test)" -eq 1 ]
 	[ -z "$(queue_files)" ]
 }
+
+@test "a reply whose body gives a command: the body's counts, never the Subject's, for every pair of approve, reject and discard" {
+	printf '[request]\nreply_rate_limit = 100\n' >>"$CONF"
+	declare -A done=([approve]=approved [reject]=rejected [discard]=discarded)
+	declare -A tok
+	local s b v arg n=0 told=0
+	for s in approve reject discard; do
+		for b in approve reject discard; do
+			post stranger@users.test "pair $s $b"
+			runq
+			[ "$(held)" -eq 1 ]
+			for v in approve reject discard; do
+				tok[$v]=$(token "$v" boss@users.test)
+			done
+			arg=
+			[ "$b" != reject ] || arg=" spam"
+			# the reply button: Subject "Re: approve TOKEN" (or
+			# another verb, written by hand), the body's own line
+			printf 'From: <boss@users.test>\nSubject: Re: %s %s\n\n%s %s%s\n\n> the notice\n' \
+				"$s" "${tok[$s]}" "$b" "${tok[$b]}" "$arg" |
+				"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f boss@users.test
+			runq
+			[ "$(held)" -eq 0 ] || { echo "pair $s $b: still held" >&2; false; }
+			[ "$b" != approve ] || n=$((n + 1))
+			[ "$b" != reject ] || told=$((told + 1))
+			[ "$(got a@users.test)" -eq "$n" ] || { echo "pair $s $b: a@ got $(got a@users.test), want $n" >&2; false; }
+			[ "$(got stranger@users.test)" -eq "$told" ]
+			answer=$(mail_to boss@users.test)
+			grep -qx "The post .* to mylist@example.org was ${done[$b]}." <<<"$answer"
+			if [ "$s" = "$b" ]; then
+				run ! grep -q '^Not run' <<<"$answer"
+			else
+				grep -qx ">>> $s ${tok[$s]}" <<<"$answer"
+				grep -qx "Not run: the body of the message gives a moderation command, and that counts instead of the Subject's." <<<"$answer"
+				run ! grep -q 'no longer held' <<<"$answer"
+			fi
+		done
+	done
+	# what the subscribers got: the three posts whose body said approve
+	for id in $(grep 'to=<a@users.test>$' "$SLOG" | cut -d' ' -f2); do
+		tr -d '\r' <"$SAVE/$id" | sed -n 's/^Subject: .*\(pair [a-z]* [a-z]*\)$/\1/p'
+	done | sort >"$BATS_TEST_TMPDIR/out"
+	printf 'pair approve approve\npair discard approve\npair reject approve\n' |
+		diff - "$BATS_TEST_TMPDIR/out"
+}
