@@ -24,6 +24,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "clock.h"
 #include "cmd_mime.h"
 #include "expand_common.h"
 #include "header.h"
@@ -127,9 +128,10 @@ moderate_body(const struct qr_msg *m, const struct listconf *lc,
     const char *text, size_t len, const char *why, const char *self,
     char tok[3][SPOOL_TOKEN_LEN + 1], size_t *blen)
 {
-	char *body = NULL;
+	char *body = NULL, life[64];
 	FILE *fp;
 
+	clock_span_words(lc->moderation_lifetime, life, sizeof(life));
 	if ((fp = open_memstream(&body, blen)) == NULL)
 		return NULL;
 	fprintf(fp, "A post to %s@%s awaits a moderator: %s.\n\n", m->list,
@@ -149,9 +151,10 @@ moderate_body(const struct qr_msg *m, const struct listconf *lc,
 	    "\n"
 	    "discard %s\n"
 	    "\n"
-	    "Only the first of these counts.  Without one the post is\n"
-	    "removed in %lld day(s) and its poster told.\n",
-	    self, tok[0], tok[1], tok[2], lc->moderation_lifetime / 86400);
+	    "Only the first of these counts, and one written in the body\n"
+	    "of a reply counts instead of the Subject's.  Without one the\n"
+	    "post is removed in %s and its poster told.\n",
+	    self, tok[0], tok[1], tok[2], life);
 	if (fclose(fp) == EOF) {
 		free(body);
 		return NULL;

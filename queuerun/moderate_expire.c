@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "listconf.h"
 #include "log.h"
 #include "moderate.h"
@@ -65,6 +66,7 @@ static int
 moderate_drop(struct moderate_sweep *w, const struct spool_entry *e, int fd)
 {
 	char from[SPOOL_ADDR_MAX + 1], sender[SPOOL_ADDR_MAX + 1], what[200];
+	char life[64];
 	struct qr_msg *m;
 	void *map = NULL;
 	int ok = 0;
@@ -88,10 +90,11 @@ moderate_drop(struct moderate_sweep *w, const struct spool_entry *e, int fd)
 		}
 		moderate_poster(
 		    map, (size_t)e->st.st_size, from, sender, sizeof(from));
+		clock_span_words(w->lc.moderation_lifetime, life, sizeof(life));
 		snprintf(what, sizeof(what),
-		    "was not approved by a moderator within %lld day(s) and "
-		    "has been removed.",
-		    w->lc.moderation_lifetime / 86400);
+		    "was not approved by a moderator within %s and has been "
+		    "removed.",
+		    life);
 		ok = moderate_tell(w->q, m, sender[0] ? sender : from, map,
 		    (size_t)e->st.st_size, what);
 		munmap(map, (size_t)e->st.st_size);

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "listconf.h"
 #include "log.h"
 #include "moderate_cmd.h"
@@ -101,7 +102,7 @@ static int
 request_token(struct request *r, const char *action, const char *list,
     const char *addr, struct reply *to)
 {
-	char text[SPOOL_TOKEN_TEXT_MAX], token[SPOOL_TOKEN_LEN + 1];
+	char text[SPOOL_TOKEN_TEXT_MAX], token[SPOOL_TOKEN_LEN + 1], life[64];
 	int n;
 
 	n = snprintf(text, sizeof(text),
@@ -117,6 +118,7 @@ request_token(struct request *r, const char *action, const char *list,
 	    r->q->s->spool_dir, r->q->s->request_token_lifetime, time(NULL));
 	(void)strlcpy(to->token, token, sizeof(to->token)); /* it fits */
 	to->ntokens++;
+	clock_span_words(r->q->s->request_token_lifetime, life, sizeof(life));
 	fprintf(to->fp,
 	    "Someone (%s) asked to %s <%s> %s the list %s@%s.\n"
 	    "To confirm, reply to this message, or send a message to\n"
@@ -124,12 +126,11 @@ request_token(struct request *r, const char *action, const char *list,
 	    "\n"
 	    "confirm %s\n"
 	    "\n"
-	    "The request expires in %lld day(s).  If you did not ask for\n"
+	    "The request expires in %s.  If you did not ask for\n"
 	    "this, ignore this message: nothing changes without it.\n\n",
 	    r->requester, strcmp(action, "unsubscribe") == 0 ? "remove" : "add",
 	    addr, strcmp(action, "unsubscribe") == 0 ? "from" : "to", list,
-	    r->m->domain, r->rs.from, token,
-	    r->q->s->request_token_lifetime / 86400);
+	    r->m->domain, r->rs.from, token, life);
 	return 0;
 }
 

@@ -150,7 +150,7 @@ held() {
 	runq
 	[ "$(held)" -eq 0 ]
 	[ "$(got stranger@users.test)" -eq 1 ] || { cat "$RUNLOG"; false; }
-	mail_to stranger@users.test | grep -q '^was not approved by a moderator within'
+	mail_to stranger@users.test | grep -qx 'was not approved by a moderator within 1 second and has been removed.'
 	grep -q 'held post to mylist@example.org expired after' "$RUNLOG"
 	runq
 	[ "$(got stranger@users.test)" -eq 1 ]
