@@ -7,6 +7,7 @@
  * leaves it in both places at worst, and a second move completes it.
  * The message's lock is on its inode, so a runner holding it may move it.
  */
+#include <sys/file.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +23,34 @@
 #include "spool_state.h"
 #include "spool_walk.h"
 #include "spool_why.h"
+
+/* spool_move_lock - the message at msgpath, open and locked (LOCK_EX,
+ * not waiting) for a move or removal: a descriptor, or -1 with errno
+ * EWOULDBLOCK when another process holds it, ENOENT when it is gone.  A
+ * message moved or removed between the open and the lock is gone: the
+ * lock is then on a file that msgpath no longer names. */
+int
+spool_move_lock(const char *msgpath)
+{
+	struct stat a, b;
+	int fd, e;
+
+	if ((fd = open(msgpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		e = errno;
+		(void)close(fd); /* read only */
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, &a) == -1 || lstat(msgpath, &b) == -1 ||
+	    a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		(void)close(fd);
+		errno = ENOENT;
+		return -1;
+	}
+	return fd;
+}
 
 /* spool_move_link - link old to new; an existing new name that is
  * already the same file is fine (a move interrupted before); any other

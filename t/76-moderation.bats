@@ -22,7 +22,7 @@ setup() {
 }
 
 teardown() {
-	stop_everything
+	stop_everything ${RACE_PIDS:-}
 }
 
 # got ADDR - how many messages the server accepted for ADDR
@@ -510,4 +510,40 @@ for fam in text_string_to_metric_families(sys.stdin.read()):
 	done | sort >"$BATS_TEST_TMPDIR/out"
 	printf 'pair approve approve\npair discard approve\npair reject approve\n' |
 		diff - "$BATS_TEST_TMPDIR/out"
+}
+
+@test "expiry racing an approve: the sweep stopped between its open and its lock of the held post, an approve moves it meanwhile, and its poster is not told it expired" {
+	command -v strace >/dev/null || skip "no strace"
+	printf 'moderation_lifetime = 90m\n' >>"$LISTS/example.org/mylist/config"
+	post stranger@users.test "raced"
+	runq
+	mail_to boss@users.test | grep -qx 'post is removed in 90 minutes and its poster told.'
+	path=$(find "$SPOOL/HOLD" -type f ! -name '.*')
+	approve=$(token approve boss@users.test)
+	# held two hours: due for expiry
+	touch -d '2 hours ago' "$(dirname "$path")/.$(basename "$path").why"
+	# runner A: stopped (SIGSTOP, injected by strace) as it returns from
+	# its open of the held post in its expiry sweep, before its lock
+	ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o "$BATS_TEST_TMPDIR/a.trace" \
+		-P "$path" -e trace=open,openat -e inject=open,openat:signal=SIGSTOP \
+		"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$RUNLOG" 3>&- &
+	spid=$!
+	RACE_PIDS=$spid
+	wait_for 20 grep -q 'stopped by SIGSTOP' "$BATS_TEST_TMPDIR/a.trace"
+	apid=$(pgrep -P "$spid")
+	RACE_PIDS="$apid $spid"
+	grep -q "openat(.*$(basename "$path")\", O_RDONLY|O_NOFOLLOW|O_CLOEXEC) = " "$BATS_TEST_TMPDIR/a.trace"
+	# runner B, for whom the post is not due (a longer lifetime, read
+	# after A read its own), runs the moderator's approve
+	printf 'moderation_lifetime = 7d\n' >>"$LISTS/example.org/mylist/config"
+	request boss@users.test "approve $approve"
+	runq
+	[ "$(got a@users.test)" -eq 1 ]
+	[ ! -e "$path" ]
+	# A goes on: the path no longer names what it opened
+	kill -CONT "$apid"
+	wait "$spid"
+	[ "$(got stranger@users.test)" -eq 0 ] || { cat "$RUNLOG"; false; }
+	run ! grep -q 'expired after' "$RUNLOG"
+	[ "$(got a@users.test)" -eq 1 ]
 }
