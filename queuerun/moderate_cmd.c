@@ -13,8 +13,9 @@
  *      another moderator's command holding it: tried again later); gone
  *      means another token of the post, or expiry, was first
  *   3. the action commits: approve moves it to QUEUE/ (spool_move, with
- *      a .why that says who approved it); reject commits the note to the
- *      poster, then deletes it; discard deletes it
+ *      a .why that says who approved it; another message of its name in
+ *      QUEUE/ refuses the move, and it stays held); reject commits the
+ *      note to the poster, then deletes it; discard deletes it
  *   4. the token is spent (spool_token_use)
  * A crash between 3 and 4 leaves an unspent token whose post is no
  * longer held: step 2 refuses it.
@@ -183,7 +184,7 @@ moderate_cmd(struct request *r, const struct cmd *c)
 	char text[SPOOL_TOKEN_TEXT_MAX];
 	enum spool_token_status st;
 	struct moderate_token t;
-	int fd;
+	int fd, ok = 0;
 
 	spool = r->q->s->spool_dir;
 	if (spool_token_read(spool, c->token, r->q->s->request_token_lifetime,
@@ -220,10 +221,20 @@ moderate_cmd(struct request *r, const struct cmd *c)
 		return 0;
 	}
 	if (moderate_act(r, c, &t, fd) == -1) {
+		ok = errno;
 		log_warn(
 		    "%s: cannot %s held post %s", r->m->name, verb, t.held);
 		close(fd);
-		return -1;
+		if (c->verb != CMD_APPROVE || ok != EEXIST)
+			return -1;
+		/* Another message has its name in QUEUE/ (spool_move
+		 * changed nothing): answered, the token kept for later. */
+		fprintf(r->main->fp,
+		    "The post %s cannot be approved now: another message "
+		    "of that name is queued.  It stays held; try again "
+		    "later.\n\n",
+		    t.held);
+		return 0;
 	}
 	close(fd);
 	/* Another taker cannot have been first: it would have found the

@@ -547,3 +547,77 @@ for fam in text_string_to_metric_families(sys.stdin.read()):
 	run ! grep -q 'expired after' "$RUNLOG"
 	[ "$(got a@users.test)" -eq 1 ]
 }
+
+# post_as PID FROM SUBJECT - post() by an mj_enqueue whose process id is
+# PID: in a pid namespace of its own, /proc/sys/kernel/ns_last_pid set to
+# PID - 1 just before the fork (as t/68 does), so no other process can
+# take the id first
+post_as() {
+	printf 'From: <%s>\nSubject: %s\nMessage-Id: <%s@users.test>\n\nhello from %s\n' \
+		"$2" "$3" "$RANDOM$RANDOM" "$2" |
+		unshare -pf --mount-proc sh -c \
+			'echo $(($1 - 1)) >/proc/sys/kernel/ns_last_pid || exit 70
+			shift; "$@"; r=$?; exit $r' \
+			sh "$1" "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f "$2"
+}
+
+@test "a new post by the pid of a held post's mj_enqueue, in the same hour, gets a name of its own: held too, and approving the old one lets only the old one out" {
+	unshare -pf --mount-proc true 2>/dev/null || skip "no pid namespaces"
+	post_as 4545 stranger@users.test "the held one"
+	runq
+	[ "$(held)" -eq 1 ]
+	old=$(basename "$(find "$SPOOL/HOLD" -type f ! -name '.*')")
+	[[ "$old" == ?AA-4545-mylist ]]
+	approve=$(token approve boss@users.test)
+	post_as 4545 other@users.test "the new one"
+	new=$(basename "$(queue_files)")
+	[ "${new:0:1}" = "${old:0:1}" ] || skip "the hour changed between the two posts"
+	# same pid, same hour: the held post has the name, so the new one
+	# takes the next letters
+	[ "$new" = "${old:0:1}AB-4545-mylist" ]
+	runq
+	[ "$(held)" -eq 2 ]
+	[ "$(got boss@users.test)" -eq 2 ]
+	run ! grep -q 'File exists' "$RUNLOG"
+	grep -qx "moderation: <stranger@users.test> is not a subscriber (posting = subscribers)" \
+		"$SPOOL/HOLD/10/example.org/10/list/.$old.why"
+	request boss@users.test "approve $approve"
+	runq
+	[ "$(held)" -eq 1 ]
+	[ "$(got a@users.test)" -eq 1 ]
+	mail_to a@users.test | grep -q '^Subject: .*the held one$'
+	[ -e "$SPOOL/HOLD/10/example.org/10/list/$new" ]
+}
+
+@test "approve refuses to move a held post onto another message of its name in QUEUE/, and changes nothing there" {
+	post stranger@users.test "the held one"
+	runq
+	name=$(basename "$(find "$SPOOL/HOLD" -type f ! -name '.*')")
+	approve=$(token approve boss@users.test)
+	# A post under the same name in QUEUE/, as an mj_enqueue that only
+	# looked in QUEUE/ made it (pid reuse in the hour), not due yet so
+	# that this pass leaves it alone
+	dir=$SPOOL/QUEUE/10/example.org/10/list
+	mkdir -p "$dir"
+	printf 'From: <other@users.test>\nSubject: the new one\n\nunapproved\n' >"$dir/$name"
+	touch -d '+1 hour' "$dir/$name"
+	request boss@users.test "approve $approve"
+	runq
+	[ ! -e "$dir/.$name.why" ]
+	[ ! -e "$dir/.$name" ]
+	[ "$(held)" -eq 1 ]
+	grep -qx 'unapproved' "$dir/$name"
+	mail_to boss@users.test | grep -q "^The post $name cannot be approved now: another message of that name"
+	[ "$(got a@users.test)" -eq 0 ]
+	# the new post, once due, is not taken for the approved one
+	make_due
+	runq
+	[ "$(got a@users.test)" -eq 0 ]
+	# the token was not spent: once the name is free, it approves
+	rm -f "$dir/$name" "$dir/.$name"
+	request boss@users.test "approve $approve"
+	runq
+	[ "$(held)" -eq 0 ]
+	[ "$(got a@users.test)" -eq 1 ]
+	mail_to a@users.test | grep -q '^Subject: .*the held one$'
+}
