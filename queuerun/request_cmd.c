@@ -97,7 +97,8 @@ request_ours(const struct request *r, const char *list, const char *addr)
 }
 
 /* request_token - a token for action on list and addr, mailed to addr
- * (or the list's owners, for approval); 0 or -1 */
+ * (or the list's owners, for approval); none when the reply rate limit
+ * keeps that message back; 0 or -1 */
 static int
 request_token(struct request *r, const char *action, const char *list,
     const char *addr, struct reply *to)
@@ -105,6 +106,8 @@ request_token(struct request *r, const char *action, const char *list,
 	char text[SPOOL_TOKEN_TEXT_MAX], token[SPOOL_TOKEN_LEN + 1], life[64];
 	int n;
 
+	if ((n = reply_rate(r->q, r->m, to)) != 1)
+		return n;
 	n = snprintf(text, sizeof(text),
 	    "action %s\ndomain %s\nlist %s\naddress %s\nrequester %s\n", action,
 	    r->m->domain, list, addr, r->requester);

@@ -621,3 +621,21 @@ post_as() {
 	[ "$(got a@users.test)" -eq 1 ]
 	mail_to a@users.test | grep -q '^Subject: .*the held one$'
 }
+
+# tokens - the unspent tokens in the spool
+tokens() {
+	find "$SPOOL/state/tokens" -type f ! -name '.*' 2>/dev/null | wc -l
+}
+
+@test "a notice the reply rate limit keeps back makes no tokens" {
+	printf '[request]\nreply_rate_limit = 2\n' >>"$CONF"
+	for i in 1 2 3 4; do
+		post "stranger$i@users.test" "held $i"
+	done
+	runq
+	[ "$(held)" -eq 4 ]
+	[ "$(got boss@users.test)" -eq 2 ]
+	[ "$(grep -c 'no reply to <boss@users.test>' "$RUNLOG")" -eq 2 ]
+	# three tokens (approve, reject, discard) per notice that went out
+	[ "$(tokens)" -eq 6 ]
+}
