@@ -639,3 +639,20 @@ tokens() {
 	# three tokens (approve, reject, discard) per notice that went out
 	[ "$(tokens)" -eq 6 ]
 }
+
+@test "a damaged token is answered as damaged, not as a token for another action" {
+	post stranger@users.test
+	runq
+	approve=$(token approve boss@users.test)
+	# the token's file cut short (a torn write, a bad disk): its action
+	# is there, the post it names is not
+	head -1 "$SPOOL/state/tokens/$approve" >"$BATS_TEST_TMPDIR/cut"
+	cat "$BATS_TEST_TMPDIR/cut" >"$SPOOL/state/tokens/$approve"
+	request boss@users.test "approve $approve"
+	runq
+	mail_to boss@users.test | grep -qx "The token $approve is not a moderation token, or it is damaged: it cannot be used."
+	grep -q "approve from <boss@users.test>: token ${approve:0:8}... is not a moderation token, or is damaged" "$RUNLOG"
+	run ! grep -q 'not a approve' "$RUNLOG"
+	[ "$(held)" -eq 1 ]
+	[ "$(got a@users.test)" -eq 0 ]
+}
