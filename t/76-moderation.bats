@@ -282,6 +282,8 @@ held() {
 	[ "$(got boss@users.test)" -eq 10 ]
 	[ "$(got a@users.test)" -eq 0 ]
 	[ "$(grep -c 'no reply to <boss@users.test>' "$RUNLOG")" -eq 990 ]
+	# tokens only for the notices that went: three each
+	[ "$(tokens)" -eq 30 ]
 }
 
 # rel PATH - PATH relative to the spool, as mj_queuerun -l prints it
