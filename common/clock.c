@@ -2,7 +2,8 @@
  * clock.c - time for deadlines and timers, with no mail knowledge.
  *
  * clock_span writes a duration for people, as mj_queuerun -l and
- * mj_queueserv status show ages.
+ * mj_queueserv status show ages; clock_span_words the same in words, for
+ * mail to people ("7 days", "12 hours", "1 second").
  *
  * Deadlines use the monotonic clock, so a step of the wall clock (NTP, an
  * administrator's date) neither fires nor starves a timeout.  The runner's
@@ -38,6 +39,27 @@ clock_span(long long secs, char *buf, size_t len)
 		snprintf(buf, len, "%lldh", secs / 3600);
 	else
 		snprintf(buf, len, "%lldd", secs / 86400);
+}
+
+/* clock_span_words - a duration in words, in whole units of the size
+ * clock_span picks: "1 second", "90 minutes", "36 hours", "7 days" */
+void
+clock_span_words(long long secs, char *buf, size_t len)
+{
+	static const struct {
+		long long below, unit;
+		const char *name;
+	} u[] = {{120, 1, "second"}, {7200, 60, "minute"},
+	    {172800, 3600, "hour"}, {0, 86400, "day"}};
+	size_t i;
+	long long n;
+
+	if (secs < 0)
+		secs = 0;
+	for (i = 0; u[i].below != 0 && secs >= u[i].below; i++)
+		;
+	n = secs / u[i].unit;
+	snprintf(buf, len, "%lld %s%s", n, u[i].name, n == 1 ? "" : "s");
 }
 
 /* clock_now - wall-clock seconds, with fractions */

@@ -191,15 +191,16 @@ cmd_parse_add(struct cmd_set *out, const struct cmd *c)
 	return 0;
 }
 
-/* cmd_parse_subject - the Subject, when it is a command; replies carry
- * "Re:" (a confirmation is often answered with the reply button) */
+/* cmd_parse_subject - the Subject into c, when it is a command (c->verb
+ * CMD_UNKNOWN otherwise); replies carry "Re:" (a confirmation is often
+ * answered with the reply button) */
 static void
 cmd_parse_subject(
-    const char *text, size_t len, const char *deflist, struct cmd_set *out)
+    const char *text, size_t len, const char *deflist, struct cmd *c)
 {
 	char subj[CMD_LINE_MAX * 2 + 1], *p;
-	struct cmd c;
 
+	memset(c, 0, sizeof(*c));
 	if (cmd_mime_header(text, len, "Subject", subj, sizeof(subj)) == -1)
 		return;
 	cmd_mime_words(subj); /* =?UTF-8?Q?subscribe?= */
@@ -215,8 +216,48 @@ cmd_parse_subject(
 		else
 			break;
 	}
-	if (cmd_parse_line(p, strlen(p), deflist, &c) == 0)
-		cmd_parse_add(out, &c);
+	if (cmd_parse_line(p, strlen(p), deflist, c) == -1)
+		c->verb = CMD_UNKNOWN;
+}
+
+/* cmd_parse_moderation - the verb is approve, reject or discard */
+static int
+cmd_parse_moderation(enum cmd_verb v)
+{
+	return v == CMD_APPROVE || v == CMD_REJECT || v == CMD_DISCARD;
+}
+
+/* cmd_parse_first - put the Subject's command c before the body's;
+ * a moderation command when the body gives one is not run (the notice's
+ * Subject is "approve <token>": a moderator who replies "discard" or
+ * "reject" in the body must never approve), and is reported as such */
+static void
+cmd_parse_first(struct cmd_set *out, struct cmd *c)
+{
+	size_t i;
+	int body_moderates = 0;
+
+	if (c->verb == CMD_UNKNOWN)
+		return;
+	for (i = 0; i < out->n; i++)
+		if (cmd_parse_moderation(out->cmd[i].verb))
+			body_moderates = 1;
+	if (cmd_parse_moderation(c->verb) && body_moderates) {
+		if (cmd_parse_same(out, c))
+			return; /* the body says the same */
+		c->verb = CMD_SKIPPED;
+		c->error = "Not run: the body of the message gives a "
+			   "moderation command, and that counts instead of "
+			   "the Subject's";
+	} else if (cmd_parse_same(out, c))
+		return;
+	if (out->n >= CMD_MAX) {
+		out->n--;
+		out->truncated = 1;
+	}
+	memmove(&out->cmd[1], &out->cmd[0], out->n * sizeof(out->cmd[0]));
+	out->cmd[0] = *c;
+	out->n++;
 }
 
 /* cmd_parse_stop - the line ends the commands: end, exit, quit, or a
@@ -274,7 +315,7 @@ int
 cmd_parse_message(const char *text, size_t len, const char *suffix,
     const char *deflist, struct cmd_set *out)
 {
-	struct cmd c;
+	struct cmd c, subject;
 	char *body;
 	size_t blen;
 
@@ -286,10 +327,11 @@ cmd_parse_message(const char *text, size_t len, const char *suffix,
 		cmd_parse_add(out, &c);
 		return 0;
 	}
-	cmd_parse_subject(text, len, deflist, out);
+	cmd_parse_subject(text, len, deflist, &subject);
 	if (cmd_mime_plain(text, len, CMD_BODY_MAX, &body, &blen) == -1)
 		return -1;
 	cmd_parse_body(body, blen, deflist, out);
 	free(body);
+	cmd_parse_first(out, &subject);
 	return 0;
 }

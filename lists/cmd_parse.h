@@ -5,8 +5,11 @@
  * Subject is read first (only when it is a known command, so "Re: hello"
  * is not an error), then the body: the first text/plain part of a MIME
  * message, decoded from base64 or quoted-printable, line by line until
- * "end" or a signature marker.  A name suffix (mj_enqueue -c, the
- * <list>-subscribe aliases) is the whole request: the body is not read.
+ * "end" or a signature marker.  A moderation command in the Subject
+ * (the notice's "approve <token>", kept by the reply button) is not run
+ * when the body gives one of its own: the body is what the moderator
+ * wrote.  A name suffix (mj_enqueue -c, the <list>-subscribe aliases) is
+ * the whole request: the body is not read.
  */
 #ifndef MJQ_CMD_PARSE_H
 #define MJQ_CMD_PARSE_H
@@ -35,6 +38,7 @@ enum cmd_verb {
 	CMD_APPROVE, /* moderation: a held post goes out */
 	CMD_REJECT,  /* ... is returned to its poster, with the reason */
 	CMD_DISCARD, /* ... is dropped silently */
+	CMD_SKIPPED, /* a command that is not run: reported, error says why */
 };
 
 struct cmd {
@@ -44,7 +48,7 @@ struct cmd {
 	char token[CMD_TOKEN_MAX + 1]; /* confirm, approve, reject, discard */
 	char reason[CMD_LINE_MAX + 1]; /* reject: the rest of the line */
 	char line[CMD_LINE_MAX + 1];   /* as written, for the reply */
-	const char *error;	       /* CMD_UNKNOWN: why */
+	const char *error;	       /* CMD_UNKNOWN, CMD_SKIPPED: why */
 };
 
 struct cmd_set {

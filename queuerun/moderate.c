@@ -6,12 +6,14 @@
  *
  * The notice carries one token per action (approve, reject, discard),
  * each naming the held post by its tiers and name; the Subject is
- * "approve <token>", so the reply button approves.  Tokens and the
- * notice are committed before the post moves to HOLD/: a crash in
- * between processes the post again (a second notice, whose tokens name
- * the same post), never a held post that nobody was told of.  Notices
- * are rate-limited per moderator like every reply ([request]
- * reply_rate_limit), so a flood of held posts cannot flood them.
+ * "approve <token>", so the reply button approves (a command in the
+ * reply's body counts instead: cmd_parse.c).  Tokens and the notice are
+ * committed before the post moves to HOLD/: a crash in between processes
+ * the post again (a second notice, whose tokens name the same post),
+ * never a held post that nobody was told of.  Notices are rate-limited
+ * per moderator like every reply ([request] reply_rate_limit), so a
+ * flood of held posts cannot flood them; the limit is asked first, and
+ * tokens are made only when some notice will go.
  *
  * A post released into QUEUE/ (approved, or by the operator) carries a
  * .why saying so: the policy is not applied to it again.  Mail from the
@@ -24,6 +26,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "clock.h"
 #include "lists.h"
 #include "expand_common.h"
 #include "log.h"
@@ -125,9 +128,10 @@ moderate_body(const struct qr_msg *m, const struct listconf *lc,
     const char *text, size_t len, const char *why, const char *self,
     char tok[3][SPOOL_TOKEN_LEN + 1], size_t *blen)
 {
-	char *body = NULL;
+	char *body = NULL, life[64];
 	FILE *fp;
 
+	clock_span_words(lc->moderation_lifetime, life, sizeof(life));
 	if ((fp = open_memstream(&body, blen)) == NULL)
 		return NULL;
 	fprintf(fp, "A post to %s@%s awaits a moderator: %s.\n\n", m->list,
@@ -147,9 +151,10 @@ moderate_body(const struct qr_msg *m, const struct listconf *lc,
 	    "\n"
 	    "discard %s\n"
 	    "\n"
-	    "Only the first of these counts.  Without one the post is\n"
-	    "removed in %lld day(s) and its poster told.\n",
-	    self, tok[0], tok[1], tok[2], lc->moderation_lifetime / 86400);
+	    "Only the first of these counts, and one written in the body\n"
+	    "of a reply counts instead of the Subject's.  Without one the\n"
+	    "post is removed in %s and its poster told.\n",
+	    self, tok[0], tok[1], tok[2], life);
 	if (fclose(fp) == EOF) {
 		free(body);
 		return NULL;
@@ -157,50 +162,73 @@ moderate_body(const struct qr_msg *m, const struct listconf *lc,
 	return body;
 }
 
-/* moderate_notice - the notice to each moderator, committed */
+/* moderate_notice_to - the moderators whose notice the reply rate limit
+ * lets through, made in rs; their number, or -1 */
 static int
-moderate_notice(struct queuerun *q, struct qr_msg *m, const struct listconf *lc,
-    const char *text, size_t len, const char *why, const char *poster)
+moderate_notice_to(struct queuerun *q, struct qr_msg *m,
+    const struct listconf *lc, struct reply_set *rs)
 {
-	char tok[3][SPOOL_TOKEN_LEN + 1], self[SPOOL_ADDR_MAX + 1], **v;
-	char *body;
-	struct reply_set rs;
 	struct reply *to;
-	size_t n, i, k, blen;
-	int ok = 0;
+	char **v;
+	size_t n, i;
+	int ok = 0, r;
 
-	for (k = 0; k < 3; k++)
-		if (moderate_token(q, m, moderate_actions[k], poster, tok[k]) ==
-		    -1)
-			return -1;
-	snprintf(self, sizeof(self), "%s-request@%s", m->list, m->domain);
-	if ((body = moderate_body(m, lc, text, len, why, self, tok, &blen)) ==
-	    NULL)
+	if (posting_moderators(lc, &v, &n) == -1)
 		return -1;
-	if (posting_moderators(lc, &v, &n) == -1) {
-		free(body);
-		return -1;
-	}
 	if (n == 0)
 		log_warnx("%s: list %s@%s has no moderators or owners: held "
 			  "without a notice",
 		    m->name, m->list, m->domain);
+	for (i = 0; i < n && ok != -1; i++)
+		if ((to = reply_for(rs, v[i])) == NULL ||
+		    (r = reply_rate(q, m, to)) == -1)
+			ok = -1;
+		else
+			ok += r;
+	listconf_free_vec(v, n);
+	return ok;
+}
+
+/* moderate_notice - the notice to each moderator within the reply rate
+ * limit, committed; its tokens are made only when one goes */
+static int
+moderate_notice(struct queuerun *q, struct qr_msg *m, const struct listconf *lc,
+    const char *text, size_t len, const char *why, const char *poster)
+{
+	char tok[3][SPOOL_TOKEN_LEN + 1], self[SPOOL_ADDR_MAX + 1];
+	char *body;
+	struct reply_set rs;
+	size_t i, k, blen;
+	int ok;
+
+	snprintf(self, sizeof(self), "%s-request@%s", m->list, m->domain);
 	reply_init(&rs, self, "", "");
+	if ((ok = moderate_notice_to(q, m, lc, &rs)) <= 0) {
+		reply_free(&rs);
+		return ok; /* none goes: no tokens that nobody can use */
+	}
+	for (k = 0; k < 3; k++)
+		if (moderate_token(q, m, moderate_actions[k], poster, tok[k]) ==
+		    -1) {
+			reply_free(&rs);
+			return -1;
+		}
+	if ((body = moderate_body(m, lc, text, len, why, self, tok, &blen)) ==
+	    NULL) {
+		reply_free(&rs);
+		return -1;
+	}
 	/* One text, the same tokens, to every moderator: the first to
 	 * act decides. */
-	for (i = 0; i < n && ok == 0; i++)
-		if ((to = reply_for(&rs, v[i])) == NULL)
-			ok = -1;
-		else {
-			to->notice = 1;
-			snprintf(to->subject, sizeof(to->subject), "approve %s",
-			    tok[0]);
-			fwrite(body, 1, blen, to->fp);
+	for (i = 0; i < rs.n; i++)
+		if (rs.r[i]->rated == 1) {
+			rs.r[i]->notice = 1;
+			snprintf(rs.r[i]->subject, sizeof(rs.r[i]->subject),
+			    "approve %s", tok[0]);
+			fwrite(body, 1, blen, rs.r[i]->fp);
 		}
-	listconf_free_vec(v, n);
 	free(body);
-	if (ok == 0)
-		ok = reply_commit(q, m, &rs);
+	ok = reply_commit(q, m, &rs);
 	reply_free(&rs);
 	return ok;
 }

@@ -9,17 +9,17 @@
  * is refused).  The order makes a token work once and never be spent on
  * a change that did not happen:
  *   1. the token is read, not spent (spool_token_read)
- *   2. the held post is opened and locked (LOCK_EX|LOCK_NB; a runner or
+ *   2. the held post is opened and locked (spool_move_lock: a runner or
  *      another moderator's command holding it: tried again later); gone
  *      means another token of the post, or expiry, was first
  *   3. the action commits: approve moves it to QUEUE/ (spool_move, with
- *      a .why that says who approved it); reject commits the note to the
- *      poster, then deletes it; discard deletes it
+ *      a .why that says who approved it; another message of its name in
+ *      QUEUE/ refuses the move, and it stays held); reject commits the
+ *      note to the poster, then deletes it; discard deletes it
  *   4. the token is spent (spool_token_use)
  * A crash between 3 and 4 leaves an unspent token whose post is no
  * longer held: step 2 refuses it.
  */
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <errno.h>
@@ -64,8 +64,9 @@ moderate_prio(const char *text, const char *key, int *out)
 	return 0;
 }
 
-/* moderate_parse - the token's text for verb at this list; -1 when it
- * is not a token for that */
+/* moderate_parse - the token's text for verb at this list: 0 it is
+ * one, 1 it is a moderation token for another action or list, -1 it is
+ * not a moderation token (another kind, or damaged) */
 static int
 moderate_parse(const struct request *r, const char *verb, const char *text,
     struct moderate_token *t)
@@ -81,7 +82,8 @@ moderate_parse(const struct request *r, const char *verb, const char *text,
 	    spool_token_field(text, "list", t->list, sizeof(t->list)) == -1 ||
 	    spool_token_field(text, "held", t->held, sizeof(t->held)) == -1 ||
 	    moderate_prio(text, "dprio", &dprio) == -1 ||
-	    moderate_prio(text, "lprio", &lprio) == -1)
+	    moderate_prio(text, "lprio", &lprio) == -1 ||
+	    strncmp(t->action, "moderate-", 9) != 0)
 		return -1;
 	if (spool_token_field(text, "poster", t->poster, sizeof(t->poster)) ==
 	    -1)
@@ -89,35 +91,14 @@ moderate_parse(const struct request *r, const char *verb, const char *text,
 	if (strcmp(t->action, want) != 0 ||
 	    r->m->function != SPOOL_FN_REQUEST ||
 	    strcmp(t->domain, r->m->domain) != 0 ||
-	    strcmp(t->list, r->m->list) != 0 ||
-	    name_check_list(t->list) != NULL)
+	    strcmp(t->list, r->m->list) != 0)
+		return 1;
+	if (name_check_list(t->list) != NULL ||
+	    spool_message_path(t->path, sizeof(t->path), r->q->s->spool_dir,
+		SPOOL_HOLD, dprio, t->domain, lprio, SPOOL_FN_LIST,
+		t->held) == -1)
 		return -1;
-	return spool_message_path(t->path, sizeof(t->path), r->q->s->spool_dir,
-	    SPOOL_HOLD, dprio, t->domain, lprio, SPOOL_FN_LIST, t->held);
-}
-
-/* moderate_lock - step 2: the held post, open and locked; -1 with errno
- * ENOENT when it is no longer held, EWOULDBLOCK when busy */
-static int
-moderate_lock(const char *path)
-{
-	struct stat a, b;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return -1;
-	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		close(fd);
-		return -1;
-	}
-	/* Moved away between the open and the lock: not held any more. */
-	if (fstat(fd, &a) == -1 || stat(path, &b) == -1 ||
-	    a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
-		close(fd);
-		errno = ENOENT;
-		return -1;
-	}
-	return fd;
+	return 0;
 }
 
 /* moderate_reject - step 3 of reject: the poster told, then the post
@@ -183,18 +164,31 @@ moderate_cmd(struct request *r, const struct cmd *c)
 	char text[SPOOL_TOKEN_TEXT_MAX];
 	enum spool_token_status st;
 	struct moderate_token t;
-	int fd;
+	int fd, ok = 0;
 
 	spool = r->q->s->spool_dir;
 	if (spool_token_read(spool, c->token, r->q->s->request_token_lifetime,
 		time(NULL), text, sizeof(text), &st) == -1)
 		return -1;
-	if (st == SPOOL_TOKEN_OK && moderate_parse(r, verb, text, &t) == -1) {
-		log_notice("%s: %s from <%s>: not a %s token of %s@%s",
+	if (st == SPOOL_TOKEN_OK &&
+	    (ok = moderate_parse(r, verb, text, &t)) == 1) {
+		log_notice("%s: %s from <%s>: the token is not for %s at "
+			   "%s@%s",
 		    r->m->name, verb, r->requester, verb, r->m->list,
 		    r->m->domain);
 		fprintf(r->main->fp, "The token %s is not for %s at %s@%s.\n\n",
 		    c->token, verb, r->m->list, r->m->domain);
+		return 0;
+	}
+	if (st == SPOOL_TOKEN_OK && ok == -1) {
+		log_notice(
+		    "%s: %s from <%s>: token %.8s... is not a moderation "
+		    "token, or is damaged",
+		    r->m->name, verb, r->requester, c->token);
+		fprintf(r->main->fp,
+		    "The token %s is not a moderation token, or it is "
+		    "damaged: it cannot be used.\n\n",
+		    c->token);
 		return 0;
 	}
 	if (st != SPOOL_TOKEN_OK) {
@@ -204,7 +198,7 @@ moderate_cmd(struct request *r, const struct cmd *c)
 		    spool_token_why(st));
 		return 0;
 	}
-	if ((fd = moderate_lock(t.path)) == -1) {
+	if ((fd = spool_move_lock(t.path)) == -1) {
 		if (errno == EWOULDBLOCK)
 			return -1;
 		if (errno != ENOENT) {
@@ -220,10 +214,20 @@ moderate_cmd(struct request *r, const struct cmd *c)
 		return 0;
 	}
 	if (moderate_act(r, c, &t, fd) == -1) {
+		ok = errno;
 		log_warn(
 		    "%s: cannot %s held post %s", r->m->name, verb, t.held);
 		close(fd);
-		return -1;
+		if (c->verb != CMD_APPROVE || ok != EEXIST)
+			return -1;
+		/* Another message has its name in QUEUE/ (spool_move
+		 * changed nothing): answered, the token kept for later. */
+		fprintf(r->main->fp,
+		    "The post %s cannot be approved now: another message "
+		    "of that name is queued.  It stays held; try again "
+		    "later.\n\n",
+		    t.held);
+		return 0;
 	}
 	close(fd);
 	/* Another taker cannot have been first: it would have found the

@@ -8,20 +8,22 @@
  * Only posts held for moderation (a .why starting MODERATE_WHY) expire;
  * a post over max_message_size waits for the operator.  The hold time is
  * the mtime of the .why, written by the move.  Tokens twice their
- * lifetime old are swept at the same pace.  The note to the poster is
- * committed before the post is removed: a crash in between tells the
- * poster twice, never not at all.
+ * lifetime old are swept at the same pace.  A post is expired only
+ * under its lock and while its HOLD/ path still names the file locked
+ * (spool_move_lock): one approved meanwhile is in QUEUE/, and its poster
+ * must not be told it was removed.  The note to the poster is committed
+ * before the post is removed: a crash in between tells the poster twice,
+ * never not at all.
  */
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "lists.h"
 #include "log.h"
 #include "moderate.h"
@@ -65,6 +67,7 @@ static int
 moderate_drop(struct moderate_sweep *w, const struct spool_entry *e, int fd)
 {
 	char from[SPOOL_ADDR_MAX + 1], sender[SPOOL_ADDR_MAX + 1], what[200];
+	char life[64];
 	struct qr_msg *m;
 	void *map = NULL;
 	int ok = 0;
@@ -88,10 +91,11 @@ moderate_drop(struct moderate_sweep *w, const struct spool_entry *e, int fd)
 		}
 		moderate_poster(
 		    map, (size_t)e->st.st_size, from, sender, sizeof(from));
+		clock_span_words(w->lc.moderation_lifetime, life, sizeof(life));
 		snprintf(what, sizeof(what),
-		    "was not approved by a moderator within %lld day(s) and "
-		    "has been removed.",
-		    w->lc.moderation_lifetime / 86400);
+		    "was not approved by a moderator within %s and has been "
+		    "removed.",
+		    life);
 		ok = moderate_tell(w->q, m, sender[0] ? sender : from, map,
 		    (size_t)e->st.st_size, what);
 		munmap(map, (size_t)e->st.st_size);
@@ -118,12 +122,11 @@ moderate_sweep_one(void *arg, const struct spool_entry *e)
 	    moderate_sweep_conf(w, e) == -1 ||
 	    (long long)when + w->lc.moderation_lifetime > (long long)w->now)
 		return 0;
-	if ((fd = open(e->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+	/* Busy: a moderator's command has it in hand.  Gone, or moved
+	 * between the walk and the lock (approved, or another runner's
+	 * sweep): not held any more, and its poster is not told. */
+	if ((fd = spool_move_lock(e->path)) == -1)
 		return 0;
-	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		close(fd); /* a moderator's command has it in hand */
-		return 0;
-	}
 	if (moderate_drop(w, e, fd) == -1)
 		log_warn("%s: cannot expire the held post", e->file);
 	else

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "lists.h"
 #include "log.h"
 #include "moderate_cmd.h"
@@ -44,7 +45,8 @@ static const char request_help[] =
     "  who <list>                    the subscribers (if allowed)\n"
     "  confirm <token>               carry out a confirmed request\n"
     "\n"
-    "For moderators, with a token from a held post's notice:\n"
+    "For moderators, with a token from a held post's notice (one in\n"
+    "the body counts instead of one in the Subject):\n"
     "\n"
     "  approve <token>               the post goes to the list\n"
     "  reject <token> [reason]       the post goes back to its poster\n"
@@ -94,14 +96,17 @@ request_ours(const struct request *r, const char *list, const char *addr)
 }
 
 /* request_token - a token for action on list and addr, mailed to addr
- * (or the list's owners, for approval); 0 or -1 */
+ * (or the list's owners, for approval); none when the reply rate limit
+ * keeps that message back; 0 or -1 */
 static int
 request_token(struct request *r, const char *action, const char *list,
     const char *addr, struct reply *to)
 {
-	char text[SPOOL_TOKEN_TEXT_MAX], token[SPOOL_TOKEN_LEN + 1];
+	char text[SPOOL_TOKEN_TEXT_MAX], token[SPOOL_TOKEN_LEN + 1], life[64];
 	int n;
 
+	if ((n = reply_rate(r->q, r->m, to)) != 1)
+		return n;
 	n = snprintf(text, sizeof(text),
 	    "action %s\ndomain %s\nlist %s\naddress %s\nrequester %s\n", action,
 	    r->m->domain, list, addr, r->requester);
@@ -115,6 +120,7 @@ request_token(struct request *r, const char *action, const char *list,
 	    r->q->s->spool_dir, r->q->s->request_token_lifetime, time(NULL));
 	(void)strlcpy(to->token, token, sizeof(to->token)); /* it fits */
 	to->ntokens++;
+	clock_span_words(r->q->s->request_token_lifetime, life, sizeof(life));
 	fprintf(to->fp,
 	    "Someone (%s) asked to %s <%s> %s the list %s@%s.\n"
 	    "To confirm, reply to this message, or send a message to\n"
@@ -122,12 +128,11 @@ request_token(struct request *r, const char *action, const char *list,
 	    "\n"
 	    "confirm %s\n"
 	    "\n"
-	    "The request expires in %lld day(s).  If you did not ask for\n"
+	    "The request expires in %s.  If you did not ask for\n"
 	    "this, ignore this message: nothing changes without it.\n\n",
 	    r->requester, strcmp(action, "unsubscribe") == 0 ? "remove" : "add",
 	    addr, strcmp(action, "unsubscribe") == 0 ? "from" : "to", list,
-	    r->m->domain, r->rs.from, token,
-	    r->q->s->request_token_lifetime / 86400);
+	    r->m->domain, r->rs.from, token, life);
 	return 0;
 }
 
@@ -412,6 +417,9 @@ request_cmd(struct request *r, const struct cmd *c)
 	case CMD_UNKNOWN:
 		fprintf(r->main->fp, "%s (send \"help\" for the commands).\n\n",
 		    c->error);
+		return 0;
+	case CMD_SKIPPED:
+		fprintf(r->main->fp, "%s.\n\n", c->error);
 		return 0;
 	case CMD_HELP:
 		fprintf(r->main->fp, "%s\n", request_help);

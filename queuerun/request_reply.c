@@ -174,6 +174,32 @@ done:
 	return ok;
 }
 
+/* reply_rate - whether the message r will be sent: its address's reply
+ * count is taken once, here, so a caller can ask before it makes a token
+ * for a message that the limit would suppress.  1 sent, 0 not, -1 when
+ * the count cannot be kept */
+int
+reply_rate(struct queuerun *q, struct qr_msg *m, struct reply *r)
+{
+	int ok;
+
+	if (r->rated != 0)
+		return r->rated == 1;
+	if ((ok = spool_rate_take(q->s->spool_dir, r->to,
+		 q->s->request_reply_rate_limit,
+		 q->s->request_reply_rate_period, time(NULL))) == -1) {
+		log_warn("%s: cannot count replies to <%s>", m->name, r->to);
+		return -1;
+	}
+	if (ok == 0)
+		log_notice("%s: no reply to <%s>: more than %lld replies in "
+			   "%llds ([request] reply_rate_limit)",
+		    m->name, r->to, q->s->request_reply_rate_limit,
+		    q->s->request_reply_rate_period);
+	r->rated = ok ? 1 : -1;
+	return ok;
+}
+
 /* reply_commit - every answer that is within its address's rate limit;
  * -1 when one could not be committed (the request is tried again) */
 int
@@ -189,21 +215,10 @@ reply_commit(struct queuerun *q, struct qr_msg *m, struct reply_set *rs)
 			return -1;
 		if (r->len == 0)
 			continue;
-		if ((ok = spool_rate_take(q->s->spool_dir, r->to,
-			 q->s->request_reply_rate_limit,
-			 q->s->request_reply_rate_period, time(NULL))) == -1) {
-			log_warn(
-			    "%s: cannot count replies to <%s>", m->name, r->to);
+		if ((ok = reply_rate(q, m, r)) == -1)
 			return -1;
-		}
-		if (ok == 0) {
-			log_notice("%s: no reply to <%s>: more than %lld "
-				   "replies in %llds ([request] "
-				   "reply_rate_limit)",
-			    m->name, r->to, q->s->request_reply_rate_limit,
-			    q->s->request_reply_rate_period);
+		if (ok == 0)
 			continue;
-		}
 		if (reply_generate(q, m, rs, r) == -1) {
 			log_warn("%s: cannot commit the reply to <%s>", m->name,
 			    r->to);

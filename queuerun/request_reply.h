@@ -21,6 +21,7 @@ struct reply {
 	char token[CMD_TOKEN_MAX + 1]; /* the subject, when one token */
 	int ntokens;
 	int notice;		       /* sent on its own behalf, not an answer */
+	int rated; /* reply_rate: 0 not asked, 1 within the limit, -1 not */
 	char subject[CMD_LINE_MAX + 1]; /* when set, the Subject */
 	FILE *fp;
 	char *body;
@@ -42,6 +43,9 @@ void reply_init(struct reply_set *rs, const char *from, const char *subject,
     const char *msgid);
 /* reply_for - the message to an address, made on first use; NULL */
 struct reply *reply_for(struct reply_set *rs, const char *to);
+/* reply_rate - 1 when the message will be sent (its address is within
+ * the reply rate limit: counted once), 0 when it will not, -1 on error */
+int reply_rate(struct queuerun *q, struct qr_msg *m, struct reply *r);
 /* reply_commit - every message of the set into QUEUE/ */
 int reply_commit(struct queuerun *q, struct qr_msg *m, struct reply_set *rs);
 /* reply_free - free the set */

@@ -110,34 +110,58 @@ spool_tmp_finish(struct spool_tmp *t, const char *dir)
 	return 0;
 }
 
-/* spool_tmp_dots_free - 1 when neither the state file nor the attempt
- * count of the message at final exists (a crash left them behind: a new
- * message under that name would inherit an old one's progress), 0 when
- * one does (errno EEXIST), -1 when that cannot be told */
-static int
-spool_tmp_dots_free(const char *final)
+/* spool_name_free - 1 when the name of the message path final (under
+ * one of spool_message_tops) is free under every one of them: no
+ * message, state file or attempt count of that name in QUEUE/, HOLD/ or
+ * BAD/ (a message moves between them keeping its name, so a new message
+ * that took a held one's name would be taken for it; and one that took
+ * the name of a state left behind by a crash would inherit its
+ * progress).  0 when taken (errno EEXIST), -1 when that cannot be told */
+int
+spool_name_free(const char *spool, const char *final)
 {
-	char path[PATH_MAX];
+	char msg[PATH_MAX], path[PATH_MAX];
+	const char *rest;
 	struct stat sb;
+	size_t n = strlen(spool), i;
+	int r;
 
-	if (spool_state_path(path, sizeof(path), final) == -1)
+	if (strncmp(final, spool, n) != 0 || final[n] != '/' ||
+	    (rest = strchr(final + n + 1, '/')) == NULL) {
+		errno = EINVAL;
 		return -1;
-	if (lstat(path, &sb) == 0)
-		goto taken;
-	if (errno != ENOENT || spool_try_path(path, sizeof(path), final) == -1)
-		return -1;
-	if (lstat(path, &sb) == 0)
-		goto taken;
-	return errno == ENOENT ? 1 : -1;
+	}
+	for (i = 0; spool_message_tops[i] != NULL; i++) {
+		r = snprintf(msg, sizeof(msg), "%s/%s%s", spool,
+		    spool_message_tops[i], rest);
+		if (r < 0 || (size_t)r >= sizeof(msg)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (lstat(msg, &sb) == 0)
+			goto taken;
+		if (errno != ENOENT ||
+		    spool_state_path(path, sizeof(path), msg) == -1)
+			return -1;
+		if (lstat(path, &sb) == 0)
+			goto taken;
+		if (errno != ENOENT ||
+		    spool_try_path(path, sizeof(path), msg) == -1)
+			return -1;
+		if (lstat(path, &sb) == 0)
+			goto taken;
+		if (errno != ENOENT)
+			return -1;
+	}
+	return 1;
 taken:
 	errno = EEXIST;
 	return 0;
 }
 
 /* spool_tmp_link - state 4: link under a unique name in dir (created if
- * needed); the name's letters are bumped on EEXIST, and when the name's
- * state file or attempt count exists (a new message never takes the name
- * of one whose state was left behind) */
+ * needed); the name's letters are bumped on EEXIST, and when the name is
+ * not free in every top directory (spool_name_free) */
 int
 spool_tmp_link(struct spool_tmp *t, const char *dir, struct spool_name *name,
     char *final, size_t finallen)
@@ -153,8 +177,8 @@ spool_tmp_link(struct spool_tmp *t, const char *dir, struct spool_name *name,
 			errno = ENAMETOOLONG;
 			return -1;
 		}
-		/* A missing directory leaves both dot names free. */
-		if ((r = spool_tmp_dots_free(final)) == -1)
+		/* A missing directory leaves the name free there. */
+		if ((r = spool_name_free(t->spool, final)) == -1)
 			return -1;
 		if (r == 1 && link(t->path, final) == 0)
 			break;

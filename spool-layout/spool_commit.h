@@ -6,8 +6,9 @@
  *   2. the caller writes the data
  *   3. spool_tmp_sync:  fsync and close the file
  *   4. spool_tmp_link:  create the directory if needed, link() the tmp
- *      file to its final name (EEXIST: next unique letters), fsync the
- *      final directory, then unlink the tmp name
+ *      file to its final name (EEXIST, or the name in use under another
+ *      top directory: next unique letters), fsync the final directory,
+ *      then unlink the tmp name
  * A reader never sees a partial file; after spool_tmp_link returns 0 the
  * message survives a crash or a power loss.
  */
@@ -36,6 +37,7 @@ void spool_tmp_discard(struct spool_tmp *t);
 
 int spool_tmp_spill(const char *spool);
 
+int spool_name_free(const char *spool, const char *final);
 int spool_fsync_dir(const char *dir);
 int spool_mkdirs(const char *root, const char *dir);
 

@@ -7,6 +7,7 @@
  * leaves it in both places at worst, and a second move completes it.
  * The message's lock is on its inode, so a runner holding it may move it.
  */
+#include <sys/file.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +23,34 @@
 #include "spool_state.h"
 #include "spool_walk.h"
 #include "spool_why.h"
+
+/* spool_move_lock - the message at msgpath, open and locked (LOCK_EX,
+ * not waiting) for a move or removal: a descriptor, or -1 with errno
+ * EWOULDBLOCK when another process holds it, ENOENT when it is gone.  A
+ * message moved or removed between the open and the lock is gone: the
+ * lock is then on a file that msgpath no longer names. */
+int
+spool_move_lock(const char *msgpath)
+{
+	struct stat a, b;
+	int fd, e;
+
+	if ((fd = open(msgpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		e = errno;
+		(void)close(fd); /* read only */
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, &a) == -1 || lstat(msgpath, &b) == -1 ||
+	    a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		(void)close(fd);
+		errno = ENOENT;
+		return -1;
+	}
+	return fd;
+}
 
 /* spool_move_link - link old to new; an existing new name that is
  * already the same file is fine (a move interrupted before); any other
@@ -51,9 +80,30 @@ spool_move_link(const char *from, const char *to, int replace)
 	return 0;
 }
 
+/* spool_move_free - 0 when nothing is at the target path, or the message
+ * at msgpath itself is (a move interrupted before); -1 with errno EEXIST
+ * when another message has that name there */
+static int
+spool_move_free(const char *msgpath, const char *path)
+{
+	struct stat a, b;
+
+	if (lstat(path, &b) == -1)
+		return errno == ENOENT ? 0 : -1;
+	if (stat(msgpath, &a) == -1)
+		return -1;
+	if (a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+		return 0;
+	errno = EEXIST;
+	return -1;
+}
+
 /* spool_move - move the message at msgpath (under $spool/QUEUE, HOLD or
  * BAD) to the same place under to_top; why, if not NULL, becomes the
  * .<name>.why file beside it.  States:
+ *   0. the target name is free, or this message's already: another
+ *      message of that name there refuses the move (EEXIST) before
+ *      anything changed, so its .why and state are never touched
  *   1. the target directory exists (made durable in its parent)
  *   2. .<name>.why committed in the target (tmp, fsync, link)
  *   3. the state file linked into the target, its lock held (a state
@@ -91,7 +141,8 @@ spool_move(const char *spool, const char *msgpath, const char *to_top,
 	}
 	*strrchr(dir, '/') = '\0';
 	olddir[slash - msgpath] = '\0';
-	if (spool_mkdirs(spool, dir) == -1)
+	if (spool_move_free(msgpath, path) == -1 ||
+	    spool_mkdirs(spool, dir) == -1)
 		return -1;
 	if (why != NULL) {
 		char whypath[PATH_MAX];
@@ -165,10 +216,10 @@ spool_move_delete(const char *msgpath)
 /* spool_move_generate - commit a message that comes with its state file
  * (mail the runner generates: bounces, forwards).  States:
  *   1. both texts written to tmp files and fsync'd
- *   2. the state file linked as .<name> (EEXIST, or a message of that
- *      name: next letters), its lock held; a state file without its
- *      message is never expanded or delivered, and while the lock is
- *      held no walker takes it for an orphan
+ *   2. the state file linked as .<name> (EEXIST, or the name in use in
+ *      any top directory, spool_name_free: next letters), its lock held;
+ *      a state file without its message is never expanded or delivered,
+ *      and while the lock is held no walker takes it for an orphan
  *   3. the message linked as <name>; directory fsync'd: committed
  *   4. the tmp names unlinked; the lock let go
  * The state file comes first because a message without one is taken for
@@ -180,7 +231,6 @@ spool_move_generate(const char *spool, const char *dir, struct spool_name *name,
 {
 	struct spool_tmp ts, tm;
 	char base[SPOOL_NAME_MAX + 1], spath[PATH_MAX];
-	struct stat sb;
 	int r, ok = -1, hold;
 
 	if (spool_tmp_put(&ts, spool, state, statelen) == -1)
@@ -205,8 +255,9 @@ spool_move_generate(const char *spool, const char *dir, struct spool_name *name,
 			errno = ENAMETOOLONG;
 			goto done;
 		}
-		if (lstat(final, &sb) == -1 && errno == ENOENT &&
-		    link(ts.path, spath) == 0) {
+		if ((r = spool_name_free(spool, final)) == -1)
+			goto done;
+		if (r == 1 && link(ts.path, spath) == 0) {
 			if (link(tm.path, final) == 0)
 				break;
 			unlink(spath);

@@ -13,6 +13,7 @@
 
 #include "spool_name.h"
 
+int spool_move_lock(const char *msgpath);
 int spool_move(const char *spool, const char *msgpath, const char *to_top,
     const char *why, char *final, size_t finallen);
 int spool_move_delete(const char *msgpath);

@@ -363,3 +363,38 @@ enqueue() {
 	"$MJ_QUEUESERV" -C "$CONF" stop
 	wait_for 10 eval '! kill -0 '"$pid"' 2>/dev/null'
 }
+
+# enqueue_as PID ARG... - enqueue by an mj_enqueue whose process id is
+# PID (a pid namespace of its own, ns_last_pid set just before the fork,
+# as t/68 does)
+enqueue_as() {
+	local pid=$1
+	shift
+	unshare -pf --mount-proc sh -c \
+		'echo $(($1 - 1)) >/proc/sys/kernel/ns_last_pid || exit 70
+		shift; "$@"; r=$?; exit $r' \
+		sh "$pid" "$MJ_ENQUEUE" -C "$CONF" "$@"
+}
+
+@test "a name held in HOLD/ or quarantined in BAD/ (message, state or .try) is not given to a new message by the same pid" {
+	unshare -pf --mount-proc true 2>/dev/null || skip "no pid namespaces"
+	enqueue_as 4646 -d example.org -l mylist -r <<<"$MSG"
+	first=$(queue_files)
+	name=$(basename "$first")
+	[[ "$name" == ?AA-4646-mylist ]]
+	# held by the operator: the same place under HOLD/, the same name
+	rel=${first#QUEUE/}
+	"$MJ_QUEUERUN" -C "$CONF" -h "$name"
+	[ -f "$SPOOL/HOLD/$rel" ]
+	enqueue_as 4646 -d example.org -l mylist -r <<<"$MSG"
+	second=$(basename "$(queue_files)")
+	[ "${second:0:1}" = "${name:0:1}" ] || skip "the hour changed between the posts"
+	[ "$second" = "${name:0:1}AB-4646-mylist" ]
+	# quarantined as the runner does (same place under BAD/)
+	mkdir -p "$SPOOL/BAD/${rel%/*}"
+	mv "$SPOOL/$(queue_files)" "$SPOOL/BAD/${rel%/*}/$second"
+	# a .try left in BAD/ without its message takes its name too
+	: >"$SPOOL/BAD/${rel%/*}/.${name:0:1}AC-4646-mylist.try"
+	enqueue_as 4646 -d example.org -l mylist -r <<<"$MSG"
+	[ "$(basename "$(queue_files)")" = "${name:0:1}AD-4646-mylist" ]
+}

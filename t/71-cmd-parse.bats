@@ -202,3 +202,22 @@ subject_gives() {
 	run "$PARSE" <<<$'Subject: =?UTF-8?X?help?= =?broken\n\nlists\n'
 	[ "$output" = "lists" ]
 }
+
+@test "a moderation command in the Subject is skipped when the body gives one; kept when the body gives none or the same" {
+	run "$PARSE" <<<$'Subject: Re: approve AAAA\n\ndiscard bbbb\n'
+	[ "$status" -eq 0 ]
+	[ "$output" = $'skipped: Not run: the body of the message gives a moderation command, and that counts instead of the Subject\'s: approve AAAA\ndiscard token=bbbb' ]
+	run "$PARSE" <<<$'Subject: Re: approve aaaa\n\nreject cccc spam\nhelp\n'
+	[ "${lines[0]}" = "skipped: Not run: the body of the message gives a moderation command, and that counts instead of the Subject's: approve aaaa" ]
+	[ "${lines[1]}" = "reject token=cccc" ]
+	[ "${lines[2]}" = "help" ]
+	# no moderation command in the body: the Subject's runs first
+	run "$PARSE" <<<$'Subject: Re: approve aaaa\n\nfine by me\nhelp\n'
+	[ "${lines[0]}" = "approve token=aaaa" ]
+	# the body says the same: once, not skipped
+	run "$PARSE" <<<$'Subject: Re: approve aaaa\n\napprove aaaa\n'
+	[ "$output" = "approve token=aaaa" ]
+	# a Subject that is not a moderation command is kept before them
+	run "$PARSE" <<<$'Subject: help\n\ndiscard bbbb\n'
+	[ "$output" = $'help\ndiscard token=bbbb' ]
+}

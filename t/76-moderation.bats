@@ -22,7 +22,7 @@ setup() {
 }
 
 teardown() {
-	stop_everything
+	stop_everything ${RACE_PIDS:-}
 }
 
 # got ADDR - how many messages the server accepted for ADDR
@@ -150,7 +150,7 @@ held() {
 	runq
 	[ "$(held)" -eq 0 ]
 	[ "$(got stranger@users.test)" -eq 1 ] || { cat "$RUNLOG"; false; }
-	mail_to stranger@users.test | grep -q '^was not approved by a moderator within'
+	mail_to stranger@users.test | grep -qx 'was not approved by a moderator within 1 second and has been removed.'
 	grep -q 'held post to mylist@example.org expired after' "$RUNLOG"
 	runq
 	[ "$(got stranger@users.test)" -eq 1 ]
@@ -282,6 +282,8 @@ held() {
 	[ "$(got boss@users.test)" -eq 10 ]
 	[ "$(got a@users.test)" -eq 0 ]
 	[ "$(grep -c 'no reply to <boss@users.test>' "$RUNLOG")" -eq 990 ]
+	# tokens only for the notices that went: three each
+	[ "$(tokens)" -eq 30 ]
 }
 
 # rel PATH - PATH relative to the spool, as mj_queuerun -l prints it
@@ -465,4 +467,194 @@ for fam in text_string_to_metric_families(sys.stdin.read()):
 	mail_to boss@users.test | grep -q "^The post of token $approve is no longer held"
 	[ "$(got a@users.test)" -eq 1 ]
 	[ -z "$(queue_files)" ]
+}
+
+@test "a reply whose body gives a command: the body's counts, never the Subject's, for every pair of approve, reject and discard" {
+	printf '[request]\nreply_rate_limit = 100\n' >>"$CONF"
+	declare -A done=([approve]=approved [reject]=rejected [discard]=discarded)
+	declare -A tok
+	local s b v arg n=0 told=0
+	for s in approve reject discard; do
+		for b in approve reject discard; do
+			post stranger@users.test "pair $s $b"
+			runq
+			[ "$(held)" -eq 1 ]
+			for v in approve reject discard; do
+				tok[$v]=$(token "$v" boss@users.test)
+			done
+			arg=
+			[ "$b" != reject ] || arg=" spam"
+			# the reply button: Subject "Re: approve TOKEN" (or
+			# another verb, written by hand), the body's own line
+			printf 'From: <boss@users.test>\nSubject: Re: %s %s\n\n%s %s%s\n\n> the notice\n' \
+				"$s" "${tok[$s]}" "$b" "${tok[$b]}" "$arg" |
+				"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f boss@users.test
+			runq
+			[ "$(held)" -eq 0 ] || { echo "pair $s $b: still held" >&2; false; }
+			[ "$b" != approve ] || n=$((n + 1))
+			[ "$b" != reject ] || told=$((told + 1))
+			[ "$(got a@users.test)" -eq "$n" ] || { echo "pair $s $b: a@ got $(got a@users.test), want $n" >&2; false; }
+			[ "$(got stranger@users.test)" -eq "$told" ]
+			answer=$(mail_to boss@users.test)
+			grep -qx "The post .* to mylist@example.org was ${done[$b]}." <<<"$answer"
+			if [ "$s" = "$b" ]; then
+				run ! grep -q '^Not run' <<<"$answer"
+			else
+				grep -qx ">>> $s ${tok[$s]}" <<<"$answer"
+				grep -qx "Not run: the body of the message gives a moderation command, and that counts instead of the Subject's." <<<"$answer"
+				run ! grep -q 'no longer held' <<<"$answer"
+			fi
+		done
+	done
+	# what the subscribers got: the three posts whose body said approve
+	for id in $(grep 'to=<a@users.test>$' "$SLOG" | cut -d' ' -f2); do
+		tr -d '\r' <"$SAVE/$id" | sed -n 's/^Subject: .*\(pair [a-z]* [a-z]*\)$/\1/p'
+	done | sort >"$BATS_TEST_TMPDIR/out"
+	printf 'pair approve approve\npair discard approve\npair reject approve\n' |
+		diff - "$BATS_TEST_TMPDIR/out"
+}
+
+@test "expiry racing an approve: the sweep stopped between its open and its lock of the held post, an approve moves it meanwhile, and its poster is not told it expired" {
+	command -v strace >/dev/null || skip "no strace"
+	printf 'moderation_lifetime = 90m\n' >>"$LISTS/example.org/mylist/config"
+	post stranger@users.test "raced"
+	runq
+	mail_to boss@users.test | grep -qx 'post is removed in 90 minutes and its poster told.'
+	path=$(find "$SPOOL/HOLD" -type f ! -name '.*')
+	approve=$(token approve boss@users.test)
+	# held two hours: due for expiry
+	touch -d '2 hours ago' "$(dirname "$path")/.$(basename "$path").why"
+	# runner A: stopped (SIGSTOP, injected by strace) as it returns from
+	# its open of the held post in its expiry sweep, before its lock
+	ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o "$BATS_TEST_TMPDIR/a.trace" \
+		-P "$path" -e trace=open,openat -e inject=open,openat:signal=SIGSTOP \
+		"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$RUNLOG" 3>&- &
+	spid=$!
+	RACE_PIDS=$spid
+	wait_for 20 grep -q 'stopped by SIGSTOP' "$BATS_TEST_TMPDIR/a.trace"
+	apid=$(pgrep -P "$spid")
+	RACE_PIDS="$apid $spid"
+	grep -q "openat(.*$(basename "$path")\", O_RDONLY|O_NOFOLLOW|O_CLOEXEC) = " "$BATS_TEST_TMPDIR/a.trace"
+	# runner B, for whom the post is not due (a longer lifetime, read
+	# after A read its own), runs the moderator's approve
+	printf 'moderation_lifetime = 7d\n' >>"$LISTS/example.org/mylist/config"
+	request boss@users.test "approve $approve"
+	runq
+	[ "$(got a@users.test)" -eq 1 ]
+	[ ! -e "$path" ]
+	# A goes on: the path no longer names what it opened
+	kill -CONT "$apid"
+	wait "$spid"
+	[ "$(got stranger@users.test)" -eq 0 ] || { cat "$RUNLOG"; false; }
+	run ! grep -q 'expired after' "$RUNLOG"
+	[ "$(got a@users.test)" -eq 1 ]
+}
+
+# post_as PID FROM SUBJECT - post() by an mj_enqueue whose process id is
+# PID: in a pid namespace of its own, /proc/sys/kernel/ns_last_pid set to
+# PID - 1 just before the fork (as t/68 does), so no other process can
+# take the id first
+post_as() {
+	printf 'From: <%s>\nSubject: %s\nMessage-Id: <%s@users.test>\n\nhello from %s\n' \
+		"$2" "$3" "$RANDOM$RANDOM" "$2" |
+		unshare -pf --mount-proc sh -c \
+			'echo $(($1 - 1)) >/proc/sys/kernel/ns_last_pid || exit 70
+			shift; "$@"; r=$?; exit $r' \
+			sh "$1" "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f "$2"
+}
+
+@test "a new post by the pid of a held post's mj_enqueue, in the same hour, gets a name of its own: held too, and approving the old one lets only the old one out" {
+	unshare -pf --mount-proc true 2>/dev/null || skip "no pid namespaces"
+	post_as 4545 stranger@users.test "the held one"
+	runq
+	[ "$(held)" -eq 1 ]
+	old=$(basename "$(find "$SPOOL/HOLD" -type f ! -name '.*')")
+	[[ "$old" == ?AA-4545-mylist ]]
+	approve=$(token approve boss@users.test)
+	post_as 4545 other@users.test "the new one"
+	new=$(basename "$(queue_files)")
+	[ "${new:0:1}" = "${old:0:1}" ] || skip "the hour changed between the two posts"
+	# same pid, same hour: the held post has the name, so the new one
+	# takes the next letters
+	[ "$new" = "${old:0:1}AB-4545-mylist" ]
+	runq
+	[ "$(held)" -eq 2 ]
+	[ "$(got boss@users.test)" -eq 2 ]
+	run ! grep -q 'File exists' "$RUNLOG"
+	grep -qx "moderation: <stranger@users.test> is not a subscriber (posting = subscribers)" \
+		"$SPOOL/HOLD/10/example.org/10/list/.$old.why"
+	request boss@users.test "approve $approve"
+	runq
+	[ "$(held)" -eq 1 ]
+	[ "$(got a@users.test)" -eq 1 ]
+	mail_to a@users.test | grep -q '^Subject: .*the held one$'
+	[ -e "$SPOOL/HOLD/10/example.org/10/list/$new" ]
+}
+
+@test "approve refuses to move a held post onto another message of its name in QUEUE/, and changes nothing there" {
+	post stranger@users.test "the held one"
+	runq
+	name=$(basename "$(find "$SPOOL/HOLD" -type f ! -name '.*')")
+	approve=$(token approve boss@users.test)
+	# A post under the same name in QUEUE/, as an mj_enqueue that only
+	# looked in QUEUE/ made it (pid reuse in the hour), not due yet so
+	# that this pass leaves it alone
+	dir=$SPOOL/QUEUE/10/example.org/10/list
+	mkdir -p "$dir"
+	printf 'From: <other@users.test>\nSubject: the new one\n\nunapproved\n' >"$dir/$name"
+	touch -d '+1 hour' "$dir/$name"
+	request boss@users.test "approve $approve"
+	runq
+	[ ! -e "$dir/.$name.why" ]
+	[ ! -e "$dir/.$name" ]
+	[ "$(held)" -eq 1 ]
+	grep -qx 'unapproved' "$dir/$name"
+	mail_to boss@users.test | grep -q "^The post $name cannot be approved now: another message of that name"
+	[ "$(got a@users.test)" -eq 0 ]
+	# the new post, once due, is not taken for the approved one
+	make_due
+	runq
+	[ "$(got a@users.test)" -eq 0 ]
+	# the token was not spent: once the name is free, it approves
+	rm -f "$dir/$name" "$dir/.$name"
+	request boss@users.test "approve $approve"
+	runq
+	[ "$(held)" -eq 0 ]
+	[ "$(got a@users.test)" -eq 1 ]
+	mail_to a@users.test | grep -q '^Subject: .*the held one$'
+}
+
+# tokens - the unspent tokens in the spool
+tokens() {
+	find "$SPOOL/state/tokens" -type f ! -name '.*' 2>/dev/null | wc -l
+}
+
+@test "a notice the reply rate limit keeps back makes no tokens" {
+	printf '[request]\nreply_rate_limit = 2\n' >>"$CONF"
+	for i in 1 2 3 4; do
+		post "stranger$i@users.test" "held $i"
+	done
+	runq
+	[ "$(held)" -eq 4 ]
+	[ "$(got boss@users.test)" -eq 2 ]
+	[ "$(grep -c 'no reply to <boss@users.test>' "$RUNLOG")" -eq 2 ]
+	# three tokens (approve, reject, discard) per notice that went out
+	[ "$(tokens)" -eq 6 ]
+}
+
+@test "a damaged token is answered as damaged, not as a token for another action" {
+	post stranger@users.test
+	runq
+	approve=$(token approve boss@users.test)
+	# the token's file cut short (a torn write, a bad disk): its action
+	# is there, the post it names is not
+	head -1 "$SPOOL/state/tokens/$approve" >"$BATS_TEST_TMPDIR/cut"
+	cat "$BATS_TEST_TMPDIR/cut" >"$SPOOL/state/tokens/$approve"
+	request boss@users.test "approve $approve"
+	runq
+	mail_to boss@users.test | grep -qx "The token $approve is not a moderation token, or it is damaged: it cannot be used."
+	grep -q "approve from <boss@users.test>: token ${approve:0:8}... is not a moderation token, or is damaged" "$RUNLOG"
+	run ! grep -q 'not a approve' "$RUNLOG"
+	[ "$(held)" -eq 1 ]
+	[ "$(got a@users.test)" -eq 0 ]
 }

@@ -55,8 +55,10 @@ main(int argc, char **argv)
 		err(1, "cmd_parse_message");
 	for (i = 0; i < set->n; i++) {
 		c = &set->cmd[i];
-		if (c->verb == CMD_UNKNOWN) {
-			printf("error: %s: %s\n", c->error, c->line);
+		if (c->verb == CMD_UNKNOWN || c->verb == CMD_SKIPPED) {
+			printf("%s: %s: %s\n",
+			    c->verb == CMD_SKIPPED ? "skipped" : "error",
+			    c->error, c->line);
 			continue;
 		}
 		printf("%s", cmd_parse_verb_name(c->verb));
