@@ -11,6 +11,8 @@
 #                        the transports: batches in, results out)
 #   queuectl/*.c      -> queuectl/libqueuectl.a (the operator's commands:
 #                        mj_queuerun -l -c -H -h -D)
+#   listfn/*.c        -> listfn/liblistfn.a   (the list functions: posts,
+#                        owner mail, requests, moderation, bounces, DSNs)
 #   enqueue/*.c       -> enqueue/mj_enqueue
 #   queueserv/*.c     -> queueserv/mj_queueserv
 #   queuerun/*.c      -> queuerun/libqueuerun.a (all but mj_queuerun.c,
@@ -50,7 +52,7 @@ WARN      = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
             -Icommon -Ispool-layout \
             -iquote sched -iquote smtp -iquote lists -iquote deliver \
-            -iquote queuectl
+            -iquote queuectl -iquote listfn
 LDLIBS   += -linih -lbsd -lm -pthread -lcrypto
 # liblists finds organizational domains with libpsl: only what links
 # liblists needs it.
@@ -91,6 +93,7 @@ SMTP_SRC   := $(wildcard smtp/*.c)
 LISTS_SRC  := $(wildcard lists/*.c)
 DELIVER_SRC := $(wildcard deliver/*.c)
 QCTL_SRC   := $(wildcard queuectl/*.c)
+LISTFN_SRC := $(wildcard listfn/*.c)
 ENQ_SRC    := $(wildcard enqueue/*.c)
 UNSUB_SRC  := $(wildcard unsubscribe/*.c)
 QS_SRC     := $(wildcard queueserv/*.c)
@@ -108,6 +111,7 @@ LIBSMTP   := smtp/libsmtp.a
 LIBLISTS  := lists/liblists.a
 LIBDELIVER := deliver/libdeliver.a
 LIBQCTL   := queuectl/libqueuectl.a
+LIBLISTFN := listfn/liblistfn.a
 LIBQR     := queuerun/libqueuerun.a
 
 PROGS := enqueue/mj_enqueue unsubscribe/mj_unsubscribe
@@ -145,6 +149,8 @@ $(LIBDELIVER): $(DELIVER_SRC:.c=.o)
 	$(AR) rcs $@ $^
 $(LIBQCTL): $(QCTL_SRC:.c=.o)
 	$(AR) rcs $@ $^
+$(LIBLISTFN): $(LISTFN_SRC:.c=.o)
+	$(AR) rcs $@ $^
 $(LIBQR): $(QR_SRC:.c=.o)
 	$(AR) rcs $@ $^
 
@@ -155,13 +161,13 @@ unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) \
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBDELIVER) $(LIBSCHED) \
+queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) \
     $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
 # make fault-runner FAULT_DIR=dir: dir/mj_queuerun, the runner with
 # test_fault.c built with MJQ_TEST_FAULTS (its object, linked before the
 # library, replaces the library's empty one); for t/69 only.
-fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) \
+fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) \
     $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	@test -n "$(FAULT_DIR)" || { echo "fault-runner: FAULT_DIR=dir" >&2; exit 2; }
 	$(CC) $(CPPFLAGS) -DMJQ_TEST_FAULTS $(ALL_CFLAGS) -c \
@@ -170,7 +176,7 @@ fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBDELIVER) $(LIBSCHED) $(L
 	    $(FAULT_DIR)/test_fault.o $(filter %.a,$^) $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
 schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-TOOL_LIBS := $(LIBQR) $(LIBQCTL) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) \
+TOOL_LIBS := $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) \
     $(LIBSPOOL) $(LIBCOMMON)
 # mj_enqueue linked dynamically, for valgrind (t/60-valgrind.bats): in the
 # static binary valgrind cannot replace malloc and reports glibc's own
@@ -205,7 +211,7 @@ test:
 	@sh t/run
 
 # make deps-graph: the include graph between folders, checked to point
-# only down the layers (programs -> queuerun/ -> deliver/ queuectl/ ->
+# only down the layers (programs -> queuerun/ -> listfn/ deliver/ queuectl/ ->
 # sched/ smtp/ lists/ -> spool-layout/ -> common/) and to enter each
 # library through its public header, and the file-level call graph (from the
 # objects' symbols) of each folder in CALLGRAPH_DIRS, checked to have no
@@ -213,7 +219,7 @@ test:
 # sched/ is left out on purpose: a pure library (no I/O, no clock reads,
 # no globals) whose files are the sections of postfix-scheduler.txt and
 # act on each other as qmgr's do (README, "Layout of the source").
-CALLGRAPH_DIRS = queuerun deliver queuectl queueserv smtp lists spool-layout
+CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv smtp lists spool-layout
 deps-graph: all
 	@sh scripts/deps-graph.sh
 	@st=0; for d in $(CALLGRAPH_DIRS); do \
@@ -245,7 +251,7 @@ FUZZ_CFLAGS   = -std=c11 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) \
                 -DADDR_SET_TAG_BITS=2
 FUZZ_OBJDIR   = t/fuzz/bin/obj
 FUZZ_LIB_SRC := $(COMMON_SRC) $(SPOOL_SRC) $(SCHED_SRC) $(SMTP_SRC) \
-                $(LISTS_SRC) $(DELIVER_SRC) $(QCTL_SRC) $(QR_SRC) \
+                $(LISTS_SRC) $(DELIVER_SRC) $(QCTL_SRC) $(LISTFN_SRC) $(QR_SRC) \
                 $(filter-out enqueue/mj_enqueue.c,$(ENQ_SRC))
 FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,$(FUZZ_LIB_SRC))
 FUZZ_LIB     := t/fuzz/bin/libmjqfuzz.a

@@ -1,7 +1,8 @@
 /*
  * lists.h - liblists, what a list is: its configuration and subscribers
  * (streamed reading, atomic edits), the set of addresses seen, MIME and
- * command parsing of requests, reading a stored message's header, DKIM
+ * command parsing of requests, reading a stored message's header, the
+ * failed addresses a delivery report names, DKIM
  * signing and DMARC policies, each copy's own header fields (one-click
  * link and signature) and one-click tokens.  The one header other parts
  * include.  No spool knowledge.
@@ -10,6 +11,7 @@
 #define MJQ_LISTS_H
 
 #include "addr_set.h"
+#include "bounce_parse.h"
 #include "cmd_mime.h"
 #include "cmd_parse.h"
 #include "dkim_canon.h"

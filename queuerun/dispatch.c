@@ -85,16 +85,16 @@ dispatch_route(
 	char nexthop[DELIVER_NEXTHOP_MAX];
 	enum deliver_transport t;
 
-	if (m->archive[0] != '\0' && strcmp(rc->addr, m->archive_rcpt) == 0) {
+	if (m->lm.archive[0] != '\0' && strcmp(rc->addr, m->lm.archive_rcpt) == 0) {
 		/* The list's archive copy: its own maildir, whose path,
 		 * cut, would be another directory. */
 		t = DELIVER_MAILDIR;
-		if (strlcpy(nexthop, m->archive, sizeof(nexthop)) >=
+		if (strlcpy(nexthop, m->lm.archive, sizeof(nexthop)) >=
 		    sizeof(nexthop)) {
 			log_info("%s: to=<%s>, relay=none, delay=0.00, "
 				 "dsn=5.3.5, status=bounced (archive path "
 				 "too long)",
-			    m->name, rc->addr);
+			    m->lm.name, rc->addr);
 			fail_log_add(q, m, rc->off, rc->status, rc->addr,
 			    "5.3.5", "x-mjq; archive path too long");
 			return NULL;
@@ -103,7 +103,7 @@ dispatch_route(
 		   -1) {
 		log_info("%s: to=<%s>, relay=none, delay=0.00, dsn=5.1.3, "
 			 "status=bounced (bad recipient address)",
-		    m->name, rc->addr);
+		    m->lm.name, rc->addr);
 		fail_log_add(q, m, rc->off, rc->status, rc->addr, "5.1.3",
 		    "x-mjq; bad recipient address");
 		return NULL;
@@ -129,7 +129,7 @@ dispatch_refill(void *arg, struct sched_msg *sm, void *ctx, long max)
 		if ((k = spool_state_read_rcpt(m->reader, &rc)) != 1) {
 			if (k == -1)
 				log_warn(
-				    "%s: cannot read %s", m->name, m->st.path);
+				    "%s: cannot read %s", m->lm.name, m->lm.st.path);
 			m->unread = 0;
 			break;
 		}
@@ -140,13 +140,13 @@ dispatch_refill(void *arg, struct sched_msg *sm, void *ctx, long max)
 		if ((d = dispatch_route(q, m, &rc)) == NULL)
 			continue;
 		if (rcpt_pool_add(q, &rc, &id) == -1) {
-			log_warn("%s: no memory for <%s>", m->name, rc.addr);
+			log_warn("%s: no memory for <%s>", m->lm.name, rc.addr);
 			continue;
 		}
 		if (sched_rcpt_add(q->sched, sm,
 			delivery_transport_names[d->transport], d->nexthop,
 			id) == -1) {
-			log_warnx("%s: scheduler refused a recipient", m->name);
+			log_warnx("%s: scheduler refused a recipient", m->lm.name);
 			rcpt_pool_drop(q, id);
 			continue;
 		}
@@ -201,15 +201,15 @@ int
 dispatch_add(struct queuerun *q, struct qr_msg *m, double now)
 {
 	m->unread =
-	    m->st.count[SPOOL_RCPT_PENDING] + m->st.count[SPOOL_RCPT_DEFERRED];
+	    m->lm.st.count[SPOOL_RCPT_PENDING] + m->lm.st.count[SPOOL_RCPT_DEFERRED];
 	if (m->unread == 0) {
 		m->finished = 1;
 		return 0;
 	}
 	if ((m->reader = malloc(sizeof(*m->reader))) == NULL)
 		return -1;
-	spool_state_read_start(m->reader, m->st.fd, m->st.rcpt_start);
-	if ((m->smsg = sched_msg_add(q->sched, m, (double)m->st.arrival,
+	spool_state_read_start(m->reader, m->lm.st.fd, m->lm.st.rcpt_start);
+	if ((m->smsg = sched_msg_add(q->sched, m, (double)m->lm.st.arrival,
 		 (long)m->unread, now)) == NULL) {
 		if (m->unread > 0)
 			return -1;
@@ -260,13 +260,13 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 	b->d.params = &q->dc->transport[b->d.transport];
 	b->d.nexthop = sched_entry_nexthop(e);
 	(void)strlcpy(
-	    b->d.sender, m->st.sender, sizeof(b->d.sender)); /* same size */
-	b->d.datafd = m->datafd;
-	b->d.datasize = m->datasize;
-	b->d.verp = m->st.verp && m->st.sender[0] != '\0';
-	b->d.verp_prefix = m->verp_prefix;
-	b->d.verp_domain = m->domain;
-	b->d.head = m->head;
+	    b->d.sender, m->lm.st.sender, sizeof(b->d.sender)); /* same size */
+	b->d.datafd = m->lm.datafd;
+	b->d.datasize = m->lm.datasize;
+	b->d.verp = m->lm.st.verp && m->lm.st.sender[0] != '\0';
+	b->d.verp_prefix = m->lm.verp_prefix;
+	b->d.verp_domain = m->lm.domain;
+	b->d.head = m->lm.head;
 	m->batches++;
 	return b;
 }

@@ -23,34 +23,12 @@
 
 #include "crash.h"
 #include "expand.h"
-#include "expand_common.h"
-#include "expand_list.h"
-#include "expand_owner.h"
-#include "expand_sign.h"
+#include "listfn.h"
 #include "lists.h"
 #include "listwork.h"
 #include "log.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
-#include "request.h"
-
-/* expand_plain_text - the text as stored, minus Return-Path (the final
- * delivery agent adds one) */
-int
-expand_plain_text(struct qr_msg *m, const char *text, size_t len)
-{
-	const char *hend = header_end(text, len), *p = text, *nl;
-
-	/* mj_enqueue puts Return-Path on top; it is the only one removed. */
-	if (hend - p > 12 && strncasecmp(p, "Return-Path:", 12) == 0 &&
-	    (nl = memchr(p, '\n', (size_t)(hend - p))) != NULL) {
-		p = nl + 1;
-		while (p < hend && (*p == ' ' || *p == '\t') &&
-		       (nl = memchr(p, '\n', (size_t)(hend - p))) != NULL)
-			p = nl + 1;
-	}
-	return expand_memfd(m, p, (size_t)(text + len - p), "", 0);
-}
 
 /* expand_resume - a message with a state file: weigh the death of its
  * last runner if it died holding it (crash.c); -2 when it went to BAD/ */
@@ -58,15 +36,15 @@ static int
 expand_resume(struct queuerun *q, struct qr_msg *m)
 {
 	char why[500], how[200];
-	int crashes = m->st.crashes, n;
-	size_t settled = spool_state_settled(&m->st);
+	int crashes = m->lm.st.crashes, n;
+	size_t settled = spool_state_settled(&m->lm.st);
 
-	if (m->st.active &&
-	    crash_weigh(q, m->name, (pid_t)m->st.active, crashes,
-		settled != m->st.crash_settled, how, sizeof(how))) {
+	if (m->lm.st.active &&
+	    crash_weigh(q, m->lm.name, (pid_t)m->lm.st.active, crashes,
+		settled != m->lm.st.crash_settled, how, sizeof(how))) {
 		crashes++;
-		if (spool_state_set_crash_settled(&m->st, settled) == -1)
-			log_warn("%s: cannot update %s", m->name, m->st.path);
+		if (spool_state_set_crash_settled(&m->lm.st, settled) == -1)
+			log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
 	} else
 		snprintf(how, sizeof(how), "%s", "died before");
 	/* Also when a runner died moving it to BAD/ (active is 0 then). */
@@ -78,29 +56,29 @@ expand_resume(struct queuerun *q, struct qr_msg *m)
 		/* The state goes to BAD/ with the count that sent it there,
 		 * durable first; a state file that cannot be updated leaves
 		 * the message in QUEUE/, put off, for the next try to move. */
-		if (spool_state_set_counts(&m->st, m->st.tries, crashes, 0) ==
+		if (spool_state_set_counts(&m->lm.st, m->lm.st.tries, crashes, 0) ==
 			-1 ||
-		    spool_state_sync(&m->st) == -1) {
-			log_warn("%s: cannot update %s", m->name, m->st.path);
+		    spool_state_sync(&m->lm.st) == -1) {
+			log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
 			return -1;
 		}
-		expand_aside(q, m, SPOOL_BAD, why);
+		listfn_aside(&q->fn, &m->lm, SPOOL_BAD, why);
 		return -2;
 	}
 	if (spool_state_set_counts(
-		&m->st, m->st.tries, crashes, (int)getpid()) == -1) {
-		log_warn("%s: cannot update %s", m->name, m->st.path);
+		&m->lm.st, m->lm.st.tries, crashes, (int)getpid()) == -1) {
+		log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
 		return -1;
 	}
 	/* failed words are a bounce its runner did not live to commit. */
-	if ((n = spool_state_recover(&m->st)) == -1) {
-		log_warn("%s: cannot update %s", m->name, m->st.path);
+	if ((n = spool_state_recover(&m->lm.st)) == -1) {
+		log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
 		return -1;
 	}
 	if (n > 0)
 		log_info("%s: %d failed recipient(s) without their bounce: "
 			 "deferred, to be tried again",
-		    m->name, n);
+		    m->lm.name, n);
 	return 0;
 }
 
@@ -111,16 +89,16 @@ expand_first(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
 {
 	int r;
 
-	switch (m->function) {
+	switch (m->lm.function) {
 	case SPOOL_FN_LIST:
-		return expand_list_state(q, m, text, len);
+		return expand_list_state(&q->fn, &m->lm, text, len);
 	case SPOOL_FN_OWNER:
-		return expand_owner(q, m, text, len);
+		return expand_owner(&q->fn, &m->lm, text, len);
 	case SPOOL_FN_REQUEST:
 	case SPOOL_FN_MAJORDOMO:
-		if ((r = expand_list_ready(q, m)) != 0)
+		if ((r = listfn_list_ready(&q->fn, &m->lm)) != 0)
 			return r;
-		return request_process(q, m, text, len);
+		return request_process(&q->fn, &m->lm, text, len);
 	default:
 		return -2;
 	}
@@ -138,33 +116,33 @@ expand_attempt(
 	int died, counted, r;
 	pid_t last, self = getpid();
 
-	if ((died = spool_state_attempt(m->path, self, &counted, &last)) ==
+	if ((died = spool_state_attempt(m->lm.path, self, &counted, &last)) ==
 	    -1) {
-		log_warn("%s: cannot count its first processing", m->name);
+		log_warn("%s: cannot count its first processing", m->lm.name);
 		died = counted = 0;
 	}
 	if (died == 1 &&
-	    crash_weigh(q, m->name, last, counted, 0, how, sizeof(how)) &&
-	    spool_state_attempt_count(m->path, ++counted, self) == -1)
-		log_warn("%s: cannot count its first processing", m->name);
+	    crash_weigh(q, m->lm.name, last, counted, 0, how, sizeof(how)) &&
+	    spool_state_attempt_count(m->lm.path, ++counted, self) == -1)
+		log_warn("%s: cannot count its first processing", m->lm.name);
 	if (counted >= q->s->queuerun_max_crashes) {
 		snprintf(why, sizeof(why),
 		    "a runner died %d times while processing it the first "
 		    "time (the last one %s; [queuerun] max_crashes = %lld)",
 		    counted, how, q->s->queuerun_max_crashes);
-		expand_aside(q, m, SPOOL_BAD, why);
+		listfn_aside(&q->fn, &m->lm, SPOOL_BAD, why);
 		r = -2;
 	} else {
 		log_last_clear();
 		r = expand_first(q, m, text, len);
 	}
 	/* Tried again later: the reason stays beside it for mj_queuerun -l */
-	if (r == -1 && spool_state_attempt_failed(m->path,
+	if (r == -1 && spool_state_attempt_failed(m->lm.path,
 			   log_last()[0] ? log_last()
 					 : "first processing failed") == -1)
-		log_warn("%s: cannot write its .try file", m->name);
-	else if (r != -1 && spool_state_attempt_done(m->path) == -1)
-		log_warn("%s: cannot remove its .try file", m->name);
+		log_warn("%s: cannot write its .try file", m->lm.name);
+	else if (r != -1 && spool_state_attempt_done(m->lm.path) == -1)
+		log_warn("%s: cannot remove its .try file", m->lm.name);
 	return r;
 }
 
@@ -175,30 +153,30 @@ expand_attempt(
 static int
 expand_state_find(struct qr_msg *m, char *why, size_t whylen)
 {
-	if (spool_state_open(&m->st, m->path, why, whylen) == -1)
+	if (spool_state_open(&m->lm.st, m->lm.path, why, whylen) == -1)
 		return -1;
-	if (spool_state_belongs(&m->st, &m->msgid)) {
-		if (m->st.torn > 0)
+	if (spool_state_belongs(&m->lm.st, &m->lm.msgid)) {
+		if (m->lm.st.torn > 0)
 			log_warnx("%s: %zu status word(s) in %s torn (a power "
 				  "loss): read as deferred, those recipients "
 				  "are tried again",
-			    m->name, m->st.torn, m->st.path);
+			    m->lm.name, m->lm.st.torn, m->lm.st.path);
 		return 0;
 	}
 	log_notice("%s: %s belongs to an earlier message of this name "
 		   "(kind %s, %zu of %zu recipient(s) done): removed; this "
 		   "message is new",
-	    m->name, m->st.path, m->st.kind,
-	    m->st.nrcpt - spool_state_todo(&m->st), m->st.nrcpt);
+	    m->lm.name, m->lm.st.path, m->lm.st.kind,
+	    m->lm.st.nrcpt - spool_state_todo(&m->lm.st), m->lm.st.nrcpt);
 	/* We hold the message's lock: no other runner writes this name's
 	 * state file, so the one we read is the one we remove. */
-	if (unlink(m->st.path) == -1 && errno != ENOENT) {
-		log_warn("%s: cannot remove %s", m->name, m->st.path);
-		spool_state_close(&m->st);
+	if (unlink(m->lm.st.path) == -1 && errno != ENOENT) {
+		log_warn("%s: cannot remove %s", m->lm.name, m->lm.st.path);
+		spool_state_close(&m->lm.st);
 		errno = EIO;
 		return -1;
 	}
-	spool_state_close(&m->st);
+	spool_state_close(&m->lm.st);
 	errno = ENOENT;
 	return -1;
 }
@@ -210,7 +188,7 @@ expand_state_find(struct qr_msg *m, char *why, size_t whylen)
 static enum listwork_lane
 expand_lane(const struct qr_msg *m)
 {
-	return m->function == SPOOL_FN_LIST ? LISTWORK_POSTS : LISTWORK_EDITS;
+	return m->lm.function == SPOOL_FN_LIST ? LISTWORK_POSTS : LISTWORK_EDITS;
 }
 
 /* expand_attempt_thread - expand_attempt as the list thread runs it */
@@ -226,14 +204,21 @@ expand_attempt_thread(struct queuerun *q, struct qr_msg *m)
 static int
 expand_end(struct queuerun *q, struct qr_msg *m, int r)
 {
-	if (r == 0 && m->datafd == -1) {
-		if (strcmp(m->st.kind, "post") == 0)
-			r = expand_list(q, m, m->map, m->maplen);
-		else if ((r = expand_plain_text(m, m->map, m->maplen)) == -1)
-			log_warn("%s: cannot prepare the text", m->name);
+	/* A function that put mail into QUEUE/ (an approved post) asks for
+	 * a walk through the message, whichever thread it ran on; the wish
+	 * is granted here, on the thread that owns q->rescan. */
+	if (m->lm.rescan) {
+		m->lm.rescan = 0;
+		q->rescan = 1;
 	}
-	if (r == 0 && m->datafd != -1)
-		r = expand_sign(q, m);
+	if (r == 0 && m->lm.datafd == -1) {
+		if (strcmp(m->lm.st.kind, "post") == 0)
+			r = expand_list(&q->fn, &m->lm, m->map, m->maplen);
+		else if ((r = listfn_text_plain(&m->lm, m->map, m->maplen)) == -1)
+			log_warn("%s: cannot prepare the text", m->lm.name);
+	}
+	if (r == 0 && m->lm.datafd != -1)
+		r = expand_sign(&q->fn, &m->lm);
 	if (r == 0)
 		test_fault(m->map, m->maplen);
 	munmap(m->map, m->maplen);
@@ -255,20 +240,20 @@ expand_message_now(struct queuerun *q, struct qr_msg *m)
 	char why[256];
 	int r;
 
-	if (fstat(m->fd, &sb) == -1)
+	if (fstat(m->lm.fd, &sb) == -1)
 		return -1;
 	if (sb.st_size == 0) {
-		expand_aside(q, m, SPOOL_BAD, "empty message file");
+		listfn_aside(&q->fn, &m->lm, SPOOL_BAD, "empty message file");
 		return -1; /* moved: its mtime no longer matters */
 	}
 	if ((m->map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE,
-		 m->fd, 0)) == MAP_FAILED) {
+		 m->lm.fd, 0)) == MAP_FAILED) {
 		m->map = NULL;
-		log_warn("%s: cannot map", m->name);
+		log_warn("%s: cannot map", m->lm.name);
 		return -1;
 	}
 	m->maplen = (size_t)sb.st_size;
-	spool_msgid_of(&m->msgid, m->map, m->maplen);
+	spool_msgid_of(&m->lm.msgid, m->map, m->maplen);
 	if (expand_state_find(m, why, sizeof(why)) == 0)
 		r = expand_resume(q, m);
 	else if (errno == ENOENT) {
@@ -281,11 +266,11 @@ expand_message_now(struct queuerun *q, struct qr_msg *m)
 	} else if (errno == EINVAL) {
 		char text[400];
 		snprintf(text, sizeof(text), "damaged state file: %s", why);
-		expand_aside(q, m, SPOOL_BAD, text);
+		listfn_aside(&q->fn, &m->lm, SPOOL_BAD, text);
 		r = -2;
 	} else {
 		log_warn(
-		    "%s: cannot open its state file %s", m->name, m->st.path);
+		    "%s: cannot open its state file %s", m->lm.name, m->lm.st.path);
 		r = -1;
 	}
 	return expand_end(q, m, r);
@@ -298,7 +283,7 @@ expand_message(struct queuerun *q, struct qr_msg *m)
 {
 	int r;
 
-	crash_mark(q, m->name);
+	crash_mark(q, m->lm.name);
 	r = expand_message_now(q, m);
 	crash_mark(q, "");
 	return r;
@@ -314,7 +299,7 @@ expand_collect(struct queuerun *q, int *r)
 	if ((m = listwork_done(q, r)) == NULL)
 		return NULL;
 	m->listwork = 0;
-	crash_mark(q, m->name);
+	crash_mark(q, m->lm.name);
 	*r = expand_end(q, m, *r);
 	crash_mark(q, "");
 	return m;
@@ -326,10 +311,10 @@ expand_collect(struct queuerun *q, int *r)
 void
 expand_put_off(struct queuerun *q, struct qr_msg *m)
 {
-	if (m->st.fd != -1 &&
-	    spool_state_set_counts(&m->st, m->st.tries, m->st.crashes, 0) == -1)
-		log_warn("%s: cannot update %s", m->name, m->st.path);
-	if (spool_state_set_next(m->fd, time(NULL) + q->dc->base.min_backoff) ==
+	if (m->lm.st.fd != -1 &&
+	    spool_state_set_counts(&m->lm.st, m->lm.st.tries, m->lm.st.crashes, 0) == -1)
+		log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
+	if (spool_state_set_next(m->lm.fd, time(NULL) + q->dc->base.min_backoff) ==
 	    -1)
-		log_warn("%s: cannot set its next try", m->name);
+		log_warn("%s: cannot set its next try", m->lm.name);
 }

@@ -21,7 +21,5 @@ struct qr_msg *expand_collect(struct queuerun *q, int *r);
 /* expand_put_off - not again before minimal_backoff_time (a transient
  * problem before the message reached the scheduler) */
 void expand_put_off(struct queuerun *q, struct qr_msg *m);
-/* expand_plain_text - the delivered text: as stored, minus Return-Path */
-int expand_plain_text(struct qr_msg *m, const char *text, size_t len);
 
 #endif

@@ -55,7 +55,7 @@ fail_log_broken(struct queuerun *q, struct qr_msg *m)
 	if (m->fails_lost++ == 0)
 		log_warn("%s: cannot keep failure reasons in %s/%s; failed "
 			 "recipients are deferred instead",
-		    m->name, q->s->spool_dir, SPOOL_TMP);
+		    m->lm.name, q->s->spool_dir, SPOOL_TMP);
 	if (m->fails != NULL)
 		fclose(m->fails);
 	m->fails = NULL;
@@ -86,14 +86,14 @@ fail_log_add(struct queuerun *q, struct qr_msg *m, off_t off,
 	if (m->fails == NULL) {
 		/* No bounce without its reason: tried again instead. */
 		if (spool_state_set_rcpt(
-			&m->st, off, from, SPOOL_RCPT_DEFERRED) == -1)
-			log_warn("%s: cannot update %s", m->name, m->st.path);
+			&m->lm.st, off, from, SPOOL_RCPT_DEFERRED) == -1)
+			log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
 		snprintf(m->last_error, sizeof(m->last_error), "%s %.180s", dsn,
 		    diag);
 		return;
 	}
-	if (spool_state_set_rcpt(&m->st, off, from, SPOOL_RCPT_FAILED) == -1)
-		log_warn("%s: cannot update %s", m->name, m->st.path);
+	if (spool_state_set_rcpt(&m->lm.st, off, from, SPOOL_RCPT_FAILED) == -1)
+		log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
 	m->nfail++;
 }
 
@@ -165,7 +165,7 @@ fail_log_close(struct qr_msg *m)
 	if (m->fails_lost > 1)
 		log_warnx("%s: %zu failed recipient(s) deferred instead of "
 			  "bounced: their reasons could not be kept",
-		    m->name, m->fails_lost);
+		    m->lm.name, m->fails_lost);
 	if (m->fails != NULL)
 		fclose(m->fails);
 	m->fails = NULL;

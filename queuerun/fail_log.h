@@ -1,6 +1,7 @@
 /*
  * fail_log.h - this pass's failed recipients of a message, on disk until
- * the bounce (fail_log.c); read back FAIL_BATCH_MAX at a time.
+ * the bounce (fail_log.c); read back FAIL_BATCH_MAX at a time, as the
+ * batches the DSN is made of (struct fail_batch, listfn/dsn.h).
  */
 #ifndef MJQ_FAIL_LOG_H
 #define MJQ_FAIL_LOG_H
@@ -8,23 +9,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "listfn.h"
 #include "spool_state.h"
 
 struct queuerun;
 struct qr_msg;
-
-#define FAIL_BATCH_MAX 1000 /* failed recipients named in one bounce */
-
-struct fail_rec {
-	off_t off;
-	const char *addr, *dsn, *diag;
-};
-
-struct fail_batch {
-	size_t n;
-	struct fail_rec rec[FAIL_BATCH_MAX];
-	char *line[FAIL_BATCH_MAX]; /* the text the records point into */
-};
 
 /* fail_log_add - a recipient failed: marked failed, its reason logged;
  * deferred instead when the log cannot be written */

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dsn.h"
+#include "listfn.h"
 #include "fail_log.h"
 #include "log.h"
 #include "outcome.h"
@@ -53,22 +53,22 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 		r = &b->d.res[i];
 		log_info("%s: to=<%s>, relay=%s, delay=%.2f, dsn=%s, "
 			 "status=%s (%s)%s%s",
-		    m->name, rec->addr, b->d.relay, now - (double)m->st.arrival,
+		    m->lm.name, rec->addr, b->d.relay, now - (double)m->lm.st.arrival,
 		    r->dsn, outcome_words[r->outcome], r->text,
 		    b->d.tls ? ", tls=" : "",
 		    b->d.tls ? spool_dest_tls_name(b->d.tls) : "");
 		switch (r->outcome) {
 		case DELIVER_SENT:
-			if (spool_state_set_rcpt(&m->st, rec->off, rec->status,
+			if (spool_state_set_rcpt(&m->lm.st, rec->off, rec->status,
 				SPOOL_RCPT_DELIVERED) == -1)
-				log_warn("%s: cannot update %s", m->name,
-				    m->st.path);
+				log_warn("%s: cannot update %s", m->lm.name,
+				    m->lm.st.path);
 			break;
 		case DELIVER_DEFERRED:
-			if (spool_state_set_rcpt(&m->st, rec->off, rec->status,
+			if (spool_state_set_rcpt(&m->lm.st, rec->off, rec->status,
 				SPOOL_RCPT_DEFERRED) == -1)
-				log_warn("%s: cannot update %s", m->name,
-				    m->st.path);
+				log_warn("%s: cannot update %s", m->lm.name,
+				    m->lm.st.path);
 			snprintf(m->last_error, sizeof(m->last_error),
 			    "%s %.180s", r->dsn, r->text);
 			break;
@@ -100,8 +100,8 @@ outcome_sync(struct queuerun *q)
 		q->sync_list = m->sync_next;
 		m->sync_next = NULL;
 		m->sync_due = 0;
-		if (spool_state_sync(&m->st) == -1)
-			log_warn("%s: cannot sync %s", m->name, m->st.path);
+		if (spool_state_sync(&m->lm.st) == -1)
+			log_warn("%s: cannot sync %s", m->lm.name, m->lm.st.path);
 	}
 }
 
@@ -133,21 +133,21 @@ outcome_expire(struct queuerun *q, struct qr_msg *m, double now)
 {
 	const struct delivery_params *p = &q->dc->base;
 	long long life =
-	    m->st.sender[0] == '\0' ? p->bounce_lifetime : p->queue_lifetime;
+	    m->lm.st.sender[0] == '\0' ? p->bounce_lifetime : p->queue_lifetime;
 	struct outcome_expiry x = {q, m, 0, ""};
 
-	if (now < (double)(m->st.arrival + life) ||
-	    m->st.count[SPOOL_RCPT_PENDING] +
-		    m->st.count[SPOOL_RCPT_DEFERRED] ==
+	if (now < (double)(m->lm.st.arrival + life) ||
+	    m->lm.st.count[SPOOL_RCPT_PENDING] +
+		    m->lm.st.count[SPOOL_RCPT_DEFERRED] ==
 		0)
 		return 0;
 	snprintf(x.diag, sizeof(x.diag),
 	    "x-mjq; delivery time expired (last error: %s)", m->last_error);
-	if (spool_state_each(&m->st,
+	if (spool_state_each(&m->lm.st,
 		SPOOL_RCPT_BIT(SPOOL_RCPT_PENDING) |
 		    SPOOL_RCPT_BIT(SPOOL_RCPT_DEFERRED),
 		outcome_expire_one, &x) == -1)
-		log_warn("%s: cannot read %s", m->name, m->st.path);
+		log_warn("%s: cannot read %s", m->lm.name, m->lm.st.path);
 	return x.n;
 }
 
@@ -160,8 +160,8 @@ outcome_mark(
 
 	for (i = 0; i < b->n; i++)
 		if (spool_state_set_rcpt(
-			&m->st, b->rec[i].off, SPOOL_RCPT_FAILED, to) == -1)
-			log_warn("%s: cannot update %s", m->name, m->st.path);
+			&m->lm.st, b->rec[i].off, SPOOL_RCPT_FAILED, to) == -1)
+			log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
 }
 
 /* outcome_bounce - one report per FAIL_BATCH_MAX failed recipients, read
@@ -178,10 +178,10 @@ outcome_bounce(
 	int nobounce, k, r = 0;
 
 	if ((nobounce =
-		    m->st.sender[0] == '\0' || strcmp(m->st.kind, "dsn") == 0))
+		    m->lm.st.sender[0] == '\0' || strcmp(m->lm.st.kind, "dsn") == 0))
 		log_info("%s: sender is the null sender: no bounce for %zu "
 			 "recipient(s)",
-		    m->name, nbounce);
+		    m->lm.name, nbounce);
 	if ((batch = malloc(sizeof(*batch))) == NULL ||
 	    fail_log_rewind(m) == -1) {
 		free(batch);
@@ -191,10 +191,10 @@ outcome_bounce(
 	part.parts = (nbounce + FAIL_BATCH_MAX - 1) / FAIL_BATCH_MAX;
 	for (part.part = 1; (k = fail_log_batch(m, batch)) == 1; part.part++) {
 		if (!nobounce && to == SPOOL_RCPT_BOUNCED &&
-		    dsn_create(q, m, &part) == -1) {
+		    dsn_create(&q->fn, &m->lm, &part) == -1) {
 			log_warn("%s: cannot commit the bounce; trying again "
 				 "later",
-			    m->name);
+			    m->lm.name);
 			to = SPOOL_RCPT_DEFERRED;
 			r = -1;
 		}
@@ -202,7 +202,7 @@ outcome_bounce(
 		fail_log_batch_free(batch);
 	}
 	if (k == -1) {
-		log_warn("%s: cannot read back its failed recipients", m->name);
+		log_warn("%s: cannot read back its failed recipients", m->lm.name);
 		r = -1;
 	}
 	free(batch);
@@ -215,7 +215,7 @@ static long long
 outcome_backoff(struct queuerun *q, const struct qr_msg *m, double now)
 {
 	const struct delivery_params *p = &q->dc->base;
-	long long age = (long long)now - m->st.arrival;
+	long long age = (long long)now - m->lm.st.arrival;
 
 	if (age < p->min_backoff)
 		age = p->min_backoff;
@@ -238,35 +238,35 @@ outcome_finish(struct queuerun *q, struct qr_msg *m, double now)
 	if (m->fails_lost > 0 && m->nfail > 0) {
 		/* The fail log broke: the reasons it held are gone too, so
 		 * no bounce now; those recipients are deferred again. */
-		if (spool_state_recover(&m->st) == -1)
-			log_warn("%s: cannot update %s", m->name, m->st.path);
+		if (spool_state_recover(&m->lm.st) == -1)
+			log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
 		m->fails_lost += m->nfail;
 		m->nfail = 0;
 	}
 	nbounce = m->nfail;
 	if (nbounce > 0 && outcome_bounce(q, m, nbounce, expired) == -1 &&
-	    m->st.count[SPOOL_RCPT_FAILED] > 0 &&
-	    spool_state_recover(&m->st) == -1)
-		log_warn("%s: cannot update %s", m->name, m->st.path);
-	ndefer = spool_state_todo(&m->st);
+	    m->lm.st.count[SPOOL_RCPT_FAILED] > 0 &&
+	    spool_state_recover(&m->lm.st) == -1)
+		log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
+	ndefer = spool_state_todo(&m->lm.st);
 	if (ndefer == 0) {
 		/* spool_finish: synced, the message, then its state */
-		if (spool_finish(&m->st, m->path, &left) == -1)
-			log_warn("%s: delivered, but cannot remove %s", m->name,
+		if (spool_finish(&m->lm.st, m->lm.path, &left) == -1)
+			log_warn("%s: delivered, but cannot remove %s", m->lm.name,
 			    left);
 		else
-			log_info("%s: removed", m->name);
+			log_info("%s: removed", m->lm.name);
 	} else {
 		next = outcome_backoff(q, m, now);
-		if (spool_state_set_error(&m->st, m->last_error) == -1 ||
+		if (spool_state_set_error(&m->lm.st, m->last_error) == -1 ||
 		    spool_state_set_counts(
-			&m->st, m->st.tries + 1, m->st.crashes, 0) == -1 ||
-		    spool_state_sync(&m->st) == -1)
-			log_warn("%s: cannot update %s", m->name, m->st.path);
-		if (spool_state_set_next(m->fd, (time_t)now + next) == -1)
-			log_warn("%s: cannot set its next try", m->name);
+			&m->lm.st, m->lm.st.tries + 1, m->lm.st.crashes, 0) == -1 ||
+		    spool_state_sync(&m->lm.st) == -1)
+			log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
+		if (spool_state_set_next(m->lm.fd, (time_t)now + next) == -1)
+			log_warn("%s: cannot set its next try", m->lm.name);
 		log_info("%s: %zu recipient(s) deferred, next try in %llds",
-		    m->name, ndefer, next);
+		    m->lm.name, ndefer, next);
 	}
 	q->done++;
 	return 0;

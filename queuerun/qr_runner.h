@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "deliver.h"
+#include "listfn.h"
 #include "htab.h"
 #include "settings.h"
 #include "spool_dest.h"
@@ -31,8 +32,6 @@ struct sched;
 struct deliver_pool;
 struct dest_waiter;
 struct listwork;
-struct dkim_signer;
-struct dmarc_cache;
 
 struct queuerun {
 	const struct settings *s;
@@ -63,8 +62,7 @@ struct queuerun {
 	struct dest_waiter *waiter; /* dest_wait.c */
 	struct listwork *listwork;  /* listwork.c */
 	int waiter_failed;	    /* its thread could not start */
-	struct dkim_signer *dkim;   /* expand_sign.c, opened at first use */
-	struct dmarc_cache *dmarc;  /* expand_dmarc.c, opened at first use */
+	struct listfn_env fn;	    /* the list functions' environment */
 };
 
 #endif

@@ -38,7 +38,7 @@
 #include "expand.h"
 #include "listwork.h"
 #include "log.h"
-#include "moderate_expire.h"
+#include "listfn.h"
 #include "outcome.h"
 #include "qr_batch.h"
 #include "qr_msg.h"
@@ -63,6 +63,8 @@ queuerun_open(const struct settings *s, const struct delivery_conf *dc,
 	}
 	q->s = s;
 	q->dc = dc;
+	q->fn.s = s;
+	q->fn.dns_server = dc->transport[DELIVER_SMTP].dns_server;
 	if (dispatch_open(q, err, errlen) == -1 ||
 	    (q->pool = deliver_pool_open((int)dc->base.threads, err, errlen)) ==
 		NULL) {
@@ -117,8 +119,8 @@ queuerun_enter(struct queuerun *q, struct qr_msg *m, int r)
 		walk_release(q, m);
 		return;
 	}
-	if (dispatch_add(q, m, m->claimed) == -1) {
-		log_warn("%s: cannot route its recipients", m->name);
+	if (dispatch_add(q, m, m->lm.claimed) == -1) {
+		log_warn("%s: cannot route its recipients", m->lm.name);
 		expand_put_off(q, m);
 		walk_release(q, m);
 	}
@@ -169,8 +171,11 @@ queuerun_claim(struct queuerun *q, double now)
 		q->rescan = 0;
 		/* The notes to expired posts' posters are due at once: the
 		 * walk must not see them as younger than its clock. */
-		if (moderate_expire(q, (time_t)now) > 0)
-			now = clock_now();
+		if ((time_t)now >= q->next_expire) {
+			q->next_expire = (time_t)now + MODERATE_EXPIRE_EVERY;
+			if (moderate_expire(&q->fn, (time_t)now) > 0)
+				now = clock_now();
+		}
 		walk_scan(q, now, &p);
 	}
 	while ((m = walk_next(q, now, &p)) != NULL)
@@ -292,12 +297,12 @@ queuerun_release_all(struct queuerun *q)
 
 	for (m = q->active; m != NULL; m = m->next) {
 		/* a list thread's: its runner's exit counts as no fault */
-		if (m->st.fd == -1 || m->listwork)
+		if (m->lm.st.fd == -1 || m->listwork)
 			continue;
 		if (spool_state_set_counts(
-			&m->st, m->st.tries, m->st.crashes, 0) == -1 ||
-		    spool_state_sync(&m->st) == -1)
-			log_warn("%s: cannot update %s", m->name, m->st.path);
+			&m->lm.st, m->lm.st.tries, m->lm.st.crashes, 0) == -1 ||
+		    spool_state_sync(&m->lm.st) == -1)
+			log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
 	}
 }
 
@@ -338,7 +343,7 @@ queuerun_close(struct queuerun *q)
 	deliver_pool_close(q->pool);
 	walk_forget(q);
 	dispatch_free(q);
-	dkim_sign_close(q->dkim);
-	dmarc_close(q->dmarc);
+	dkim_sign_close(q->fn.dkim);
+	dmarc_close(q->fn.dmarc);
 	free(q);
 }

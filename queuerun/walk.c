@@ -315,26 +315,26 @@ walk_take(struct queuerun *q, const struct walk_cand *w, double now)
 		close(fd);
 		return NULL;
 	}
-	if (strlcpy(m->path, w->path, sizeof(m->path)) >= sizeof(m->path)) {
+	if (strlcpy(m->lm.path, w->path, sizeof(m->lm.path)) >= sizeof(m->lm.path)) {
 		free(m);
 		close(fd);
 		walk_complain(
 		    q, now, w->path, ENAMETOOLONG, "cannot claim the message");
 		return NULL;
 	}
-	m->fd = fd;
-	m->datafd = -1;
-	m->st.fd = -1;
-	m->claimed = now;
+	m->lm.fd = fd;
+	m->lm.datafd = -1;
+	m->lm.st.fd = -1;
+	m->lm.claimed = now;
 	/* Both fit: spool_walk gives only names of these sizes. */
-	(void)strlcpy(m->name, w->path + w->file_off, sizeof(m->name));
-	if (w->domain_len < sizeof(m->domain)) {
-		memcpy(m->domain, w->path + w->domain_off, w->domain_len);
-		m->domain[w->domain_len] = '\0';
+	(void)strlcpy(m->lm.name, w->path + w->file_off, sizeof(m->lm.name));
+	if (w->domain_len < sizeof(m->lm.domain)) {
+		memcpy(m->lm.domain, w->path + w->domain_off, w->domain_len);
+		m->lm.domain[w->domain_len] = '\0';
 	}
-	m->function = (enum spool_function)w->function;
-	m->domain_prio = w->domain_prio;
-	m->list_prio = w->list_prio;
+	m->lm.function = (enum spool_function)w->function;
+	m->lm.domain_prio = w->domain_prio;
+	m->lm.list_prio = w->list_prio;
 	return m;
 }
 
@@ -380,7 +380,7 @@ walk_scan(struct queuerun *q, double now, struct walk_pass *p)
 	    (c.active = calloc(q->nactive, sizeof(ino_t))) != NULL) {
 		struct stat sb;
 		for (m = q->active; m != NULL; m = m->next)
-			if (fstat(m->fd, &sb) == 0)
+			if (fstat(m->lm.fd, &sb) == 0)
 				c.active[k++] = sb.st_ino;
 		c.nactive = k;
 		qsort(c.active, c.nactive, sizeof(ino_t), walk_ino_cmp);
@@ -429,8 +429,8 @@ walk_next(struct queuerun *q, double now, struct walk_pass *p)
 		if (m == NULL)
 			continue;
 		/* Of the same size, so it fits. */
-		if (spool_name_parse(m->name, &sn) == 0)
-			(void)strlcpy(m->list, sn.list, sizeof(m->list));
+		if (spool_name_parse(m->lm.name, &sn) == 0)
+			(void)strlcpy(m->lm.list, sn.list, sizeof(m->lm.list));
 		m->next = q->active;
 		if (q->active != NULL)
 			q->active->prev = m;
@@ -497,12 +497,12 @@ walk_release(struct queuerun *q, struct qr_msg *m)
 	if (m->map != NULL)
 		munmap(m->map, m->maplen);
 	free(m->reader);
-	if (m->st.fd != -1)
-		spool_state_close(&m->st);
-	if (m->datafd != -1)
-		close(m->datafd);
-	rcpt_head_free(m->head);
-	if (m->fd != -1)
-		close(m->fd); /* the claim goes with the last descriptor */
+	if (m->lm.st.fd != -1)
+		spool_state_close(&m->lm.st);
+	if (m->lm.datafd != -1)
+		close(m->lm.datafd);
+	rcpt_head_free(m->lm.head);
+	if (m->lm.fd != -1)
+		close(m->lm.fd); /* the claim goes with the last descriptor */
 	free(m);
 }

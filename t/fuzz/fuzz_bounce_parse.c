@@ -12,21 +12,17 @@
 #include <string.h>
 #include <strings.h>
 
-#include "bounce_parse.h"
-#include "qr_msg.h"
+#include "lists.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct qr_msg m;
 	static struct bounce_found bf;
 	size_t i, k;
 
-	strlcpy(m.list, "mylist", sizeof(m.list));
-	strlcpy(m.domain, "example.org", sizeof(m.domain));
-	bounce_parse(&m, (const char *)data, size, &bf);
+	bounce_parse("example.org", "mylist", (const char *)data, size, &bf);
 	if (bf.n > BOUNCE_ADDRS_MAX || (!bf.is_bounce && bf.n > 0))
 		abort();
 	for (i = 0; i < bf.n; i++) {

@@ -7,7 +7,7 @@
  * list post is delivered with (expand_list_text, the list options taken
  * from the second byte) must carry exactly one of each list header,
  * none of the poster's, and the body byte for byte (or, wrapped for
- * DMARC, the whole post inside), and a munged From only once; expand_plain_text
+ * DMARC, the whole post inside), and a munged From only once; listfn_text_plain
  * must drop at most the leading Return-Path.  The delivered text lives
  * in a memfd, read back here.
  */
@@ -19,14 +19,13 @@
 
 #include "lists.h"
 #include "expand.h"
-#include "expand_list.h"
-#include "qr_msg.h"
+#include "listfn.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* fuzz_read - the delivered text of m (malloc'd), closing its memfd */
 static char *
-fuzz_read(struct qr_msg *m)
+fuzz_read(struct listfn_msg *m)
 {
 	char *buf;
 
@@ -71,7 +70,7 @@ fuzz_list(const char *text, size_t len, unsigned opt)
 	 * beside those of other lists, which stay for their loop checks. */
 	static const char *const mine[] = {"List-Id", "List-Post", "List-Help",
 	    "List-Unsubscribe", "List-Subscribe", "List-Owner", "Precedence"};
-	static struct qr_msg m;
+	static struct listfn_msg m;
 	struct listconf lc;
 	const char *hend = header_end(text, len);
 	size_t blen = (size_t)(text + len - hend), hlen, i;
@@ -124,15 +123,15 @@ fuzz_list(const char *text, size_t len, unsigned opt)
 	free(out);
 }
 
-/* fuzz_plain - expand_plain_text: a suffix of the text, Return-Path out */
+/* fuzz_plain - listfn_text_plain: a suffix of the text, Return-Path out */
 static void
 fuzz_plain(const char *text, size_t len)
 {
-	static struct qr_msg m;
+	static struct listfn_msg m;
 	char *out;
 
 	m.datafd = -1;
-	if (expand_plain_text(&m, text, len) == -1)
+	if (listfn_text_plain(&m, text, len) == -1)
 		return;
 	out = fuzz_read(&m);
 	if ((size_t)m.datasize > len ||

@@ -1,0 +1,470 @@
+/*
+ * expand_list.c - the list function: a post becomes one message to the
+ * list's subscribers.
+ *
+ * First processing (expand_list_state, on a list thread: it reads the
+ * whole list) applies the posting policy and snapshots the subscribers
+ * into the state file (with the envelope sender <list>-owner@<domain>,
+ * so bounces go to the owner, not to the poster).  Every activation
+ * rebuilds the header the same way: Return-Path and any older list
+ * headers out; List-Id, List-Post, List-Help, List-Unsubscribe,
+ * List-Subscribe, List-Owner (RFC 2369, 2919), Precedence: list and
+ * X-Loop in; the subject prefix once.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lists.h"
+#include "listfn_aside.h"
+#include "listfn_list.h"
+#include "listfn_state.h"
+#include "listfn_text.h"
+#include "expand_dmarc.h"
+#include "expand_list.h"
+#include "log.h"
+#include "moderate.h"
+#include "listfn_msg.h"
+#include "spool_why.h"
+
+/* Headers this list replaces with its own. */
+static const char *const expand_list_drop[] = {
+    "Return-Path",
+    "List-Id",
+    "List-Post",
+    "List-Help",
+    "List-Unsubscribe",
+    "List-Subscribe",
+    "List-Owner",
+    "List-Archive",
+    "Precedence",
+};
+
+/* expand_list_is - the header field at p (length n) is called name */
+static int
+expand_list_is(const char *p, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+
+	return n > k && p[k] == ':' && strncasecmp(p, name, k) == 0;
+}
+
+/* expand_list_field - the end of the header field starting at p,
+ * continuation lines included */
+static const char *
+expand_list_field(const char *p, const char *hend)
+{
+	const char *nl;
+
+	for (;;) {
+		if ((nl = memchr(p, '\n', (size_t)(hend - p))) == NULL)
+			return hend;
+		p = nl + 1;
+		if (p >= hend || (*p != ' ' && *p != '\t'))
+			return p;
+	}
+}
+
+/* expand_list_loop - the post carries this list's List-Id or X-Loop */
+static int
+expand_list_loop(const struct listfn_msg *m, const char *text, size_t len)
+{
+	const char *hend = header_end(text, len), *p, *e;
+	char id[NAME_LIST_MAX + NAME_DOMAIN_MAX + 4];
+	char loop[NAME_LIST_MAX + NAME_DOMAIN_MAX + 4];
+
+	snprintf(id, sizeof(id), "<%s.%s>", m->list, m->domain);
+	snprintf(loop, sizeof(loop), "%s@%s", m->list, m->domain);
+	for (p = text; p < hend; p = e) {
+		e = expand_list_field(p, hend);
+		if ((expand_list_is(p, (size_t)(e - p), "List-Id") &&
+			memmem(p, (size_t)(e - p), id, strlen(id)) != NULL) ||
+		    (expand_list_is(p, (size_t)(e - p), "X-Loop") &&
+			memmem(p, (size_t)(e - p), loop, strlen(loop)) != NULL))
+			return 1;
+	}
+	return 0;
+}
+
+/* expand_list_prefix - the subject prefix with $LIST replaced */
+static void
+expand_list_prefix(
+    const struct listfn_msg *m, const struct listconf *lc, char *out, size_t outlen)
+{
+	const char *p = lc->subject_prefix, *var;
+	size_t n = 0;
+
+	out[0] = '\0';
+	while (*p != '\0' && n + 1 < outlen) {
+		if ((var = strstr(p, "$LIST")) == NULL) {
+			strlcat(out, p, outlen);
+			return;
+		}
+		n = strlen(out);
+		if (n + (size_t)(var - p) + 1 < outlen) {
+			memcpy(out + n, p, (size_t)(var - p));
+			out[n + (size_t)(var - p)] = '\0';
+		}
+		strlcat(out, m->list, outlen);
+		p = var + 5;
+		n = strlen(out);
+	}
+}
+
+/* Header fields a wrapped post keeps on the outside (the rest travel
+ * inside, in the message/rfc822 part). */
+static const char *const expand_list_wrap_keep[] = {
+    "To",
+    "Cc",
+    "Subject",
+    "Date",
+    "Message-ID",
+    "In-Reply-To",
+    "References",
+    "Reply-To",
+};
+
+/* expand_list_any - the field at p (length n) is one of names */
+static int
+expand_list_any(
+    const char *p, size_t n, const char *const *names, size_t nnames)
+{
+	size_t i;
+
+	for (i = 0; i < nnames; i++)
+		if (expand_list_is(p, n, names[i]))
+			return 1;
+	return 0;
+}
+
+/* The poster, when DMARC mitigation takes the From (expand_list_text). */
+struct expand_list_poster {
+	int munge, wrap; /* From becomes the list's; the post wrapped */
+	int to_cc;	 /* the poster goes to Cc, not Reply-To */
+	int had_reply, had_cc, had_from;
+	char addr[SPOOL_ADDR_MAX + 1], name[256];
+};
+
+/* expand_list_poster - who wrote, and where the list's mitigation puts
+ * them: Reply-To, or Cc when the list sets Reply-To itself */
+static void
+expand_list_poster(const struct listconf *lc, const char *text,
+    const char *hend, struct expand_list_poster *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	if (lc->dmarc_mitigation == DMARC_MIT_NONE ||
+	    dmarc_from(text, (size_t)(hend - text), ps->addr, sizeof(ps->addr),
+		ps->name, sizeof(ps->name)) == -1)
+		return;
+	ps->munge = 1;
+	ps->wrap = lc->dmarc_mitigation == DMARC_MIT_WRAP;
+	ps->to_cc =
+	    lc->reply_to[0] != '\0' && strcasecmp(lc->reply_to, "none") != 0;
+}
+
+/* expand_list_munged - write a field the mitigation changes; 1 written,
+ * 0 the caller goes on with it */
+static int
+expand_list_munged(FILE *fp, const struct listfn_msg *m,
+    struct expand_list_poster *ps, const char *p, const char *e)
+{
+	size_t n = (size_t)(e - p);
+
+	if (!ps->munge)
+		return 0;
+	if (expand_list_is(p, n, "From")) {
+		/* the list's From once, whatever the post had */
+		if (!ps->had_from)
+			dmarc_munge_from(
+			    fp, ps->name, ps->addr, m->list, m->domain);
+		ps->had_from = 1;
+		return 1;
+	}
+	if (ps->wrap && !expand_list_any(p, n, expand_list_wrap_keep,
+			    sizeof(expand_list_wrap_keep) /
+				sizeof(expand_list_wrap_keep[0])))
+		return 1; /* inside only */
+	if (expand_list_is(p, n, "Reply-To"))
+		ps->had_reply = 1;
+	if (ps->to_cc && expand_list_is(p, n, "Cc")) {
+		ps->had_cc = 1;
+		fprintf(fp, "Cc: <%s>,", ps->addr);
+		fwrite(p + 3, 1, n - 3, fp);
+		return 1;
+	}
+	return 0;
+}
+
+/* expand_list_poster_end - the poster's Reply-To or Cc, when the post
+ * had none, and the wrapper's MIME fields */
+static void
+expand_list_poster_end(
+    FILE *fp, const struct expand_list_poster *ps, const char *boundary)
+{
+	if (!ps->munge)
+		return;
+	if (ps->to_cc && !ps->had_cc)
+		fprintf(fp, "Cc: <%s>\n", ps->addr);
+	else if (!ps->to_cc && !ps->had_reply)
+		fprintf(fp, "Reply-To: <%s>\n", ps->addr);
+	if (ps->wrap)
+		fprintf(fp,
+		    "MIME-Version: 1.0\n"
+		    "Content-Type: multipart/mixed; boundary=\"%s\"\n",
+		    boundary);
+}
+
+/* expand_list_text - the header as the subscribers get it, then the body
+ * (or, when the list wraps posts, the post as a message/rfc822 part) */
+int
+expand_list_text(
+    struct listfn_msg *m, const struct listconf *lc, const char *text, size_t len)
+{
+	const char *hend = header_end(text, len), *p, *e, *v, *orig = text;
+	char prefix[160], boundary[64], *buf = NULL;
+	struct expand_list_poster ps;
+	size_t size = 0;
+	int drop, r;
+	FILE *fp;
+
+	expand_list_prefix(m, lc, prefix, sizeof(prefix));
+	expand_list_poster(lc, text, hend, &ps);
+	snprintf(boundary, sizeof(boundary), "mjq-wrap-%08x%08x", arc4random(),
+	    arc4random());
+	if ((fp = open_memstream(&buf, &size)) == NULL)
+		return -1;
+	fprintf(fp,
+	    "List-Id: <%s.%s>\n"
+	    "List-Post: <mailto:%s@%s>\n"
+	    "List-Help: <mailto:majordomo@%s?subject=help>\n",
+	    m->list, m->domain, m->list, m->domain, m->domain);
+	/* With one-click links each recipient gets its own (rcpt_head.c). */
+	if (lc->unsubscribe_url[0] == '\0')
+		fprintf(fp,
+		    "List-Unsubscribe: <mailto:majordomo@%s?body=unsubscribe"
+		    "%%20%s>\n",
+		    m->domain, m->list);
+	fprintf(fp,
+	    "List-Subscribe: <mailto:majordomo@%s?body=subscribe%%20%s>\n"
+	    "List-Owner: <mailto:%s-owner@%s>\n"
+	    "Precedence: list\n"
+	    "X-Loop: %s@%s\n",
+	    m->domain, m->list, m->list, m->domain, m->list, m->domain);
+	for (p = text; p < hend; p = e) {
+		e = expand_list_field(p, hend);
+		if (*p == '\n' || (*p == '\r' && e - p <= 2))
+			break; /* the empty line: written below */
+		drop = expand_list_any(p, (size_t)(e - p), expand_list_drop,
+		    sizeof(expand_list_drop) / sizeof(expand_list_drop[0]));
+		if (expand_list_is(p, (size_t)(e - p), "Return-Path"))
+			orig = e; /* the wrapped post starts after it */
+		if (lc->reply_to[0] != '\0' &&
+		    strcasecmp(lc->reply_to, "none") &&
+		    expand_list_is(p, (size_t)(e - p), "Reply-To"))
+			drop = 1;
+		if (drop || expand_list_munged(fp, m, &ps, p, e))
+			continue;
+		if (prefix[0] != '\0' &&
+		    expand_list_is(p, (size_t)(e - p), "Subject")) {
+			for (v = p + 8; v < e && (*v == ' ' || *v == '\t'); v++)
+				;
+			/* A reply keeps its prefix: never add it twice. */
+			if (memmem(v, (size_t)(e - v), prefix,
+				strlen(prefix)) == NULL) {
+				fprintf(fp, "Subject: %s ", prefix);
+				fwrite(v, 1, (size_t)(e - v), fp);
+				continue;
+			}
+		}
+		fwrite(p, 1, (size_t)(e - p), fp);
+	}
+	/* A header section cut off without its newline (no body) must not
+	 * run into the Reply-To or the empty line written after it. */
+	if (fflush(fp) == 0 && size > 0 && buf[size - 1] != '\n')
+		fputc('\n', fp);
+	if (lc->reply_to[0] != '\0' && strcasecmp(lc->reply_to, "none") != 0) {
+		if (strcasecmp(lc->reply_to, "list") == 0)
+			fprintf(fp, "Reply-To: <%s@%s>\n", m->list, m->domain);
+		else
+			fprintf(fp, "Reply-To: <%s>\n", lc->reply_to);
+	}
+	expand_list_poster_end(fp, &ps, boundary);
+	fputs("\n", fp);
+	if (ps.wrap) {
+		fprintf(fp,
+		    "--%s\n"
+		    "Content-Type: message/rfc822\n"
+		    "Content-Disposition: inline\n\n",
+		    boundary);
+		fwrite(orig, 1, (size_t)(text + len - orig), fp);
+		fprintf(fp, "%s--%s--\n",
+		    len > 0 && text[len - 1] == '\n' ? "" : "\n", boundary);
+		hend = text + len; /* the body is written: nothing follows */
+	}
+	if (fclose(fp) == EOF) {
+		free(buf);
+		return -1;
+	}
+	r = listfn_text_memfd(m, buf, size, hend, (size_t)(text + len - hend));
+	free(buf);
+	return r;
+}
+
+/* expand_list_rcpt - listconf_subscribers_each's callback: a state
+ * file line */
+static int
+expand_list_rcpt(void *arg, const char *addr)
+{
+	return spool_state_write_rcpt(arg, addr);
+}
+
+/* expand_list_snapshot - the subscribers, and the archive as one more
+ * recipient (delivered, retried and recorded like the others), streamed
+ * into the new state file */
+static int
+expand_list_snapshot(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, struct spool_state_init *init, size_t *n)
+{
+	struct spool_state_writer *w;
+	char err[300];
+	int r = -1;
+
+	if ((w = malloc(sizeof(*w))) == NULL)
+		return -1;
+	if (listfn_state_open(env, m, init, w) == -1) {
+		free(w);
+		return -1;
+	}
+	if (listconf_subscribers_each(env->s, m->domain, m->list,
+		expand_list_rcpt, w, err, sizeof(err)) == -1)
+		log_warnx("%s: %s", m->name, err);
+	else if (lc->archive[0] != '\0' &&
+		 spool_state_write_rcpt(w, m->archive_rcpt) == -1)
+		log_warn("%s: cannot write its state file", m->name);
+	else {
+		*n = w->n;
+		r = listfn_state_commit(m, w);
+		free(w);
+		return r;
+	}
+	spool_state_write_abort(w);
+	free(w);
+	return r;
+}
+
+/* expand_list_first - first processing: checks, then the snapshot */
+static int
+expand_list_first(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const char *text, size_t len)
+{
+	struct spool_state_init init;
+	char sender[SPOOL_ADDR_MAX + 1], from[SPOOL_ADDR_MAX + 1], err[300];
+	char released[SPOOL_WHY_MAX];
+	size_t n = 0, sent;
+	int r;
+
+	if (expand_list_loop(m, text, len)) {
+		listfn_aside(env, m, SPOOL_BAD,
+		    "mail loop: the post carries this list's List-Id or "
+		    "X-Loop");
+		return -2;
+	}
+	/* Released from HOLD/ or BAD/ (a .why beside it in QUEUE/): the
+	 * size limit and the posting policy were judged by a person.  The
+	 * limit is on what the poster sent, not on our Return-Path. */
+	if (spool_why_read(m->path, released, sizeof(released), NULL) == -1)
+		released[0] = '\0';
+	if (released[0] == '\0' && lc->max_message_size > 0 &&
+	    (long long)(sent = header_sent_size(text, len)) >
+		lc->max_message_size) {
+		snprintf(err, sizeof(err),
+		    "message of %zu bytes is over the list's "
+		    "max_message_size of %lld",
+		    sent, lc->max_message_size);
+		listfn_aside(env, m, SPOOL_HOLD, err);
+		return -2;
+	}
+	if (released[0] == '\0' &&
+	    (r = moderate_post(env, m, lc, text, len)) != 0)
+		return r == 1 ? 0 : r;
+	header_return_path(text, len, from, sizeof(from));
+	snprintf(sender, sizeof(sender), "%s-owner@%s", m->list, m->domain);
+	memset(&init, 0, sizeof(init));
+	init.sender = sender;
+	init.from = from;
+	init.kind = "post";
+	init.verp = lc->verp;
+	if (expand_list_snapshot(env, m, lc, &init, &n) == -1)
+		return -1;
+	log_info("%s: from=<%s>, list=%s@%s, nrcpt=%zu%s%s", m->name, from,
+	    m->list, m->domain, n, released[0] ? ", " : "", released);
+	if (released[0] != '\0' && spool_why_remove(m->path) == -1)
+		log_warn("%s: cannot remove its .why", m->name);
+	return 0;
+}
+
+/* expand_list_conf - the config of m's list, its archive noted in m */
+static int
+expand_list_conf(struct listfn_env *env, struct listfn_msg *m, struct listconf *lc)
+{
+	int r;
+
+	if ((r = listfn_list_conf(env, m, lc)) != 0)
+		return r;
+	if (lc->archive[0] != '\0' && lc->archive[0] != '/') {
+		log_warnx("%s: list %s@%s: archive must be an absolute path",
+		    m->name, m->list, m->domain);
+		return -1;
+	}
+	(void)strlcpy(
+	    m->archive, lc->archive, sizeof(m->archive)); /* same size */
+	snprintf(m->archive_rcpt, sizeof(m->archive_rcpt), "%s-archive@%s",
+	    m->list, m->domain);
+	return 0;
+}
+
+/* expand_list_state - a new post's first processing, as a list thread
+ * runs it (it reads the whole list): the checks and the posting policy,
+ * then the snapshot; as expand_list returns.  Its text is then made by
+ * expand_list on the main thread. */
+int
+expand_list_state(
+    struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
+{
+	struct listconf lc;
+	int r;
+
+	if ((r = expand_list_conf(env, m, &lc)) != 0)
+		return r;
+	return expand_list_first(env, m, &lc, text, len);
+}
+
+/* expand_list - a post whose state file is made (expand_list_state, or
+ * an earlier pass): its text, on the main thread */
+int
+expand_list(struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
+{
+	struct listconf lc;
+	char err[PATH_MAX + 100];
+	int r;
+
+	if ((r = expand_list_conf(env, m, &lc)) != 0)
+		return r;
+	snprintf(m->verp_prefix, sizeof(m->verp_prefix), "%s-owner", m->list);
+	lc.dmarc_mitigation = (int)expand_dmarc(env, m, &lc, text, len);
+	if (expand_list_text(m, &lc, text, len) == -1) {
+		log_warn("%s: cannot prepare the text", m->name);
+		return -1;
+	}
+	rcpt_head_free(m->head);
+	if (rcpt_head_open(&m->head, env->s, &lc, m->list, m->domain, err,
+		sizeof(err)) == -1) {
+		/* Never sent without the links the list promises. */
+		log_warnx("%s: one-click unsubscribe links: %s: deferred",
+		    m->name, err);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,111 @@
+/*
+ * expand_sign.c - the DKIM signatures of a message's delivered text,
+ * made once per text (not per recipient) when the text is prepared, with
+ * the keys of the message's domain (the list's), whatever the function:
+ * posts, owner forwards, replies and confirmations, bounces.  A post
+ * whose copies carry header fields of their own (one-click unsubscribe
+ * links) is signed per copy instead, by the delivery threads, over the
+ * body hash and keys prepared here.
+ *
+ * A domain that signs and whose key is missing or unusable gets its mail
+ * deferred, with the reason logged: mail is never sent unsigned by
+ * accident.  [dkim] sign = no (or sign = no in the domain's DKIM
+ * directory) is the only way to send unsigned.
+ */
+#include <sys/mman.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "lists.h"
+#include "listfn_aside.h"
+#include "listfn_list.h"
+#include "listfn_state.h"
+#include "listfn_text.h"
+#include "expand_sign.h"
+#include "log.h"
+#include "listfn_msg.h"
+
+/* expand_sign_failed - log why m is not signed and keep the reason in
+ * its state file, where mj_queuerun -l shows it (error=) */
+static void
+expand_sign_failed(struct listfn_msg *m, const char *why)
+{
+	char text[SPOOL_STATE_ERROR_MAX + 1];
+
+	log_warnx("%s: not signed: %s: deferred", m->name, why);
+	snprintf(text, sizeof(text), "not signed: %s", why);
+	if (m->st.fd != -1 && spool_state_set_error(&m->st, text) == -1)
+		log_warn("%s: cannot update %s", m->name, m->st.path);
+}
+
+/* expand_sign_copies - a text whose copies each get header fields of
+ * their own (a one-click link): the body hash and the keys, for the
+ * delivery threads to sign each copy with (rcpt_head_make) */
+static int
+expand_sign_copies(struct listfn_env *env, struct listfn_msg *m,
+    const struct dkim_conf *dc, const char *text)
+{
+	struct dkim_prep *p;
+	char err[PATH_MAX + 200];
+
+	if (dkim_sign_prepare(env->dkim, dc, m->domain, text, (size_t)m->datasize,
+		&p, err, sizeof(err)) == -1) {
+		expand_sign_failed(m, err);
+		return -1;
+	}
+	rcpt_head_sign(m->head, p);
+	return 0;
+}
+
+/* expand_sign - put the DKIM-Signature fields on top of m's text; -1
+ * means defer m */
+int
+expand_sign(struct listfn_env *env, struct listfn_msg *m)
+{
+	struct dkim_conf dc;
+	char err[PATH_MAX + 200], *sig;
+	size_t siglen, maplen;
+	void *map;
+	int old = m->datafd, r;
+
+	if (dkim_conf_load(env->s, m->domain, &dc, err, sizeof(err)) == -1) {
+		expand_sign_failed(m, err);
+		return -1;
+	}
+	if (!dc.sign || m->datasize == 0)
+		return 0;
+	if (env->dkim == NULL &&
+	    (env->dkim = dkim_sign_open(err, sizeof(err))) == NULL) {
+		expand_sign_failed(m, err);
+		return -1;
+	}
+	/* listfn_text_memfd replaces the text and raises m->datasize: the map
+	 * is unmapped with the length it was mapped with, never more (the
+	 * pages beyond it are another allocation's). */
+	maplen = (size_t)m->datasize;
+	if ((map = mmap(NULL, maplen, PROT_READ, MAP_SHARED, old, 0)) ==
+	    MAP_FAILED) {
+		log_warn("%s: cannot map its text", m->name);
+		return -1;
+	}
+	if (m->head != NULL) {
+		/* Each copy has fields of its own: signed per copy at
+		 * delivery (rcpt_head.c), with what is made here. */
+		r = expand_sign_copies(env, m, &dc, map);
+		munmap(map, maplen);
+		return r;
+	}
+	r = dkim_sign_text(env->dkim, &dc, m->domain, map, maplen, &sig, &siglen,
+	    err, sizeof(err));
+	if (r == -1)
+		expand_sign_failed(m, err);
+	else if (siglen > 0 &&
+		 (r = listfn_text_memfd(m, sig, siglen, map, maplen)) == -1)
+		log_warn("%s: cannot prepare the signed text", m->name);
+	else if (siglen > 0)
+		close(old);
+	munmap(map, maplen);
+	free(sig);
+	return r;
+}

@@ -1,0 +1,15 @@
+/*
+ * expand_sign.h - the DKIM signatures of a message's delivered text
+ * (expand_sign.c), made once per text.
+ */
+#ifndef MJQ_EXPAND_SIGN_H
+#define MJQ_EXPAND_SIGN_H
+
+struct listfn_env;
+struct listfn_msg;
+
+/* expand_sign - put the DKIM-Signature fields on top of m's text; -1:
+ * defer m (no usable key), with the reason logged and in its state file */
+int expand_sign(struct listfn_env *env, struct listfn_msg *m);
+
+#endif

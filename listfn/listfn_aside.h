@@ -1,0 +1,16 @@
+/*
+ * listfn_aside.h - a message moved to BAD/ or HOLD/ (listfn_aside.c).
+ */
+#ifndef MJQ_LISTFN_ASIDE_H
+#define MJQ_LISTFN_ASIDE_H
+
+#include <stddef.h>
+
+struct listfn_env;
+struct listfn_msg;
+
+/* listfn_aside - move a message to BAD/ or HOLD/ (top) with a reason */
+void listfn_aside(
+    struct listfn_env *env, struct listfn_msg *m, const char *top, const char *why);
+
+#endif

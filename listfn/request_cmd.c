@@ -1,0 +1,446 @@
+/*
+ * request_cmd.c - what each command does.
+ *
+ * A subscription change never happens on the word of the requester
+ * alone: subscribe and unsubscribe only mail a token to the address
+ * concerned (double opt-in), and confirm, given that token back, makes
+ * the change (or, when the list wants owner approval, mails a second
+ * token to the owners).  What a command reveals about an address (its
+ * lists, whether it is subscribed) goes to that address, never to a
+ * third party.
+ */
+#include <sys/stat.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "lists.h"
+#include "log.h"
+#include "moderate_cmd.h"
+#include "listfn_msg.h"
+#include "request_cmd.h"
+#include "spool_token.h"
+
+#define REQUEST_INFO_MAX 4096
+
+static const char request_help[] =
+    "Commands, one per line, in the Subject or the body (\"end\" or a\n"
+    "signature stops reading; for <list>-request the list may be left\n"
+    "out):\n"
+    "\n"
+    "  help                          this text\n"
+    "  lists                         the lists of this domain\n"
+    "  info <list>                   about a list\n"
+    "  subscribe <list> [address]    join (a confirmation is mailed)\n"
+    "  unsubscribe <list> [address]  leave (a confirmation is mailed)\n"
+    "  which [address]               the lists an address is on\n"
+    "  who <list>                    the subscribers (if allowed)\n"
+    "  confirm <token>               carry out a confirmed request\n"
+    "\n"
+    "For moderators, with a token from a held post's notice (one in\n"
+    "the body counts instead of one in the Subject):\n"
+    "\n"
+    "  approve <token>               the post goes to the list\n"
+    "  reject <token> [reason]       the post goes back to its poster\n"
+    "  discard <token>               the post is dropped\n";
+
+/* request_list_ok - the list exists in the message's domain */
+static int
+request_list_ok(struct request *r, const char *list)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+
+	return name_check_list(list) == NULL &&
+	       listconf_path(
+		   path, sizeof(path), r->env->s, r->m->domain, list, ".") == 0 &&
+	       stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* request_is_owner - addr is one of the list's owners */
+static int
+request_is_owner(const struct listconf *lc, const char *addr)
+{
+	char **v;
+	size_t n, i;
+	int r = 0;
+
+	if (listconf_split(lc->owners, &v, &n) == -1)
+		return 0;
+	for (i = 0; i < n && !r; i++)
+		r = strcasecmp(v[i], addr) == 0;
+	listconf_free_vec(v, n);
+	return r;
+}
+
+/* request_ours - addr is one of this server's own addresses: a list
+ * must never be subscribed to itself or to majordomo */
+static int
+request_ours(const struct request *r, const char *list, const char *addr)
+{
+	const char *at = strrchr(addr, '@');
+	size_t n = at ? (size_t)(at - addr) : 0, k = strlen(list);
+
+	if (at == NULL || strcasecmp(at + 1, r->m->domain) != 0)
+		return 0;
+	return (n == 9 && strncasecmp(addr, "majordomo", 9) == 0) ||
+	       (n >= k && strncasecmp(addr, list, k) == 0);
+}
+
+/* request_token - a token for action on list and addr, mailed to addr
+ * (or the list's owners, for approval); none when the reply rate limit
+ * keeps that message back; 0 or -1 */
+static int
+request_token(struct request *r, const char *action, const char *list,
+    const char *addr, struct reply *to)
+{
+	char text[SPOOL_TOKEN_TEXT_MAX], token[SPOOL_TOKEN_LEN + 1], life[64];
+	int n;
+
+	if ((n = reply_rate(r->env, r->m, to)) != 1)
+		return n;
+	n = snprintf(text, sizeof(text),
+	    "action %s\ndomain %s\nlist %s\naddress %s\nrequester %s\n", action,
+	    r->m->domain, list, addr, r->requester);
+	if (n < 0 || (size_t)n >= sizeof(text) ||
+	    spool_token_create(r->env->s->spool_dir, text, (size_t)n, token,
+		sizeof(token)) == -1) {
+		log_warn("%s: cannot create a token", r->m->name);
+		return -1;
+	}
+	spool_token_sweep(
+	    r->env->s->spool_dir, r->env->s->request_token_lifetime, time(NULL));
+	(void)strlcpy(to->token, token, sizeof(to->token)); /* it fits */
+	to->ntokens++;
+	clock_span_words(r->env->s->request_token_lifetime, life, sizeof(life));
+	fprintf(to->fp,
+	    "Someone (%s) asked to %s <%s> %s the list %s@%s.\n"
+	    "To confirm, reply to this message, or send a message to\n"
+	    "%s with this line:\n"
+	    "\n"
+	    "confirm %s\n"
+	    "\n"
+	    "The request expires in %s.  If you did not ask for\n"
+	    "this, ignore this message: nothing changes without it.\n\n",
+	    r->requester, strcmp(action, "unsubscribe") == 0 ? "remove" : "add",
+	    addr, strcmp(action, "unsubscribe") == 0 ? "from" : "to", list,
+	    r->m->domain, r->rs.from, token, life);
+	return 0;
+}
+
+/* request_change - subscribe or unsubscribe: a token to the address */
+static int
+request_change(struct request *r, const struct cmd *c, enum subs_op op)
+{
+	const char *addr = c->addr[0] ? c->addr : r->requester;
+	struct reply *to;
+	int member;
+
+	if (!request_list_ok(r, c->list)) {
+		fprintf(r->main->fp, "There is no list %s here.\n\n", c->list);
+		return 0;
+	}
+	if (request_ours(r, c->list, addr)) {
+		fprintf(r->main->fp, "<%s> is an address of this server.\n\n",
+		    addr);
+		return 0;
+	}
+	if ((to = reply_for(&r->rs, addr)) == NULL ||
+	    (member = subs_edit_member(r->env->s, r->m->domain, c->list, addr)) ==
+		-1)
+		return -1;
+	if (to != r->main)
+		fprintf(r->main->fp,
+		    "Your request was mailed to <%s> for confirmation.\n\n",
+		    addr);
+	if (member == (op == SUBS_ADD)) {
+		fprintf(to->fp, "<%s> is %s subscribed to %s@%s.\n\n", addr,
+		    member ? "already" : "not", c->list, r->m->domain);
+		return 0;
+	}
+	return request_token(
+	    r, op == SUBS_ADD ? "subscribe" : "unsubscribe", c->list, addr, to);
+}
+
+/* request_lists - the lists of the domain; with addr, only its own */
+static int
+request_lists(struct request *r, FILE *fp, const char *addr)
+{
+	char dir[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int n = 0, member;
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", r->env->s->lists_dir,
+		r->m->domain) >= sizeof(dir) ||
+	    (d = opendir(dir)) == NULL) {
+		fprintf(fp, "No lists.\n\n");
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (!request_list_ok(r, de->d_name))
+			continue;
+		if (addr != NULL &&
+		    (member = subs_edit_member(
+			 r->env->s, r->m->domain, de->d_name, addr)) != 1) {
+			if (member == -1) {
+				closedir(d);
+				return -1;
+			}
+			continue;
+		}
+		fprintf(fp, "  %s@%s\n", de->d_name, r->m->domain);
+		n++;
+	}
+	closedir(d);
+	fprintf(fp, "%s%s.\n\n", n ? "\n" : "", n ? "End of the list" : "None");
+	return 0;
+}
+
+/* request_info - the list's addresses and its info file */
+static int
+request_info(struct request *r, const struct cmd *c)
+{
+	char path[PATH_MAX], buf[REQUEST_INFO_MAX];
+	ssize_t n = 0;
+	int fd;
+
+	if (!request_list_ok(r, c->list)) {
+		fprintf(r->main->fp, "There is no list %s here.\n\n", c->list);
+		return 0;
+	}
+	fprintf(r->main->fp,
+	    "List:     %s@%s\nRequests: %s-request@%s\nOwners:   "
+	    "%s-owner@%s\n\n",
+	    c->list, r->m->domain, c->list, r->m->domain, c->list,
+	    r->m->domain);
+	if (listconf_path(path, sizeof(path), r->env->s, r->m->domain, c->list,
+		"info") == 0 &&
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
+		n = read(fd, buf, sizeof(buf));
+		close(fd);
+	}
+	if (n > 0)
+		fprintf(r->main->fp, "%.*s%s\n", (int)n, buf,
+		    buf[n - 1] == '\n' ? "" : "\n");
+	return 0;
+}
+
+/* request_who - the subscribers, to whom the list's who_access allows */
+static int
+request_who(struct request *r, const struct cmd *c)
+{
+	char err[512], **v;
+	struct listconf lc;
+	size_t n, i;
+	int ok;
+
+	if (!request_list_ok(r, c->list)) {
+		fprintf(r->main->fp, "There is no list %s here.\n\n", c->list);
+		return 0;
+	}
+	if (listconf_load(
+		r->env->s, r->m->domain, c->list, &lc, err, sizeof(err)) == -1) {
+		log_warnx("%s: list %s: %s", r->m->name, c->list, err);
+		return -1;
+	}
+	ok = request_is_owner(&lc, r->requester);
+	if (!ok && strcmp(lc.who_access, "open") == 0)
+		ok = 1;
+	else if (!ok && strcmp(lc.who_access, "subscribers") == 0 &&
+		 (ok = subs_edit_member(
+		      r->env->s, r->m->domain, c->list, r->requester)) == -1)
+		return -1;
+	if (!ok) {
+		fprintf(r->main->fp,
+		    "The subscribers of %s are not shown to you.\n\n", c->list);
+		return 0;
+	}
+	if (listconf_subscribers(
+		r->env->s, r->m->domain, c->list, &v, &n, err, sizeof(err)) == -1)
+		return -1;
+	for (i = 0; i < n; i++)
+		fprintf(r->main->fp, "  %s\n", v[i]);
+	fprintf(r->main->fp, "\n%zu subscriber(s).\n\n", n);
+	listconf_free_vec(v, n);
+	return 0;
+}
+
+/* request_which - the lists of an address, told to that address */
+static int
+request_which(struct request *r, const struct cmd *c)
+{
+	const char *addr = c->addr[0] ? c->addr : r->requester;
+	struct reply *to;
+
+	if ((to = reply_for(&r->rs, addr)) == NULL)
+		return -1;
+	if (to != r->main)
+		fprintf(
+		    r->main->fp, "The answer was mailed to <%s>.\n\n", addr);
+	fprintf(to->fp, "<%s> is subscribed to:\n", addr);
+	return request_lists(r, to->fp, addr);
+}
+
+/* request_approval - a confirmed subscription waits for an owner */
+static int
+request_approval(struct request *r, const struct listconf *lc, const char *list,
+    const char *addr)
+{
+	struct reply *to;
+	char **v;
+	size_t n, i;
+	int ok = 0;
+
+	if (listconf_split(lc->owners, &v, &n) == -1)
+		return -1;
+	for (i = 0; i < n && ok == 0; i++) {
+		if ((to = reply_for(&r->rs, v[i])) == NULL) {
+			ok = -1;
+			break;
+		}
+		to->notice = 1;
+		fprintf(to->fp,
+		    "<%s> asks to join %s@%s and has confirmed the address.\n"
+		    "As an owner, approve it as below.\n\n",
+		    addr, list, r->m->domain);
+		ok = request_token(r, "approve", list, addr, to);
+	}
+	listconf_free_vec(v, n);
+	fprintf(r->main->fp,
+	    "%s the owners of %s to approve the subscription of <%s>.\n\n",
+	    n ? "Asked" : "Could not ask (the list has none)", list, addr);
+	return ok;
+}
+
+/* request_refused - say why a token cannot be used */
+static void
+request_refused(
+    struct request *r, const struct cmd *c, enum spool_token_status st)
+{
+	log_notice("%s: confirm from <%s>: token %s", r->m->name, r->requester,
+	    spool_token_why(st));
+	fprintf(r->main->fp, "The token %s %s.\n\n", c->token,
+	    spool_token_why(st));
+}
+
+/* request_spend - spend the token whose change has just committed: 0, or
+ * 1 when another runner spent it first (told in the reply), -1 on I/O
+ * errors (the request is tried again; the change was idempotent) */
+static int
+request_spend(struct request *r, const struct cmd *c)
+{
+	enum spool_token_status st;
+
+	if (spool_token_use(r->env->s->spool_dir, c->token, &st) == -1) {
+		log_warn("%s: cannot spend token %s", r->m->name, c->token);
+		return -1;
+	}
+	if (st == SPOOL_TOKEN_OK)
+		return 0;
+	request_refused(r, c, st);
+	return 1;
+}
+
+/* request_confirm - use a token: the change it was issued for, then the
+ * token spent; a change that fails leaves the token for the retry */
+static int
+request_confirm(struct request *r, const struct cmd *c)
+{
+	char text[SPOOL_TOKEN_TEXT_MAX], action[32],
+	    domain[NAME_DOMAIN_MAX + 1];
+	char list[NAME_LIST_MAX + 1], addr[SPOOL_ADDR_MAX + 1], err[512];
+	enum spool_token_status st;
+	struct listconf lc;
+	struct reply *to;
+	int ch, spent;
+
+	if (spool_token_read(r->env->s->spool_dir, c->token,
+		r->env->s->request_token_lifetime, time(NULL), text, sizeof(text),
+		&st) == -1)
+		return -1;
+	if (st == SPOOL_TOKEN_OK &&
+	    (spool_token_field(text, "action", action, sizeof(action)) == -1 ||
+		spool_token_field(text, "domain", domain, sizeof(domain)) == -1 ||
+		spool_token_field(text, "list", list, sizeof(list)) == -1 ||
+		spool_token_field(text, "address", addr, sizeof(addr)) == -1 ||
+		strcmp(domain, r->m->domain) != 0 || !request_list_ok(r, list)))
+		st = SPOOL_TOKEN_UNKNOWN;
+	if (st != SPOOL_TOKEN_OK) {
+		request_refused(r, c, st);
+		return 0;
+	}
+	if (listconf_load(r->env->s, domain, list, &lc, err, sizeof(err)) == -1) {
+		log_warnx("%s: list %s: %s", r->m->name, list, err);
+		return -1;
+	}
+	if (strcmp(action, "subscribe") == 0 && lc.subscribe_approval)
+		return request_approval(r, &lc, list, addr) == -1 ||
+			       request_spend(r, c) == -1
+			   ? -1
+			   : 0;
+	if ((ch = subs_edit(r->env->s, domain, list,
+		 strcmp(action, "unsubscribe") == 0 ? SUBS_REMOVE : SUBS_ADD,
+		 addr)) == -1 ||
+	    (spent = request_spend(r, c)) == -1)
+		return -1;
+	if (spent == 1)
+		return 0;
+	fprintf(r->main->fp, "<%s> is %s %s %s@%s.\n\n", addr,
+	    ch ? "now" : "already",
+	    strcmp(action, "unsubscribe") == 0 ? "off" : "on", list, domain);
+	/* An owner's approval is news to the subscriber. */
+	if (strcmp(action, "approve") == 0 && ch &&
+	    (to = reply_for(&r->rs, addr)) != NULL && to != r->main) {
+		to->notice = 1;
+		fprintf(to->fp, "<%s> is now subscribed to %s@%s.\n\n", addr,
+		    list, domain);
+	}
+	return 0;
+}
+
+/* request_cmd - run one command, its result in the replies; -1 when a
+ * transient failure means the whole request must be tried again */
+int
+request_cmd(struct request *r, const struct cmd *c)
+{
+	fprintf(r->main->fp, ">>> %s\n", c->line);
+	switch (c->verb) {
+	case CMD_UNKNOWN:
+		fprintf(r->main->fp, "%s (send \"help\" for the commands).\n\n",
+		    c->error);
+		return 0;
+	case CMD_SKIPPED:
+		fprintf(r->main->fp, "%s.\n\n", c->error);
+		return 0;
+	case CMD_HELP:
+		fprintf(r->main->fp, "%s\n", request_help);
+		return 0;
+	case CMD_LISTS:
+		return request_lists(r, r->main->fp, NULL);
+	case CMD_INFO:
+		return request_info(r, c);
+	case CMD_SUBSCRIBE:
+		return request_change(r, c, SUBS_ADD);
+	case CMD_UNSUBSCRIBE:
+		return request_change(r, c, SUBS_REMOVE);
+	case CMD_WHICH:
+		return request_which(r, c);
+	case CMD_WHO:
+		return request_who(r, c);
+	case CMD_CONFIRM:
+		return request_confirm(r, c);
+	case CMD_APPROVE:
+	case CMD_REJECT:
+	case CMD_DISCARD:
+		return moderate_cmd(r, c);
+	}
+	return 0;
+}

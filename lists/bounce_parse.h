@@ -1,0 +1,27 @@
+/*
+ * bounce_parse.h - the failed addresses a delivery report names
+ * (bounce_parse.c): VERP, then an RFC 3464 report, then the common
+ * free-text forms.
+ */
+#ifndef MJQ_BOUNCE_PARSE_H
+#define MJQ_BOUNCE_PARSE_H
+
+#include <stddef.h>
+
+#include "names.h"
+
+#define BOUNCE_ADDRS_MAX 20
+
+struct bounce_found {
+	char addr[BOUNCE_ADDRS_MAX][NAME_ADDR_MAX + 1];
+	size_t n;
+	int is_bounce; /* it looks like a delivery report */
+	int delayed;   /* a warning only: nothing failed */
+};
+
+/* bounce_parse - what a message to list's owner at domain (text, len)
+ * says failed */
+void bounce_parse(const char *domain, const char *list, const char *text,
+    size_t len, struct bounce_found *bf);
+
+#endif
