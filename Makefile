@@ -135,23 +135,36 @@ all: $(PROGS) $(TOOLS) t/tools/mj_enqueue_dyn
 %.o: %.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
+# A library is archived anew from its sources' objects: ar adds to an
+# archive, so the object of a file moved to another part would stay and
+# win the link.
+
 $(LIBCOMMON): $(COMMON_SRC:.c=.o)
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIBSPOOL): $(SPOOL_SRC:.c=.o)
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIBSCHED): $(SCHED_SRC:.c=.o)
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIBSMTP): $(SMTP_SRC:.c=.o)
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIBLISTS): $(LISTS_SRC:.c=.o)
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIBDELIVER): $(DELIVER_SRC:.c=.o)
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIBQCTL): $(QCTL_SRC:.c=.o)
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIBLISTFN): $(LISTFN_SRC:.c=.o)
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIBQR): $(QR_SRC:.c=.o)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
@@ -261,6 +274,7 @@ $(FUZZ_OBJDIR)/%.o: %.c
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link \
 	    -MMD -MP -c -o $@ $<
 $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
+	@rm -f $@
 	@rm -f $@
 	$(AR) rcs $@ $^
 t/fuzz/bin/%: t/fuzz/%.c $(FUZZ_LIB)

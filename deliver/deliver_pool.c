@@ -1,5 +1,5 @@
 /*
- * worker.c - the pool of delivery threads.
+ * deliver_pool.c - the pool of delivery threads.
  *
  * The main thread submits batches; a worker takes one, runs the blocking
  * transport on it, and posts it back on the done list with one byte on

@@ -1,9 +1,9 @@
 /*
- * worker.h - the pool of delivery threads (worker.c): batches in, results
- * back through an event pipe.
+ * deliver_pool.h - the pool of delivery threads (deliver_pool.c):
+ * batches in, results back through an event pipe.
  */
-#ifndef MJQ_WORKER_H
-#define MJQ_WORKER_H
+#ifndef MJQ_DELIVER_POOL_H
+#define MJQ_DELIVER_POOL_H
 
 #include <stddef.h>
 

@@ -41,7 +41,7 @@ qr_usage(void)
 	return EX_USAGE;
 }
 
-/* qr_list - mj_queuerun -l: the queue as listq.c words it */
+/* qr_list - mj_queuerun -l: the queue as queuectl_list.c words it */
 static int
 qr_list(const struct settings *s)
 {

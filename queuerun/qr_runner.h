@@ -3,7 +3,7 @@
  * thread and passed to every stage of the step loop (queuerun.c).
  *
  * Concurrency model: one main thread owns every message, state file and
- * destination queue; a pool of worker threads (worker.c) runs the
+ * destination queue; a pool of worker threads (deliver/) runs the
  * blocking transports (the synchronous SMTP client, pipe, maildir), one
  * batch at a time, and posts results back through a pipe that is
  * queuerun_event_fd.  Threads rather than forked agents because a batch
@@ -11,6 +11,9 @@
  * and reused across batches in memory, and the message text is shared
  * (one memfd per message) instead of copied.  Workers touch only their
  * batch and the session cache, so no lock guards the main thread's data.
+ * The list threads (listwork.c) run a message's first processing with
+ * the message handed to them alone; what its function asks of the runner
+ * (a walk, m->lm.rescan) comes back with it, never written here.
  */
 #ifndef MJQ_QR_RUNNER_H
 #define MJQ_QR_RUNNER_H

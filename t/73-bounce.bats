@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Bounces to <list>-owner (queuerun/bounce.c, bounce_parse.c): counted per
+# Bounces to <list>-owner (listfn/bounce.c, lists/bounce_parse.c): counted per
 # subscriber, the subscriber removed after bounce_max_count within
 # bounce_max_age and the owners told; other owner mail still forwarded.
 
