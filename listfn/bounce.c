@@ -18,10 +18,8 @@
 #include <time.h>
 
 #include "bounce.h"
-#include "listfn_aside.h"
 #include "listfn_list.h"
 #include "listfn_state.h"
-#include "listfn_text.h"
 #include "lockedit.h"
 #include "log.h"
 #include "listfn_msg.h"

@@ -366,10 +366,9 @@ expand_list_first(struct listfn_env *env, struct listfn_msg *m,
 	int r;
 
 	if (expand_list_loop(m, text, len)) {
-		listfn_aside(env, m, SPOOL_BAD,
+		return listfn_aside(env, m, SPOOL_BAD,
 		    "mail loop: the post carries this list's List-Id or "
 		    "X-Loop");
-		return -2;
 	}
 	/* Released from HOLD/ or BAD/ (a .why beside it in QUEUE/): the
 	 * size limit and the posting policy were judged by a person.  The
@@ -383,8 +382,7 @@ expand_list_first(struct listfn_env *env, struct listfn_msg *m,
 		    "message of %zu bytes is over the list's "
 		    "max_message_size of %lld",
 		    sent, lc->max_message_size);
-		listfn_aside(env, m, SPOOL_HOLD, err);
-		return -2;
+		return listfn_aside(env, m, SPOOL_HOLD, err);
 	}
 	if (released[0] == '\0' &&
 	    (r = moderate_post(env, m, lc, text, len)) != 0)

@@ -13,7 +13,6 @@
 #include "listfn_aside.h"
 #include "listfn_list.h"
 #include "listfn_state.h"
-#include "listfn_text.h"
 #include "expand_owner.h"
 #include "lists.h"
 #include "log.h"
@@ -36,10 +35,9 @@ expand_owner(struct listfn_env *env, struct listfn_msg *m, const char *text, siz
 		return -1;
 	if (n == 0) {
 		listconf_free_vec(owners, n);
-		listfn_aside(env, m, SPOOL_BAD,
+		return listfn_aside(env, m, SPOOL_BAD,
 		    "owner mail for a list without owners (set owners in "
 		    "its config)");
-		return -2;
 	}
 	/* Bounces of list mail are counted, not forwarded (bounce.c). */
 	if ((r = bounce_process(env, m, text, len)) != 1) {

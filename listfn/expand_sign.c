@@ -18,9 +18,6 @@
 #include <unistd.h>
 
 #include "lists.h"
-#include "listfn_aside.h"
-#include "listfn_list.h"
-#include "listfn_state.h"
 #include "listfn_text.h"
 #include "expand_sign.h"
 #include "log.h"

@@ -31,8 +31,7 @@ listfn_list_ready(struct listfn_env *env, struct listfn_msg *m)
 	case LISTCONF_REMOVED:
 		snprintf(why, sizeof(why), "list %s@%s was removed: %s",
 		    m->list, m->domain, err);
-		listfn_aside(env, m, SPOOL_BAD, why);
-		return -2;
+		return listfn_aside(env, m, SPOOL_BAD, why);
 	default:
 		log_warnx("%s: list %s@%s cannot be read now (%s): deferred, "
 			  "left untouched",

@@ -29,9 +29,7 @@
 #include "clock.h"
 #include "lists.h"
 #include "listfn_aside.h"
-#include "listfn_list.h"
 #include "listfn_state.h"
-#include "listfn_text.h"
 #include "log.h"
 #include "moderate.h"
 #include "listfn_msg.h"
@@ -328,6 +326,5 @@ moderate_post(struct listfn_env *env, struct listfn_msg *m, const struct listcon
 		return -1;
 	}
 	snprintf(whytext, sizeof(whytext), "%s%s", MODERATE_WHY, why);
-	listfn_aside(env, m, SPOOL_HOLD, whytext);
-	return -2;
+	return listfn_aside(env, m, SPOOL_HOLD, whytext);
 }

@@ -21,10 +21,7 @@
 #include <strings.h>
 
 #include "lists.h"
-#include "listfn_aside.h"
-#include "listfn_list.h"
 #include "listfn_state.h"
-#include "listfn_text.h"
 #include "log.h"
 #include "listfn_msg.h"
 #include "request.h"

@@ -15,10 +15,7 @@
 #include <time.h>
 
 #include "lists.h"
-#include "listfn_aside.h"
-#include "listfn_list.h"
 #include "listfn_state.h"
-#include "listfn_text.h"
 #include "log.h"
 #include "listfn_msg.h"
 #include "request_one_click.h"

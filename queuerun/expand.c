@@ -62,8 +62,7 @@ expand_resume(struct queuerun *q, struct qr_msg *m)
 			log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
 			return -1;
 		}
-		listfn_aside(&q->fn, &m->lm, SPOOL_BAD, why);
-		return -2;
+		return listfn_aside(&q->fn, &m->lm, SPOOL_BAD, why);
 	}
 	if (spool_state_set_counts(
 		&m->lm.st, m->lm.st.tries, crashes, (int)getpid()) == -1) {
@@ -130,8 +129,7 @@ expand_attempt(
 		    "a runner died %d times while processing it the first "
 		    "time (the last one %s; [queuerun] max_crashes = %lld)",
 		    counted, how, q->s->queuerun_max_crashes);
-		listfn_aside(&q->fn, &m->lm, SPOOL_BAD, why);
-		r = -2;
+		r = listfn_aside(&q->fn, &m->lm, SPOOL_BAD, why);
 	} else {
 		log_last_clear();
 		r = expand_first(q, m, text, len);
@@ -243,8 +241,10 @@ expand_message_now(struct queuerun *q, struct qr_msg *m)
 	if (fstat(m->lm.fd, &sb) == -1)
 		return -1;
 	if (sb.st_size == 0) {
-		listfn_aside(&q->fn, &m->lm, SPOOL_BAD, "empty message file");
-		return -1; /* moved: its mtime no longer matters */
+		if (listfn_aside(&q->fn, &m->lm, SPOOL_BAD,
+			"empty message file") == -1)
+			expand_put_off(q, m); /* not moved: not again at once */
+		return -1;
 	}
 	if ((m->map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE,
 		 m->lm.fd, 0)) == MAP_FAILED) {
@@ -266,8 +266,7 @@ expand_message_now(struct queuerun *q, struct qr_msg *m)
 	} else if (errno == EINVAL) {
 		char text[400];
 		snprintf(text, sizeof(text), "damaged state file: %s", why);
-		listfn_aside(&q->fn, &m->lm, SPOOL_BAD, text);
-		r = -2;
+		r = listfn_aside(&q->fn, &m->lm, SPOOL_BAD, text);
 	} else {
 		log_warn(
 		    "%s: cannot open its state file %s", m->lm.name, m->lm.st.path);
