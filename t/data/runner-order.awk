@@ -26,6 +26,14 @@ function kind(p,   b) {
 	return "msg"
 }
 
+# A call another thread's cut in two ("<unfinished ...>", then "<...
+# NAME resumed>") is read whole, at its end: a failed one is then seen
+# to fail.
+/<unfinished \.\.\.>$/ { sub(/ *<unfinished \.\.\.>$/, ""); held[$1] = $0; next }
+/<\.\.\. [a-z0-9_]+ resumed>/ && ($1 in held) {
+	rest = $0; sub(/^.*<\.\.\. [a-z0-9_]+ resumed> */, "", rest)
+	$0 = held[$1] rest; delete held[$1]
+}
 / = -1 / && !/unlink/ { next }	# failed calls change nothing (EEXIST, ENOENT)
 
 function istmp(p) { return index(p, spool "/tmp/") == 1 }
