@@ -220,6 +220,7 @@ deps:
 test:
 	@sh scripts/deps.sh test
 	@sh t/check-bang
+	@sh t/check-format
 	@$(MAKE) --no-print-directory all
 	@sh t/run
 

@@ -58,8 +58,7 @@ static const struct conf_key queueserv_keys[] = {
 	S(queueserv_runner_kill_timeout), NULL},
     {"client_timeout_ms", CONF_INT, "5000", 10, 600000,
 	S(queueserv_client_timeout_ms), NULL},
-    {"max_clients", CONF_INT, "128", 1, 10000, S(queueserv_max_clients),
-	NULL},
+    {"max_clients", CONF_INT, "128", 1, 10000, S(queueserv_max_clients), NULL},
 };
 
 static const struct conf_key queuerun_keys[] = {
@@ -73,8 +72,8 @@ static const struct conf_key queuerun_keys[] = {
 static const struct conf_key request_keys[] = {
     {"token_lifetime", CONF_DURATION, "7d", 60, 90 * 86400LL,
 	S(request_token_lifetime), NULL},
-    {"reply_rate_limit", CONF_INT, "10", 0, 100000,
-	S(request_reply_rate_limit), NULL},
+    {"reply_rate_limit", CONF_INT, "10", 0, 100000, S(request_reply_rate_limit),
+	NULL},
     {"reply_rate_period", CONF_DURATION, "1h", 60, 7 * 86400LL,
 	S(request_reply_rate_period), NULL},
 };
@@ -208,8 +207,7 @@ settings_load(struct settings *s, const char *path, int missing_ok,
 
 	if (settings_defaults(s, err, errlen) == -1)
 		return -1;
-	return conf_load(path, missing_ok, settings_section, &ctx, err,
-	    errlen);
+	return conf_load(path, missing_ok, settings_section, &ctx, err, errlen);
 }
 
 /* settings_load_file - defaults, then an open stream named label */

@@ -81,7 +81,8 @@ deliver_per_rcpt(const char *word)
 /* deliver_argv - split the command and substitute; argv strings are in
  * one malloc'd block returned in *block */
 static int
-deliver_argv(const struct deliver_batch *b, char **argv, size_t max, char **block)
+deliver_argv(
+    const struct deliver_batch *b, char **argv, size_t max, char **block)
 {
 	char *copy, *word, *save = NULL, *buf, *p;
 	size_t argc = 0, i, size = 0, left;
@@ -150,7 +151,8 @@ deliver_pipe_status(struct deliver_batch *b, int status, const char *out)
 	size_t i;
 
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		deliver_batch_all(b, DELIVER_SENT, 0, "2.0.0", "delivered via pipe");
+		deliver_batch_all(
+		    b, DELIVER_SENT, 0, "2.0.0", "delivered via pipe");
 		return;
 	}
 	if (WIFSIGNALED(status)) {
@@ -241,7 +243,8 @@ deliver_pipe(struct deliver_batch *b)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", b->datafd);
 	if ((in = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
 	    pipe2(po, O_CLOEXEC) == -1) {
-		deliver_batch_all(b, DELIVER_DEFERRED, 0, "4.3.0", strerror(errno));
+		deliver_batch_all(
+		    b, DELIVER_DEFERRED, 0, "4.3.0", strerror(errno));
 		goto done;
 	}
 	posix_spawn_file_actions_init(&fa);
@@ -430,6 +433,7 @@ deliver_maildir(struct deliver_batch *b)
 			deliver_batch_set(&b->res[i], DELIVER_SENT, 0, "2.0.0",
 			    "delivered to maildir");
 		else
-			deliver_batch_set(&b->res[i], DELIVER_DEFERRED, 0, "4.3.0", why);
+			deliver_batch_set(
+			    &b->res[i], DELIVER_DEFERRED, 0, "4.3.0", why);
 	}
 }

@@ -140,7 +140,8 @@ deliver_pool_spawn(struct deliver_pool *p)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	if (pthread_create(&p->threads[p->nthreads], NULL, deliver_pool_main, p) == 0)
+	if (pthread_create(
+		&p->threads[p->nthreads], NULL, deliver_pool_main, p) == 0)
 		p->nthreads++;
 	else
 		log_warnx("cannot start a delivery thread");

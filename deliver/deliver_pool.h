@@ -11,7 +11,8 @@ struct deliver_batch;
 struct deliver_pool;
 
 /* deliver_pool_open - a pool of up to max_threads threads, started on demand */
-struct deliver_pool *deliver_pool_open(int max_threads, char *err, size_t errlen);
+struct deliver_pool *deliver_pool_open(
+    int max_threads, char *err, size_t errlen);
 /* deliver_pool_event_fd - readable when a batch is back */
 int deliver_pool_event_fd(const struct deliver_pool *p);
 /* deliver_pool_poke - make the event fd readable (another thread has news) */

@@ -251,7 +251,8 @@ static void
 deliver_smtp_set(struct deliver_batch *b, size_t lo, size_t hi,
     const struct smtp_rcpt *r, const struct smtp_status *all)
 {
-	static const enum deliver_outcome map[] = {DELIVER_SENT, DELIVER_DEFERRED, DELIVER_BOUNCED};
+	static const enum deliver_outcome map[] = {
+	    DELIVER_SENT, DELIVER_DEFERRED, DELIVER_BOUNCED};
 	const struct smtp_status *st;
 	size_t i;
 
@@ -397,7 +398,8 @@ deliver_smtp(struct deliver_batch *b)
 		dc.ring[k].idx = -1;
 	(void)strlcpy(b->relay, b->nexthop, sizeof(b->relay));
 	if ((dc.rcpts = calloc(b->n, sizeof(*dc.rcpts))) == NULL) {
-		deliver_batch_all(b, DELIVER_DEFERRED, 0, "4.3.0", "out of memory");
+		deliver_batch_all(
+		    b, DELIVER_DEFERRED, 0, "4.3.0", "out of memory");
 		return;
 	}
 	/* A copy per recipient sends the text many times: keep it
@@ -421,9 +423,10 @@ deliver_smtp(struct deliver_batch *b)
 			break;
 		}
 		x = &dc.ring[k % 3].x;
-		next = k + 1 < (long)dc.ntx && deliver_smtp_copy(&dc, k + 1) == 0
-			   ? &dc.ring[(k + 1) % 3].x
-			   : NULL;
+		next =
+		    k + 1 < (long)dc.ntx && deliver_smtp_copy(&dc, k + 1) == 0
+			? &dc.ring[(k + 1) % 3].x
+			: NULL;
 		dc.want = k + 2;
 		x->wait = k + 2 < (long)dc.ntx ? deliver_smtp_ahead : NULL;
 		x->wait_arg = &dc;

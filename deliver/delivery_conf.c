@@ -265,7 +265,8 @@ delivery_map_parse(const char *value, enum deliver_transport *t, char *nexthop,
 		snprintf(err, errlen, "nexthop too long");
 		return -1;
 	}
-	if ((*t == DELIVER_PIPE || *t == DELIVER_MAILDIR) && nexthop[0] != '/') {
+	if ((*t == DELIVER_PIPE || *t == DELIVER_MAILDIR) &&
+	    nexthop[0] != '/') {
 		snprintf(err, errlen, "%s wants an absolute path", name);
 		return -1;
 	}

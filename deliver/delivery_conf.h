@@ -16,7 +16,13 @@
 #include "smtp.h"
 
 /* The transports; a [transport:NAME] section names one of them. */
-enum deliver_transport { DELIVER_SMTP, DELIVER_PIPE, DELIVER_MAILDIR, DELIVER_DISCARD, DELIVER_NTRANSPORT };
+enum deliver_transport {
+	DELIVER_SMTP,
+	DELIVER_PIPE,
+	DELIVER_MAILDIR,
+	DELIVER_DISCARD,
+	DELIVER_NTRANSPORT
+};
 
 #define DELIVER_HOST_MAX 256
 #define DELIVER_NEXTHOP_MAX 1024
@@ -95,7 +101,7 @@ void delivery_conf_free(struct delivery_conf *dc);
 int delivery_transport_lookup(const char *name, enum deliver_transport *t);
 const struct delivery_tls_policy *delivery_tls_policy_find(
     const struct delivery_params *, const char *);
-int delivery_map_parse(const char *value, enum deliver_transport *t, char *nexthop,
-    size_t len, char *err, size_t errlen);
+int delivery_map_parse(const char *value, enum deliver_transport *t,
+    char *nexthop, size_t len, char *err, size_t errlen);
 
 #endif

@@ -3,8 +3,9 @@
  *
  * The poke itself is spool_poke's.  When nothing listens and start_server
  * is on, start mj_queueserv (found beside this program) detached, one
- * starter at a time, and do not wait for it.  Nothing here can fail the enqueue: the
- * message is already committed, and a runner's periodic walk finds it.
+ * starter at a time, and do not wait for it.  Nothing here can fail the
+ * enqueue: the message is already committed, and a runner's periodic walk finds
+ * it.
  */
 #include <errno.h>
 #include <fcntl.h>

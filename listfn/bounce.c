@@ -92,8 +92,8 @@ done:
 
 /* bounce_remove - enough bounces: off the list, and the owners told */
 static int
-bounce_remove(struct listfn_env *env, struct listfn_msg *m, const struct listconf *lc,
-    const char *addr, long long count)
+bounce_remove(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const char *addr, long long count)
 {
 	char from[SPOOL_ADDR_MAX + 1], **v;
 	struct reply_set rs;
@@ -157,8 +157,8 @@ bounce_process(
 			    m->name, bf.addr[i], m->list);
 			continue;
 		}
-		if ((count = bounce_count(env, m, &lc, bf.addr[i], time(NULL))) ==
-		    -1) {
+		if ((count = bounce_count(
+			 env, m, &lc, bf.addr[i], time(NULL))) == -1) {
 			log_warn("%s: cannot count the bounce of <%s>", m->name,
 			    bf.addr[i]);
 			return -1;

@@ -153,7 +153,8 @@ dsn_text(struct listfn_msg *m, const char *host, const struct dsn_part *part,
 
 /* dsn_create - commit one report: part of m's failed recipients */
 int
-dsn_create(struct listfn_env *env, struct listfn_msg *m, const struct dsn_part *part)
+dsn_create(
+    struct listfn_env *env, struct listfn_msg *m, const struct dsn_part *part)
 {
 	char host[256], final[PATH_MAX], *text = NULL;
 	size_t tlen;

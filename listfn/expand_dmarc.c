@@ -26,8 +26,7 @@ expand_dmarc_txt(void *arg, const char *name, char *out, size_t outlen,
 	struct mx_resolver r;
 	enum mx_status st;
 
-	if (mx_resolver_init(
-		&r, env->dns_server, why, whylen) == -1)
+	if (mx_resolver_init(&r, env->dns_server, why, whylen) == -1)
 		return -1;
 	/* The runner waits for the answer: a server that does not answer
 	 * costs it at most EXPAND_DMARC_WAIT seconds, then the post is
@@ -44,8 +43,8 @@ expand_dmarc_txt(void *arg, const char *name, char *out, size_t outlen,
 /* expand_dmarc - what the list does to this post: munge_if_strict
  * resolved by the poster's DMARC policy */
 enum dmarc_mitigation
-expand_dmarc(struct listfn_env *env, struct listfn_msg *m, const struct listconf *lc,
-    const char *text, size_t len)
+expand_dmarc(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const char *text, size_t len)
 {
 	char addr[SPOOL_ADDR_MAX + 1], name[256];
 	const char *hend = header_end(text, len), *at;
@@ -57,9 +56,9 @@ expand_dmarc(struct listfn_env *env, struct listfn_msg *m, const struct listconf
 		sizeof(name)) == -1 ||
 	    (at = strrchr(addr, '@')) == NULL)
 		return DMARC_MIT_NONE; /* no author to protect */
-	if (env->dmarc == NULL && (env->dmarc = dmarc_open(expand_dmarc_txt, env,
-				     env->s->dmarc_cache_ttl_max,
-				     env->s->dmarc_negative_ttl)) == NULL) {
+	if (env->dmarc == NULL && (env->dmarc = dmarc_open(expand_dmarc_txt,
+				       env, env->s->dmarc_cache_ttl_max,
+				       env->s->dmarc_negative_ttl)) == NULL) {
 		log_warn("%s: no DMARC cache: munged", m->name);
 		return DMARC_MIT_MUNGE;
 	}

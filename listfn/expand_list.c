@@ -90,8 +90,8 @@ expand_list_loop(const struct listfn_msg *m, const char *text, size_t len)
 
 /* expand_list_prefix - the subject prefix with $LIST replaced */
 static void
-expand_list_prefix(
-    const struct listfn_msg *m, const struct listconf *lc, char *out, size_t outlen)
+expand_list_prefix(const struct listfn_msg *m, const struct listconf *lc,
+    char *out, size_t outlen)
 {
 	const char *p = lc->subject_prefix, *var;
 	size_t n = 0;
@@ -219,8 +219,8 @@ expand_list_poster_end(
 /* expand_list_text - the header as the subscribers get it, then the body
  * (or, when the list wraps posts, the post as a message/rfc822 part) */
 int
-expand_list_text(
-    struct listfn_msg *m, const struct listconf *lc, const char *text, size_t len)
+expand_list_text(struct listfn_msg *m, const struct listconf *lc,
+    const char *text, size_t len)
 {
 	const char *hend = header_end(text, len), *p, *e, *v, *orig = text;
 	char prefix[160], boundary[64], *buf = NULL;
@@ -405,7 +405,8 @@ expand_list_first(struct listfn_env *env, struct listfn_msg *m,
 
 /* expand_list_conf - the config of m's list, its archive noted in m */
 static int
-expand_list_conf(struct listfn_env *env, struct listfn_msg *m, struct listconf *lc)
+expand_list_conf(
+    struct listfn_env *env, struct listfn_msg *m, struct listconf *lc)
 {
 	int r;
 
@@ -442,7 +443,8 @@ expand_list_state(
 /* expand_list - a post whose state file is made (expand_list_state, or
  * an earlier pass): its text, on the main thread */
 int
-expand_list(struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
+expand_list(
+    struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
 {
 	struct listconf lc;
 	char err[PATH_MAX + 100];

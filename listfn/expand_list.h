@@ -22,7 +22,7 @@ int expand_list_state(
 int expand_list(
     struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len);
 /* expand_list_text - the header as the subscribers get it, then the body */
-int expand_list_text(
-    struct listfn_msg *m, const struct listconf *lc, const char *text, size_t len);
+int expand_list_text(struct listfn_msg *m, const struct listconf *lc,
+    const char *text, size_t len);
 
 #endif

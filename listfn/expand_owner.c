@@ -20,7 +20,8 @@
 
 /* expand_owner - snapshot the owners into the state file */
 int
-expand_owner(struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
+expand_owner(
+    struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
 {
 	struct spool_state_init init;
 	char from[SPOOL_ADDR_MAX + 1];

@@ -46,8 +46,8 @@ expand_sign_copies(struct listfn_env *env, struct listfn_msg *m,
 	struct dkim_prep *p;
 	char err[PATH_MAX + 200];
 
-	if (dkim_sign_prepare(env->dkim, dc, m->domain, text, (size_t)m->datasize,
-		&p, err, sizeof(err)) == -1) {
+	if (dkim_sign_prepare(env->dkim, dc, m->domain, text,
+		(size_t)m->datasize, &p, err, sizeof(err)) == -1) {
 		expand_sign_failed(m, err);
 		return -1;
 	}
@@ -93,8 +93,8 @@ expand_sign(struct listfn_env *env, struct listfn_msg *m)
 		munmap(map, maplen);
 		return r;
 	}
-	r = dkim_sign_text(env->dkim, &dc, m->domain, map, maplen, &sig, &siglen,
-	    err, sizeof(err));
+	r = dkim_sign_text(env->dkim, &dc, m->domain, map, maplen, &sig,
+	    &siglen, err, sizeof(err));
 	if (r == -1)
 		expand_sign_failed(m, err);
 	else if (siglen > 0 &&

@@ -18,9 +18,9 @@
 /* generate_commit - commit text (kind "dsn", "reply", ...) to one
  * recipient; 0 done (its path in final), -1 with errno */
 int
-generate_commit(struct listfn_env *env, const struct listfn_msg *m, const char *kind,
-    const char *to, const char *text, size_t tlen, char *final,
-    size_t finallen)
+generate_commit(struct listfn_env *env, const struct listfn_msg *m,
+    const char *kind, const char *to, const char *text, size_t tlen,
+    char *final, size_t finallen)
 {
 	struct spool_state_init init;
 	struct spool_name name;
@@ -40,8 +40,8 @@ generate_commit(struct listfn_env *env, const struct listfn_msg *m, const char *
 		m->domain_prio, m->domain, m->list_prio, SPOOL_FN_OWNER) == 0 &&
 	    spool_name_init(&name, time(NULL), getpid(),
 		m->list[0] ? m->list : SPOOL_GLOBAL_LIST, NULL, NULL) == 0 &&
-	    spool_move_generate(env->s->spool_dir, dir, &name, state, slen, text,
-		tlen, final, finallen) == 0)
+	    spool_move_generate(env->s->spool_dir, dir, &name, state, slen,
+		text, tlen, final, finallen) == 0)
 		r = 0;
 	free(state);
 	return r;

@@ -14,8 +14,8 @@
  * the function's "moved aside"; -1 when it could not be moved (logged),
  * and the message must be put off, never taken again at once */
 int
-listfn_aside(
-    struct listfn_env *env, struct listfn_msg *m, const char *top, const char *why)
+listfn_aside(struct listfn_env *env, struct listfn_msg *m, const char *top,
+    const char *why)
 {
 	char final[PATH_MAX], text[600];
 

@@ -11,7 +11,7 @@ struct listfn_msg;
 
 /* listfn_aside - move a message to BAD/ or HOLD/ (top) with a reason: -2
  * moved, -1 not (logged; the message is to be put off) */
-int listfn_aside(
-    struct listfn_env *env, struct listfn_msg *m, const char *top, const char *why);
+int listfn_aside(struct listfn_env *env, struct listfn_msg *m, const char *top,
+    const char *why);
 
 #endif

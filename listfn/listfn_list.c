@@ -22,8 +22,7 @@ int
 listfn_list_ready(struct listfn_env *env, struct listfn_msg *m)
 {
 	char err[512], why[PATH_MAX + 600];
-	const char *list =
-	    m->function == SPOOL_FN_MAJORDOMO ? NULL : m->list;
+	const char *list = m->function == SPOOL_FN_MAJORDOMO ? NULL : m->list;
 
 	switch (listconf_presence(env->s, m->domain, list, err, sizeof(err))) {
 	case LISTCONF_PRESENT:
@@ -44,7 +43,8 @@ listfn_list_ready(struct listfn_env *env, struct listfn_msg *m)
  * be read now (a broken config, or as listfn_list_ready), -2 when the
  * list was removed (moved to BAD/) */
 int
-listfn_list_conf(struct listfn_env *env, struct listfn_msg *m, struct listconf *lc)
+listfn_list_conf(
+    struct listfn_env *env, struct listfn_msg *m, struct listconf *lc)
 {
 	char err[512];
 	int r;

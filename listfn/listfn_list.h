@@ -17,6 +17,7 @@ struct listfn_msg;
 int listfn_list_ready(struct listfn_env *env, struct listfn_msg *m);
 /* listfn_list_conf - the config of m's list; -1 (logged) when it cannot
  * be read now, -2 when the list was removed (moved to BAD/) */
-int listfn_list_conf(struct listfn_env *env, struct listfn_msg *m, struct listconf *lc);
+int listfn_list_conf(
+    struct listfn_env *env, struct listfn_msg *m, struct listconf *lc);
 
 #endif

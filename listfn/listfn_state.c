@@ -77,8 +77,8 @@ listfn_state(struct listfn_env *env, struct listfn_msg *m,
  * bounce counted): a state file without recipients, which the finish
  * path removes with the message */
 int
-listfn_state_empty(
-    struct listfn_env *env, struct listfn_msg *m, const char *kind, const char *from)
+listfn_state_empty(struct listfn_env *env, struct listfn_msg *m,
+    const char *kind, const char *from)
 {
 	struct spool_state_init init;
 	struct stat sb;

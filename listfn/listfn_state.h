@@ -22,7 +22,7 @@ int listfn_state(struct listfn_env *env, struct listfn_msg *m,
     struct spool_state_init *init, char **rcpts, size_t n);
 /* listfn_state_empty - the function did the work itself: a state file
  * without recipients, removed with the message at the end of the pass */
-int listfn_state_empty(
-    struct listfn_env *env, struct listfn_msg *m, const char *kind, const char *from);
+int listfn_state_empty(struct listfn_env *env, struct listfn_msg *m,
+    const char *kind, const char *from);
 
 #endif

@@ -15,8 +15,8 @@
 /* listfn_text_memfd - the delivered text (a, then b) in an anonymous file that
  * every worker can pread */
 int
-listfn_text_memfd(
-    struct listfn_msg *m, const char *a, size_t alen, const char *b, size_t blen)
+listfn_text_memfd(struct listfn_msg *m, const char *a, size_t alen,
+    const char *b, size_t blen)
 {
 	int fd;
 

@@ -192,8 +192,9 @@ moderate_notice_to(struct listfn_env *env, struct listfn_msg *m,
 /* moderate_notice - the notice to each moderator within the reply rate
  * limit, committed; its tokens are made only when one goes */
 static int
-moderate_notice(struct listfn_env *env, struct listfn_msg *m, const struct listconf *lc,
-    const char *text, size_t len, const char *why, const char *poster)
+moderate_notice(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const char *text, size_t len, const char *why,
+    const char *poster)
 {
 	char tok[3][SPOOL_TOKEN_LEN + 1], self[SPOOL_ADDR_MAX + 1];
 	char *body;
@@ -208,8 +209,8 @@ moderate_notice(struct listfn_env *env, struct listfn_msg *m, const struct listc
 		return ok; /* none goes: no tokens that nobody can use */
 	}
 	for (k = 0; k < 3; k++)
-		if (moderate_token(env, m, moderate_actions[k], poster, tok[k]) ==
-		    -1) {
+		if (moderate_token(
+			env, m, moderate_actions[k], poster, tok[k]) == -1) {
 			reply_free(&rs);
 			return -1;
 		}
@@ -291,8 +292,8 @@ moderate_refuse(struct listfn_env *env, struct listfn_msg *m, int action,
  * processing: 0 post it, -2 held (moved to HOLD/), 1 rejected or
  * discarded (it has an empty state file now), -1 try again later */
 int
-moderate_post(struct listfn_env *env, struct listfn_msg *m, const struct listconf *lc,
-    const char *text, size_t len)
+moderate_post(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const char *text, size_t len)
 {
 	char from[SPOOL_ADDR_MAX + 1], sender[SPOOL_ADDR_MAX + 1];
 	char why[SPOOL_ADDR_MAX + 128], whytext[SPOOL_ADDR_MAX + 160];
@@ -303,8 +304,8 @@ moderate_post(struct listfn_env *env, struct listfn_msg *m, const struct listcon
 	/* The null sender ("Return-Path: <>"), not an unknown one. */
 	bounce = header_return_path(text, len, whytext, sizeof(whytext)) == 0 &&
 		 whytext[0] == '\0';
-	if ((action = posting_check(env->s, m->domain, m->list, lc, from, sender,
-		 why, sizeof(why))) == -1) {
+	if ((action = posting_check(env->s, m->domain, m->list, lc, from,
+		 sender, why, sizeof(why))) == -1) {
 		log_warn("%s: cannot check the list's posting policy", m->name);
 		return -1;
 	}

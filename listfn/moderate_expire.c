@@ -54,8 +54,8 @@ moderate_sweep_conf(struct moderate_sweep *w, const struct spool_entry *e)
 		return w->lc_ok ? 0 : -1;
 	strlcpy(w->domain, e->domain, sizeof(w->domain));
 	strlcpy(w->list, e->name.list, sizeof(w->list));
-	w->lc_ok = listconf_load(w->env->s, e->domain, e->name.list, &w->lc, err,
-		       sizeof(err)) == 0;
+	w->lc_ok = listconf_load(w->env->s, e->domain, e->name.list, &w->lc,
+		       err, sizeof(err)) == 0;
 	if (!w->lc_ok)
 		log_warnx("list %s@%s: %s", e->name.list, e->domain, err);
 	return w->lc_ok ? 0 : -1;

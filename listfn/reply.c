@@ -156,16 +156,16 @@ reply_text(const struct reply_set *rs, const struct reply *r,
 
 /* reply_generate - commit one answer; -1 when it could not be */
 static int
-reply_generate(struct listfn_env *env, struct listfn_msg *m, const struct reply_set *rs,
-    const struct reply *r)
+reply_generate(struct listfn_env *env, struct listfn_msg *m,
+    const struct reply_set *rs, const struct reply *r)
 {
 	char final[PATH_MAX], *text = NULL;
 	size_t tlen;
 	int ok = -1;
 
 	if (reply_text(rs, r, m->domain, &text, &tlen) == -1 ||
-	    generate_commit(env, m, "reply", r->to, text, tlen, final,
-		sizeof(final)) == -1)
+	    generate_commit(
+		env, m, "reply", r->to, text, tlen, final, sizeof(final)) == -1)
 		goto done;
 	log_info(
 	    "%s: reply %s to <%s>", m->name, strrchr(final, '/') + 1, r->to);

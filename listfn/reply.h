@@ -20,8 +20,8 @@ struct reply {
 	char to[SPOOL_ADDR_MAX + 1];
 	char token[CMD_TOKEN_MAX + 1]; /* the subject, when one token */
 	int ntokens;
-	int notice;		       /* sent on its own behalf, not an answer */
-	int rated; /* reply_rate: 0 not asked, 1 within the limit, -1 not */
+	int notice; /* sent on its own behalf, not an answer */
+	int rated;  /* reply_rate: 0 not asked, 1 within the limit, -1 not */
 	char subject[CMD_LINE_MAX + 1]; /* when set, the Subject */
 	FILE *fp;
 	char *body;
@@ -47,7 +47,8 @@ struct reply *reply_for(struct reply_set *rs, const char *to);
  * the reply rate limit: counted once), 0 when it will not, -1 on error */
 int reply_rate(struct listfn_env *env, struct listfn_msg *m, struct reply *r);
 /* reply_commit - every message of the set into QUEUE/ */
-int reply_commit(struct listfn_env *env, struct listfn_msg *m, struct reply_set *rs);
+int reply_commit(
+    struct listfn_env *env, struct listfn_msg *m, struct reply_set *rs);
 /* reply_free - free the set */
 void reply_free(struct reply_set *rs);
 

@@ -98,8 +98,7 @@ request_process(
 	    cmd_mime_addr(v, r.requester, sizeof(r.requester)) == -1)
 		(void)strlcpy(
 		    r.requester, sender, sizeof(r.requester)); /* same size */
-	if ((why = reply_automatic(text, len, known ? sender : NULL)) ==
-		NULL &&
+	if ((why = reply_automatic(text, len, known ? sender : NULL)) == NULL &&
 	    cmd_mime_header(text, len, "X-Loop", v, sizeof(v)) == 0 &&
 	    strcasecmp(v, self) == 0)
 		why = "our own X-Loop";
@@ -107,7 +106,8 @@ request_process(
 		why = "no usable From or envelope sender";
 	if (why != NULL) {
 		log_notice("%s: request not answered: %s", m->name, why);
-		return listfn_state_empty(env, m, "request", known ? sender : "");
+		return listfn_state_empty(
+		    env, m, "request", known ? sender : "");
 	}
 	cmd_mime_header(text, len, "Subject", subject, sizeof(subject));
 	cmd_mime_header(text, len, "Message-Id", msgid, sizeof(msgid));

@@ -59,8 +59,8 @@ request_list_ok(struct request *r, const char *list)
 	struct stat sb;
 
 	return name_check_list(list) == NULL &&
-	       listconf_path(
-		   path, sizeof(path), r->env->s, r->m->domain, list, ".") == 0 &&
+	       listconf_path(path, sizeof(path), r->env->s, r->m->domain, list,
+		   ".") == 0 &&
 	       stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
@@ -115,8 +115,8 @@ request_token(struct request *r, const char *action, const char *list,
 		log_warn("%s: cannot create a token", r->m->name);
 		return -1;
 	}
-	spool_token_sweep(
-	    r->env->s->spool_dir, r->env->s->request_token_lifetime, time(NULL));
+	spool_token_sweep(r->env->s->spool_dir,
+	    r->env->s->request_token_lifetime, time(NULL));
 	(void)strlcpy(to->token, token, sizeof(to->token)); /* it fits */
 	to->ntokens++;
 	clock_span_words(r->env->s->request_token_lifetime, life, sizeof(life));
@@ -153,8 +153,8 @@ request_change(struct request *r, const struct cmd *c, enum subs_op op)
 		return 0;
 	}
 	if ((to = reply_for(&r->rs, addr)) == NULL ||
-	    (member = subs_edit_member(r->env->s, r->m->domain, c->list, addr)) ==
-		-1)
+	    (member = subs_edit_member(
+		 r->env->s, r->m->domain, c->list, addr)) == -1)
 		return -1;
 	if (to != r->main)
 		fprintf(r->main->fp,
@@ -246,8 +246,8 @@ request_who(struct request *r, const struct cmd *c)
 		fprintf(r->main->fp, "There is no list %s here.\n\n", c->list);
 		return 0;
 	}
-	if (listconf_load(
-		r->env->s, r->m->domain, c->list, &lc, err, sizeof(err)) == -1) {
+	if (listconf_load(r->env->s, r->m->domain, c->list, &lc, err,
+		sizeof(err)) == -1) {
 		log_warnx("%s: list %s: %s", r->m->name, c->list, err);
 		return -1;
 	}
@@ -263,8 +263,8 @@ request_who(struct request *r, const struct cmd *c)
 		    "The subscribers of %s are not shown to you.\n\n", c->list);
 		return 0;
 	}
-	if (listconf_subscribers(
-		r->env->s, r->m->domain, c->list, &v, &n, err, sizeof(err)) == -1)
+	if (listconf_subscribers(r->env->s, r->m->domain, c->list, &v, &n, err,
+		sizeof(err)) == -1)
 		return -1;
 	for (i = 0; i < n; i++)
 		fprintf(r->main->fp, "  %s\n", v[i]);
@@ -327,8 +327,8 @@ request_refused(
 {
 	log_notice("%s: confirm from <%s>: token %s", r->m->name, r->requester,
 	    spool_token_why(st));
-	fprintf(r->main->fp, "The token %s %s.\n\n", c->token,
-	    spool_token_why(st));
+	fprintf(
+	    r->main->fp, "The token %s %s.\n\n", c->token, spool_token_why(st));
 }
 
 /* request_spend - spend the token whose change has just committed: 0, or
@@ -363,12 +363,13 @@ request_confirm(struct request *r, const struct cmd *c)
 	int ch, spent;
 
 	if (spool_token_read(r->env->s->spool_dir, c->token,
-		r->env->s->request_token_lifetime, time(NULL), text, sizeof(text),
-		&st) == -1)
+		r->env->s->request_token_lifetime, time(NULL), text,
+		sizeof(text), &st) == -1)
 		return -1;
 	if (st == SPOOL_TOKEN_OK &&
 	    (spool_token_field(text, "action", action, sizeof(action)) == -1 ||
-		spool_token_field(text, "domain", domain, sizeof(domain)) == -1 ||
+		spool_token_field(text, "domain", domain, sizeof(domain)) ==
+		    -1 ||
 		spool_token_field(text, "list", list, sizeof(list)) == -1 ||
 		spool_token_field(text, "address", addr, sizeof(addr)) == -1 ||
 		strcmp(domain, r->m->domain) != 0 || !request_list_ok(r, list)))
@@ -377,7 +378,8 @@ request_confirm(struct request *r, const struct cmd *c)
 		request_refused(r, c, st);
 		return 0;
 	}
-	if (listconf_load(r->env->s, domain, list, &lc, err, sizeof(err)) == -1) {
+	if (listconf_load(r->env->s, domain, list, &lc, err, sizeof(err)) ==
+	    -1) {
 		log_warnx("%s: list %s: %s", r->m->name, list, err);
 		return -1;
 	}

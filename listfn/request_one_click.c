@@ -28,8 +28,8 @@ request_one_click(
 {
 	char v[256], from[1024], addr[SPOOL_ADDR_MAX + 1];
 	char mac[UNSUB_MAC_HEX + 2], err[512];
-	static const char *const verdict[] = {"", "does not verify",
-	    "has expired"};
+	static const char *const verdict[] = {
+	    "", "does not verify", "has expired"};
 	struct unsub_secret us;
 	enum unsub_verdict vd;
 	long long issued;

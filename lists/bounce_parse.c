@@ -49,8 +49,8 @@ bounce_add(struct bounce_found *bf, const char *addr, size_t n)
 /* bounce_verp - the subscriber encoded in <list>-owner+user=host@domain
  * in one of the headers that name the envelope recipient; 0 found */
 static int
-bounce_verp(const char *domain, const char *list, const char *text,
-    size_t len, struct bounce_found *bf)
+bounce_verp(const char *domain, const char *list, const char *text, size_t len,
+    struct bounce_found *bf)
 {
 	static const char *const hdrs[] = {
 	    "Delivered-To", "X-Original-To", "Envelope-To", "To"};
@@ -165,8 +165,8 @@ bounce_looks(const char *text, size_t len)
 
 /* bounce_parse - is it a bounce, and of which addresses */
 void
-bounce_parse(const char *domain, const char *list, const char *text,
-    size_t len, struct bounce_found *bf)
+bounce_parse(const char *domain, const char *list, const char *text, size_t len,
+    struct bounce_found *bf)
 {
 	struct bounce_found verp;
 	const char *part;

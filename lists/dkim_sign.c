@@ -252,7 +252,8 @@ dkim_sign_ready(struct dkim_prep *p, int i, char *err, size_t errlen)
 	if ((size_t)EVP_PKEY_get_size(pkey) > p->sigmax)
 		p->sigmax = (size_t)EVP_PKEY_get_size(pkey);
 	if ((n = asprintf(&p->sig[i].tags,
-		 "DKIM-Signature: v=1; a=%s; c=relaxed/relaxed; d=%s;%s\ts=%s; ",
+		 "DKIM-Signature: v=1; a=%s; c=relaxed/relaxed; "
+		 "d=%s;%s\ts=%s; ",
 		 ed ? "ed25519-sha256" : "rsa-sha256", p->domain, p->eol,
 		 p->sig[i].sel)) == -1) {
 		p->sig[i].tags = NULL; /* undefined after a failure */

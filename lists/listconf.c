@@ -135,8 +135,8 @@ listconf_presence(const struct settings *s, const char *domain,
 		snprintf(why, whylen, "%s", line[0] ? line : "no reason given");
 		return LISTCONF_REMOVED;
 	}
-	if (listconf_path(path, sizeof(path), s, domain, list,
-		"subscribers") == -1 ||
+	if (listconf_path(path, sizeof(path), s, domain, list, "subscribers") ==
+		-1 ||
 	    stat(path, &sb) == -1) {
 		snprintf(why, whylen, "%s: %s", path, strerror(errno));
 		return LISTCONF_MISSING;

@@ -16,7 +16,7 @@ struct listconf {
 	char reply_to[NAME_ADDR_MAX + 1];
 	long long max_message_size;
 	int verp;
-	char archive[PATH_MAX]; /* a maildir that keeps every post */
+	char archive[PATH_MAX];	   /* a maildir that keeps every post */
 	char unsubscribe_url[512]; /* one-click links (RFC 8058), or "" */
 	/* request and bounce handling (request.c, bounce.c) */
 	int subscribe_approval;
@@ -25,7 +25,7 @@ struct listconf {
 	long long bounce_max_age;
 	int dmarc_mitigation; /* enum dmarc_mitigation (dmarc.h) */
 	/* who may post (posting.c) */
-	int posting;	     /* enum posting_policy */
+	int posting;	      /* enum posting_policy */
 	int nonmember_action; /* enum posting_action */
 	char moderators[2048];
 	char accept_from[PATH_MAX];

@@ -31,7 +31,7 @@ struct rcpt_head {
 	char domain[NAME_DOMAIN_MAX + 1];
 	long long issued;
 	struct unsub_maker *maker; /* the tokens, keyed once */
-	struct dkim_prep *dkim; /* the copies' signing, or NULL */
+	struct dkim_prep *dkim;	   /* the copies' signing, or NULL */
 };
 
 /* rcpt_head_sign - sign every copy with p (NULL: unsigned); h keeps it */

@@ -64,9 +64,8 @@ subs_edit_if(const struct settings *s, const char *domain, const char *list,
 	int found = 0, r = -1;
 	FILE *fp;
 
-	if (!name_addr_ok(addr) ||
-	    listconf_path(path, sizeof(path), s, domain, list, "subscribers") ==
-		-1) {
+	if (!name_addr_ok(addr) || listconf_path(path, sizeof(path), s, domain,
+				       list, "subscribers") == -1) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -91,9 +91,8 @@ unsub_secret_load(
 		if (len != 2 * UNSUB_KEY_LEN ||
 		    unsub_hex_decode(line, us->key[us->n], UNSUB_KEY_LEN) ==
 			-1) {
-			snprintf(err, errlen,
-			    "%s:%zu: a key is %d hex digits", path, lineno,
-			    2 * UNSUB_KEY_LEN);
+			snprintf(err, errlen, "%s:%zu: a key is %d hex digits",
+			    path, lineno, 2 * UNSUB_KEY_LEN);
 			fclose(fp);
 			return -1;
 		}
@@ -113,9 +112,8 @@ unsub_secret_load(
 static EVP_MAC_CTX *
 unsub_mac_key(const unsigned char *key)
 {
-	OSSL_PARAM params[] = {
-	    OSSL_PARAM_construct_utf8_string(
-		OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0),
+	OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(
+				   OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0),
 	    OSSL_PARAM_construct_end()};
 	EVP_MAC_CTX *ctx = NULL;
 	EVP_MAC *mac;
@@ -291,7 +289,8 @@ unsub_token_check(const struct unsub_secret *us, const char *list,
 		return UNSUB_FORGED;
 	for (i = 0; i < us->n && !genuine; i++) {
 		keyed = unsub_mac_key(us->key[i]);
-		genuine = keyed != NULL &&
+		genuine =
+		    keyed != NULL &&
 		    unsub_mac(keyed, list, domain, addr, issued, want) == 0 &&
 		    CRYPTO_memcmp(want, got, UNSUB_MAC_LEN) == 0;
 		EVP_MAC_CTX_free(keyed);

@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <time.h>
 
-#define UNSUB_KEY_LEN 32     /* bytes of one secret */
-#define UNSUB_KEYS_MAX 4     /* the current secret and older ones */
-#define UNSUB_MAC_LEN 16     /* bytes of the MAC a link carries */
+#define UNSUB_KEY_LEN 32 /* bytes of one secret */
+#define UNSUB_KEYS_MAX 4 /* the current secret and older ones */
+#define UNSUB_MAC_LEN 16 /* bytes of the MAC a link carries */
 #define UNSUB_MAC_HEX (2 * UNSUB_MAC_LEN)
 #define UNSUB_SECRET_MAX 4096 /* bytes of the secret file, at most */
 /* A request queued just before its link expired is still honoured. */

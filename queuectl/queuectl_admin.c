@@ -63,8 +63,8 @@ queuectl_admin_fresh(const char *path)
 
 /* queuectl_admin_release - HOLD/ or BAD/ -> QUEUE/, due now */
 static int
-queuectl_admin_release(const struct settings *s, const struct spool_found *f, int fd,
-    char *final, size_t finallen)
+queuectl_admin_release(const struct settings *s, const struct spool_found *f,
+    int fd, char *final, size_t finallen)
 {
 	char why[64], spath[PATH_MAX];
 
@@ -72,7 +72,8 @@ queuectl_admin_release(const struct settings *s, const struct spool_found *f, in
 		errno = EALREADY;
 		return -1;
 	}
-	if (strcmp(f->top, SPOOL_BAD) == 0 && queuectl_admin_fresh(f->path) == -1)
+	if (strcmp(f->top, SPOOL_BAD) == 0 &&
+	    queuectl_admin_fresh(f->path) == -1)
 		return -1;
 	if (spool_state_set_next(fd, time(NULL)) == -1)
 		return -1;
@@ -110,7 +111,8 @@ queuectl_admin(const struct settings *s, enum queuectl_admin_op op,
 	}
 	if ((fd = open(f.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1 ||
 	    flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		fprintf(stderr, "mj_queuerun: %s: %s\n", queuectl_admin_rel(s, f.path),
+		fprintf(stderr, "mj_queuerun: %s: %s\n",
+		    queuectl_admin_rel(s, f.path),
 		    errno == EWOULDBLOCK ? "a runner has it in hand: try again"
 					 : strerror(errno));
 		if (fd != -1)
@@ -136,17 +138,20 @@ queuectl_admin(const struct settings *s, enum queuectl_admin_op op,
 	}
 	close(fd);
 	if (r == -1) {
-		fprintf(stderr, "mj_queuerun: %s: %s\n", queuectl_admin_rel(s, f.path),
+		fprintf(stderr, "mj_queuerun: %s: %s\n",
+		    queuectl_admin_rel(s, f.path),
 		    errno == EALREADY
 			? (op == QUEUECTL_HOLD ? "not in QUEUE/"
 					       : "already in QUEUE/")
 			: strerror(errno));
 		return errno == EALREADY ? EX_DATAERR : EX_TEMPFAIL;
 	}
-	log_notice("%s: %s by the operator (uid %u)%s%s", queuectl_admin_rel(s, f.path),
-	    done[op], (unsigned)getuid(), final[0] ? ": now " : "",
+	log_notice("%s: %s by the operator (uid %u)%s%s",
+	    queuectl_admin_rel(s, f.path), done[op], (unsigned)getuid(),
+	    final[0] ? ": now " : "",
 	    final[0] ? queuectl_admin_rel(s, final) : "");
 	fprintf(out, "%s: %s%s%s\n", queuectl_admin_rel(s, f.path), done[op],
-	    final[0] ? ": now " : "", final[0] ? queuectl_admin_rel(s, final) : "");
+	    final[0] ? ": now " : "",
+	    final[0] ? queuectl_admin_rel(s, final) : "");
 	return 0;
 }

@@ -63,15 +63,16 @@ queuectl_check_rel(const struct queuectl_check_ctx *c, const char *path)
 
 /* queuectl_check_report - one finding, repaired or not */
 static void
-queuectl_check_report(struct queuectl_check_ctx *c, const char *path, const char *what,
-    const char *action, int repaired)
+queuectl_check_report(struct queuectl_check_ctx *c, const char *path,
+    const char *what, const char *action, int repaired)
 {
 	c->findings++;
 	if (repaired)
 		c->repaired++;
 	else
 		c->remaining++;
-	fprintf(c->out, "%s: %s: %s\n", queuectl_check_rel(c, path), what, action);
+	fprintf(
+	    c->out, "%s: %s: %s\n", queuectl_check_rel(c, path), what, action);
 }
 
 /* queuectl_check_user - a user's name, or its number */
@@ -86,11 +87,11 @@ queuectl_check_user(uid_t uid, char *buf, size_t len)
 		snprintf(buf, len, "%lu", (unsigned long)uid);
 }
 
-/* queuectl_check_wrong - describe in buf how st's owner or mode is wrong for the
- * spool; 0 when it is right */
+/* queuectl_check_wrong - describe in buf how st's owner or mode is wrong for
+ * the spool; 0 when it is right */
 static int
-queuectl_check_wrong(
-    const struct queuectl_check_ctx *c, const struct stat *st, char *buf, size_t len)
+queuectl_check_wrong(const struct queuectl_check_ctx *c, const struct stat *st,
+    char *buf, size_t len)
 {
 	int dir = S_ISDIR(st->st_mode);
 	mode_t need = dir ? 0700 : 0600, mode = st->st_mode & 07777;
@@ -123,8 +124,8 @@ queuectl_check_access(const char *path, const struct stat *st)
  * the spool's owner needs it, err what it could not be used for; a
  * finding when not, repaired as root; -1 when it is left wrong */
 static int
-queuectl_check_perms(
-    struct queuectl_check_ctx *c, const char *path, const struct stat *st, int err)
+queuectl_check_perms(struct queuectl_check_ctx *c, const char *path,
+    const struct stat *st, int err)
 {
 	char wrong[200], what[400], action[300];
 	mode_t mode;
@@ -173,12 +174,15 @@ queuectl_check_tops(struct queuectl_check_ctx *c)
 	for (i = 0; (r = spool_top_path(path, sizeof(path), c->spool, i)) != 1;
 	     i++)
 		if (r == 0 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			queuectl_check_perms(c, path, &st, queuectl_check_access(path, &st));
+			queuectl_check_perms(
+			    c, path, &st, queuectl_check_access(path, &st));
 }
 
-/* queuectl_check_quarantine - move a message (and its state) to BAD/ with why */
+/* queuectl_check_quarantine - move a message (and its state) to BAD/ with why
+ */
 static void
-queuectl_check_quarantine(struct queuectl_check_ctx *c, const char *path, const char *what)
+queuectl_check_quarantine(
+    struct queuectl_check_ctx *c, const char *path, const char *what)
 {
 	char final[PATH_MAX], why[400];
 
@@ -198,7 +202,8 @@ queuectl_check_quarantine(struct queuectl_check_ctx *c, const char *path, const 
  * runner died before their bounce; deferred again, as the next runner
  * would do (spool_state_recover), so they are tried and bounce once */
 static void
-queuectl_check_failed(struct queuectl_check_ctx *c, struct spool_state *st, const char *spath)
+queuectl_check_failed(
+    struct queuectl_check_ctx *c, struct spool_state *st, const char *spath)
 {
 	char what[128];
 	size_t n = st->count[SPOOL_RCPT_FAILED];
@@ -211,7 +216,8 @@ queuectl_check_failed(struct queuectl_check_ctx *c, struct spool_state *st, cons
 	if ((r = spool_state_recover(st)) == -1)
 		queuectl_check_report(c, spath, what, strerror(errno), 0);
 	else
-		queuectl_check_report(c, spath, what, "deferred, to be tried again", 1);
+		queuectl_check_report(
+		    c, spath, what, "deferred, to be tried again", 1);
 }
 
 /* queuectl_check_dot - a dot file: its message must exist beside it */
@@ -245,8 +251,8 @@ queuectl_check_dot(struct queuectl_check_ctx *c, const struct spool_entry *e)
 			    c, e->path, "no message beside it", "removed", 1);
 			break;
 		case -1:
-			queuectl_check_report(c, e->path, "no message beside it",
-			    strerror(errno), 0);
+			queuectl_check_report(c, e->path,
+			    "no message beside it", strerror(errno), 0);
 			break;
 		}
 		return;
@@ -262,12 +268,15 @@ queuectl_check_dot(struct queuectl_check_ctx *c, const struct spool_entry *e)
 		queuectl_check_report(
 		    c, e->path, "no message beside it", strerror(errno), 0);
 	else
-		queuectl_check_report(c, e->path, "no message beside it", "removed", 1);
+		queuectl_check_report(
+		    c, e->path, "no message beside it", "removed", 1);
 }
 
-/* queuectl_check_message - a message: if nobody holds it, its state must parse */
+/* queuectl_check_message - a message: if nobody holds it, its state must parse
+ */
 static void
-queuectl_check_message(struct queuectl_check_ctx *c, const struct spool_entry *e)
+queuectl_check_message(
+    struct queuectl_check_ctx *c, const struct spool_entry *e)
 {
 	struct spool_state st;
 	char why[300], what[400], spath[PATH_MAX];
@@ -276,7 +285,8 @@ queuectl_check_message(struct queuectl_check_ctx *c, const struct spool_entry *e
 
 	c->messages++;
 	if ((fd = open(e->path, O_RDONLY | O_CLOEXEC)) == -1) {
-		queuectl_check_report(c, e->path, "cannot open", strerror(errno), 0);
+		queuectl_check_report(
+		    c, e->path, "cannot open", strerror(errno), 0);
 		return;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
@@ -309,13 +319,15 @@ queuectl_check_one(void *arg, const struct spool_entry *e)
 	struct queuectl_check_ctx *c = arg;
 
 	if (e->error != 0 || e->dir) {
-		queuectl_check_perms(c, e->path, e->st.st_ino != 0 ? &e->st : NULL,
-		    e->error != 0 ? e->error : queuectl_check_access(e->path, &e->st));
+		queuectl_check_perms(c, e->path,
+		    e->st.st_ino != 0 ? &e->st : NULL,
+		    e->error != 0 ? e->error
+				  : queuectl_check_access(e->path, &e->st));
 		return 0;
 	}
 	if (S_ISREG(e->st.st_mode) &&
-	    queuectl_check_perms(c, e->path, &e->st, queuectl_check_access(e->path, &e->st)) ==
-		-1) {
+	    queuectl_check_perms(c, e->path, &e->st,
+		queuectl_check_access(e->path, &e->st)) == -1) {
 		if (!e->dot && !e->stray && strcmp(e->top, SPOOL_BAD) != 0)
 			c->messages++;
 		return 0;
@@ -337,7 +349,8 @@ queuectl_check_one(void *arg, const struct spool_entry *e)
 long
 queuectl_check(const struct settings *s, FILE *out)
 {
-	struct queuectl_check_ctx c = {s->spool_dir, out, 0, 0, 0, 0, 0, 0, "", 0};
+	struct queuectl_check_ctx c = {
+	    s->spool_dir, out, 0, 0, 0, 0, 0, 0, "", 0};
 	struct stat st;
 
 	if (stat(s->spool_dir, &st) == -1)

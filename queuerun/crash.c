@@ -42,8 +42,8 @@ void
 crash_mark(const struct queuerun *q, const char *name)
 {
 	if (spool_death_busy(q->s->spool_dir, getpid(), name) == -1)
-		log_warn("cannot write this runner's line in %s",
-		    SPOOL_DEATH_FILE);
+		log_warn(
+		    "cannot write this runner's line in %s", SPOOL_DEATH_FILE);
 }
 
 /* crash_weigh - 1 when the death of holder counts against the message

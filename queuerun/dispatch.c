@@ -85,7 +85,8 @@ dispatch_route(
 	char nexthop[DELIVER_NEXTHOP_MAX];
 	enum deliver_transport t;
 
-	if (m->lm.archive[0] != '\0' && strcmp(rc->addr, m->lm.archive_rcpt) == 0) {
+	if (m->lm.archive[0] != '\0' &&
+	    strcmp(rc->addr, m->lm.archive_rcpt) == 0) {
 		/* The list's archive copy: its own maildir, whose path,
 		 * cut, would be another directory. */
 		t = DELIVER_MAILDIR;
@@ -128,8 +129,8 @@ dispatch_refill(void *arg, struct sched_msg *sm, void *ctx, long max)
 	while (max > 0 && m->unread > 0) {
 		if ((k = spool_state_read_rcpt(m->reader, &rc)) != 1) {
 			if (k == -1)
-				log_warn(
-				    "%s: cannot read %s", m->lm.name, m->lm.st.path);
+				log_warn("%s: cannot read %s", m->lm.name,
+				    m->lm.st.path);
 			m->unread = 0;
 			break;
 		}
@@ -146,7 +147,8 @@ dispatch_refill(void *arg, struct sched_msg *sm, void *ctx, long max)
 		if (sched_rcpt_add(q->sched, sm,
 			delivery_transport_names[d->transport], d->nexthop,
 			id) == -1) {
-			log_warnx("%s: scheduler refused a recipient", m->lm.name);
+			log_warnx(
+			    "%s: scheduler refused a recipient", m->lm.name);
 			rcpt_pool_drop(q, id);
 			continue;
 		}
@@ -200,8 +202,8 @@ dispatch_open(struct queuerun *q, char *err, size_t errlen)
 int
 dispatch_add(struct queuerun *q, struct qr_msg *m, double now)
 {
-	m->unread =
-	    m->lm.st.count[SPOOL_RCPT_PENDING] + m->lm.st.count[SPOOL_RCPT_DEFERRED];
+	m->unread = m->lm.st.count[SPOOL_RCPT_PENDING] +
+		    m->lm.st.count[SPOOL_RCPT_DEFERRED];
 	if (m->unread == 0) {
 		m->finished = 1;
 		return 0;
@@ -256,7 +258,8 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 	}
 	if (delivery_transport_lookup(
 		sched_entry_transport(e), &b->d.transport) == -1)
-		b->d.transport = DELIVER_DISCARD; /* cannot happen: we named them */
+		b->d.transport =
+		    DELIVER_DISCARD; /* cannot happen: we named them */
 	b->d.params = &q->dc->transport[b->d.transport];
 	b->d.nexthop = sched_entry_nexthop(e);
 	(void)strlcpy(

@@ -44,7 +44,8 @@ expand_resume(struct queuerun *q, struct qr_msg *m)
 		settled != m->lm.st.crash_settled, how, sizeof(how))) {
 		crashes++;
 		if (spool_state_set_crash_settled(&m->lm.st, settled) == -1)
-			log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
+			log_warn(
+			    "%s: cannot update %s", m->lm.name, m->lm.st.path);
 	} else
 		snprintf(how, sizeof(how), "%s", "died before");
 	/* Also when a runner died moving it to BAD/ (active is 0 then). */
@@ -56,10 +57,11 @@ expand_resume(struct queuerun *q, struct qr_msg *m)
 		/* The state goes to BAD/ with the count that sent it there,
 		 * durable first; a state file that cannot be updated leaves
 		 * the message in QUEUE/, put off, for the next try to move. */
-		if (spool_state_set_counts(&m->lm.st, m->lm.st.tries, crashes, 0) ==
-			-1 ||
+		if (spool_state_set_counts(
+			&m->lm.st, m->lm.st.tries, crashes, 0) == -1 ||
 		    spool_state_sync(&m->lm.st) == -1) {
-			log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
+			log_warn(
+			    "%s: cannot update %s", m->lm.name, m->lm.st.path);
 			return -1;
 		}
 		return listfn_aside(&q->fn, &m->lm, SPOOL_BAD, why);
@@ -135,9 +137,9 @@ expand_attempt(
 		r = expand_first(q, m, text, len);
 	}
 	/* Tried again later: the reason stays beside it for mj_queuerun -l */
-	if (r == -1 && spool_state_attempt_failed(m->lm.path,
-			   log_last()[0] ? log_last()
-					 : "first processing failed") == -1)
+	if (r == -1 &&
+	    spool_state_attempt_failed(m->lm.path,
+		log_last()[0] ? log_last() : "first processing failed") == -1)
 		log_warn("%s: cannot write its .try file", m->lm.name);
 	else if (r != -1 && spool_state_attempt_done(m->lm.path) == -1)
 		log_warn("%s: cannot remove its .try file", m->lm.name);
@@ -186,7 +188,8 @@ expand_state_find(struct qr_msg *m, char *why, size_t whylen)
 static enum listwork_lane
 expand_lane(const struct qr_msg *m)
 {
-	return m->lm.function == SPOOL_FN_LIST ? LISTWORK_POSTS : LISTWORK_EDITS;
+	return m->lm.function == SPOOL_FN_LIST ? LISTWORK_POSTS
+					       : LISTWORK_EDITS;
 }
 
 /* expand_attempt_thread - expand_attempt as the list thread runs it */
@@ -212,7 +215,8 @@ expand_end(struct queuerun *q, struct qr_msg *m, int r)
 	if (r == 0 && m->lm.datafd == -1) {
 		if (strcmp(m->lm.st.kind, "post") == 0)
 			r = expand_list(&q->fn, &m->lm, m->map, m->maplen);
-		else if ((r = listfn_text_plain(&m->lm, m->map, m->maplen)) == -1)
+		else if ((r = listfn_text_plain(&m->lm, m->map, m->maplen)) ==
+			 -1)
 			log_warn("%s: cannot prepare the text", m->lm.name);
 	}
 	if (r == 0 && m->lm.datafd != -1)
@@ -241,8 +245,8 @@ expand_message_now(struct queuerun *q, struct qr_msg *m)
 	if (fstat(m->lm.fd, &sb) == -1)
 		return -1;
 	if (sb.st_size == 0) {
-		if (listfn_aside(&q->fn, &m->lm, SPOOL_BAD,
-			"empty message file") == -1)
+		if (listfn_aside(
+			&q->fn, &m->lm, SPOOL_BAD, "empty message file") == -1)
 			expand_put_off(q, m); /* not moved: not again at once */
 		return -1;
 	}
@@ -268,8 +272,8 @@ expand_message_now(struct queuerun *q, struct qr_msg *m)
 		snprintf(text, sizeof(text), "damaged state file: %s", why);
 		r = listfn_aside(&q->fn, &m->lm, SPOOL_BAD, text);
 	} else {
-		log_warn(
-		    "%s: cannot open its state file %s", m->lm.name, m->lm.st.path);
+		log_warn("%s: cannot open its state file %s", m->lm.name,
+		    m->lm.st.path);
 		r = -1;
 	}
 	return expand_end(q, m, r);
@@ -310,10 +314,10 @@ expand_collect(struct queuerun *q, int *r)
 void
 expand_put_off(struct queuerun *q, struct qr_msg *m)
 {
-	if (m->lm.st.fd != -1 &&
-	    spool_state_set_counts(&m->lm.st, m->lm.st.tries, m->lm.st.crashes, 0) == -1)
+	if (m->lm.st.fd != -1 && spool_state_set_counts(&m->lm.st,
+				     m->lm.st.tries, m->lm.st.crashes, 0) == -1)
 		log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
-	if (spool_state_set_next(m->lm.fd, time(NULL) + q->dc->base.min_backoff) ==
-	    -1)
+	if (spool_state_set_next(
+		m->lm.fd, time(NULL) + q->dc->base.min_backoff) == -1)
 		log_warn("%s: cannot set its next try", m->lm.name);
 }

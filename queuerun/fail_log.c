@@ -87,7 +87,8 @@ fail_log_add(struct queuerun *q, struct qr_msg *m, off_t off,
 		/* No bounce without its reason: tried again instead. */
 		if (spool_state_set_rcpt(
 			&m->lm.st, off, from, SPOOL_RCPT_DEFERRED) == -1)
-			log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
+			log_warn(
+			    "%s: cannot update %s", m->lm.name, m->lm.st.path);
 		snprintf(m->last_error, sizeof(m->last_error), "%s %.180s", dsn,
 		    diag);
 		return;

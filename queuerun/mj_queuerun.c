@@ -157,8 +157,8 @@ main(int argc, char **argv)
 	 * falls back to stderr then, and the server keeps its stderr).
 	 * The operator's commands log where the runners log, and print
 	 * what was done on stdout too. */
-	log_open("mj_queuerun", (o.fd != -1 && !fg) || admin ? LOG_TO_SYSLOG
-							     : LOG_TO_STDERR);
+	log_open("mj_queuerun",
+	    (o.fd != -1 && !fg) || admin ? LOG_TO_SYSLOG : LOG_TO_STDERR);
 	log_set_debug(debug);
 	/* The file is read once.  Listing, checking and the operator's
 	 * commands need no delivery sections, so a broken one does not

@@ -53,20 +53,21 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 		r = &b->d.res[i];
 		log_info("%s: to=<%s>, relay=%s, delay=%.2f, dsn=%s, "
 			 "status=%s (%s)%s%s",
-		    m->lm.name, rec->addr, b->d.relay, now - (double)m->lm.st.arrival,
-		    r->dsn, outcome_words[r->outcome], r->text,
+		    m->lm.name, rec->addr, b->d.relay,
+		    now - (double)m->lm.st.arrival, r->dsn,
+		    outcome_words[r->outcome], r->text,
 		    b->d.tls ? ", tls=" : "",
 		    b->d.tls ? spool_dest_tls_name(b->d.tls) : "");
 		switch (r->outcome) {
 		case DELIVER_SENT:
-			if (spool_state_set_rcpt(&m->lm.st, rec->off, rec->status,
-				SPOOL_RCPT_DELIVERED) == -1)
+			if (spool_state_set_rcpt(&m->lm.st, rec->off,
+				rec->status, SPOOL_RCPT_DELIVERED) == -1)
 				log_warn("%s: cannot update %s", m->lm.name,
 				    m->lm.st.path);
 			break;
 		case DELIVER_DEFERRED:
-			if (spool_state_set_rcpt(&m->lm.st, rec->off, rec->status,
-				SPOOL_RCPT_DEFERRED) == -1)
+			if (spool_state_set_rcpt(&m->lm.st, rec->off,
+				rec->status, SPOOL_RCPT_DEFERRED) == -1)
 				log_warn("%s: cannot update %s", m->lm.name,
 				    m->lm.st.path);
 			snprintf(m->last_error, sizeof(m->last_error),
@@ -101,7 +102,8 @@ outcome_sync(struct queuerun *q)
 		m->sync_next = NULL;
 		m->sync_due = 0;
 		if (spool_state_sync(&m->lm.st) == -1)
-			log_warn("%s: cannot sync %s", m->lm.name, m->lm.st.path);
+			log_warn(
+			    "%s: cannot sync %s", m->lm.name, m->lm.st.path);
 	}
 }
 
@@ -161,7 +163,8 @@ outcome_mark(
 	for (i = 0; i < b->n; i++)
 		if (spool_state_set_rcpt(
 			&m->lm.st, b->rec[i].off, SPOOL_RCPT_FAILED, to) == -1)
-			log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
+			log_warn(
+			    "%s: cannot update %s", m->lm.name, m->lm.st.path);
 }
 
 /* outcome_bounce - one report per FAIL_BATCH_MAX failed recipients, read
@@ -177,8 +180,8 @@ outcome_bounce(
 	struct fail_batch *batch;
 	int nobounce, k, r = 0;
 
-	if ((nobounce =
-		    m->lm.st.sender[0] == '\0' || strcmp(m->lm.st.kind, "dsn") == 0))
+	if ((nobounce = m->lm.st.sender[0] == '\0' ||
+			strcmp(m->lm.st.kind, "dsn") == 0))
 		log_info("%s: sender is the null sender: no bounce for %zu "
 			 "recipient(s)",
 		    m->lm.name, nbounce);
@@ -202,7 +205,8 @@ outcome_bounce(
 		fail_log_batch_free(batch);
 	}
 	if (k == -1) {
-		log_warn("%s: cannot read back its failed recipients", m->lm.name);
+		log_warn(
+		    "%s: cannot read back its failed recipients", m->lm.name);
 		r = -1;
 	}
 	free(batch);
@@ -239,7 +243,8 @@ outcome_finish(struct queuerun *q, struct qr_msg *m, double now)
 		/* The fail log broke: the reasons it held are gone too, so
 		 * no bounce now; those recipients are deferred again. */
 		if (spool_state_recover(&m->lm.st) == -1)
-			log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
+			log_warn(
+			    "%s: cannot update %s", m->lm.name, m->lm.st.path);
 		m->fails_lost += m->nfail;
 		m->nfail = 0;
 	}
@@ -252,17 +257,18 @@ outcome_finish(struct queuerun *q, struct qr_msg *m, double now)
 	if (ndefer == 0) {
 		/* spool_finish: synced, the message, then its state */
 		if (spool_finish(&m->lm.st, m->lm.path, &left) == -1)
-			log_warn("%s: delivered, but cannot remove %s", m->lm.name,
-			    left);
+			log_warn("%s: delivered, but cannot remove %s",
+			    m->lm.name, left);
 		else
 			log_info("%s: removed", m->lm.name);
 	} else {
 		next = outcome_backoff(q, m, now);
 		if (spool_state_set_error(&m->lm.st, m->last_error) == -1 ||
-		    spool_state_set_counts(
-			&m->lm.st, m->lm.st.tries + 1, m->lm.st.crashes, 0) == -1 ||
+		    spool_state_set_counts(&m->lm.st, m->lm.st.tries + 1,
+			m->lm.st.crashes, 0) == -1 ||
 		    spool_state_sync(&m->lm.st) == -1)
-			log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
+			log_warn(
+			    "%s: cannot update %s", m->lm.name, m->lm.st.path);
 		if (spool_state_set_next(m->lm.fd, (time_t)now + next) == -1)
 			log_warn("%s: cannot set its next try", m->lm.name);
 		log_info("%s: %zu recipient(s) deferred, next try in %llds",

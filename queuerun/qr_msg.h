@@ -19,7 +19,7 @@ struct sched_msg;
 /* A message in the active set. */
 struct qr_msg {
 	struct qr_msg *next, *prev;
-	struct listfn_msg lm; /* what the list functions see */
+	struct listfn_msg lm;		   /* what the list functions see */
 	struct spool_state_reader *reader; /* the scheduler's refills */
 	size_t unread; /* recipients to do not yet given to the scheduler */
 	FILE *fails;   /* this pass's failed recipients (fail_log.c) */

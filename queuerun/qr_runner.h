@@ -44,15 +44,15 @@ struct queuerun {
 	int nactive;
 	long done;
 	int rescan, draining, idle_walk;
-	int abandoned; /* queuerun_abandon: exit without the workers */
+	int abandoned;	 /* queuerun_abandon: exit without the workers */
 	int quick_walks; /* walks in a row whose claims all ended at once */
 	void *walk_left; /* due messages the last walk had no room for */
 	size_t walk_nleft, walk_pos;
-	double next_walk; /* earliest future mtime seen, or 0 */
+	double next_walk;   /* earliest future mtime seen, or 0 */
 	time_t next_expire; /* next sweep of held posts (moderate_expire.c) */
 	struct sched *sched;
-	struct htab dests; /* dispatch.c's interned destinations */
-	size_t dests_mem;  /* bytes of its bucket array */
+	struct htab dests;     /* dispatch.c's interned destinations */
+	size_t dests_mem;      /* bytes of its bucket array */
 	struct qr_rcpt **rtab; /* the recipient pool: records by id */
 	uint32_t *rfree;       /* ids free for reuse */
 	size_t rtab_size, nrfree;

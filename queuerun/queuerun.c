@@ -76,8 +76,8 @@ queuerun_open(const struct settings *s, const struct delivery_conf *dc,
 	/* A line an earlier process with this pid left in state/runners
 	 * would otherwise be read as this runner's death. */
 	if (spool_death_busy(s->spool_dir, getpid(), "") == -1)
-		log_warn("cannot clear this runner's line in %s",
-		    SPOOL_DEATH_FILE);
+		log_warn(
+		    "cannot clear this runner's line in %s", SPOOL_DEATH_FILE);
 	return q;
 }
 
@@ -302,7 +302,8 @@ queuerun_release_all(struct queuerun *q)
 		if (spool_state_set_counts(
 			&m->lm.st, m->lm.st.tries, m->lm.st.crashes, 0) == -1 ||
 		    spool_state_sync(&m->lm.st) == -1)
-			log_warn("%s: cannot update %s", m->lm.name, m->lm.st.path);
+			log_warn(
+			    "%s: cannot update %s", m->lm.name, m->lm.st.path);
 	}
 }
 

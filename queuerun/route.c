@@ -58,8 +58,8 @@ route_rcpt(struct queuerun *q, const char *addr, enum deliver_transport *t,
 	}
 	*t = DELIVER_SMTP;
 	if (q->dc->transport[DELIVER_SMTP].relayhost[0] != '\0')
-		return strlcpy(nexthop, q->dc->transport[DELIVER_SMTP].relayhost,
-			   len) < len
+		return strlcpy(nexthop,
+			   q->dc->transport[DELIVER_SMTP].relayhost, len) < len
 			   ? 0
 			   : -1;
 	return strlcpy(nexthop, domain, len) < len ? 0 : -1;

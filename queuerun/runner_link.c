@@ -37,11 +37,11 @@ struct link {
 	size_t inlen;
 	int draining;
 	long long abandon_at; /* draining: leave the batches in flight then */
-	int keep;	 /* no idle exit */
-	const char *bye; /* why we leave */
-	int walk_asked;	 /* a run or rescan since the last step */
-	int was_idle;	 /* as told in the last beat; -1 before any */
-	int told_inhand; /* as told in the last beat */
+	int keep;	      /* no idle exit */
+	const char *bye;      /* why we leave */
+	int walk_asked;	      /* a run or rescan since the last step */
+	int was_idle;	      /* as told in the last beat; -1 before any */
+	int told_inhand;      /* as told in the last beat */
 	long long next_beat, last_beat, idle_since;
 };
 

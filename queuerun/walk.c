@@ -315,7 +315,8 @@ walk_take(struct queuerun *q, const struct walk_cand *w, double now)
 		close(fd);
 		return NULL;
 	}
-	if (strlcpy(m->lm.path, w->path, sizeof(m->lm.path)) >= sizeof(m->lm.path)) {
+	if (strlcpy(m->lm.path, w->path, sizeof(m->lm.path)) >=
+	    sizeof(m->lm.path)) {
 		free(m);
 		close(fd);
 		walk_complain(

@@ -17,9 +17,9 @@ struct qr_msg;
 /* One pass of claims; zeroed, it is a pass over the last walk's
  * leftovers. */
 struct walk_pass {
-	int fresh;  /* set by walk_scan */
-	int full;   /* it stopped at the active limit */
-	size_t got; /* messages claimed */
+	int fresh;     /* set by walk_scan */
+	int full;      /* it stopped at the active limit */
+	size_t got;    /* messages claimed */
 	int truncated; /* the walk had no room for every due message */
 };
 

@@ -303,8 +303,9 @@ qs_start(struct qs *qs, struct pidfh **pfh)
 		return EX_NOPERM;
 	/* status counts deliveries from this start on */
 	if (spool_dest_counts_reset(qs->s.spool_dir, (double)time(NULL)) == -1)
-		fprintf(stderr, "mj_queueserv: cannot reset the counts of "
-				"%s/%s: %s\n",
+		fprintf(stderr,
+		    "mj_queueserv: cannot reset the counts of "
+		    "%s/%s: %s\n",
 		    qs->s.spool_dir, SPOOL_DEST_FILE, strerror(errno));
 	if (chdir("/") == -1)
 		return EX_OSERR;

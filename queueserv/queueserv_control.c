@@ -280,9 +280,10 @@ queueserv_control_client(const struct qs *qs, const char *request)
 		if (strncmp(request, "status", 6) == 0 &&
 		    (e == ENOENT || e == ECONNREFUSED))
 			(void)queueserv_status_offline(qs,
-			    strcmp(request, "status -j") == 0   ? QS_STATUS_JSON
-			    : strcmp(request, "status -p") == 0 ? QS_STATUS_PROM
-								: QS_STATUS_TEXT);
+			    strcmp(request, "status -j") == 0 ? QS_STATUS_JSON
+			    : strcmp(request, "status -p") == 0
+				? QS_STATUS_PROM
+				: QS_STATUS_TEXT);
 		return EX_UNAVAILABLE;
 	}
 	snprintf(line, sizeof(line), "%s\n", request);

@@ -282,9 +282,9 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 	}
 	status_ago(k->counts_since, now, ago, sizeof(ago));
 	fprintf(fp, "recipients since %s ago\n", ago);
-	fprintf(fp, "%-*s %9s %8s %7s %6s %4s %6s %6s %7s %8s %-9s %s\n",
-	    width, "destination", "delivered", "deferred", "bounced", "window",
-	    "busy", "pos_fb", "neg_fb", "cohorts", "dead", "tls", "last error");
+	fprintf(fp, "%-*s %9s %8s %7s %6s %4s %6s %6s %7s %8s %-9s %s\n", width,
+	    "destination", "delivered", "deferred", "bounced", "window", "busy",
+	    "pos_fb", "neg_fb", "cohorts", "dead", "tls", "last error");
 	for (i = 0; i < k->ndests; i++) {
 		d = &k->dests[i];
 		snprintf(
@@ -295,12 +295,13 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 		else
 			(void)strlcpy(dead, "-", sizeof(dead));
 		fprintf(fp,
-		    "%-*s %9llu %8llu %7llu %6d %4d %6.3f %6.3f %7.3f %8s %-9s ",
+		    "%-*s %9llu %8llu %7llu %6d %4d %6.3f %6.3f %7.3f %8s "
+		    "%-9s ",
 		    width, name, (unsigned long long)d->r.delivered,
 		    (unsigned long long)d->r.deferred,
 		    (unsigned long long)d->r.bounced, d->r.ds.window, d->busy,
-		    d->r.ds.success, d->r.ds.failure, d->r.ds.fail_cohorts, dead,
-		    spool_dest_tls_name(d->r.tls));
+		    d->r.ds.success, d->r.ds.failure, d->r.ds.fail_cohorts,
+		    dead, spool_dest_tls_name(d->r.tls));
 		if (d->r.last_error[0]) {
 			status_ago(d->r.error_at, now, ago, sizeof(ago));
 			fprintf(fp, "%s ago: %s\n", ago, d->r.last_error);
@@ -333,8 +334,8 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 	size_t i;
 
 	if (k->counts_since > 0)
-		fprintf(fp, ",\"counts_since\":%lld",
-		    (long long)k->counts_since);
+		fprintf(
+		    fp, ",\"counts_since\":%lld", (long long)k->counts_since);
 	else
 		fprintf(fp, ",\"counts_since\":null");
 	fprintf(fp, ",\"destinations\":[");
@@ -392,11 +393,11 @@ status_text(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 		fprintf(fp, "server: not running; runners: none\n");
 	else
 		fprintf(fp,
-	    "server: pid %ld, up %llds, %llu pokes, runners %d of %lld "
-	    "(min %lld)\n",
-	    (long)qs->pid, (long long)(now - qs->started_wall), qs->pokes,
-	    queueserv_pool_live(qs), qs->s.queueserv_max_runners,
-	    qs->s.queueserv_min_runners);
+		    "server: pid %ld, up %llds, %llu pokes, runners %d of %lld "
+		    "(min %lld)\n",
+		    (long)qs->pid, (long long)(now - qs->started_wall),
+		    qs->pokes, queueserv_pool_live(qs),
+		    qs->s.queueserv_max_runners, qs->s.queueserv_min_runners);
 	if (online)
 		fprintf(fp, "%-5s %-8s %-10s %8s %8s %8s\n", "slot", "pid",
 		    "state", "in-hand", "done", "uptime");
@@ -491,7 +492,8 @@ status_json(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 	}
 	fprintf(fp, "],\"held_lists\":[");
 	for (i = 0; i < k->nheld; i++)
-		fprintf(fp, "%s{\"list\":\"%s\",\"domain\":\"%s\",\"held\":%ld}",
+		fprintf(fp,
+		    "%s{\"list\":\"%s\",\"domain\":\"%s\",\"held\":%ld}",
 		    i ? "," : "", k->held[i].list, k->held[i].domain,
 		    k->held[i].n);
 	fprintf(fp, "]}");
@@ -509,8 +511,8 @@ status_json(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 	fprintf(fp, "]}\n");
 }
 
-/* status_emit - the counts, as text, JSON or Prometheus text, into fp; -1 when the spool
- * could not be read (said in the output) */
+/* status_emit - the counts, as text, JSON or Prometheus text, into fp; -1 when
+ * the spool could not be read (said in the output) */
 static int
 status_emit(const struct qs *qs, FILE *fp, int format, int online)
 {

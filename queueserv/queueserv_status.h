@@ -40,7 +40,7 @@ struct counts {
 	struct held_list *held; /* sorted by domain, then list */
 	size_t nheld;
 	time_t now;
-	time_t oldest; /* 0: none */
+	time_t oldest;	     /* 0: none */
 	double counts_since; /* the destinations' counts start here */
 	int failed;
 	char **domains; /* of the outstanding mail, for the DKIM check */

@@ -5,7 +5,6 @@
 #ifndef MJQ_SCHED_SELECT_H
 #define MJQ_SCHED_SELECT_H
 
-
 struct sched_transport;
 struct sched_peer;
 struct sched_entry;

@@ -4,7 +4,8 @@
 #   sh scripts/deps.sh build   compiler, libbsd, inih, OpenSSL, libpsl
 #   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace,
 #                              python3-dkim (the independent verifier),
-#                              debhelper and dpkg-dev (the .deb test)
+#                              debhelper and dpkg-dev (the .deb test),
+#                              clang-format (t/check-format)
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
 #   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
 #   sh scripts/deps.sh deb     build + debhelper, dpkg-dev (make deb)
@@ -17,7 +18,7 @@ build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-de
 deb="$build debhelper dpkg-dev"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
       time curl lighttpd chromium python3-dkim python3-nacl python3-prometheus-client
-      debhelper dpkg-dev"
+      debhelper dpkg-dev clang-format"
 bench="$test"
 fuzz="$build clang libclang-rt-dev"
 

@@ -123,8 +123,8 @@ smtp_data_open(struct smtp_data_msg *m, int fd, off_t size, int keep)
 		for (i = 0; i < n && !m->eightbit; i++)
 			if ((unsigned char)in[i] >= 0x80)
 				m->eightbit = 1;
-		m->wire_size += smtp_data_convert(&c, in, n,
-		    m->wire != NULL ? m->wire + m->wire_size : out);
+		m->wire_size += smtp_data_convert(
+		    &c, in, n, m->wire != NULL ? m->wire + m->wire_size : out);
 	}
 	/* Without the final dot line, with the final CRLF if we add one
 	 * (a kept text gets its dot line at each send). */
@@ -240,8 +240,7 @@ smtp_data_send(struct smtp_session *s, const struct smtp_data_msg *m,
 	ssize_t n;
 
 	smtp_data_conv_init(&c);
-	if (m->head != NULL &&
-	    smtp_data_send_head(s, m, &c, out, &len) == -1)
+	if (m->head != NULL && smtp_data_send_head(s, m, &c, out, &len) == -1)
 		return -1;
 	if (m->wire != NULL)
 		return smtp_data_send_kept(

@@ -15,11 +15,11 @@
  * header fields of one recipient's own sent before it (head). */
 struct smtp_data_msg {
 	int fd;
-	off_t size;	 /* bytes in the file */
-	off_t wire_size; /* bytes on the wire, without the final dot */
-	int eightbit;	 /* has bytes >= 0x80: ask for BODY=8BITMIME */
-	char *wire;	 /* the text as sent, without the final dot line,
-			  * when kept in memory (smtp_data_open), or NULL */
+	off_t size;	  /* bytes in the file */
+	off_t wire_size;  /* bytes on the wire, without the final dot */
+	int eightbit;	  /* has bytes >= 0x80: ask for BODY=8BITMIME */
+	char *wire;	  /* the text as sent, without the final dot line,
+			   * when kept in memory (smtp_data_open), or NULL */
 	const char *head; /* sent first, or NULL */
 	size_t headlen;
 	off_t head_wire; /* its bytes on the wire, within wire_size */

@@ -369,8 +369,7 @@ smtp_xact_run(struct smtp_session *s, const struct smtp_xact *x,
 	rset = s->xacts++ > 0 && !ahead;
 	if (s->broken ||
 	    (rset && !pipelined &&
-		(smtp_session_send(s, "RSET\r\n", 6, s->to.command_ms) ==
-			-1 ||
+		(smtp_session_send(s, "RSET\r\n", 6, s->to.command_ms) == -1 ||
 		    smtp_xact_rset_reply(s) == -1)))
 		return SMTP_XACT_STALE;
 	if ((state = calloc(n + 1, 1)) == NULL) {

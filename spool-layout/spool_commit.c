@@ -242,8 +242,8 @@ spool_tmp_spill(const char *spool)
 /* spool_tmp_put - states 1 to 3 for a text in memory: a tmp file that
  * holds it, synced and closed; on failure nothing is left */
 int
-spool_tmp_put(struct spool_tmp *t, const char *spool, const char *buf,
-    size_t len)
+spool_tmp_put(
+    struct spool_tmp *t, const char *spool, const char *buf, size_t len)
 {
 	if (spool_tmp_open(t, spool) == -1)
 		return -1;

@@ -31,8 +31,8 @@ int spool_tmp_sync(struct spool_tmp *t);
 int spool_tmp_link(struct spool_tmp *t, const char *dir,
     struct spool_name *name, char *final, size_t finallen);
 int spool_tmp_link_as(struct spool_tmp *t, const char *final);
-int spool_tmp_put(struct spool_tmp *t, const char *spool, const char *buf,
-    size_t len);
+int spool_tmp_put(
+    struct spool_tmp *t, const char *spool, const char *buf, size_t len);
 void spool_tmp_discard(struct spool_tmp *t);
 
 int spool_tmp_spill(const char *spool);

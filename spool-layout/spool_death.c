@@ -51,8 +51,8 @@ spool_death_open(const char *spool, int create)
 	}
 	if (create && mkdir(dir, SPOOL_DIR_MODE) == -1 && errno != EEXIST)
 		return -1;
-	return open(path, (create ? O_RDWR | O_CREAT : O_RDWR) | O_CLOEXEC |
-			      O_NOFOLLOW,
+	return open(path,
+	    (create ? O_RDWR | O_CREAT : O_RDWR) | O_CLOEXEC | O_NOFOLLOW,
 	    SPOOL_FILE_MODE);
 }
 
@@ -103,17 +103,16 @@ spool_death_write(int fd, const struct spool_death *d)
 	int n;
 
 	n = snprintf(line, sizeof(line), "%10ld %-6s %4d %20lld %s",
-	    (long)d->pid, spool_death_word(d->how), d->sig,
-	    (long long)d->when, d->msg);
+	    (long)d->pid, spool_death_word(d->how), d->sig, (long long)d->when,
+	    d->msg);
 	if (n < 0 || n >= SPOOL_DEATH_LINE) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	memset(line + n, ' ', (size_t)(SPOOL_DEATH_LINE - 1 - n));
 	line[SPOOL_DEATH_LINE - 1] = '\n';
-	return pwrite(fd, line, SPOOL_DEATH_LINE, off) == SPOOL_DEATH_LINE
-		   ? 0
-		   : -1;
+	return pwrite(fd, line, SPOOL_DEATH_LINE, off) == SPOOL_DEATH_LINE ? 0
+									   : -1;
 }
 
 /* spool_death_put - write d, keeping the message of the runner's own

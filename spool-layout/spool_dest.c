@@ -361,7 +361,8 @@ spool_dest_counts_reset(const char *spool, double now)
 		return -1;
 	}
 	for (i = 0; i < SPOOL_DEST_RECORDS; i++)
-		sd.rec[i].delivered = sd.rec[i].deferred = sd.rec[i].bounced = 0;
+		sd.rec[i].delivered = sd.rec[i].deferred = sd.rec[i].bounced =
+		    0;
 	sd.hdr->counts_since = now;
 	spool_dest_unlock(&sd);
 	spool_dest_close(&sd);

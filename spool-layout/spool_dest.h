@@ -7,12 +7,12 @@
  * and by mj_queueserv's status.  A record holds one destination's
  * concurrency window, feedback state, dead-until time, rate-limit state,
  * last error and the recipients delivered, deferred and bounced since
- * the server started (which zeroes them, spool_dest_counts_reset).  Busy slots are not counted in the file: each is an
- * OFD byte-range lock (fcntl F_OFD_SETLK) on a byte of its own, held by
- * the runner that delivers, so the kernel frees the slots of a runner
- * that dies, even by kill -9.  The holder[] pids in the record are only
- * hints that make counting cheap; a hint without its lock is stale and
- * is cleared when it matters.
+ * the server started (which zeroes them, spool_dest_counts_reset).  Busy slots
+ * are not counted in the file: each is an OFD byte-range lock (fcntl
+ * F_OFD_SETLK) on a byte of its own, held by the runner that delivers, so the
+ * kernel frees the slots of a runner that dies, even by kill -9.  The holder[]
+ * pids in the record are only hints that make counting cheap; a hint without
+ * its lock is stale and is cleared when it matters.
  */
 #ifndef MJQ_SPOOL_DEST_H
 #define MJQ_SPOOL_DEST_H
@@ -54,8 +54,9 @@ struct spool_dest_rec {
 	char nexthop[SPOOL_DEST_NEXTHOP_MAX + 1];
 	char last_error[SPOOL_DEST_ERROR_MAX + 1];
 	int32_t holder[SPOOL_DEST_SLOTS]; /* pid hint per busy slot, 0 free */
-	uint64_t delivered, deferred, bounced; /* recipients, since counts_since */
-	double error_at;		       /* when last_error was set */
+	uint64_t delivered, deferred,
+	    bounced;	 /* recipients, since counts_since */
+	double error_at; /* when last_error was set */
 };
 
 struct spool_dest_hdr {

@@ -133,8 +133,8 @@ spool_message_path(char *buf, size_t len, const char *spool, const char *top,
 		errno = EINVAL;
 		return -1;
 	}
-	return spool_fit(snprintf(buf, len, "%s/%s/%02d/%s/%02d/%s/%s", spool,
-			     top, domain_prio, domain, list_prio,
-			     spool_function_names[fn], name),
+	return spool_fit(
+	    snprintf(buf, len, "%s/%s/%02d/%s/%02d/%s/%s", spool, top,
+		domain_prio, domain, list_prio, spool_function_names[fn], name),
 	    len);
 }

@@ -390,8 +390,8 @@ spool_state_set_counts(
 		active = 1;
 	if (active != st->active) {
 		snprintf(v, sizeof(v), "%*d", st->active_width, active);
-		if (spool_state_put(st, st->off_active, v,
-			(size_t)st->active_width) == -1)
+		if (spool_state_put(
+			st, st->off_active, v, (size_t)st->active_width) == -1)
 			return -1;
 		st->active = active;
 	}
@@ -415,8 +415,8 @@ spool_state_set_crash_settled(struct spool_state *st, size_t settled)
 
 	if (settled != st->crash_settled && st->off_crash_settled >= 0) {
 		snprintf(v, sizeof(v), "%*zu", SPOOL_COUNT_WIDTH, settled);
-		if (spool_state_put(st, st->off_crash_settled, v,
-			SPOOL_COUNT_WIDTH) == -1)
+		if (spool_state_put(
+			st, st->off_crash_settled, v, SPOOL_COUNT_WIDTH) == -1)
 			return -1;
 	}
 	st->crash_settled = settled;
@@ -534,9 +534,9 @@ spool_state_try_write(int fd, const struct spool_try *t)
 /* spool_state_try_update - read .<name>.try (made if missing), let fn
  * change it, write it back */
 static int
-spool_state_try_update(const char *msgpath, void (*fn)(struct spool_try *,
-						const void *),
-    const void *arg, struct spool_try *was)
+spool_state_try_update(const char *msgpath,
+    void (*fn)(struct spool_try *, const void *), const void *arg,
+    struct spool_try *was)
 {
 	char path[PATH_MAX];
 	struct spool_try t;
@@ -576,8 +576,7 @@ spool_state_try_begin(struct spool_try *t, const void *arg)
  * deaths, which the page cache survives.  The reason a previous attempt
  * failed, if any, stays in the file. */
 int
-spool_state_attempt(
-    const char *msgpath, pid_t self, int *counted, pid_t *last)
+spool_state_attempt(const char *msgpath, pid_t self, int *counted, pid_t *last)
 {
 	struct spool_try was;
 
@@ -633,8 +632,7 @@ spool_state_try_fail(struct spool_try *t, const void *arg)
 int
 spool_state_attempt_failed(const char *msgpath, const char *why)
 {
-	return spool_state_try_update(
-	    msgpath, spool_state_try_fail, why, NULL);
+	return spool_state_try_update(msgpath, spool_state_try_fail, why, NULL);
 }
 
 /* spool_state_attempt_error - why the last first processing of a message

@@ -41,7 +41,7 @@ enum spool_rcpt_status {
 	SPOOL_RCPT_NSTATUS
 };
 #define SPOOL_STATUS_WIDTH 9
-#define SPOOL_COUNT_WIDTH 10 /* "recipients N": N right-aligned */
+#define SPOOL_COUNT_WIDTH 10  /* "recipients N": N right-aligned */
 #define SPOOL_ACTIVE_WIDTH 10 /* "active PID": the holder, 0 for none */
 
 /* Which message a state file belongs to: the size and the FNV-1a hash
@@ -86,11 +86,11 @@ struct spool_state {
 	off_t off_tries, off_crashes, off_active, off_error;
 	off_t off_crash_settled; /* -1 in a file older than the field */
 	int active_width;	 /* SPOOL_ACTIVE_WIDTH, or 1 in an old file */
-	off_t rcpt_start; /* offset of the first recipient line */
+	off_t rcpt_start;	 /* offset of the first recipient line */
 	size_t nrcpt;
 	size_t count[SPOOL_RCPT_NSTATUS]; /* recipients per status */
-	size_t torn; /* status words torn (read as deferred) at the open */
-	int unsynced;			  /* updates since the last sync */
+	size_t torn;  /* status words torn (read as deferred) at the open */
+	int unsynced; /* updates since the last sync */
 };
 
 /* One recipient line, as a reader returns it. */
@@ -98,8 +98,8 @@ struct spool_rcpt {
 	size_t index;		       /* its line among the recipients */
 	off_t off;		       /* offset of its status field */
 	enum spool_rcpt_status status; /* as read */
-	int torn; /* the word was torn: status is deferred */
-	const char *addr;	       /* valid until the next read */
+	int torn;	  /* the word was torn: status is deferred */
+	const char *addr; /* valid until the next read */
 };
 
 /* Reads a state file's lines in order through one fixed buffer. */
@@ -163,8 +163,8 @@ int spool_state_set_error(struct spool_state *st, const char *error);
 int spool_state_sync(struct spool_state *st);
 void spool_state_close(struct spool_state *st);
 int spool_state_set_next(int msgfd, time_t when);
-int spool_state_attempt(const char *msgpath, pid_t self, int *counted,
-    pid_t *last);
+int spool_state_attempt(
+    const char *msgpath, pid_t self, int *counted, pid_t *last);
 int spool_state_attempt_count(const char *msgpath, int counted, pid_t self);
 int spool_state_attempt_done(const char *msgpath);
 int spool_state_attempt_failed(const char *msgpath, const char *why);

@@ -23,4 +23,3 @@ spool_state_word(enum spool_rcpt_status s)
 {
 	return spool_state_words[s];
 }
-

@@ -7,9 +7,9 @@
  * contract; see spool-layout/README).  The walk holds at most one
  * directory listing per level above the messages in memory; the
  * messages of a function directory are read as readdir gives them.  A
- * directory that exists but cannot be read (wrong owner or mode) is skipped too; with
- * SPOOL_WALK_ERRORS the callback is told, so that the runner can log it
- * and the check pass report it instead of losing its messages silently.
+ * directory that exists but cannot be read (wrong owner or mode) is skipped
+ * too; with SPOOL_WALK_ERRORS the callback is told, so that the runner can log
+ * it and the check pass report it instead of losing its messages silently.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -198,7 +198,8 @@ walk_files(struct walk_run *w, struct spool_entry *e, const char *dir)
 		if (de->d_name[0] == '.' && !(w->flags & SPOOL_WALK_DOTS) &&
 		    !e->orphan)
 			continue;
-		r = snprintf(e->path, sizeof(e->path), "%s/%s", dir, de->d_name);
+		r = snprintf(
+		    e->path, sizeof(e->path), "%s/%s", dir, de->d_name);
 		if (r < 0 || (size_t)r >= sizeof(e->path))
 			continue;
 		e->file = de->d_name;

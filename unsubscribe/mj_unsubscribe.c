@@ -136,8 +136,8 @@ main(void)
 		    "This unsubscribe link is incomplete or damaged.", head);
 	if (settings_load(&s, unsub_config(), 0, settings_skip_section, NULL,
 		err, sizeof(err)) == -1 ||
-	    unsub_secret_load(&us, s.unsubscribe_secret_file, err,
-		sizeof(err)) == -1) {
+	    unsub_secret_load(
+		&us, s.unsubscribe_secret_file, err, sizeof(err)) == -1) {
 		log_warnx("%s", err);
 		return unsub_refuse(503, "Service Unavailable", &l,
 		    "Unsubscribing by link is not possible right now.", head);

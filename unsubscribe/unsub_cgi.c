@@ -119,8 +119,7 @@ unsub_cgi_link(const char *query, struct unsub_link *l)
 	    strlcpy(l->domain, at + 1, sizeof(l->domain)) >=
 		sizeof(l->domain) ||
 	    name_check_list(l->list) != NULL ||
-	    name_check_domain(l->domain) != NULL ||
-	    !name_addr_ok(l->addr))
+	    name_check_domain(l->domain) != NULL || !name_addr_ok(l->addr))
 		return -1;
 	errno = 0;
 	l->issued = strtoll(t, &end, 10);
@@ -181,9 +180,9 @@ unsub_cgi_one_click(const char *body, size_t len)
 			return 0;
 		v += 4;
 		return (size_t)(body + len - v) >= 9 &&
-		    strncmp(v, "One-Click", 9) == 0;
+		       strncmp(v, "One-Click", 9) == 0;
 	}
 	return unsub_field(body, "List-Unsubscribe", value, sizeof(value)) ==
-		0 &&
-	    strcmp(value, "One-Click") == 0;
+		   0 &&
+	       strcmp(value, "One-Click") == 0;
 }

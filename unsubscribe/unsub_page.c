@@ -113,10 +113,11 @@ unsub_page_confirm(const struct unsub_link *l, int head)
 	unsub_page_esc(script ? script : "");
 	putchar('?');
 	unsub_page_esc(query ? query : "");
-	printf("\">\n<input type=\"hidden\" name=\"List-Unsubscribe\" "
-	       "value=\"One-Click\">\n"
-	       "<button type=\"submit\" id=\"unsubscribe\">Unsubscribe</button>\n"
-	       "</form>\n<p>Nothing changes until you press the button.</p>\n");
+	printf(
+	    "\">\n<input type=\"hidden\" name=\"List-Unsubscribe\" "
+	    "value=\"One-Click\">\n"
+	    "<button type=\"submit\" id=\"unsubscribe\">Unsubscribe</button>\n"
+	    "</form>\n<p>Nothing changes until you press the button.</p>\n");
 	unsub_page_tail();
 }
 

@@ -22,8 +22,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if ((fp = fmemopen((void *)data, size, "r")) == NULL)
 		return 0;
-	if (settings_load_file(&s, fp, "fuzz.conf", NULL, NULL, err,
-		sizeof(err)) == -1 &&
+	if (settings_load_file(
+		&s, fp, "fuzz.conf", NULL, NULL, err, sizeof(err)) == -1 &&
 	    strncmp(err, "fuzz.conf", 9) != 0)
 		abort();
 	fclose(fp);

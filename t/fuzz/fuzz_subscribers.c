@@ -53,8 +53,8 @@ fuzz_init(void)
 
 	if (mkdtemp(dir) == NULL)
 		abort();
-	snprintf(fuzz_settings.lists_dir, sizeof(fuzz_settings.lists_dir),
-	    "%s", dir);
+	snprintf(fuzz_settings.lists_dir, sizeof(fuzz_settings.lists_dir), "%s",
+	    dir);
 	snprintf(path, sizeof(path), "%s/d", dir);
 	if (mkdir(path, 0700) == -1)
 		abort();
@@ -141,8 +141,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((fp = fopen(fuzz_file, "w")) == NULL ||
 	    fwrite(data, 1, size, fp) != size || fclose(fp) == EOF)
 		abort();
-	if (listconf_subscribers_each(&fuzz_settings, "d", "l", fuzz_push,
-		&got, err, sizeof(err)) == -1)
+	if (listconf_subscribers_each(&fuzz_settings, "d", "l", fuzz_push, &got,
+		err, sizeof(err)) == -1)
 		abort();
 	fuzz_expect(data, size, &want);
 	if (got.n != want.n)

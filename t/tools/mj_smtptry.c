@@ -235,8 +235,8 @@ main(int argc, char **argv)
 			if (batch > 0 && end - start > (size_t)batch)
 				end = start + batch;
 			xact++;
-			x = (struct smtp_xact){
-			    sender, rcpts + start, end - start, &msg, NULL, NULL};
+			x = (struct smtp_xact){sender, rcpts + start,
+			    end - start, &msg, NULL, NULL};
 			if (smtp_xact_run(&s, &x, NULL, &st) ==
 			    SMTP_XACT_STALE) {
 				/* The runner's move: a fresh session. */

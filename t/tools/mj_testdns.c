@@ -256,7 +256,9 @@ answer(const unsigned char *q, size_t qlen, unsigned char *out, size_t room,
 		}
 		rcode = 0;
 		if (zone[i].type != qtype ||
-		    n + 12 + (TXT_MAX > 3 + TLSA_MAX ? TXT_MAX + 8 : 3 + TLSA_MAX) >
+		    n + 12 +
+			    (TXT_MAX > 3 + TLSA_MAX ? TXT_MAX + 8
+						    : 3 + TLSA_MAX) >
 			room)
 			continue;
 		/* Owner: a pointer to the question's name at offset 12. */
