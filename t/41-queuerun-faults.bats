@@ -122,17 +122,22 @@ lines() {
 	[ "$(lines "$BATS_TEST_TMPDIR/s2/log")" -eq 2 ]
 }
 
-@test "a message whose runner died max_crashes times goes to BAD/ with its state and a reason" {
+# died_twice - a post to a dead server, its state file then as if two
+# runners had died holding it and a third one now; due again
+died_twice() {
 	P=$(free_port)
 	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$P" >>"$CONF"
 	mjq_list ex.org l a@d.test
 	post ex.org l
 	runq
 	st=$(state_files)
-	# as if two runners had died holding it, and a third one now
 	sed -i 's/^crashes      0$/crashes      2/; s/^active  *0$/active          1/' "$st"
 	grep -qx 'crashes      2' "$st"
 	make_due
+}
+
+@test "a message whose runner died max_crashes times goes to BAD/ with its state and a reason" {
+	died_twice
 	runq
 	[ -z "$(queue_files)" ]
 	[ -z "$(state_files)" ]
@@ -149,14 +154,7 @@ lines() {
 # BAD/
 crashed_unwritable() {
 	command -v strace >/dev/null || skip "no strace"
-	P=$(free_port)
-	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\n' "$P" >>"$CONF"
-	mjq_list ex.org l a@d.test
-	post ex.org l
-	runq
-	st=$(state_files)
-	sed -i 's/^crashes      0$/crashes      2/; s/^active  *0$/active          1/' "$st"
-	make_due
+	died_twice
 	ASAN_OPTIONS=detect_leaks=0 timeout 60 strace -f -qq -o /dev/null \
 		-P "$st" -e trace="$1" -e inject="$1":error=EIO \
 		"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$BATS_TEST_TMPDIR/run.log"
