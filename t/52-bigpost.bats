@@ -18,16 +18,8 @@ MJQ_LIST_POSTING=open
 
 MJ_MEASURE=$TOP/t/tools/mj_measure
 
-# SAN_KB - what the runner's allocator may add under make SAN=1.  ASan's
-# quarantine, which holds freed blocks up to 256 MB, is off for the
-# measured runs (measured_run); its size-class regions still map a few
-# MB more over a longer run whatever the live memory (the blocks live at
-# exit are the same for both lists).  Holding 180,000 more recipients
-# would still take well over this.
-SAN_KB=0
-if ldd "$MJ_QUEUERUN" 2>/dev/null | grep -q libasan; then
-	SAN_KB=6144
-fi
+# SAN_KB and SAN_RSS_OPTIONS (helpers.bash) allow for make SAN=1:
+# holding 180,000 more recipients would still take well over SAN_KB.
 
 setup() {
 	mjq_setup <<-EOF
@@ -66,7 +58,7 @@ last_subscriber() {
 # measured_run TAG - one runner pass under mj_measure; its peak RSS in
 # kB is kept in $BATS_TEST_TMPDIR/TAG.rss
 measured_run() {
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0:thread_local_quarantine_size_kb=0 \
+	ASAN_OPTIONS=$SAN_RSS_OPTIONS \
 		"$MJ_MEASURE" -n 1 -i /dev/null -- "$MJ_QUEUERUN" -C "$CONF" -1 \
 		2>>"$BATS_TEST_TMPDIR/run.log" >"$BATS_TEST_TMPDIR/$1.out"
 	sed -n 's/.*max_rss_kb=\([0-9]*\).*/\1/p' "$BATS_TEST_TMPDIR/$1.out" \

@@ -8,6 +8,17 @@ MJ_QUEUERUN=$TOP/queuerun/mj_queuerun
 MJ_SCHEDSIM=$TOP/schedsim/mj_schedsim
 MJ_TESTSMTPD=$TOP/t/tools/mj_testsmtpd
 
+# SAN_KB - what the runner's allocator may add to a peak RSS under make
+# SAN=1, and SAN_RSS_OPTIONS the ASAN_OPTIONS of a run whose RSS is
+# measured.  ASan's quarantine, which holds freed blocks up to 256 MB,
+# is off for such runs; its size-class regions still map a few MB more
+# over a longer run whatever the live memory.
+SAN_KB=0
+if ldd "$MJ_QUEUERUN" 2>/dev/null | grep -q libasan; then
+	SAN_KB=6144
+fi
+SAN_RSS_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0:thread_local_quarantine_size_kb=0
+
 # mjq_setup - a fresh spool, lists directory and mjq.conf for this test:
 # $SPOOL, $LISTS, $CONF.  Extra INI text on stdin is appended (it may
 # continue [enqueue]).  Mail goes out unsigned ([dkim] sign = no, on top,
