@@ -45,9 +45,11 @@ deliver_smtp_reap(double now, int all)
 		deliver_tls_close();
 }
 
-/* How long a batch waits for a session the server takes, in cache times:
- * a refused session defers its recipients only after this. */
+/* How long a batch waits for a session the server takes, in cache times
+ * and in seconds at most: a refused session defers its recipients only
+ * after this. */
 #define DELIVER_SMTP_PATIENCE 5
+#define DELIVER_SMTP_PATIENCE_MAX 10.0
 
 static pthread_key_t deliver_smtp_res_key;
 static pthread_once_t deliver_smtp_res_once = PTHREAD_ONCE_INIT;
@@ -165,15 +167,19 @@ deliver_smtp_connect(const struct deliver_batch *b, struct deliver_cached *c,
 /* deliver_smtp_session - a session to the nexthop: an idle one, else a
  * new one (deliver_cache.c says when one may be opened); when the server
  * refuses a new one, the batch waits for one of ours to come back, or
- * for the server to take one, up to DELIVER_SMTP_PATIENCE cache times,
- * instead of failing at once.  NULL with st saying why not. */
+ * for the server to take one, up to DELIVER_SMTP_PATIENCE cache times
+ * (DELIVER_SMTP_PATIENCE_MAX seconds at most), instead of failing at
+ * once.  NULL with st saying why not. */
 static struct deliver_cached *
 deliver_smtp_session(const struct deliver_batch *b, struct smtp_status *st)
 {
 	double ttl = (double)b->params->cache_time;
-	double deadline = clock_now() + DELIVER_SMTP_PATIENCE * ttl;
+	double wait = DELIVER_SMTP_PATIENCE * ttl, deadline;
 	struct deliver_cached *c;
 
+	if (wait > DELIVER_SMTP_PATIENCE_MAX)
+		wait = DELIVER_SMTP_PATIENCE_MAX;
+	deadline = clock_now() + wait;
 	for (;;) {
 		if ((c = deliver_cache_get(b->nexthop, deadline)) == NULL) {
 			deliver_smtp_fail(
