@@ -16,11 +16,12 @@
  * idle waits for one of the k to come back, as does the delivery whose
  * session was refused, which then goes out instead of being deferred.
  * After ttl the next session beyond k is opened again, one at a time,
- * and a success raises k.  Without a session of ours open there is
- * nothing to wait for: the refused delivery fails, the scheduler's
- * negative feedback.
+ * and a success raises k.  With no session of ours open (k = 0: other
+ * runners' sessions fill the server) the next try comes after
+ * DELIVER_CACHE_RETRY.  How long a delivery waits in all is its
+ * caller's (deliver_smtp.c); only then is it deferred, with the
+ * scheduler's negative feedback.
  */
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,7 @@ struct deliver_host {
 	struct deliver_host *next;
 	int open;	/* in use, idle, or being opened */
 	int connecting; /* being opened */
-	int limit;	/* sessions the server took when it refused (0: none) */
+	int limit;	/* sessions the server took when it refused (-1: -) */
 	double until;	/* the limit holds until then */
 	char nexthop[]; /* NUL-terminated */
 };
