@@ -1,7 +1,9 @@
 /*
  * deliver_smtp.c - the smtp transport: a batch becomes one transaction
  * of the SMTP client (smtp_session.c, smtp_xact.c) over a session that is
- * reused when one to the same nexthop is idle in the cache; or one per
+ * reused when one to the same nexthop is idle in the cache
+ * (deliver_cache.c, which also holds new sessions back while a server's
+ * 421 says it takes no more, the batch then waiting for one); or one per
  * recipient (VERP, header fields of its own), each copy made before the
  * one in front of it goes, so that its envelope rides behind that one's
  * final dot (smtp_xact.c's chaining), and the copy after it made (its
@@ -24,6 +26,7 @@
 #include <sys/socket.h>
 
 #include "clock.h"
+#include "deliver_cache.h"
 #include "deliver_local.h"
 #include "deliver_smtp.h"
 #include "deliver_tls.h"
@@ -32,83 +35,21 @@
 #include "lists.h"
 #include "spool_dest.h"
 
-struct deliver_cached {
-	struct deliver_cached *next;
-	char *nexthop;
-	double expires;
-	struct smtp_session s;
-};
-
-static pthread_mutex_t deliver_smtp_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct deliver_cached *deliver_smtp_cache;
-
-/* deliver_smtp_take - an idle session to this nexthop, or NULL */
-static struct deliver_cached *
-deliver_smtp_take(const char *nexthop)
-{
-	struct deliver_cached **pp, *c = NULL;
-
-	pthread_mutex_lock(&deliver_smtp_mu);
-	for (pp = &deliver_smtp_cache; *pp != NULL; pp = &(*pp)->next)
-		if (strcmp((*pp)->nexthop, nexthop) == 0) {
-			c = *pp;
-			*pp = c->next;
-			c->next = NULL;
-			break;
-		}
-	pthread_mutex_unlock(&deliver_smtp_mu);
-	return c;
-}
-
-/* deliver_smtp_free - QUIT, close and free a session */
-static void
-deliver_smtp_free(struct deliver_cached *c)
-{
-	smtp_session_close(&c->s);
-	free(c->nexthop);
-	free(c);
-}
-
-/* deliver_smtp_put - keep a session for the next batch, or close it
- * (one owed the replies of an envelope sent ahead is never kept) */
-static void
-deliver_smtp_put(struct deliver_cached *c, double ttl)
-{
-	if (c->s.broken || c->s.ahead || ttl <= 0) {
-		deliver_smtp_free(c);
-		return;
-	}
-	c->expires = clock_now() + ttl;
-	pthread_mutex_lock(&deliver_smtp_mu);
-	c->next = deliver_smtp_cache;
-	deliver_smtp_cache = c;
-	pthread_mutex_unlock(&deliver_smtp_mu);
-}
-
 /* deliver_smtp_reap - close sessions idle past their time (all: every
- * one, at shutdown); the QUITs happen outside the lock */
+ * one, and the TLS state, at shutdown) */
 void
 deliver_smtp_reap(double now, int all)
 {
-	struct deliver_cached **pp, *c, *dead = NULL;
-
-	pthread_mutex_lock(&deliver_smtp_mu);
-	for (pp = &deliver_smtp_cache; (c = *pp) != NULL;) {
-		if (all || c->expires <= now) {
-			*pp = c->next;
-			c->next = dead;
-			dead = c;
-		} else
-			pp = &c->next;
-	}
-	pthread_mutex_unlock(&deliver_smtp_mu);
-	while ((c = dead) != NULL) {
-		dead = c->next;
-		deliver_smtp_free(c);
-	}
+	deliver_cache_reap(now, all);
 	if (all)
 		deliver_tls_close();
 }
+
+/* How long a batch waits for a session the server takes, in cache times
+ * and in seconds at most: a refused session defers its recipients only
+ * after this. */
+#define DELIVER_SMTP_PATIENCE 5
+#define DELIVER_SMTP_PATIENCE_MAX 10.0
 
 static pthread_key_t deliver_smtp_res_key;
 static pthread_once_t deliver_smtp_res_once = PTHREAD_ONCE_INIT;
@@ -176,16 +117,16 @@ deliver_smtp_fail(struct smtp_status *st, enum smtp_outcome o, const char *dsn,
 	(void)strlcpy(st->text, text, sizeof(st->text));
 }
 
-/* deliver_smtp_connect - a new session to the nexthop, trying its
- * addresses (MX order) until one gives a session; NULL with st saying
- * why the last one failed */
-static struct deliver_cached *
-deliver_smtp_connect(const struct deliver_batch *b, struct smtp_status *st)
+/* deliver_smtp_connect - open the fresh session c to the nexthop,
+ * trying its addresses (MX order) until one gives a session; -1 with st
+ * saying why the last one failed */
+static int
+deliver_smtp_connect(const struct deliver_batch *b, struct deliver_cached *c,
+    struct smtp_status *st)
 {
 	char why[300], text[400];
 	struct mx_resolver *res;
 	struct smtp_timeouts to;
-	struct deliver_cached *c;
 	struct mx_list l;
 	enum mx_status ms;
 	size_t i;
@@ -193,7 +134,7 @@ deliver_smtp_connect(const struct deliver_batch *b, struct smtp_status *st)
 	if ((res = deliver_smtp_resolver(b->params, why, sizeof(why))) ==
 	    NULL) {
 		deliver_smtp_fail(st, SMTP_DEFERRED, "4.3.5", why);
-		return NULL;
+		return -1;
 	}
 	if ((ms = mx_resolve(res, b->nexthop, 25, &l, why, sizeof(why))) !=
 	    MX_OK) {
@@ -206,30 +147,60 @@ deliver_smtp_connect(const struct deliver_batch *b, struct smtp_status *st)
 		/* DNS trouble is not the server's: no negative feedback. */
 		st->feedback = SMTP_FEEDBACK_POSITIVE;
 		mx_list_free(&l);
-		return NULL;
-	}
-	if ((c = calloc(1, sizeof(*c))) == NULL ||
-	    (c->nexthop = strdup(b->nexthop)) == NULL) {
-		free(c);
-		mx_list_free(&l);
-		deliver_smtp_fail(st, SMTP_DEFERRED, "4.3.0", "out of memory");
-		return NULL;
+		return -1;
 	}
 	deliver_smtp_timeouts(b->params, &to);
 	for (i = 0; i < l.n; i++) {
 		if (deliver_tls_open(b->params, b->nexthop, res, &l, i, &c->s,
 			&to, st) == 0) {
 			mx_list_free(&l);
-			return c;
+			return 0;
 		}
 		smtp_session_close(&c->s);
 	}
 	if (l.n == 0)
 		deliver_smtp_fail(st, SMTP_DEFERRED, "4.4.3", "no address");
 	mx_list_free(&l);
-	free(c->nexthop);
-	free(c);
-	return NULL;
+	return -1;
+}
+
+/* deliver_smtp_session - a session to the nexthop: an idle one, else a
+ * new one (deliver_cache.c says when one may be opened); when the server
+ * refuses a new one, the batch waits for one of ours to come back, or
+ * for the server to take one, up to DELIVER_SMTP_PATIENCE cache times
+ * (DELIVER_SMTP_PATIENCE_MAX seconds at most), instead of failing at
+ * once.  NULL with st saying why not. */
+static struct deliver_cached *
+deliver_smtp_session(const struct deliver_batch *b, struct smtp_status *st)
+{
+	double ttl = (double)b->params->cache_time;
+	double wait = DELIVER_SMTP_PATIENCE * ttl, deadline;
+	struct deliver_cached *c;
+
+	if (wait > DELIVER_SMTP_PATIENCE_MAX)
+		wait = DELIVER_SMTP_PATIENCE_MAX;
+	deadline = clock_now() + wait;
+	for (;;) {
+		if ((c = deliver_cache_get(b->nexthop, deadline)) == NULL) {
+			deliver_smtp_fail(
+			    st, SMTP_DEFERRED, "4.3.0", "out of memory");
+			return NULL;
+		}
+		if (!c->fresh)
+			return c;
+		if (deliver_smtp_connect(b, c, st) == 0) {
+			deliver_cache_opened(c);
+			return c;
+		}
+		/* 421: a server that takes no more sessions now (a limiter,
+		 * postfix-scheduler.txt); any other failure fails the batch. */
+		if (!deliver_cache_failed(c,
+			st->feedback == SMTP_FEEDBACK_NEGATIVE &&
+			    st->code == 421,
+			ttl) ||
+		    clock_now() >= deadline)
+			return NULL;
+	}
 }
 
 /* deliver_smtp_verp - <prefix>+user=host@domain for one recipient */
@@ -350,7 +321,7 @@ deliver_smtp_group(struct deliver_batch *b, struct deliver_cached **cp,
 
 	for (attempt = 0; attempt < 2; attempt++) {
 		if (*cp == NULL &&
-		    (*cp = deliver_smtp_connect(b, &st)) == NULL) {
+		    (*cp = deliver_smtp_session(b, &st)) == NULL) {
 			/* No server answered: relay=none, as Postfix logs;
 			 * the reason names the addresses tried. */
 			(void)strlcpy(b->relay, "none", sizeof(b->relay));
@@ -367,7 +338,7 @@ deliver_smtp_group(struct deliver_batch *b, struct deliver_cached **cp,
 			deliver_smtp_set(b, lo, lo + x->n, x->r - lo, NULL);
 			return 0;
 		}
-		deliver_smtp_free(*cp);
+		deliver_cache_free(*cp);
 		*cp = NULL;
 	}
 	deliver_smtp_fail(&st, SMTP_DEFERRED, "4.4.2",
@@ -413,7 +384,7 @@ deliver_smtp(struct deliver_batch *b)
 	dc.text = &text;
 	for (i = 0; i < b->n; i++)
 		dc.rcpts[i].addr = b->addr[i];
-	c = deliver_smtp_take(b->nexthop);
+	c = NULL; /* deliver_smtp_group takes or opens one */
 	for (k = 0; k < (long)dc.ntx; k++) {
 		lo = (size_t)k * dc.step;
 		if (deliver_smtp_copy(&dc, k) == -1) {
@@ -438,7 +409,7 @@ deliver_smtp(struct deliver_batch *b)
 		}
 	}
 	if (c != NULL)
-		deliver_smtp_put(c, (double)b->params->cache_time);
+		deliver_cache_put(c, (double)b->params->cache_time);
 	for (k = 0; k < 3; k++)
 		free(dc.ring[k].head);
 	smtp_data_close(&text);

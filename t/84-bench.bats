@@ -39,6 +39,11 @@ bench() {
 	[[ "$output" == *"(the issue's goal: 0.70)"* ]]
 }
 
+@test "limited.sh: mjq and Postfix each deliver every recipient past a 421 limiter, with the ratios" {
+	bench limited.sh 500 3 1
+	[[ "$output" =~ mjq/postfix\ over\ 1\ runs:\ refused ]]
+}
+
 @test "queueserv.sh: poke to walk with an idle and a busy pool" {
 	POKES=500 PROBES=5 bench queueserv.sh
 	[[ "$output" == *"busy pool, from mj_enqueue's exit: median"* ]]

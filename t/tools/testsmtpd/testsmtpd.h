@@ -67,7 +67,7 @@ struct rcpt_rule {
 struct conf {
 	int port;
 	const char *port_file, *pid_file, *log_file, *save_dir, *trace_file;
-	const char *stats_file;
+	const char *stats_file, *stats_log;
 	const char *tls_cert, *tls_key, *tls_log;
 	const char *tls_inject; /* a line sent in clear after the 220 */
 	int tls_stall;

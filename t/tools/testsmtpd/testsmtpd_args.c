@@ -77,6 +77,8 @@ usage(int status)
 	    "  --split                 write replies one byte per write\n"
 	    "  --stats F               rewritten at each connect and close:\n"
 	    "                          sessions=N open=N max_open=N refused=N\n"
+	    "  --stats-log F           and append it to F at each change,\n"
+	    "                          after the time (epoch seconds)\n"
 	    "  --tls-cert F, --tls-key F  offer STARTTLS with this PEM chain "
 	    "and key\n"
 	    "  --tls-log F             one line per TLS handshake:\n"
@@ -119,6 +121,7 @@ parse_args(int argc, char **argv)
 		O_LONG,
 		O_SPLIT,
 		O_STATS,
+		O_STATSLOG,
 		O_TLSCERT,
 		O_TLSKEY,
 		O_TLSLOG,
@@ -137,10 +140,10 @@ parse_args(int argc, char **argv)
 	    {"drop", 1, 0, O_DROP}, {"silent", 1, 0, O_SILENT},
 	    {"garbage", 1, 0, O_GARBAGE}, {"long-reply", 1, 0, O_LONG},
 	    {"split", 0, 0, O_SPLIT}, {"stats", 1, 0, O_STATS},
-	    {"tls-cert", 1, 0, O_TLSCERT}, {"tls-key", 1, 0, O_TLSKEY},
-	    {"tls-log", 1, 0, O_TLSLOG}, {"tls-stall", 0, 0, O_TLSSTALL},
-	    {"tls-inject", 1, 0, O_TLSINJECT}, {"help", 0, 0, 'h'},
-	    {0, 0, 0, 0}};
+	    {"stats-log", 1, 0, O_STATSLOG}, {"tls-cert", 1, 0, O_TLSCERT},
+	    {"tls-key", 1, 0, O_TLSKEY}, {"tls-log", 1, 0, O_TLSLOG},
+	    {"tls-stall", 0, 0, O_TLSSTALL}, {"tls-inject", 1, 0, O_TLSINJECT},
+	    {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 	const char *val;
 	size_t len;
 	int c;
@@ -213,6 +216,9 @@ parse_args(int argc, char **argv)
 			break;
 		case O_STATS:
 			cf.stats_file = optarg;
+			break;
+		case O_STATSLOG:
+			cf.stats_log = optarg;
 			break;
 		case O_SPLIT:
 			cf.split = 1;

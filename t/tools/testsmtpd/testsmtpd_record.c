@@ -7,19 +7,21 @@
  * with --trace-eod, per end of data) with the read(2) it came in;
  * --save-dir: each accepted message as D/new/<msg>, written to D/tmp/
  * while it arrives; --stats: the session counts, rewritten at each
- * connect and close.  Only this process writes these files, so their
- * lines never interleave.  The port and pid files are written here too
- * (write_file_atomic).
+ * connect and close, and with --stats-log appended to a file after the
+ * time, so that a test sees the sessions open over time.  Only this process
+ * writes these files, so their lines never interleave.  The port and pid files
+ * are written here too (write_file_atomic).
  */
 #include <sys/stat.h>
 #include <err.h>
 #include <errno.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testsmtpd.h"
 
-static FILE *logfp, *tracefp;
+static FILE *logfp, *tracefp, *statsfp;
 
 /* record_open - open the log and the trace, make the save folders */
 void
@@ -33,6 +35,9 @@ record_open(void)
 	if (cf.trace_file != NULL &&
 	    (tracefp = fopen(cf.trace_file, "a")) == NULL)
 		err(1, "%s", cf.trace_file);
+	if (cf.stats_log != NULL &&
+	    (statsfp = fopen(cf.stats_log, "a")) == NULL)
+		err(1, "%s", cf.stats_log);
 	if (cf.save_dir != NULL) {
 		const char *sub[] = {"", "/tmp", "/new"};
 		size_t i;
@@ -112,20 +117,26 @@ record_delivery(struct session *s, unsigned long msg)
 }
 
 /* record_stats - the --stats file: connections so far, open now, the
- * most open at once, and how many got the --max-sessions 421 */
+ * most open at once, and how many got the --max-sessions 421; the same
+ * line after the time to the --stats-log */
 void
 record_stats(unsigned long sessions_so_far, unsigned long open_now,
     unsigned long open_max, unsigned long refused)
 {
+	struct timespec ts;
 	char buf[160];
 
-	if (cf.stats_file == NULL)
-		return;
 	snprintf(buf, sizeof(buf),
 	    "sessions=%lu open=%lu max_open=%lu "
 	    "refused=%lu\n",
 	    sessions_so_far, open_now, open_max, refused);
-	write_file_atomic(cf.stats_file, buf);
+	if (cf.stats_file != NULL)
+		write_file_atomic(cf.stats_file, buf);
+	if (statsfp != NULL && clock_gettime(CLOCK_REALTIME, &ts) == 0) {
+		fprintf(statsfp, "%lld.%06ld %s", (long long)ts.tv_sec,
+		    ts.tv_nsec / 1000, buf);
+		fflush(statsfp);
+	}
 }
 
 /* write_file_atomic - write text to path via a temporary name and rename */
