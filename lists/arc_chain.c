@@ -57,14 +57,14 @@ arc_chain_fail(struct arc_verdict *v, const char *why, int i)
 	return -1;
 }
 
-/* arc_chain_sets - the ARC fields of c's post by instance; -1 when
- * malformed (v says why) */
+/* arc_chain_sets - the ARC fields of c's post by instance, and the
+ * highest instance; -1 when malformed (v says why) */
 static int
 arc_chain_sets(struct arc_chain *c, struct arc_verdict *v)
 {
 	enum arc_kind k;
 	size_t j;
-	int i;
+	int i, r = 0;
 
 	memset(c->set, -1, sizeof(c->set));
 	c->n = 0;
@@ -73,14 +73,15 @@ arc_chain_sets(struct arc_chain *c, struct arc_verdict *v)
 			continue;
 		if ((i = arc_instance(
 			 c->f[j].p, c->f[j].len, c->f[j].namelen)) == -1)
-			return arc_chain_fail(v, "an ARC field without i=", 0);
-		if (c->set[i][k - 1] != -1)
-			return arc_chain_fail(v, "two ARC fields of a kind", i);
-		c->set[i][k - 1] = (int)j;
+			r = arc_chain_fail(v, "an ARC field without i=", 0);
+		else if (c->set[i][k - 1] != -1)
+			r = arc_chain_fail(v, "two ARC fields of a kind", i);
+		else
+			c->set[i][k - 1] = (int)j;
 		if (i > c->n)
 			c->n = i;
 	}
-	return 0;
+	return r;
 }
 
 /* arc_chain_key - the public key named s._domainkey.d, fetched once per
@@ -357,14 +358,14 @@ arc_chain_judge(struct arc_verdict *v, const char *text, size_t len,
 	}
 	if ((c->nf = dkim_canon_fields(text, len, c->f, n, &body)) > n)
 		c->nf = n;
-	if (arc_chain_sets(c, v) == 0 && c->n > 0) {
-		if (c->n >= ARC_INSTANCE_MAX)
-			v->seal = 0; /* RFC 8617 4.2.1: no instance 51 */
-		v->instance = c->n + 1;
+	if (arc_chain_sets(c, v) == 0 && c->n > 0)
 		v->cv = arc_chain_check(c, v) == 0 ? ARC_CV_PASS : ARC_CV_FAIL;
-	} else if (v->cv == ARC_CV_FAIL)
-		v->instance =
-		    c->n + 1 > ARC_INSTANCE_MAX ? ARC_INSTANCE_MAX : c->n + 1;
+	if (c->n == 0) /* no set to extend: ARC fields without i= ignored */
+		v->cv = ARC_CV_NONE;
+	if (c->n >= ARC_INSTANCE_MAX)
+		v->seal = 0; /* RFC 8617 4.2.1: no instance 51 */
+	v->instance =
+	    c->n >= ARC_INSTANCE_MAX ? ARC_INSTANCE_MAX + 1 : c->n + 1;
 out:
 	for (k = 0; k < c->nkeys; k++)
 		EVP_PKEY_free(c->key[k].pkey);

@@ -218,7 +218,7 @@ relay() {
 	[ "${lines[2]}" = "i=2 as=ok ams=bad cv=pass" ]
 }
 
-@test "a broken chain is sealed cv=fail honestly, over its own set; a chain of 50 sets is not extended" {
+@test "a broken chain (body changed, key not in DNS) is sealed cv=fail honestly, over its own set; a chain of 50 sets is not extended" {
 	post other.org first
 	runq
 	relay "$(received)" "$BATS_TEST_TMPDIR/hop1"
@@ -235,6 +235,21 @@ relay() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q 'ARC chain fails: the body hash differs (i=1): sealed with cv=fail' "$BATS_TEST_TMPDIR/run.log"
+	forget
+	# a chain sealed with a key DNS does not have
+	mjq_list nokey.test l e@users.test
+	printf '[list]\nposting = open\n' >"$LISTS/nokey.test/l/config"
+	"$DKIMKEY" -C "$CONF" nokey.test s1 >/dev/null
+	post nokey.test l
+	runq
+	relay "$(received)" "$BATS_TEST_TMPDIR/nokey"
+	forget
+	post example.org mylist "$BATS_TEST_TMPDIR/nokey"
+	runq
+	f=$(received | head -1)
+	[[ "$(header ARC-Seal "$f" | tr -d ' \t')" == "ARC-Seal:i=2;a=rsa-sha256;cv=fail;"* ]]
+	"$ARCVERIFY" -f "$f" "$KEYS"
+	grep -q 'ARC chain fails: no key in DNS: sealed with cv=fail' "$BATS_TEST_TMPDIR/run.log"
 	forget
 	# a chain of 50 sets (their seals need not verify): no 51st
 	{
