@@ -21,8 +21,9 @@
 #include "arc.h"
 #include "dkim_canon.h"
 
-#define ARC_FIELDS_MAX 1000 /* header fields looked at */
-#define ARC_TXT_MAX 4096    /* bytes of a key's TXT records */
+#define ARC_FIELDS_MAX 1000   /* header fields looked at */
+#define ARC_TXT_MAX 4096      /* bytes of a key's TXT records */
+#define ARC_RSA_MIN_BITS 1024 /* RFC 8301 3.2 */
 #define ARC_B64(n) (4 * (((n) + 2) / 3))
 
 /* A chain being judged: the post's fields, its sets, the keys fetched. */
@@ -123,8 +124,13 @@ arc_chain_key(
 			 der, (unsigned char *)p, (int)strlen(p))) <= 0)
 			continue;
 		dl -= (p[strlen(p) - 1] == '=') + (p[strlen(p) - 2] == '=');
-		if ((c->key[k].pkey = d2i_PUBKEY(NULL, &dp, dl)) != NULL)
+		if ((c->key[k].pkey = d2i_PUBKEY(NULL, &dp, dl)) == NULL)
+			continue;
+		if (EVP_PKEY_get_base_id(c->key[k].pkey) == EVP_PKEY_RSA &&
+		    EVP_PKEY_get_bits(c->key[k].pkey) >= ARC_RSA_MIN_BITS)
 			return c->key[k].pkey;
+		EVP_PKEY_free(c->key[k].pkey); /* RFC 8301: too weak */
+		c->key[k].pkey = NULL;
 	}
 	arc_chain_fail(v, "no usable key in DNS", 0);
 	return NULL;

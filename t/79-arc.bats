@@ -337,3 +337,28 @@ sys.stdout.buffer.write(dkim.sign(msg, b"a1", b"authors.test", key, canonicalize
 	run -1 grep -q '^ARC-' "$f"
 	"$DKIMVERIFY" -n 1 "$f" "$KEYS"
 }
+
+@test "a wrapped post keeps the chain outside and verifies; a CRLF post's seal verifies" {
+	post other.org first
+	runq
+	relay "$(received)" "$BATS_TEST_TMPDIR/hop1"
+	forget
+	printf '[list]\nposting = open\ndmarc_mitigation = wrap\n' >"$LISTS/example.org/mylist/config"
+	post example.org mylist "$BATS_TEST_TMPDIR/hop1"
+	runq
+	f=$(received | head -1)
+	tr -d '\r' <"$f" | grep -q '^Content-Type: message/rfc822'
+	run "$ARCVERIFY" "$f" "$KEYS" "$OKEYS"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "cv=pass i=2 success" ]
+	forget
+	printf '[list]\nposting = open\n' >"$LISTS/example.org/mylist/config"
+	printf 'Authentication-Results: mx.example.org;\r\n\tdkim=pass header.d=users.test\r\nReceived: from a by mx.example.org\r\nFrom: alice@users.test\r\nTo: mylist@example.org\r\nSubject: crlf\r\n\r\nline one\r\n\r\n\r\n' \
+		>"$BATS_TEST_TMPDIR/crlf"
+	post example.org mylist "$BATS_TEST_TMPDIR/crlf"
+	runq
+	f=$(received | head -1)
+	"$ARCVERIFY" "$f" "$KEYS"
+	[[ "$(header ARC-Authentication-Results "$f" | tr -s ' \t' ' ')" == *"i=1; mx.example.org; dkim=pass header.d=users.test" ]]
+}
