@@ -115,10 +115,11 @@ expand_sign_copies(struct listfn_env *env, struct listfn_msg *m,
 	rcpt_head_sign(m->head, p);
 	return 0;
 }
-/* expand_sign - put the DKIM-Signature fields on top of m's text; -1
- * means defer m */
-int
-expand_sign(struct listfn_env *env, struct listfn_msg *m)
+
+/* expand_sign_now - put the DKIM-Signature fields, and a post's ARC
+ * set above them, on top of m's text; -1 means defer m */
+static int
+expand_sign_now(struct listfn_env *env, struct listfn_msg *m)
 {
 	struct dkim_conf dc;
 	char err[PATH_MAX + 200], *sig;
@@ -164,5 +165,17 @@ expand_sign(struct listfn_env *env, struct listfn_msg *m)
 		close(old);
 	munmap(map, maplen);
 	free(sig);
+	return r;
+}
+
+/* expand_sign - expand_sign_now, then the post's ARC verdict let go
+ * (made again with the text at the next activation) */
+int
+expand_sign(struct listfn_env *env, struct listfn_msg *m)
+{
+	int r = expand_sign_now(env, m);
+
+	free(m->arc);
+	m->arc = NULL;
 	return r;
 }

@@ -235,6 +235,18 @@ relay() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q 'ARC chain fails: the body hash differs (i=1): sealed with cv=fail' "$BATS_TEST_TMPDIR/run.log"
+	# a chain that already says cv=fail stays failed at the next list
+	relay "$f" "$BATS_TEST_TMPDIR/hop2"
+	sed -i 's/^To: mylist@example.org/To: third@other.org/' "$BATS_TEST_TMPDIR/hop2"
+	forget
+	mjq_list other.org third d@users.test
+	printf '[list]\nposting = open\n' >"$LISTS/other.org/third/config"
+	post other.org third "$BATS_TEST_TMPDIR/hop2"
+	runq
+	f=$(received)
+	[[ "$(header ARC-Seal "$f" | tr -d ' \t')" == "ARC-Seal:i=3;a=rsa-sha256;cv=fail;"* ]]
+	"$ARCVERIFY" -f "$f" "$OKEYS"
+	grep -q 'ARC chain fails: an ARC-Seal with a wrong cv= (i=2): sealed with cv=fail' "$BATS_TEST_TMPDIR/run.log"
 	forget
 	# a chain sealed with a key DNS does not have
 	mjq_list nokey.test l e@users.test
