@@ -89,6 +89,11 @@ expand_arc(
 	if (!env->s->arc_seal)
 		return 0; /* v->seal 0: the forged results still go */
 	arc_chain_judge(v, text, len, expand_dmarc_txt, env);
+	if (v->cv == ARC_CV_PASS && arc_ar_says_fail(v)) {
+		v->cv = ARC_CV_FAIL;
+		snprintf(
+		    v->why, sizeof(v->why), "the MTA's results say arc=fail");
+	}
 	if (!v->seal)
 		log_notice("%s: not ARC-sealed: a chain of %d sets", m->name,
 		    ARC_INSTANCE_MAX);

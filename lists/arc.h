@@ -51,6 +51,7 @@ void arc_ar_judge(
     struct arc_verdict *v, const char *ids, const char *text, size_t len);
 int arc_ar_drop(const struct arc_verdict *v, const char *text,
     const char *field, size_t len);
+int arc_ar_says_fail(const struct arc_verdict *v);
 
 /* arc_chain.c: the sets already on a post, verified with keys from
  * DNS (txt: the look-up the DMARC policies use) */

@@ -193,3 +193,23 @@ arc_ar_drop(const struct arc_verdict *v, const char *text, const char *field,
 		return 0;
 	return !(v->ar && (size_t)(field - text) == v->ar_off);
 }
+
+/* arc_ar_says_fail - the MTA's results (v's) hold arc=fail: the MTA
+ * found the chain broken, whatever the list finds */
+int
+arc_ar_says_fail(const struct arc_verdict *v)
+{
+	const char *p, *q, *end = v->results + strlen(v->results);
+
+	if (!v->ar)
+		return 0;
+	for (p = v->results; (p = strcasestr(p, "arc")) != NULL; p += 3) {
+		if (p > v->results && strchr(" \t\r\n;", p[-1]) == NULL)
+			continue;
+		q = arc_ar_skip(p + 3, end);
+		if (q < end && *q == '=' &&
+		    strncasecmp(arc_ar_skip(q + 1, end), "fail", 4) == 0)
+			return 1;
+	}
+	return 0;
+}

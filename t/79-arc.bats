@@ -216,6 +216,14 @@ relay() {
 	[ "${lines[0]}" = "cv=pass i=3 success" ]
 	[ "${lines[1]}" = "i=3 as=ok ams=ok cv=pass" ]
 	[ "${lines[2]}" = "i=2 as=ok ams=bad cv=pass" ]
+	# the same post, where the MTA found the chain broken: cv=fail
+	sed -i '2s/^\tarc=pass$/\tarc=fail/' "$BATS_TEST_TMPDIR/hop2"
+	forget
+	post other.org third "$BATS_TEST_TMPDIR/hop2"
+	runq
+	f=$(received)
+	[[ "$(header ARC-Seal "$f" | tr -d ' \t')" == "ARC-Seal:i=3;a=rsa-sha256;cv=fail;"* ]]
+	grep -q "ARC chain fails: the MTA's results say arc=fail: sealed with cv=fail" "$BATS_TEST_TMPDIR/run.log"
 }
 
 @test "a broken chain (body changed, key not in DNS) is sealed cv=fail honestly, over its own set; a chain of 50 sets is not extended" {

@@ -97,6 +97,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    memchr(v->results, '\0', sizeof(v->results)) == NULL)
 			abort();
 	}
+	(void)arc_ar_says_fail(v);
 	arc_chain_judge(v, text, size, fuzz_txt, NULL);
 	if (v->instance < 1 || v->instance > ARC_INSTANCE_MAX + 1 ||
 	    (v->cv != ARC_CV_NONE && v->cv != ARC_CV_PASS &&
