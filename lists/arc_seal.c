@@ -136,27 +136,49 @@ arc_seal_priors(struct arc_seal_work *w, int instance)
 				}
 }
 
-/* arc_seal_fields - the three fields, top down AS, AMS, AAR, into out */
-static int
-arc_seal_fields(const struct dkim_prep *p, int key, const struct arc_verdict *v,
-    struct arc_seal_work *w, FILE *out)
+/* arc_seal_close - a field written into fp (a memory stream over *buf)
+ * closed: *buf, or NULL (and freed) when writing it failed (ok 0) */
+static char *
+arc_seal_close(FILE *fp, char **buf, int ok)
 {
-	char *aar = NULL, *ams = NULL, *as = NULL;
-	size_t aarlen, amslen, aslen;
-	FILE *fp;
-	long long t = (long long)time(NULL);
-	int r = -1;
+	if (fclose(fp) == EOF || !ok) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return *buf;
+}
 
-	if ((fp = open_memstream(&aar, &aarlen)) == NULL)
-		return -1;
+/* arc_seal_aar - the ARC-Authentication-Results field, length in *len:
+ * the MTA's trusted results, or the list's verdict on the chain */
+static char *
+arc_seal_aar(
+    const struct dkim_prep *p, const struct arc_verdict *v, size_t *len)
+{
+	char *buf = NULL;
+	FILE *fp;
+
+	if ((fp = open_memstream(&buf, len)) == NULL)
+		return NULL;
 	if (v->ar)
 		fprintf(fp, "ARC-Authentication-Results: i=%d; %s%s",
 		    v->instance, v->results, p->eol);
 	else
 		fprintf(fp, "ARC-Authentication-Results: i=%d; %s; arc=%s%s",
 		    v->instance, p->domain, arc_cv_name(v->cv), p->eol);
-	if (fclose(fp) == EOF || (fp = open_memstream(&ams, &amslen)) == NULL)
-		goto out;
+	return arc_seal_close(fp, &buf, 1);
+}
+
+/* arc_seal_ams - the ARC-Message-Signature field over w's fields, time
+ * t, length in *len */
+static char *
+arc_seal_ams(const struct dkim_prep *p, int key, const struct arc_verdict *v,
+    struct arc_seal_work *w, long long t, size_t *len)
+{
+	char *buf = NULL;
+	FILE *fp;
+
+	if ((fp = open_memstream(&buf, len)) == NULL)
+		return NULL;
 	fprintf(fp,
 	    "ARC-Message-Signature: i=%d; a=rsa-sha256; c=relaxed/relaxed;"
 	    "%s\td=%s; s=%s; t=%lld;%s\th=",
@@ -165,39 +187,58 @@ arc_seal_fields(const struct dkim_prep *p, int key, const struct arc_verdict *v,
 	arc_seal_hlist(w, fp);
 	fprintf(fp, ";%s\tbh=%s;%s\tb=", p->eol, p->bh, p->eol);
 	if (fflush(fp) != 0)
-		goto close;
-	arc_seal_add(w, ams, amslen, 0);
-	if (arc_seal_sign(p, key, w, fp) == -1 || fclose(fp) == EOF)
-		goto out;
-	fp = NULL;
-	if ((fp = open_memstream(&as, &aslen)) == NULL)
-		goto out;
+		return arc_seal_close(fp, &buf, 0);
+	arc_seal_add(w, buf, *len, 0);
+	return arc_seal_close(fp, &buf, arc_seal_sign(p, key, w, fp) == 0);
+}
+
+/* arc_seal_as - the ARC-Seal field over the sets below (none with
+ * cv=fail) and this one's aar and ams, time t, length in *len */
+static char *
+arc_seal_as(const struct dkim_prep *p, int key, const struct arc_verdict *v,
+    struct arc_seal_work *w, long long t, const char *aar, size_t aarlen,
+    const char *ams, size_t amslen, size_t *len)
+{
+	char *buf = NULL;
+	FILE *fp;
+
+	if ((fp = open_memstream(&buf, len)) == NULL)
+		return NULL;
 	fprintf(fp,
 	    "ARC-Seal: i=%d; a=rsa-sha256; cv=%s;%s\td=%s; s=%s; t=%lld;%s"
 	    "\tb=",
 	    v->instance, arc_cv_name(v->cv), p->eol, p->domain, p->sig[key].sel,
 	    t, p->eol);
 	if (fflush(fp) != 0)
-		goto close;
+		return arc_seal_close(fp, &buf, 0);
 	w->dlen = 0;
 	if (v->cv != ARC_CV_FAIL)
 		arc_seal_priors(w, v->instance);
 	arc_seal_add(w, aar, aarlen, 1);
 	arc_seal_add(w, ams, amslen, 1);
-	arc_seal_add(w, as, aslen, 0);
-	if (arc_seal_sign(p, key, w, fp) == -1)
-		goto close;
-	if (fclose(fp) == EOF)
-		goto out;
-	fp = NULL;
-	fwrite(as, 1, aslen, out);
-	fwrite(ams, 1, amslen, out);
-	fwrite(aar, 1, aarlen, out);
-	r = 0;
-close:
-	if (fp != NULL)
-		fclose(fp);
-out:
+	arc_seal_add(w, buf, *len, 0);
+	return arc_seal_close(fp, &buf, arc_seal_sign(p, key, w, fp) == 0);
+}
+
+/* arc_seal_fields - the three fields, top down AS, AMS, AAR, into out */
+static int
+arc_seal_fields(const struct dkim_prep *p, int key, const struct arc_verdict *v,
+    struct arc_seal_work *w, FILE *out)
+{
+	char *aar, *ams = NULL, *as = NULL;
+	size_t aarlen, amslen, aslen;
+	long long t = (long long)time(NULL);
+	int r = -1;
+
+	if ((aar = arc_seal_aar(p, v, &aarlen)) != NULL &&
+	    (ams = arc_seal_ams(p, key, v, w, t, &amslen)) != NULL &&
+	    (as = arc_seal_as(
+		 p, key, v, w, t, aar, aarlen, ams, amslen, &aslen)) != NULL) {
+		fwrite(as, 1, aslen, out);
+		fwrite(ams, 1, amslen, out);
+		fwrite(aar, 1, aarlen, out);
+		r = 0;
+	}
 	free(aar);
 	free(ams);
 	free(as);
