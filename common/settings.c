@@ -85,6 +85,11 @@ static const struct conf_key dkim_keys[] = {
     STRKEY("ed25519_selector", "", dkim_ed25519_selector),
 };
 
+static const struct conf_key arc_keys[] = {
+    {"seal", CONF_BOOL, "yes", 0, 1, S(arc_seal), NULL},
+    STRKEY("trusted_authserv_ids", "", arc_trusted_authserv_ids),
+};
+
 static const struct conf_key dmarc_keys[] = {
     {"cache_ttl_max", CONF_DURATION, "1h", 0, 7 * 86400LL,
 	S(dmarc_cache_ttl_max), NULL},
@@ -119,6 +124,7 @@ static const struct settings_table {
     TABLE("queuerun", queuerun_keys),
     TABLE("request", request_keys),
     TABLE("dkim", dkim_keys),
+    TABLE("arc", arc_keys),
     TABLE("dmarc", dmarc_keys),
     TABLE("unsubscribe", unsubscribe_keys),
 };

@@ -57,6 +57,9 @@ struct settings {
 	char dkim_key_dir[PATH_MAX];
 	char dkim_selectors[128];
 	char dkim_ed25519_selector[64];
+	/* [arc] (lists/arc_*.c, listfn/expand_dmarc.c) */
+	int arc_seal;
+	char arc_trusted_authserv_ids[512];
 	/* [dmarc] (lists/dmarc.c) */
 	long long dmarc_cache_ttl_max;
 	long long dmarc_negative_ttl;

@@ -4,7 +4,13 @@
  * poster's domain, looked up through the same resolver settings as MX
  * (dns_server of the smtp transport) and cached for the runner's life
  * (lists/dmarc.c).  A failed look-up munges; it never defers the post.
+ *
+ * The ARC sets a post arrived with are judged here too (expand_arc),
+ * their keys looked up the same way, each answer waited for as long as
+ * a DMARC one, at most ARC_KEYS_MAX per post; a key that cannot be had
+ * fails the chain (cv=fail), it never defers the post.
  */
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,4 +70,35 @@ expand_dmarc(struct listfn_env *env, struct listfn_msg *m,
 	}
 	p = dmarc_policy(env->dmarc, at + 1, clock_now());
 	return p == DMARC_POLICY_NONE ? DMARC_MIT_NONE : DMARC_MIT_MUNGE;
+}
+
+/* expand_arc - what m's post arrived with, for its ARC set (sealed by
+ * expand_sign) and for the removal of forged Authentication-Results
+ * (expand_list_text): the MTA's trusted results, the chain judged; -1
+ * out of memory */
+int
+expand_arc(
+    struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
+{
+	struct arc_verdict *v;
+
+	free(m->arc);
+	if ((m->arc = v = calloc(1, sizeof(*v))) == NULL)
+		return -1;
+	arc_ar_judge(v, env->s->arc_trusted_authserv_ids, text, len);
+	if (!env->s->arc_seal)
+		return 0; /* v->seal 0: the forged results still go */
+	arc_chain_judge(v, text, len, expand_dmarc_txt, env);
+	if (v->cv == ARC_CV_PASS && arc_ar_says_fail(v)) {
+		v->cv = ARC_CV_FAIL;
+		snprintf(
+		    v->why, sizeof(v->why), "the MTA's results say arc=fail");
+	}
+	if (!v->seal)
+		log_notice("%s: not ARC-sealed: a chain of %d sets", m->name,
+		    ARC_INSTANCE_MAX);
+	else if (v->cv == ARC_CV_FAIL)
+		log_notice("%s: ARC chain fails: %s: sealed with cv=fail",
+		    m->name, v->why);
+	return 0;
 }

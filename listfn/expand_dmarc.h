@@ -16,5 +16,7 @@ struct listfn_msg;
  * becomes munge or none by the poster's DMARC policy */
 enum dmarc_mitigation expand_dmarc(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, const char *text, size_t len);
+int expand_arc(
+    struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len);
 
 #endif

@@ -9,7 +9,9 @@
  * rebuilds the header the same way: Return-Path and any older list
  * headers out; List-Id, List-Post, List-Help, List-Unsubscribe,
  * List-Subscribe, List-Owner (RFC 2369, 2919), Precedence: list and
- * X-Loop in; the subject prefix once.
+ * X-Loop in; the subject prefix once; Authentication-Results forged in
+ * a trusted authserv-id's name out (its ARC set is judged from the post
+ * as it arrived, expand_dmarc.c, and sealed on the text, expand_sign.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -124,6 +126,9 @@ static const char *const expand_list_wrap_keep[] = {
     "In-Reply-To",
     "References",
     "Reply-To",
+    "ARC-Seal",
+    "ARC-Message-Signature",
+    "ARC-Authentication-Results",
 };
 
 /* expand_list_any - the field at p (length n) is one of names */
@@ -263,6 +268,11 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 		if (lc->reply_to[0] != '\0' &&
 		    strcasecmp(lc->reply_to, "none") &&
 		    expand_list_is(p, (size_t)(e - p), "Reply-To"))
+			drop = 1;
+		/* Results that claim a trusted authserv-id and are not
+		 * the receiving MTA's (arc_ar.c) go. */
+		if (m->arc != NULL &&
+		    arc_ar_drop(m->arc, text, p, (size_t)(e - p)))
 			drop = 1;
 		if (drop || expand_list_munged(fp, m, &ps, p, e))
 			continue;
@@ -454,6 +464,10 @@ expand_list(
 		return r;
 	snprintf(m->verp_prefix, sizeof(m->verp_prefix), "%s-owner", m->list);
 	lc.dmarc_mitigation = (int)expand_dmarc(env, m, &lc, text, len);
+	if (expand_arc(env, m, text, len) == -1) {
+		log_warn("%s: cannot judge its ARC chain", m->name);
+		return -1;
+	}
 	if (expand_list_text(m, &lc, text, len) == -1) {
 		log_warn("%s: cannot prepare the text", m->name);
 		return -1;

@@ -7,6 +7,10 @@
  * links) is signed per copy instead, by the delivery threads, over the
  * body hash and keys prepared here.
  *
+ * A post is also sealed for ARC (lists/arc_seal.c), once per text: its
+ * set above the DKIM-Signature fields it signs, or, for one-click
+ * copies, in the shared text below each copy's own fields.
+ *
  * A domain that signs and whose key is missing or unusable gets its mail
  * deferred, with the reason logged: mail is never sent unsigned by
  * accident.  [dkim] sign = no (or sign = no in the domain's DKIM
@@ -15,6 +19,7 @@
 #include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "lists.h"
@@ -36,29 +41,85 @@ expand_sign_failed(struct listfn_msg *m, const char *why)
 		log_warn("%s: cannot update %s", m->name, m->st.path);
 }
 
+/* expand_sign_seal - the ARC set of a post's text (prepared as p,
+ * under head: its DKIM-Signature fields, or nothing) in *arc, empty when
+ * it gets none; -1 defers it */
+static int
+expand_sign_seal(struct listfn_msg *m, const struct dkim_prep *p,
+    const char *head, size_t headlen, char **arc, size_t *arclen)
+{
+	char err[300];
+
+	*arc = NULL;
+	*arclen = 0;
+	if (m->arc == NULL || !m->arc->seal)
+		return (*arc = strdup("")) != NULL ? 0 : -1;
+	if (arc_seal(p, head, headlen, m->arc, arc, arclen, err, sizeof(err)) ==
+	    -1) {
+		expand_sign_failed(m, err);
+		return -1;
+	}
+	return 0;
+}
+
 /* expand_sign_copies - a text whose copies each get header fields of
- * their own (a one-click link): the body hash and the keys, for the
- * delivery threads to sign each copy with (rcpt_head_make) */
+ * their own (a one-click link): sealed for ARC once, then the body hash
+ * and the keys of the sealed text, for the delivery threads to sign each
+ * copy with (rcpt_head_make) */
 static int
 expand_sign_copies(struct listfn_env *env, struct listfn_msg *m,
-    const struct dkim_conf *dc, const char *text)
+    const struct dkim_conf *dc, const char *text, size_t len)
 {
 	struct dkim_prep *p;
-	char err[PATH_MAX + 200];
+	char err[PATH_MAX + 200], *arc, *all;
+	size_t arclen;
+	int old = m->datafd, r;
 
-	if (dkim_sign_prepare(env->dkim, dc, m->domain, text,
-		(size_t)m->datasize, &p, err, sizeof(err)) == -1) {
+	if (dkim_sign_prepare(env->dkim, dc, m->domain, text, len, &p, err,
+		sizeof(err)) == -1) {
 		expand_sign_failed(m, err);
+		return -1;
+	}
+	if (p == NULL || expand_sign_seal(m, p, NULL, 0, &arc, &arclen) == -1) {
+		rcpt_head_sign(m->head, p);
+		return p == NULL ? 0 : -1;
+	}
+	if (arclen == 0) {
+		free(arc);
+		rcpt_head_sign(m->head, p);
+		return 0;
+	}
+	/* The seal is the text's: each copy's own fields go above it, and
+	 * its signatures are prepared over the sealed text. */
+	dkim_prep_free(p);
+	p = NULL;
+	if ((all = malloc(arclen + len)) == NULL) {
+		free(arc);
+		return -1;
+	}
+	memcpy(all, arc, arclen);
+	memcpy(all + arclen, text, len);
+	free(arc);
+	if ((r = dkim_sign_prepare(env->dkim, dc, m->domain, all, arclen + len,
+		 &p, err, sizeof(err))) == -1)
+		expand_sign_failed(m, err);
+	else if ((r = listfn_text_memfd(m, all, arclen + len, "", 0)) == -1)
+		log_warn("%s: cannot prepare the sealed text", m->name);
+	else
+		close(old);
+	free(all);
+	if (r == -1) {
+		dkim_prep_free(p);
 		return -1;
 	}
 	rcpt_head_sign(m->head, p);
 	return 0;
 }
 
-/* expand_sign - put the DKIM-Signature fields on top of m's text; -1
- * means defer m */
-int
-expand_sign(struct listfn_env *env, struct listfn_msg *m)
+/* expand_sign_now - put the DKIM-Signature fields, and a post's ARC
+ * set above them, on top of m's text; -1 means defer m */
+static int
+expand_sign_now(struct listfn_env *env, struct listfn_msg *m)
 {
 	struct dkim_conf dc;
 	char err[PATH_MAX + 200], *sig;
@@ -89,11 +150,11 @@ expand_sign(struct listfn_env *env, struct listfn_msg *m)
 	if (m->head != NULL) {
 		/* Each copy has fields of its own: signed per copy at
 		 * delivery (rcpt_head.c), with what is made here. */
-		r = expand_sign_copies(env, m, &dc, map);
+		r = expand_sign_copies(env, m, &dc, map, maplen);
 		munmap(map, maplen);
 		return r;
 	}
-	r = dkim_sign_text(env->dkim, &dc, m->domain, map, maplen, &sig,
+	r = arc_sign_text(env->dkim, &dc, m->domain, map, maplen, m->arc, &sig,
 	    &siglen, err, sizeof(err));
 	if (r == -1)
 		expand_sign_failed(m, err);
@@ -104,5 +165,17 @@ expand_sign(struct listfn_env *env, struct listfn_msg *m)
 		close(old);
 	munmap(map, maplen);
 	free(sig);
+	return r;
+}
+
+/* expand_sign - expand_sign_now, then the post's ARC verdict let go
+ * (made again with the text at the next activation) */
+int
+expand_sign(struct listfn_env *env, struct listfn_msg *m)
+{
+	int r = expand_sign_now(env, m);
+
+	free(m->arc);
+	m->arc = NULL;
 	return r;
 }

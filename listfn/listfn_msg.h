@@ -23,6 +23,7 @@
 #include "spool_state.h"
 
 struct rcpt_head;
+struct arc_verdict;
 struct dkim_signer;
 struct dmarc_cache;
 
@@ -50,8 +51,9 @@ struct listfn_msg {
 	char verp_prefix[NAME_LIST_MAX + 16];
 	char archive[PATH_MAX]; /* the list's archive maildir, or "" */
 	char archive_rcpt[NAME_LIST_MAX + NAME_DOMAIN_MAX + 16];
-	struct rcpt_head *head; /* per-recipient header fields, or NULL */
-	double claimed;		/* when the runner took it */
+	struct rcpt_head *head;	 /* per-recipient header fields, or NULL */
+	struct arc_verdict *arc; /* a post's ARC, expand_arc to expand_sign */
+	double claimed;		 /* when the runner took it */
 	int rescan; /* the spool has a message to deliver soon: walk it */
 };
 

@@ -249,7 +249,7 @@ dkim_copy_field(const struct dkim_prep *p, int i, const char *hlist,
 /* dkim_copy_signature - signature i of p over len bytes of data into
  * sig (DKIM_SIG_MAX bytes), its length in *slen: SHA-256 with the
  * prepared MD, then the key with a copy of its prepared context */
-static int
+int
 dkim_copy_signature(const struct dkim_prep *p, int i, const char *data,
     size_t len, unsigned char *sig, size_t *slen)
 {

@@ -1,8 +1,9 @@
 /*
  * dkim_prep.h - a text prepared for DKIM signatures: made once per text
  * by dkim_sign.c (dkim_sign_prepare), then signed, whole or per copy, by
- * dkim_copy.c, with each thread's copies of the RSA keys (dkim_tkey.c).
- * Private to those three.
+ * dkim_copy.c, with each thread's copies of the RSA keys (dkim_tkey.c);
+ * sealed for ARC by arc_seal.c with the same body hash and RSA key.
+ * Private to those four.
  */
 #ifndef MJQ_DKIM_PREP_H
 #define MJQ_DKIM_PREP_H
@@ -60,6 +61,8 @@ struct dkim_prep {
 int dkim_copy_fields(struct dkim_prep *p);
 size_t dkim_copy_b64(
     char *out, const unsigned char *p, size_t n, const char *eol, int fold);
+int dkim_copy_signature(const struct dkim_prep *p, int i, const char *data,
+    size_t len, unsigned char *sig, size_t *slen);
 
 /* dkim_tkey.c */
 EVP_PKEY_CTX *dkim_tkey_ready(EVP_PKEY *pkey, EVP_MD *sha256);

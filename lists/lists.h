@@ -3,14 +3,15 @@
  * (streamed reading, atomic edits), the set of addresses seen, MIME and
  * command parsing of requests, reading a stored message's header, the
  * failed addresses a delivery report names, DKIM
- * signing and DMARC policies, each copy's own header fields (one-click
- * link and signature) and one-click tokens.  The one header other parts
- * include.  No spool knowledge.
+ * signing, ARC sealing and DMARC policies, each copy's own header fields
+ * (one-click link and signature) and one-click tokens.  The one header other
+ * parts include.  No spool knowledge.
  */
 #ifndef MJQ_LISTS_H
 #define MJQ_LISTS_H
 
 #include "addr_set.h"
+#include "arc.h"
 #include "bounce_parse.h"
 #include "cmd_mime.h"
 #include "cmd_parse.h"

@@ -503,6 +503,7 @@ walk_release(struct queuerun *q, struct qr_msg *m)
 	if (m->lm.datafd != -1)
 		close(m->lm.datafd);
 	rcpt_head_free(m->lm.head);
+	free(m->lm.arc);
 	if (m->lm.fd != -1)
 		close(m->lm.fd); /* the claim goes with the last descriptor */
 	free(m);

@@ -6,6 +6,8 @@
  *   mj_dkimsign -C conf domain file          the signed message on stdout
  *   mj_dkimsign -C conf -n N domain file     sign N times; the rate per
  *                                            CPU second
+ *   -a                                       ARC-seal too, as a post's
+ *                                            first set (arc_sign_text)
  *
  * Exit 0 done, 1 signing failed, 2 usage or setup.
  */
@@ -35,6 +37,7 @@ int
 main(int argc, char **argv)
 {
 	const char *conf = NULL;
+	struct arc_verdict *arc = NULL;
 	struct dkim_signer *ds;
 	struct settings s;
 	struct dkim_conf dc;
@@ -45,8 +48,13 @@ main(int argc, char **argv)
 	FILE *fp;
 	int c;
 
-	while ((c = getopt(argc, argv, "C:n:")) != -1)
+	while ((c = getopt(argc, argv, "aC:n:")) != -1)
 		switch (c) {
+		case 'a':
+			if ((arc = calloc(1, sizeof(*arc))) == NULL)
+				err(2, "calloc");
+			arc->seal = arc->instance = 1;
+			break;
 		case 'C':
 			conf = optarg;
 			break;
@@ -76,7 +84,7 @@ main(int argc, char **argv)
 	fclose(fp);
 	t0 = now();
 	for (i = 0; i < (n > 0 ? n : 1); i++) {
-		if (dkim_sign_text(ds, &dc, argv[optind], text, len, &sig,
+		if (arc_sign_text(ds, &dc, argv[optind], text, len, arc, &sig,
 			&siglen, why, sizeof(why)) == -1)
 			errx(1, "%s", why);
 		if (i + 1 < n)
@@ -90,9 +98,10 @@ main(int argc, char **argv)
 		err(2, "stdout");
 	free(sig);
 	free(text);
+	free(arc);
 	dkim_sign_close(ds);
 	return 0;
 usage:
-	fprintf(stderr, "usage: mj_dkimsign -C conf [-n N] domain file\n");
+	fprintf(stderr, "usage: mj_dkimsign -C conf [-a] [-n N] domain file\n");
 	return 2;
 }
