@@ -228,11 +228,14 @@ message() {
 	# one message for both (same destination): compare it with the post
 	f=$(find "$BATS_TEST_TMPDIR/sink/save/new" -type f)
 	[ "$(echo "$f" | wc -l)" -eq 1 ]
-	# signed with the domain's key: python3-dkim checks it, then the
-	# signature (a first line and its continuation lines) goes
+	# signed and ARC-sealed with the domain's key: python3-dkim checks
+	# both, then the ARC set and the signature on top (each field a first
+	# line and its continuation lines) go
 	"$TOP/t/tools/mj_dkimverify.py" -n 1 "$f" "$W/lists/lists.test/.dkim"
-	sed 's/\r$//' "$f" | awk 'NR == 1 && !/^DKIM-Signature: / { exit 1 }
-		NR == 1 || (!done && /^[ \t]/) { next } { done = 1; print }' \
+	"$TOP/t/tools/mj_arcverify.py" "$f" "$W/lists/lists.test/.dkim"
+	sed 's/\r$//' "$f" | awk 'NR == 1 && !/^ARC-Seal: / { exit 1 }
+		!done && /^(ARC-[A-Za-z-]+|DKIM-Signature): / { next }
+		!done && /^[ \t]/ { next } { done = 1; print }' \
 		>"$BATS_TEST_TMPDIR/got"
 	# On top, exactly: the list's headers, then local(8)'s Delivered-To
 	# (its Return-Path is replaced by the list's envelope), then Postfix
