@@ -94,7 +94,10 @@ spool_sts_map(struct spool_sts *ss, int create)
 		errno = ENOENT;
 		return -1;
 	}
-	memset(map, 0, size);
+	/* A new file is zeros already: clearing it would only bring its
+	 * every page into the runner's memory. */
+	if (st.st_size != 0)
+		memset(map, 0, size);
 	memcpy(h->magic, SPOOL_STS_MAGIC, sizeof(SPOOL_STS_MAGIC));
 	h->records = SPOOL_STS_RECORDS;
 	h->recsize = sizeof(struct spool_sts_rec);
