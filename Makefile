@@ -57,6 +57,9 @@ LDLIBS   += -linih -lbsd -lm -pthread -lcrypto
 # liblists finds organizational domains with libpsl: only what links
 # liblists needs it.
 LISTS_LIBS = -lpsl
+# libsmtp fetches MTA-STS policies with libcurl (OpenSSL flavour): only
+# what links libsmtp needs it.
+CURL_LIBS = -lcurl
 
 # make SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer everywhere.
 # mj_enqueue runs once per incoming message: linked statically it skips
@@ -176,7 +179,7 @@ queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) \
     $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) $(CURL_LIBS) -lssl -lcrypto -lresolv
 # make fault-runner FAULT_DIR=dir: dir/mj_queuerun, the runner with
 # test_fault.c built with MJQ_TEST_FAULTS (its object, linked before the
 # library, replaces the library's empty one); for t/69 only.
@@ -186,7 +189,7 @@ fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(
 	$(CC) $(CPPFLAGS) -DMJQ_TEST_FAULTS $(ALL_CFLAGS) -c \
 	    -o $(FAULT_DIR)/test_fault.o queuerun/test_fault.c
 	$(CC) $(LDFLAGS) -o $(FAULT_DIR)/mj_queuerun $(QR_MAIN:.c=.o) \
-	    $(FAULT_DIR)/test_fault.o $(filter %.a,$^) $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
+	    $(FAULT_DIR)/test_fault.o $(filter %.a,$^) $(LDLIBS) $(LISTS_LIBS) $(CURL_LIBS) -lssl -lcrypto -lresolv
 schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 TOOL_LIBS := $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) \
@@ -201,7 +204,7 @@ t/tools/mj_testsmtpd: $(SMTPD_SRC:.c=.o)
 t/tools/preload_%.so: t/tools/preload_%.c
 	$(CC) $(CPPFLAGS) -std=c11 $(WARN) $(OPT) -g -fPIC -shared -o $@ $< -ldl
 t/tools/%: t/tools/%.c $(TOOL_LIBS)
-	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
+	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) $(CURL_LIBS) -lssl -lcrypto -lresolv
 
 # SYSCONFDIR compiled in: the stamp changes only when the value does
 common/settings_path.o: CPPFLAGS += -DMJQ_SYSCONFDIR='"$(SYSCONFDIR)"'
@@ -280,7 +283,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	$(AR) rcs $@ $^
 t/fuzz/bin/%: t/fuzz/%.c $(FUZZ_LIB)
 	$(FUZZ_CC) $(CPPFLAGS) -iquote queuerun $(FUZZ_CFLAGS) -fsanitize=fuzzer \
-	    -o $@ $< $(FUZZ_LIB) $(LDLIBS) $(LISTS_LIBS) -lresolv
+	    -o $@ $< $(FUZZ_LIB) $(LDLIBS) $(LISTS_LIBS) $(CURL_LIBS) -lresolv
 -include $(wildcard $(FUZZ_OBJDIR)/*/*.d)
 fuzz:
 	@sh scripts/deps.sh fuzz

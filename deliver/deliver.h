@@ -1,10 +1,11 @@
 /*
  * deliver.h - libdeliver, the delivery part: the pool of delivery threads
  * (deliver_pool.h), the batch contract with the runner (deliver_batch.h:
- * a batch in, a result per recipient out) and the delivery sections of
- * mjq.conf (delivery_conf.h).  The transports behind the pool (smtp with
- * its TLS glue, pipe, maildir, discard) are the part's own.  The one
- * header other parts include.
+ * a batch in, a result per recipient out), the delivery sections of
+ * mjq.conf (delivery_conf.h) and the MTA-STS policy thread
+ * (deliver_sts.h, which the runner opens and closes).  The transports
+ * behind the pool (smtp with its TLS glue, pipe, maildir, discard) are
+ * the part's own.  The one header other parts include.
  */
 #ifndef MJQ_DELIVER_H
 #define MJQ_DELIVER_H
@@ -12,5 +13,6 @@
 #include "deliver_batch.h"
 #include "deliver_pool.h"
 #include "delivery_conf.h"
+#include "deliver_sts.h"
 
 #endif

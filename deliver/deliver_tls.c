@@ -3,7 +3,11 @@
  * (smtp_tls_security_level, or its [tls_policy] line), STARTTLS on each
  * new session (smtp_tls.c), the fallback to clear text at may (a
  * refused STARTTLS, a failed handshake), and the log lines Postfix
- * writes.
+ * writes.  The order of policies: a [tls_policy] line; DANE where the
+ * MX host has TLSA records; the recipient domain's MTA-STS policy
+ * (deliver_sts.c) at enforce (only MX hosts its patterns match, each at
+ * verify with the MX host name, never clear text) or testing (as
+ * before, what would have failed logged); smtp_tls_security_level.
  *
  * One TLS context per transport's parameters, made at first use and
  * shared by every worker thread of the runner: it holds the CA store and
@@ -18,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "deliver_sts.h"
 #include "deliver_tls.h"
 #include "log.h"
 #include "smtp.h"
@@ -111,14 +116,53 @@ deliver_tls_port(const struct mx_target *t)
 	return ntohs(((const struct sockaddr_in *)sa)->sin_port);
 }
 
-/* deliver_tls_policy - the level and names for this nexthop and host;
- * for dane, the host's TLSA records (DNSSEC-validated MX and TLSA, or
- * none: dane is then may); -1 when the TLSA look-up failed */
+/* deliver_tls_defer - st: deferred for a reason of policy, which is
+ * not the server's fault (positive feedback) */
+static int
+deliver_tls_defer(struct smtp_status *st, const char *dsn, const char *text)
+{
+	memset(st, 0, sizeof(*st));
+	st->outcome = SMTP_DEFERRED;
+	st->feedback = SMTP_FEEDBACK_POSITIVE;
+	(void)strlcpy(st->dsn, dsn, sizeof(st->dsn));
+	(void)strlcpy(st->text, text, sizeof(st->text));
+	return -1;
+}
+
+/* deliver_tls_sts - MTA-STS on the level: enforce takes only MX hosts
+ * its mx patterns match, at verify with the MX host name (RFC 8461
+ * 4.1, 5); testing and none leave the level as it is.  -1 (st set) for
+ * a host the policy refuses. */
+static int
+deliver_tls_sts(const struct deliver_sts_policy *sts, const char *domain,
+    struct smtp_tls_policy *pol, struct smtp_status *st)
+{
+	char text[600];
+
+	if (sts->pol.mode != MTA_STS_ENFORCE)
+		return 0;
+	if (!mta_sts_mx_allowed(&sts->pol, pol->host)) {
+		snprintf(text, sizeof(text),
+		    "MX host %s does not match the MTA-STS policy of %s",
+		    pol->host, domain);
+		return deliver_tls_defer(st, "4.7.5", text);
+	}
+	pol->level = SMTP_TLS_VERIFY;
+	pol->match = "hostname";
+	return 0;
+}
+
+/* deliver_tls_policy - the level and names for this nexthop and host:
+ * a [tls_policy] line; else DANE where the host has TLSA records
+ * (DNSSEC-validated MX and TLSA: dane is may without them, as in
+ * Postfix); else the domain's MTA-STS policy (sts, emptied when it does
+ * not apply) over smtp_tls_security_level.  -1 with st set when the
+ * TLSA look-up failed or the policy refuses the host. */
 static int
 deliver_tls_policy(const struct delivery_params *p, const char *nexthop,
     struct mx_resolver *res, const struct mx_list *l, size_t i,
     struct smtp_tls_policy *pol, struct mx_tlsa_list *tlsa,
-    struct smtp_status *st)
+    struct deliver_sts_policy *sts, struct smtp_status *st)
 {
 	const struct delivery_tls_policy *tp;
 	char why[300];
@@ -130,25 +174,60 @@ deliver_tls_policy(const struct delivery_params *p, const char *nexthop,
 	if ((tp = delivery_tls_policy_find(p, nexthop)) != NULL) {
 		pol->level = tp->level;
 		pol->match = tp->match;
+		sts->pol.mode = MTA_STS_NONE_FOUND; /* the operator's word */
 	}
-	/* As Postfix: without a validating resolver, dane is may. */
+	if (sts->pol.mode == MTA_STS_NONE)
+		sts->pol.mode = MTA_STS_NONE_FOUND; /* none: forget it */
 	if (pol->level != SMTP_TLS_DANE)
-		return 0;
+		return deliver_tls_sts(sts, pol->nexthop, pol, st);
 	if (!p->dns_dnssec || !l->secure) {
 		pol->level = SMTP_TLS_MAY;
-		return 0;
+		return deliver_tls_sts(sts, pol->nexthop, pol, st);
 	}
 	if (mx_resolve_tlsa(res, l->v[i].host, deliver_tls_port(&l->v[i]), tlsa,
-		why, sizeof(why)) != MX_OK) {
-		memset(st, 0, sizeof(*st));
-		st->outcome = SMTP_DEFERRED;
-		st->feedback = SMTP_FEEDBACK_POSITIVE;
-		(void)strlcpy(st->dsn, "4.7.5", sizeof(st->dsn));
-		snprintf(st->text, sizeof(st->text), "%s", why);
-		return -1;
-	}
+		why, sizeof(why)) != MX_OK)
+		return deliver_tls_defer(st, "4.7.5", why);
+	if (tlsa->n == 0)
+		return deliver_tls_sts(sts, pol->nexthop, pol, st);
+	/* DANE wins where there are TLSA records (RFC 8461 2). */
+	sts->pol.mode = MTA_STS_NONE_FOUND;
 	pol->tlsa = tlsa;
 	return 0;
+}
+
+/* deliver_tls_testing - under a testing policy, log what enforce would
+ * have refused: a host the patterns do not match, no TLS, or a
+ * certificate not verified for the MX host name */
+static void
+deliver_tls_testing(const struct deliver_sts_policy *sts, const char *domain,
+    const struct smtp_session *s, const char *host)
+{
+	const char *why = NULL;
+
+	if (sts->pol.mode != MTA_STS_TESTING)
+		return;
+	if (!mta_sts_mx_allowed(&sts->pol, host))
+		why = "MX host not in the policy";
+	else if (s->tls == NULL)
+		why = "no TLS";
+	else if (s->tls_state != SMTP_TLS_VERIFIED)
+		why = "certificate not verified for the MX host name";
+	if (why != NULL)
+		log_warnx("smtp: MTA-STS policy of %s (testing): %s would have "
+			  "failed: %s",
+		    domain, host, why);
+}
+
+/* deliver_tls_sts_get - the MTA-STS policy of the recipient domain,
+ * for a nexthop "host" or "host:port" (MX look-ups); none for
+ * "[host]" (no MX, so no MX patterns to match) */
+static void
+deliver_tls_sts_get(const struct delivery_params *p, const char *nexthop,
+    const char *domain, struct deliver_sts_policy *sts)
+{
+	memset(sts, 0, sizeof(*sts));
+	if (*nexthop != '[')
+		deliver_sts_get(p, domain, sts);
 }
 
 /* deliver_tls_open - a session to address i of l with STARTTLS as the
@@ -162,18 +241,26 @@ deliver_tls_open(const struct delivery_params *p, const char *nexthop,
 {
 	const struct sockaddr *sa = (const struct sockaddr *)&l->v[i].addr;
 	struct mx_tlsa_list tlsa = {0};
+	struct deliver_sts_policy sts;
 	struct smtp_tls_policy pol;
 	struct smtp_tls_ctx *ctx = NULL;
 	char domain[DELIVER_HOST_MAX], line[600], why[200];
 	int r;
 
-	if (smtp_session_open(s, l->v[i].host, sa, l->v[i].addrlen,
-		p->helo_name, to, st) == -1)
-		return -1;
-	if (deliver_tls_policy(p, nexthop, res, l, i, &pol, &tlsa, st) == -1)
-		return -1;
 	deliver_tls_domain(nexthop, domain, sizeof(domain));
 	pol.nexthop = domain;
+	deliver_tls_sts_get(p, nexthop, domain, &sts);
+	/* Before connecting: a host the policy refuses is not tried. */
+	if (deliver_tls_policy(p, nexthop, res, l, i, &pol, &tlsa, &sts, st) ==
+	    -1) {
+		mx_tlsa_free(&tlsa);
+		return -1;
+	}
+	if (smtp_session_open(s, l->v[i].host, sa, l->v[i].addrlen,
+		p->helo_name, to, st) == -1) {
+		mx_tlsa_free(&tlsa);
+		return -1;
+	}
 	/* The context (CA store, session cache) is made when first needed:
 	 * a server offers STARTTLS.  Without it (a CAfile that does not
 	 * load, logged once) smtp_tls_start defers at encrypt and above. */
@@ -185,6 +272,11 @@ deliver_tls_open(const struct delivery_params *p, const char *nexthop,
 	if (r == 0 && s->tls != NULL &&
 	    smtp_tls_describe(s, line, sizeof(line)) > 0)
 		log_info("smtp: %s", line);
+	if (r == -1 && sts.pol.mode == MTA_STS_ENFORCE)
+		log_warnx("smtp: MTA-STS policy of %s (enforce): %s: %s",
+		    domain, l->v[i].host, st->text);
+	if (r != -1)
+		deliver_tls_testing(&sts, domain, s, l->v[i].host);
 	if (r == 1) {
 		/* may: STARTTLS refused, clear text on this session. */
 		log_warnx("smtp: %s; continuing in clear text", st->text);

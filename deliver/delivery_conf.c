@@ -118,6 +118,12 @@ static const struct conf_key delivery_keys[] = {
     DDUR("smtp_starttls_timeout", "300s", 1, 3600, starttls_timeout),
     DFUNC("smtp_dns_support_level", "enabled", dns_dnssec,
 	delivery_conf_dns_level),
+    {"smtp_mta_sts", CONF_BOOL, "yes", 0, 1, D(mta_sts), NULL},
+    DSTR("smtp_mta_sts_CAfile", "", mta_sts_cafile),
+    DSTR("smtp_mta_sts_connect_to", "", mta_sts_connect_to),
+    DDUR("smtp_mta_sts_timeout", "10s", 1, 300, mta_sts_timeout),
+    DDUR("smtp_mta_sts_wait", "2s", 0, 60, mta_sts_wait),
+    DDUR("smtp_mta_sts_refresh", "1h", 1, 86400, mta_sts_refresh),
 };
 #define NKEYS (sizeof(delivery_keys) / sizeof(delivery_keys[0]))
 

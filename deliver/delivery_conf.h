@@ -61,6 +61,12 @@ struct delivery_params {
 	char tls_protocols[16];	    /* smtp_tls_protocols: ">=TLSv1.2" */
 	long long starttls_timeout; /* smtp_starttls_timeout */
 	int dns_dnssec;		    /* smtp_dns_support_level = dnssec */
+	int mta_sts;		    /* smtp_mta_sts: MTA-STS (RFC 8461) on */
+	char mta_sts_cafile[DELIVER_PATH_MAX];	   /* smtp_mta_sts_CAfile */
+	char mta_sts_connect_to[DELIVER_HOST_MAX]; /* smtp_mta_sts_connect_to */
+	long long mta_sts_timeout; /* smtp_mta_sts_timeout: a fetch */
+	long long mta_sts_wait;	   /* smtp_mta_sts_wait: mail waits for it */
+	long long mta_sts_refresh; /* smtp_mta_sts_refresh: TXT re-check */
 	/* [tls_policy], set by delivery_conf_finish (shared, read-only) */
 	const struct delivery_tls_policy *tls_policy;
 	size_t ntls_policy;

@@ -72,6 +72,10 @@ queuerun_open(const struct settings *s, const struct delivery_conf *dc,
 		free(q);
 		return NULL;
 	}
+	/* MTA-STS policies: without them (logged) mail goes as before. */
+	if (deliver_sts_open(
+		s->spool_dir, &dc->transport[DELIVER_SMTP], err, errlen) == -1)
+		log_warnx("MTA-STS off: %s", err);
 	q->rescan = 1;
 	/* A line an earlier process with this pid left in state/runners
 	 * would otherwise be read as this runner's death. */
@@ -336,6 +340,7 @@ queuerun_close(struct queuerun *q)
 	queuerun_expanded(q);
 	listwork_free(q);
 	deliver_pool_stop(q->pool);
+	deliver_sts_close();
 	queuerun_collect(q, clock_now());
 	queuerun_finish(q, clock_now());
 	queuerun_release_all(q);

@@ -10,8 +10,9 @@
  * the file system keeps one, else its mtime), and held messages per list.
  * A domain with outstanding mail whose DKIM keys the runners cannot use
  * gets a line saying why: its mail waits until the key is fixed
- * (lists/dkim_conf.c).  Three forms: a table, JSON (-j) and Prometheus
- * text (-p, queueserv_prom.c).
+ * (lists/dkim_conf.c).  The MTA-STS policies in force follow the
+ * destinations (queueserv_sts.c).  Three forms: a table, JSON (-j) and
+ * Prometheus text (-p, queueserv_prom.c).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -428,6 +429,7 @@ status_text(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 		fprintf(fp, "held: %s@%s %ld\n", k->held[i].list,
 		    k->held[i].domain, k->held[i].n);
 	status_text_dests(k, now, fp);
+	queueserv_sts_text(qs->s.spool_dir, clock_now(), fp);
 	for (i = 0; i < k->ndomains; i++)
 		if (status_dkim(qs, k->domains[i], err, sizeof(err)))
 			fprintf(fp, "dkim: %s: %s (its mail waits)\n",
@@ -498,6 +500,7 @@ status_json(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 		    k->held[i].n);
 	fprintf(fp, "]}");
 	status_json_dests(k, now, fp);
+	queueserv_sts_json(qs->s.spool_dir, clock_now(), fp);
 	fprintf(fp, ",\"dkim_errors\":[");
 	for (i = 0, sep = ""; i < k->ndomains; i++)
 		if (status_dkim(qs, k->domains[i], err, sizeof(err))) {

@@ -47,6 +47,10 @@ struct counts {
 	size_t ndomains;
 };
 
+/* queueserv_sts.c: the MTA-STS policies in force */
+void queueserv_sts_text(const char *spool, double now, FILE *fp);
+void queueserv_sts_json(const char *spool, double now, FILE *fp);
+
 /* queueserv_prom.c */
 void queueserv_prom(const struct qs *qs, const struct counts *k, FILE *fp);
 

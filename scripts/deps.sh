@@ -1,7 +1,7 @@
 #!/bin/sh
 # scripts/deps.sh - make sure the Debian packages mjq needs are installed.
 #
-#   sh scripts/deps.sh build   compiler, libbsd, inih, OpenSSL, libpsl
+#   sh scripts/deps.sh build   compiler, libbsd, inih, OpenSSL, libpsl, libcurl
 #   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace,
 #                              python3-dkim (the independent verifier),
 #                              debhelper and dpkg-dev (the .deb test),
@@ -14,10 +14,10 @@
 # exact command to run and fails.
 set -eu
 
-build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-dev publicsuffix openssl"
+build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-dev libcurl4-openssl-dev publicsuffix openssl"
 deb="$build debhelper dpkg-dev"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
-      time curl lighttpd chromium python3-dkim python3-nacl python3-prometheus-client
+      time curl lighttpd lighttpd-mod-openssl chromium python3-dkim python3-nacl python3-prometheus-client
       debhelper dpkg-dev clang-format"
 bench="$test"
 fuzz="$build clang libclang-rt-dev"

@@ -3,7 +3,8 @@
  * a transaction (MAIL, RCPT, DATA with dot-stuffing), replies, STARTTLS
  * and its policy (OpenSSL), and the DNS look-ups that turn a nexthop
  * into addresses to try (MX, A/AAAA), DANE records (TLSA) and TXT
- * records (DMARC policies).
+ * records (DMARC policies), and MTA-STS (RFC 8461): the policy and TXT
+ * parsers, MX patterns, the policy's HTTPS fetch with libcurl.
  */
 #ifndef MJQ_SMTP_H
 #define MJQ_SMTP_H
@@ -17,5 +18,7 @@
 #include "smtp_session.h"
 #include "smtp_tls.h"
 #include "smtp_xact.h"
+#include "mta_sts.h"
+#include "mta_sts_fetch.h"
 
 #endif

@@ -1,0 +1,160 @@
+/*
+ * mta_sts_fetch.c - an MTA-STS policy over HTTPS with libcurl (RFC 8461
+ * 3.3): HTTPS only, the server's certificate verified for
+ * mta-sts.<domain> against the system CA store or a CAfile, redirects
+ * refused (not followed, and a 3xx is a failure), the body bounded by the
+ * caller's buffer (at most MTA_STS_POLICY_MAX: the transfer is cut past
+ * it), the whole transfer bounded in time, status 200 and a media type
+ * of text/plain required.  No proxy, no cookies, no other protocol.
+ *
+ * One easy handle per fetch: fetches are rare (a policy is cached for
+ * its max_age), and a handle kept between them would keep a connection
+ * open to a web server we may never ask again.
+ */
+#include <curl/curl.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mta_sts_fetch.h"
+
+/* The body as it comes: cut off when it does not fit. */
+struct mta_sts_body {
+	char *buf;
+	size_t cap, len;
+	int over;
+};
+
+/* mta_sts_fetch_init - libcurl's global set-up, once, before any thread
+ * fetches; -1 when it fails */
+int
+mta_sts_fetch_init(void)
+{
+	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1;
+}
+
+/* mta_sts_fetch_write - libcurl's write callback: keep what fits, stop
+ * the transfer when the body is too large */
+static size_t
+mta_sts_fetch_write(char *p, size_t size, size_t n, void *arg)
+{
+	struct mta_sts_body *b = arg;
+
+	n *= size;
+	if (n > b->cap - b->len) {
+		b->over = 1;
+		return 0; /* makes libcurl fail with CURLE_WRITE_ERROR */
+	}
+	memcpy(b->buf + b->len, p, n);
+	b->len += n;
+	return n;
+}
+
+/* mta_sts_fetch_check - status 200 and text/plain, after the transfer */
+static int
+mta_sts_fetch_check(CURL *h, char *why, size_t whylen)
+{
+	const char *ct = NULL;
+	long code = 0;
+	size_t n;
+
+	(void)curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	if (code >= 300 && code < 400) {
+		snprintf(why, whylen, "HTTP %ld: redirect refused", code);
+		return -1;
+	}
+	if (code != 200) {
+		snprintf(why, whylen, "HTTP status %ld", code);
+		return -1;
+	}
+	(void)curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &ct);
+	n = strlen("text/plain");
+	if (ct == NULL || strncasecmp(ct, "text/plain", n) != 0 ||
+	    (ct[n] != '\0' && ct[n] != ';' && ct[n] != ' ')) {
+		snprintf(why, whylen, "media type %s, not text/plain",
+		    ct != NULL ? ct : "missing");
+		return -1;
+	}
+	return 0;
+}
+
+/* mta_sts_fetch_setup - the options of one fetch */
+static int
+mta_sts_fetch_setup(CURL *h, const char *url,
+    const struct mta_sts_fetch_conf *cf, struct curl_slist *to,
+    struct mta_sts_body *b, char *err)
+{
+	int bad = 0;
+
+	bad |= curl_easy_setopt(h, CURLOPT_URL, url) != CURLE_OK;
+	bad |= curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https") != CURLE_OK;
+	bad |= curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK;
+	bad |= curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L) != CURLE_OK;
+	bad |= curl_easy_setopt(h, CURLOPT_PROXY, "") != CURLE_OK;
+	bad |= curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
+	bad |=
+	    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, cf->timeout_ms) != CURLE_OK;
+	bad |= curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE,
+		   (curl_off_t)b->cap) != CURLE_OK;
+	bad |= curl_easy_setopt(
+		   h, CURLOPT_WRITEFUNCTION, mta_sts_fetch_write) != CURLE_OK;
+	bad |= curl_easy_setopt(h, CURLOPT_WRITEDATA, b) != CURLE_OK;
+	bad |= curl_easy_setopt(h, CURLOPT_ERRORBUFFER, err) != CURLE_OK;
+	bad |=
+	    curl_easy_setopt(h, CURLOPT_USERAGENT, "mjq (MTA-STS)") != CURLE_OK;
+	if (cf->cafile[0] != '\0')
+		bad |=
+		    curl_easy_setopt(h, CURLOPT_CAINFO, cf->cafile) != CURLE_OK;
+	if (to != NULL)
+		bad |= curl_easy_setopt(h, CURLOPT_CONNECT_TO, to) != CURLE_OK;
+	return bad ? -1 : 0;
+}
+
+/* mta_sts_fetch - the policy of domain into buf (len bytes); 0, or -1
+ * with why */
+int
+mta_sts_fetch(const char *domain, const struct mta_sts_fetch_conf *cf,
+    char *buf, size_t buflen, size_t *len, char *why, size_t whylen)
+{
+	struct mta_sts_body b = {buf, buflen, 0, 0};
+	char url[400], to[400], err[CURL_ERROR_SIZE] = "";
+	struct curl_slist *tol = NULL;
+	CURLcode rc;
+	CURL *h;
+	int r = -1;
+
+	*len = 0;
+	if ((size_t)snprintf(url, sizeof(url),
+		"https://mta-sts.%s/.well-known/mta-sts.txt",
+		domain) >= sizeof(url)) {
+		snprintf(why, whylen, "domain name too long");
+		return -1;
+	}
+	if (cf->connect_to[0] != '\0' &&
+	    ((size_t)snprintf(to, sizeof(to), "::%s", cf->connect_to) >=
+		    sizeof(to) ||
+		(tol = curl_slist_append(NULL, to)) == NULL)) {
+		snprintf(why, whylen, "bad connect_to");
+		return -1;
+	}
+	if ((h = curl_easy_init()) == NULL) {
+		snprintf(why, whylen, "cannot make a libcurl handle");
+		curl_slist_free_all(tol);
+		return -1;
+	}
+	if (mta_sts_fetch_setup(h, url, cf, tol, &b, err) == -1)
+		snprintf(why, whylen, "cannot set libcurl's options");
+	else if ((rc = curl_easy_perform(h)) != CURLE_OK)
+		snprintf(why, whylen, "%s: %s", url,
+		    b.over || rc == CURLE_FILESIZE_EXCEEDED ? "policy too large"
+		    : err[0]				    ? err
+			     : curl_easy_strerror(rc));
+	else if (mta_sts_fetch_check(h, why, whylen) == 0) {
+		*len = b.len;
+		r = 0;
+	}
+	curl_easy_cleanup(h);
+	curl_slist_free_all(tol);
+	return r;
+}

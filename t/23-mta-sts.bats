@@ -1,0 +1,560 @@
+#!/usr/bin/env bats
+# t/23-mta-sts.bats - MTA-STS (RFC 8461): the policy file, TXT record and
+# MX pattern parsers (smtp/mta_sts.c, through t/tools/mj_mtasts), then
+# end to end: mj_testdns serving _mta-sts TXT and MX records, lighttpd
+# with TLS and a test CA serving the policies at
+# https://mta-sts.<domain>/.well-known/mta-sts.txt, mj_testsmtpd sinks
+# with certificates for the MX names from that CA.
+
+load helpers
+load smtp_helpers
+
+MJQ_LIST_POSTING=open
+MJ_MTASTS=$TOP/t/tools/mj_mtasts
+
+bats_require_minimum_version 1.5.0
+
+# policy TEXT - parse TEXT (printf format) as a policy file
+policy() {
+	printf "$1" >"$BATS_TEST_TMPDIR/policy"
+	run "$MJ_MTASTS" policy "$BATS_TEST_TMPDIR/policy"
+}
+
+@test "policy file: fields, CRLF or LF, first of a key wins, unknown keys ignored, max_age capped" {
+	policy 'version: STSv1\nmode: enforce\nmx: mail.example.com\nmx: *.example.net\nmax_age: 604800\n'
+	[ "$status" -eq 0 ]
+	[ "$output" = "enforce 604800 mail.example.com,*.example.net" ]
+	policy 'version: STSv1\r\nmode: testing\r\nmx: a.example\r\nmax_age: 86400\r\n'
+	[ "$output" = "testing 86400 a.example" ]
+	policy 'version: STSv1\nmode: none\nmax_age: 86400'
+	[ "$output" = "none 86400 " ]
+	policy 'version: STSv1\nmode: enforce\nmode: none\nfoo_bar: x y\nmx: a.example\nmax_age:  99999999999\n'
+	[ "$output" = "invalid: bad max_age" ]
+	policy 'version: STSv1\nmode: enforce\nmode: none\nfoo_bar: x y\nmx: a.example\nmax_age:  9999999999  \n'
+	[ "$output" = "enforce 31557600 a.example" ]
+}
+
+@test "policy file: malformed ones are refused with the reason" {
+	policy 'version: STSv2\nmode: enforce\nmx: a.example\nmax_age: 1\n'
+	[ "$status" -eq 65 ]
+	[ "$output" = "invalid: version is not STSv1" ]
+	policy 'mode: enforce\nmx: a.example\nmax_age: 1\n'
+	[ "$output" = "invalid: version missing" ]
+	policy 'version: STSv1\nmode: enforce\nmax_age: 1\n'
+	[ "$output" = "invalid: no mx pattern" ]
+	policy 'version: STSv1\nmode: enforcing\nmx: a.example\nmax_age: 1\n'
+	[ "$output" = "invalid: bad mode" ]
+	policy 'version: STSv1\nmode: enforce\nmx: a..example\nmax_age: 1\n'
+	[ "$output" = "invalid: bad mx pattern" ]
+	policy 'version: STSv1\nmode: enforce\nmx: a.*.example\nmax_age: 1\n'
+	[ "$output" = "invalid: bad mx pattern" ]
+	policy 'version: STSv1\nmode: enforce\nmx: a.example\nmax_age: -1\n'
+	[ "$output" = "invalid: bad max_age" ]
+	policy '<html>\n<body>not a policy</body>\n'
+	[ "$output" = "invalid: a line is not key: value" ]
+	policy 'version: STSv1\nmode: enforce\x01\nmx: a.example\nmax_age: 1\n'
+	[ "$output" = "invalid: control character in a value" ]
+	head -c 70000 /dev/zero | tr '\0' 'x' >"$BATS_TEST_TMPDIR/policy"
+	run "$MJ_MTASTS" policy "$BATS_TEST_TMPDIR/policy"
+	[ "$status" -eq 65 ]
+	[ "$output" = "invalid: policy larger than 65536 bytes" ]
+}
+
+@test "TXT record: v=STSv1 first, an id of 1-32 letters and digits, exactly one such record" {
+	run "$MJ_MTASTS" txt 'v=STSv1; id=20160831085700Z;'
+	[ "$status" -eq 0 ]
+	[ "$output" = 20160831085700Z ]
+	run "$MJ_MTASTS" txt 'v=STSv1;id=abc ;ext=1'
+	[ "$output" = abc ]
+	run "$MJ_MTASTS" txt $'v=spf1 -all\nv=STSv1; id=x1'
+	[ "$output" = x1 ]
+	run -65 "$MJ_MTASTS" txt $'v=STSv1; id=a\nv=STSv1; id=b'
+	run -65 "$MJ_MTASTS" txt 'v=STSv1; id=abcdefghijklmnopqrstuvwxyz0123456'
+	run -65 "$MJ_MTASTS" txt 'v=STSv1; id=a-b'
+	run -65 "$MJ_MTASTS" txt 'v=STSv1'
+	run -65 "$MJ_MTASTS" txt 'id=1; v=STSv1'
+	run -65 "$MJ_MTASTS" txt 'v=STSv10; id=1'
+}
+
+@test "MX patterns: a wildcard is exactly one leftmost label; case and a trailing dot do not matter" {
+	"$MJ_MTASTS" match mail.example.com mail.example.com
+	"$MJ_MTASTS" match mail.example.com MAIL.Example.COM.
+	"$MJ_MTASTS" match '*.example.com' mx1.example.com
+	run -1 "$MJ_MTASTS" match '*.example.com' example.com
+	run -1 "$MJ_MTASTS" match '*.example.com' a.b.example.com
+	run -1 "$MJ_MTASTS" match '*.example.com' .example.com
+	run -1 "$MJ_MTASTS" match mail.example.com mail.example.com.evil
+	run -1 "$MJ_MTASTS" match mail.example.com xmail.example.com
+}
+
+# cert NAME CN... - key and certificate NAME for the names CN... (the
+# first is the subject) signed by the test CA
+cert() {
+	local n=$1 cn=$2 san="" h
+	shift
+	for h in "$@"; do san="$san${san:+,}DNS:$h"; done
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+		-subj "/CN=$cn" -keyout "$C/$n.key" -out "$C/$n.csr" 2>/dev/null
+	printf 'subjectAltName=%s\n' "$san" >"$C/$n.ext"
+	openssl x509 -req -in "$C/$n.csr" -CA "$C/ca.crt" -CAkey "$C/ca.key" \
+		-CAcreateserial -extfile "$C/$n.ext" -out "$C/$n.crt" -days 30 \
+		2>/dev/null
+}
+
+setup_file() {
+	C=$BATS_FILE_TMPDIR/certs
+	export C
+	mkdir -p "$C"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+		-nodes -subj "/CN=mjq MTA-STS test CA" -days 30 \
+		-keyout "$C/ca.key" -out "$C/ca.crt" 2>/dev/null
+	cert mx mx1.sts.test
+	cert other other.example
+	# the policy server: every mta-sts.<domain> of the tests but one
+	cert web mta-sts.sts.test mta-sts.sts.test mta-sts.redirect.test \
+		mta-sts.ctype.test
+	cat "$C/web.crt" "$C/web.key" >"$C/web.pem"
+	for n in mx other web; do [ -s "$C/$n.crt" ] || return 1; done
+}
+
+setup() {
+	command -v lighttpd >/dev/null || skip "needs lighttpd (make test installs it)"
+	[ -f /usr/lib/lighttpd/mod_openssl.so ] ||
+		skip "needs lighttpd-mod-openssl (make test installs it)"
+	mjq_setup </dev/null
+	T=$BATS_TEST_TMPDIR
+	DNS_PORT=
+	WEB_PID=
+	ID=1
+}
+
+teardown() {
+	[ -z "${WEB_PID:-}" ] || stop_pid "$WEB_PID"
+	queueserv_stop
+	servers_stop
+}
+
+# web_start - lighttpd with TLS on a free loopback port: the document
+# root of host H is $T/www/H/ (mod_simple_vhost); mta-sts.redirect.test
+# answers 301, mta-sts.ctype.test serves its policy as text/html
+web_start() {
+	local d=$T/web
+	mkdir -p "$d" "$T/www"
+	WEB_PORT=${WEB_PORT:-$(free_port)}
+	cat >"$d/lighttpd.conf" <<-CONF
+	server.modules = ("mod_openssl", "mod_simple_vhost", "mod_redirect")
+	server.document-root = "$T/www/none"
+	server.bind = "127.0.0.1"
+	server.port = $WEB_PORT
+	server.errorlog = "$d/error.log"
+	ssl.engine = "enable"
+	ssl.pemfile = "$C/web.pem"
+	simple-vhost.server-root = "$T/www/"
+	simple-vhost.document-root = "/"
+	mimetype.assign = (".txt" => "text/plain")
+	\$HTTP["host"] == "mta-sts.redirect.test" {
+		url.redirect = ("^/(.*)" => "https://mta-sts.sts.test/\$1")
+	}
+	\$HTTP["host"] == "mta-sts.ctype.test" {
+		mimetype.assign = (".txt" => "text/html")
+	}
+	CONF
+	lighttpd -D -f "$d/lighttpd.conf" 2>"$d/stderr" 3>&- &
+	WEB_PID=$!
+	echo "$WEB_PID" >>"$T/server.pids"
+	wait_for 5 curl -s -o /dev/null --cacert "$C/ca.crt" \
+		--connect-to "::127.0.0.1:$WEB_PORT" \
+		https://mta-sts.sts.test/
+}
+
+# web_stop - the policy server goes away
+web_stop() {
+	stop_pid "$WEB_PID"
+	WEB_PID=
+}
+
+# policy DOMAIN MODE MAX_AGE MX... - the policy file of DOMAIN
+policy_file() {
+	local dom=$1 mode=$2 age=$3 d
+	shift 3
+	d=$T/www/mta-sts.$dom/.well-known
+	mkdir -p "$d"
+	{
+		printf 'version: STSv1\nmode: %s\n' "$mode"
+		for m in "$@"; do printf 'mx: %s\n' "$m"; done
+		printf 'max_age: %s\n' "$age"
+	} >"$d/mta-sts.txt"
+}
+
+# zone DOMAIN [ID] - DNS: DOMAIN's MX mx1.sts.test at 127.0.0.1 and, with
+# ID, its _mta-sts TXT record; (re)started on the same port
+zone() {
+	local dom=$1 id=${2:-}
+	{
+		echo "$dom MX 10 mx1.sts.test"
+		echo "mx1.sts.test A 127.0.0.1"
+		[ -z "$id" ] || echo "_mta-sts.$dom TXT v=STSv1; id=$id"
+	} >"$T/zone"
+	if [ -n "$DNS_PORT" ]; then
+		stop_pid "$DNS_PID"
+		"$MJ_TESTDNS" -p "$DNS_PORT" --log "$T/dns/log" "$T/zone" \
+			2>>"$T/dns/stderr" 3>&- &
+		DNS_PID=$!
+		echo "$DNS_PID" >>"$T/server.pids"
+		sleep 0.3
+	else
+		dnsd_start "$T/zone"
+		DNS_PID=$(tail -1 "$T/server.pids")
+	fi
+}
+
+# server CERT [OPTION...] - the MX: mj_testsmtpd "s" with STARTTLS and
+# CERT ("none": no STARTTLS); sets PORT
+server() {
+	local c=$1
+	shift
+	if [ "$c" = none ]; then
+		smtpd_start s "$@"
+	else
+		smtpd_start s --tls-cert "$C/$c.crt" --tls-key "$C/$c.key" \
+			--tls-log "$T/s/tls" "$@"
+	fi
+}
+
+# configure DOMAIN [INI...] - the runner delivers DOMAIN through DNS (MX)
+# to the server at smtp_tls_security_level may (the default), trusting
+# the test CA for SMTP and for policies, every policy fetch connected to
+# the test's lighttpd
+configure() {
+	local dom=$1
+	shift
+	{
+		printf '[delivery]\ndns_server = 127.0.0.1:%s\n' "$DNS_PORT"
+		printf 'smtp_tls_CAfile = %s/ca.crt\n' "$C"
+		printf 'smtp_mta_sts_CAfile = %s/ca.crt\n' "$C"
+		printf 'smtp_mta_sts_connect_to = 127.0.0.1:%s\n' "${WEB_PORT:-1}"
+		printf 'smtp_mta_sts_wait = 5s\n'
+		printf 'minimal_backoff_time = 1s\nmaximal_backoff_time = 2s\n'
+		for l in "$@"; do echo "$l"; done
+		printf '[transport_map]\n%s = smtp:%s:%s\n' "$dom" "$dom" "$PORT"
+	} >>"$CONF"
+}
+
+# post DOMAIN - a post to u1@DOMAIN
+post() {
+	mkdir -p "$LISTS/ex.org/l"
+	echo "u1@$1" >"$LISTS/ex.org/l/subscribers"
+	list_posting ex.org l
+	printf 'From: p@example.net\nSubject: s\nMessage-Id: <1@x>\n\nhello\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l l -r -f p@example.net
+}
+
+# delivered - the recipients the server accepted
+delivered() {
+	[ -f "$T/s/log" ] && wc -l <"$T/s/log" || echo 0
+}
+
+# sts_run DOMAIN MODE CERT [MX...] - a policy of MODE for DOMAIN (mx
+# mx1.sts.test unless given), the MX showing CERT, one post, one pass
+sts_run() {
+	local dom=$1 mode=$2 c=$3
+	shift 3
+	[ $# -gt 0 ] || set -- mx1.sts.test
+	policy_file "$dom" "$mode" 86400 "$@"
+	web_start
+	zone "$dom" "$ID"
+	server "$c"
+	configure "$dom"
+	post "$dom"
+	runq
+}
+
+@test "enforce: the MX the policy names, verified for its name: sent, the policy cached and shown by status" {
+	sts_run sts.test enforce mx
+	grep -q '_mta-sts.sts.test TXT' "$T/dns/log"
+	grep -q 'smtp: MTA-STS policy of sts.test: mode=enforce max_age=86400 id=1 mx=mx1.sts.test$' "$T/run.log"
+	grep -q 'status=sent (.*), tls=verified$' "$T/run.log"
+	[ "$(delivered)" -eq 1 ]
+	[ -s "$SPOOL/state/mta-sts" ]
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
+	[[ "$output" == *$'\nmta-sts: sts.test enforce id=1 expires=8640'[0-9]'s mx=mx1.sts.test'* ]]
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status -j
+	[[ "$output" == *'"mta_sts":[{"domain":"sts.test","mode":"enforce","id":"1","max_age":86400,"expires_in":'*',"mx":["mx1.sts.test"]}]'* ]]
+}
+
+@test "enforce: a wildcard pattern matches the MX; an MX the patterns do not match is never tried (4.7.5, deferred)" {
+	sts_run sts.test enforce mx '*.sts.test'
+	grep -q 'status=sent (.*), tls=verified$' "$T/run.log"
+	servers_stop
+	rm -rf "$T/s" "$T/run.log" "$SPOOL" "$T/www" "$T/dns"
+	DNS_PORT= WEB_PORT=
+	mjq_setup </dev/null
+	sts_run sts.test enforce mx mx.elsewhere.test '*.mx1.sts.test'
+	grep -q 'dsn=4.7.5, status=deferred (MX host mx1.sts.test does not match the MTA-STS policy of sts.test)$' "$T/run.log"
+	[ ! -s "$T/s/trace" ]
+	[ "$(delivered)" -eq 0 ]
+}
+
+@test "enforce: a certificate for another name defers (4.7.5), where may without a policy delivers" {
+	sts_run sts.test enforce other
+	grep -q 'dsn=4.7.5, status=deferred (TLS handshake with mx1.sts.test\[127.0.0.1\]:[0-9]* failed: certificate verification failed: hostname mismatch)$' "$T/run.log"
+	grep -q 'smtp: MTA-STS policy of sts.test (enforce): mx1.sts.test: TLS handshake' "$T/run.log"
+	[ "$(delivered)" -eq 0 ]
+	run -1 grep -q 'MAIL FROM' "$T/s/trace"
+}
+
+@test "enforce: STARTTLS stripped defers, nothing goes in clear text" {
+	sts_run sts.test enforce none
+	grep -q 'dsn=4.7.4, status=deferred (TLS is required, but was not offered by host mx1.sts.test\[127.0.0.1\]:[0-9]*)$' "$T/run.log"
+	[ "$(delivered)" -eq 0 ]
+	run -1 grep -qi 'MAIL FROM' "$T/s/trace"
+	run -1 grep -q 'retrying in clear text\|continuing in clear text' "$T/run.log"
+}
+
+@test "testing: delivered as before, what enforce would have refused logged" {
+	sts_run sts.test testing other
+	grep -q 'status=sent (.*), tls=trusted$' "$T/run.log"
+	grep -q 'smtp: MTA-STS policy of sts.test (testing): mx1.sts.test would have failed: certificate not verified for the MX host name$' "$T/run.log"
+	[ "$(delivered)" -eq 1 ]
+}
+
+@test "testing: STARTTLS stripped and an unlisted MX are delivered in clear text, and logged" {
+	sts_run sts.test testing none mx.elsewhere.test
+	grep -q 'status=sent (.*), tls=none$' "$T/run.log"
+	grep -q 'smtp: MTA-STS policy of sts.test (testing): mx1.sts.test would have failed: MX host not in the policy$' "$T/run.log"
+	[ "$(delivered)" -eq 1 ]
+}
+
+@test "none: the policy is forgotten, delivery as without MTA-STS" {
+	policy_file sts.test none 86400
+	web_start
+	zone sts.test 1
+	server other
+	configure sts.test
+	post sts.test
+	runq
+	grep -q 'smtp: MTA-STS policy of sts.test: mode=none max_age=86400 id=1 mx=-$' "$T/run.log"
+	grep -q 'status=sent (.*), tls=trusted$' "$T/run.log"
+	run -1 grep -q 'would have failed' "$T/run.log"
+}
+
+@test "no TXT record: no fetch, delivery as before; smtp_mta_sts = no: no look-up at all" {
+	policy_file sts.test enforce 86400 mx1.sts.test
+	web_start
+	zone sts.test
+	server other
+	configure sts.test
+	post sts.test
+	runq
+	grep -q '_mta-sts.sts.test TXT' "$T/dns/log"
+	grep -q 'status=sent (.*), tls=trusted$' "$T/run.log"
+	run -1 grep -q "MTA-STS policy of" "$T/run.log"
+	servers_stop
+	rm -rf "$T/s" "$T/run.log" "$SPOOL" "$T/dns"
+	DNS_PORT=
+	mjq_setup </dev/null
+	zone sts.test 1
+	server other
+	configure sts.test 'smtp_mta_sts = no'
+	post sts.test
+	runq
+	run -1 grep -q '_mta-sts' "$T/dns/log"
+	grep -q 'status=sent (.*), tls=trusted$' "$T/run.log"
+}
+
+@test "the cache survives the runner: the next runner uses it without a look-up" {
+	sts_run sts.test enforce mx
+	grep -q 'status=sent' "$T/run.log"
+	web_stop
+	: >"$T/dns/log"
+	post sts.test
+	runq
+	[ "$(delivered)" -eq 2 ]
+	run -1 grep -q '_mta-sts' "$T/dns/log"
+	[ "$(grep -c 'MTA-STS policy of sts.test: mode=' "$T/run.log")" -eq 1 ]
+}
+
+# again_post - the next post to sts.test, one pass, the run log afresh
+again_post() {
+	mv "$T/run.log" "$T/run.log.$((++RUNS))"
+	post sts.test
+	runq
+}
+
+@test "a policy that cannot be fetched: the cached one stays in force (a changed id, the web server gone)" {
+	policy_file sts.test enforce 86400 mx1.sts.test
+	web_start
+	zone sts.test 1
+	server mx
+	configure sts.test 'smtp_mta_sts_refresh = 1s'
+	post sts.test
+	runq
+	grep -q 'status=sent (.*), tls=verified$' "$T/run.log"
+	web_stop
+	zone sts.test 2
+	sleep 1.1
+	again_post
+	grep -q 'cannot fetch the MTA-STS policy of sts.test: .*; the cached policy stays$' "$T/run.log"
+	grep -q 'status=sent (.*), tls=verified$' "$T/run.log"
+	[ "$(delivered)" -eq 2 ]
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
+	[[ "$output" == *$'\nmta-sts: sts.test enforce id=1 '* ]]
+}
+
+@test "a policy that cannot be fetched, none cached: delivered as without MTA-STS, logged" {
+	zone sts.test 1
+	server other
+	configure sts.test
+	post sts.test
+	runq
+	grep -q 'cannot fetch the MTA-STS policy of sts.test: https://mta-sts.sts.test/.well-known/mta-sts.txt: .*; delivering without MTA-STS$' "$T/run.log"
+	grep -q 'status=sent (.*), tls=trusted$' "$T/run.log"
+}
+
+@test "a changed id fetches the policy again; an unchanged id does not" {
+	policy_file sts.test enforce 86400 mx1.sts.test
+	web_start
+	zone sts.test 1
+	server mx
+	configure sts.test 'smtp_mta_sts_refresh = 1s'
+	post sts.test
+	runq
+	grep -q 'MTA-STS policy of sts.test: mode=enforce max_age=86400 id=1 ' "$T/run.log"
+	# the file changes, the id does not: the cached policy stays
+	policy_file sts.test testing 86400 mx1.sts.test
+	sleep 1.1
+	again_post
+	grep -q '_mta-sts.sts.test TXT' "$T/dns/log"
+	run -1 grep -q 'MTA-STS policy of sts.test: mode=' "$T/run.log"
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
+	[[ "$output" == *$'\nmta-sts: sts.test enforce id=1 '* ]]
+	# the id changes: fetched again at the next look, testing from then
+	zone sts.test 2
+	sleep 1.1
+	again_post
+	grep -q 'MTA-STS policy of sts.test: mode=testing max_age=86400 id=2 mx=mx1.sts.test$' "$T/run.log"
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
+	[[ "$output" == *$'\nmta-sts: sts.test testing id=2 '* ]]
+	[ "$(delivered)" -eq 3 ]
+}
+
+@test "max_age: an expired policy is not used; it is fetched again" {
+	policy_file sts.test enforce 2 mx1.sts.test
+	web_start
+	zone sts.test 1
+	server mx
+	configure sts.test
+	post sts.test
+	runq
+	grep -q 'MTA-STS policy of sts.test: mode=enforce max_age=2 id=1' "$T/run.log"
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
+	[[ "$output" == *$'\nmta-sts: sts.test enforce id=1 '* ]]
+	policy_file sts.test testing 2 mx1.sts.test
+	sleep 2.1
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
+	[[ "$output" != *'mta-sts: '* ]]
+	again_post
+	grep -q 'MTA-STS policy of sts.test: mode=testing max_age=2 id=1' "$T/run.log"
+	[ "$(delivered)" -eq 2 ]
+}
+
+# refused DOMAIN REASON - the policy of DOMAIN is refused for REASON:
+# delivered as without MTA-STS (to a certificate enforce would refuse)
+refused() {
+	web_start
+	zone "$1" 1
+	server other
+	configure "$1"
+	post "$1"
+	runq
+	grep -q "cannot fetch the MTA-STS policy of $1: $2; delivering without MTA-STS\$" "$T/run.log"
+	grep -q 'status=sent (.*), tls=trusted$' "$T/run.log"
+	run -1 grep -q "MTA-STS policy of $1: mode=" "$T/run.log"
+}
+
+@test "an oversized policy is refused" {
+	policy_file sts.test enforce 86400 mx1.sts.test
+	head -c 70000 /dev/zero | tr '\0' '#' >>"$T/www/mta-sts.sts.test/.well-known/mta-sts.txt"
+	refused sts.test 'https://mta-sts.sts.test/.well-known/mta-sts.txt: policy too large'
+}
+
+@test "a malformed policy is refused" {
+	mkdir -p "$T/www/mta-sts.sts.test/.well-known"
+	printf 'version: STSv1\nmode: enforce\nmx: mx1.sts.test\n' \
+		>"$T/www/mta-sts.sts.test/.well-known/mta-sts.txt"
+	refused sts.test 'max_age missing'
+}
+
+@test "a redirect is refused, not followed" {
+	policy_file sts.test enforce 86400 mx1.sts.test
+	refused redirect.test 'HTTP 301: redirect refused'
+}
+
+@test "a policy not served as text/plain is refused" {
+	policy_file ctype.test enforce 86400 mx1.sts.test
+	refused ctype.test 'media type text/html, not text/plain'
+}
+
+@test "a policy server whose certificate is not for mta-sts.<domain> is refused" {
+	policy_file nocert.test enforce 86400 mx1.sts.test
+	refused nocert.test "https://mta-sts.nocert.test/.well-known/mta-sts.txt: .*"
+	grep -q "mta-sts.nocert.test.*\(certificate\|SSL\|match\)" "$T/run.log"
+}
+
+@test "a [tls_policy] line overrides the MTA-STS policy" {
+	policy_file sts.test enforce 86400 mx1.sts.test
+	web_start
+	zone sts.test 1
+	server other
+	configure sts.test
+	printf '[tls_policy]\nsts.test = may\n' >>"$CONF"
+	post sts.test
+	runq
+	grep -q 'status=sent (.*), tls=trusted$' "$T/run.log"
+}
+
+# tlsa CERT - the DANE-EE(3) SPKI(1) SHA-256(1) data of CERT
+tlsa() {
+	openssl x509 -in "$C/$1.crt" -noout -pubkey |
+		openssl pkey -pubin -outform DER | openssl dgst -sha256 -r |
+		cut -d' ' -f1
+}
+
+# dane_run [tlsa] - an enforce policy naming another MX, DNS with the AD
+# bit (and, with "tlsa", a TLSA record of the MX's key), the runner at
+# dane
+dane_run() {
+	local d=$T/dns
+	policy_file sts.test enforce 86400 mx.elsewhere.test
+	web_start
+	server mx
+	{
+		echo "sts.test MX 10 mx1.sts.test"
+		echo "mx1.sts.test A 127.0.0.1"
+		echo "_mta-sts.sts.test TXT v=STSv1; id=1"
+		[ "${1:-}" != tlsa ] ||
+			echo "_$PORT._tcp.mx1.sts.test TLSA 3 1 1 $(tlsa mx)"
+	} >"$T/zone"
+	mkdir -p "$d"
+	"$MJ_TESTDNS" -p 0 --port-file "$d/port" --log "$d/log" --ad \
+		"$T/zone" 2>"$d/stderr" 3>&- &
+	echo $! >>"$T/server.pids"
+	wait_for 5 test -s "$d/port"
+	DNS_PORT=$(cat "$d/port")
+	configure sts.test 'smtp_tls_security_level = dane' \
+		'smtp_dns_support_level = dnssec'
+	post sts.test
+	runq
+}
+
+@test "DANE wins where the MX host has TLSA records; without them the policy applies" {
+	dane_run
+	grep -q 'dsn=4.7.5, status=deferred (MX host mx1.sts.test does not match the MTA-STS policy of sts.test)$' "$T/run.log"
+	servers_stop
+	rm -rf "$T/s" "$T/run.log" "$SPOOL" "$T/www" "$T/dns"
+	DNS_PORT= WEB_PORT=
+	mjq_setup </dev/null
+	dane_run tlsa
+	grep -q '_[0-9]*._tcp.mx1.sts.test TLSA' "$T/dns/log"
+	grep -q 'status=sent (.*), tls=verified$' "$T/run.log"
+}
