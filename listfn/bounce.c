@@ -10,6 +10,12 @@
  * Only subscribers are counted, so a forged bounce can at worst remove
  * a subscriber, who can subscribe again; a bounce that names no address
  * is forwarded to the owners like other owner mail.
+ *
+ * Each failed address comes judged (lists/bounce_class.c): only a
+ * recipient or mailbox failure counts; a policy, transient or unknown
+ * one (a blocklisting, a DMARC rejection, a throttle) is logged and not
+ * counted.  A report naming more addresses than bounce_parse keeps is
+ * counted for those it keeps and forwarded to the owners.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +155,14 @@ bounce_process(
 	if (bf.delayed)
 		log_info("%s: delivery delay warning, not counted", m->name);
 	for (i = 0; i < bf.n; i++) {
+		if (bf.class[i] != BOUNCE_RECIPIENT &&
+		    bf.class[i] != BOUNCE_MAILBOX) {
+			log_info(
+			    "%s: bounce for <%s> on %s@%s: %s, not counted",
+			    m->name, bf.addr[i], m->list, m->domain,
+			    bounce_class_name(bf.class[i]));
+			continue;
+		}
 		if ((member = subs_edit_member(
 			 env->s, m->domain, m->list, bf.addr[i])) == -1)
 			return -1;
@@ -168,6 +182,13 @@ bounce_process(
 		if (lc.bounce_max_count > 0 && count >= lc.bounce_max_count &&
 		    bounce_remove(env, m, &lc, bf.addr[i], count) == -1)
 			return -1;
+	}
+	if (bf.more > 0) {
+		/* Never dropped unseen: the owners get the report. */
+		log_warn("%s: bounce names %zu addresses more than the %d "
+			 "counted; forwarded to the owners",
+		    m->name, bf.more, BOUNCE_ADDRS_MAX);
+		return 1;
 	}
 	return listfn_state_empty(env, m, "bounce", "");
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
-# Bounces to <list>-owner (listfn/bounce.c, lists/bounce_parse.c): counted per
-# subscriber, the subscriber removed after bounce_max_count within
-# bounce_max_age and the owners told; other owner mail still forwarded.
+# Bounces to <list>-owner (listfn/bounce.c, lists/bounce_parse.c): each failed
+# address judged by its cause (lists/bounce_class.c), recipient and mailbox
+# failures counted per subscriber, the subscriber removed after
+# bounce_max_count within bounce_max_age and the owners told; other owner
+# mail still forwarded.
 
 load helpers
 load request_helpers
@@ -95,6 +97,9 @@ verp_bounce() {
 
 	Final-Recipient: rfc822;gone@dead.test
 	Action: failed
+	Status: 5.0.0
+	Diagnostic-Code: smtp; 550-5.1.1 The email account that you tried to
+	 reach does not exist.
 	--B--
 	EOF
 	runq
@@ -124,6 +129,8 @@ verp_bounce() {
 
 	  live@users.test
 	    SMTP error from remote mail server after RCPT TO:<live@users.test>:
+	    host mx.users.test [192.0.2.7]: 550 5.1.1 <live@users.test>:
+	    Recipient address rejected: User unknown in local recipient table
 	EOF
 	runq
 	[ "$(awk '{print $1, NF - 1}' "$BOUNCES" | sort)" = $'gone@dead.test 1\nlive@users.test 1' ]
@@ -160,4 +167,79 @@ verp_bounce() {
 	[ "$(mails boss@owner.test)" -eq 2 ]
 	grep -qx 'hello owner' "$MAIL"/boss@owner.test/new/*
 	[ ! -e "$BOUNCES" ]
+}
+
+@test "the classifier's table: each real server's reply in its class" {
+	local data=$TOP/t/data/bounce-classes
+	run sh -c "grep -v '^#' '$data' | cut -f3 | '$TOP/t/tools/mj_bounceclass'"
+	[ "$status" -eq 0 ]
+	got=$(paste -d '\t' <(printf '%s\n' "$output") <(grep -v '^#' "$data") |
+	    awk -F'\t' '$1 != $2 { print "got " $1 ", want " $2 ": " $4 }')
+	[ "$got" = "" ]
+	# every class has its rows
+	for c in recipient mailbox policy transient unknown; do
+		[ "$(grep -c "^$c	" "$data")" -ge 2 ]
+	done
+	# a DSN's Status field decides before the text
+	run "$TOP/t/tools/mj_bounceclass" -s 5.7.1 <<<'550 user unknown'
+	[ "$output" = policy ]
+}
+
+# dsn_bounce ADDR STATUS DIAGNOSTIC - an RFC 3464 report for ADDR, no VERP
+dsn_bounce() {
+	owner_mail <<-EOF
+	From: Mail Delivery System <MAILER-DAEMON@mx.users.test>
+	Subject: Undelivered Mail Returned to Sender
+	MIME-Version: 1.0
+	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
+
+	--B
+	Content-Type: message/delivery-status
+
+	Reporting-MTA: dns; mx.users.test
+
+	Final-Recipient: rfc822; $1
+	Action: failed
+	Status: $2
+	Diagnostic-Code: smtp; $3
+	--B--
+	EOF
+}
+
+@test "policy, transient and unknown failures in reports are not counted" {
+	dsn_bounce live@users.test 5.7.1 '554 5.7.1 Service unavailable; Client host [192.0.2.1] blocked using zen.spamhaus.org'
+	dsn_bounce live@users.test 5.7.26 '550-5.7.26 This mail has been blocked because the sender is unauthenticated.'
+	dsn_bounce live@users.test 5.0.0 '550 5.0.0 Sorry, we are blocking you: too many complaints'
+	dsn_bounce gone@dead.test 5.0.0 '554 5.0.0 Service unavailable'
+	runq
+	[ ! -s "$BOUNCES" ]
+	[ "$(grep -c 'bounce for <live@users.test> on mylist@example.org: policy, not counted' "$RUNLOG")" -eq 3 ]
+	grep -q 'bounce for <gone@dead.test> on mylist@example.org: unknown, not counted' "$RUNLOG"
+	[ "$(mails boss@owner.test)" -eq 0 ]
+	# a full mailbox is counted
+	dsn_bounce live@users.test 5.2.2 '552 5.2.2 <live@users.test>: mailbox full'
+	runq
+	[ "$(awk '{print $1, NF - 1}' "$BOUNCES")" = "live@users.test 1" ]
+}
+
+@test "a report naming more addresses than are kept is forwarded to the owners" {
+	local i blocks=
+	for i in $(seq 1 25); do
+		blocks+=$'\n'"Final-Recipient: rfc822; u$i@dead.test"$'\n'"Action: failed"$'\n'"Status: 5.1.1"$'\n'
+	done
+	owner_mail <<-EOF
+	From: MAILER-DAEMON@mx.dead.test
+	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
+
+	--B
+	Content-Type: message/delivery-status
+
+	Reporting-MTA: dns; mx.dead.test
+	$blocks
+	--B--
+	EOF
+	runq
+	grep -q 'bounce names 5 addresses more than the 20 counted; forwarded to the owners' "$RUNLOG"
+	[ "$(mails boss@owner.test)" -eq 1 ]
+	[ "$(queue_files)" = "" ]
 }
