@@ -21,7 +21,9 @@ struct listconf {
 	/* request and bounce handling (request.c, bounce.c) */
 	int subscribe_approval;
 	char who_access[16];
-	long long bounce_max_count;
+	long long bounce_threshold;	   /* hundredths; 0 = never */
+	long long bounce_weight_recipient; /* hundredths */
+	long long bounce_weight_mailbox;   /* hundredths */
 	long long bounce_max_age;
 	int dmarc_mitigation; /* enum dmarc_mitigation (dmarc.h) */
 	/* who may post (posting.c) */

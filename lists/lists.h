@@ -13,6 +13,7 @@
 #include "addr_set.h"
 #include "bounce_class.h"
 #include "bounce_parse.h"
+#include "bounce_score.h"
 #include "cmd_mime.h"
 #include "cmd_parse.h"
 #include "dkim_canon.h"

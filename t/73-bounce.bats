@@ -11,13 +11,32 @@ load request_helpers
 # Posting policy is t/76's; these lists take posts from anyone.
 MJQ_LIST_POSTING=open
 
+# setup_file - a runner whose clock a test can move (make fault-runner:
+# MJQ_TEST_CLOCK_OFFSET, honoured by a test build only)
+setup_file() {
+	make -s -C "$TOP" fault-runner FAULT_DIR="$BATS_FILE_TMPDIR" >/dev/null
+}
+
 setup() {
 	request_setup
 	mjq_list example.org mylist gone@dead.test live@users.test
-	printf '[list]\nowners = boss@owner.test\nverp = yes\nbounce_max_count = 3\nbounce_max_age = 1d\n' \
+	# bounce_max_count: the threshold's old name, still read
+	printf '[list]\nowners = boss@owner.test\nverp = yes\nbounce_max_count = 3\nbounce_max_age = 7d\n' \
 		>>"$LISTS/example.org/mylist/config"
 	SUBS=$LISTS/example.org/mylist/subscribers
 	BOUNCES=$LISTS/example.org/mylist/bounces
+	MJ_QUEUERUN=$BATS_FILE_TMPDIR/mj_queuerun
+	export MJQ_TEST_CLOCK_OFFSET=0
+}
+
+# on_day N - the runner's clock N days ahead
+on_day() {
+	MJQ_TEST_CLOCK_OFFSET=$(($1 * 86400))
+}
+
+# counts ADDR - ADDR's counts in the bounces file, as "time:class" words
+counts() {
+	awk -v a="$1" '$1 == a { $1 = ""; sub(/^ /, ""); print }' "$BOUNCES"
 }
 
 # owner_mail - a message on stdin to mylist-owner, from the null sender
@@ -52,14 +71,21 @@ verp_bounce() {
 	EOF
 }
 
-@test "VERP bounces counted; the third unsubscribes and tells the owners" {
+@test "VERP bounces count once a day; the third day's unsubscribes and tells the owners" {
 	verp_bounce gone@dead.test
 	verp_bounce gone@dead.test
 	runq
 	[ "$(wc -l <"$BOUNCES")" -eq 1 ]
+	[ "$(awk '{print $1, NF - 1}' "$BOUNCES")" = "gone@dead.test 1" ]
+	[[ "$(counts gone@dead.test)" =~ ^[0-9]+:r$ ]]
+	grep -q 'bounce for <gone@dead.test> on mylist@example.org: recipient, already counted today, score 1.00 of 3.00' "$RUNLOG"
+	on_day 1
+	verp_bounce gone@dead.test
+	runq
 	[ "$(awk '{print $1, NF - 1}' "$BOUNCES")" = "gone@dead.test 2" ]
 	grep -qx gone@dead.test "$SUBS"
 	[ "$(mails boss@owner.test)" -eq 0 ]
+	on_day 2
 	verp_bounce gone@dead.test
 	runq
 	[ "$(cat "$SUBS")" = "live@users.test" ]
@@ -68,16 +94,18 @@ verp_bounce() {
 	grep -qx '<gone@dead.test> has been removed from mylist@example.org: mail to it bounced' \
 	    "$MAIL"/boss@owner.test/new/*
 	grep -qx 'Auto-Submitted: auto-replied' "$MAIL"/boss@owner.test/new/*
-	grep -q 'unsubscribed from mylist@example.org after 3 bounces' "$RUNLOG"
+	grep -q 'unsubscribed from mylist@example.org at bounce score 3.00' "$RUNLOG"
 	[ "$(queue_files)" = "" ]
 }
 
-@test "bounces older than bounce_max_age do not count" {
-	old=$(($(date +%s) - 2 * 86400))
-	printf 'gone@dead.test %s %s\n' "$old" "$old" >"$BOUNCES"
+@test "bounces older than bounce_max_age do not count; counts written before classes are recipient ones" {
+	old=$(($(date +%s) - 8 * 86400))
+	recent=$(($(date +%s) - 2 * 86400))
+	printf 'gone@dead.test %s %s %s\n' "$old" "$old" "$recent" >"$BOUNCES"
 	verp_bounce gone@dead.test
 	runq
-	[ "$(awk '{print NF - 1}' "$BOUNCES")" -eq 1 ]
+	[ "$(awk '{print NF - 1}' "$BOUNCES")" -eq 2 ]
+	[[ "$(counts gone@dead.test)" =~ ^$recent:r\ [0-9]+:r$ ]]
 	grep -qx gone@dead.test "$SUBS"
 }
 
@@ -242,4 +270,62 @@ dsn_bounce() {
 	grep -q 'bounce names 5 addresses more than the 20 counted; forwarded to the owners' "$RUNLOG"
 	[ "$(mails boss@owner.test)" -eq 1 ]
 	[ "$(queue_files)" = "" ]
+}
+
+@test "a full mailbox (552 5.2.2) for 3 days weighs half and is not removed; a real unknown user that day outweighs it" {
+	local d
+	for d in 0 1 2; do
+		on_day $d
+		dsn_bounce live@users.test 5.2.2 '552-5.2.2 The email account that you tried to reach is over quota.'
+		runq
+	done
+	grep -qx live@users.test "$SUBS"
+	[[ "$(counts live@users.test)" =~ ^[0-9]+:m\ [0-9]+:m\ [0-9]+:m$ ]]
+	grep -q 'bounce for <live@users.test> on mylist@example.org: mailbox, counted, score 1.50 of 3.00' "$RUNLOG"
+	[ "$(mails boss@owner.test)" -eq 0 ]
+	# the same day, a stronger class replaces the day's count
+	dsn_bounce live@users.test 5.1.1 '550 5.1.1 <live@users.test>: Recipient address rejected: User unknown'
+	runq
+	[[ "$(counts live@users.test)" =~ ^[0-9]+:m\ [0-9]+:m\ [0-9]+:r$ ]]
+	grep -q 'recipient, counted, score 2.00 of 3.00' "$RUNLOG"
+}
+
+@test "forged bounces, from anyone, add at most one count a day" {
+	local i
+	for i in $(seq 1 30); do
+		printf 'From: MAILER-DAEMON@forger.test\nSubject: failure\nContent-Type: multipart/report; report-type=delivery-status; boundary="B"\n\n--B\nContent-Type: message/delivery-status\n\nFinal-Recipient: rfc822; live@users.test\nAction: failed\nStatus: 5.1.1\n--B--\n' |
+		    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -o -f forger@forger.test
+	done
+	runq
+	grep -qx live@users.test "$SUBS"
+	[ "$(awk '{print $1, NF - 1}' "$BOUNCES")" = "live@users.test 1" ]
+	[ "$(grep -c 'live@users.test> on mylist@example.org: recipient, already counted today' "$RUNLOG")" -eq 29 ]
+	[ "$(mails boss@owner.test)" -eq 0 ]
+	[ "$(queue_files)" = "" ]
+}
+
+@test "bounce weights and threshold are list keys" {
+	printf 'bounce_weight_mailbox = 0\nbounce_score_threshold = 1.5\n' >>"$LISTS/example.org/mylist/config"
+	dsn_bounce live@users.test 5.2.2 '552 5.2.2 mailbox full'
+	runq
+	[ ! -s "$BOUNCES" ]
+	grep -q 'bounce for <live@users.test> on mylist@example.org: mailbox, not counted' "$RUNLOG"
+	dsn_bounce gone@dead.test 5.1.1 '550 5.1.1 user unknown'
+	runq
+	grep -q 'score 1.00 of 1.50' "$RUNLOG"
+	printf 'bounce_score_threshold = 1.555\n' >>"$LISTS/example.org/mylist/config"
+	dsn_bounce gone@dead.test 5.1.1 '550 5.1.1 user unknown'
+	runq
+	grep -q 'bounce_score_threshold.*a score from 0 to 10000, at most two decimals: 1.555' "$RUNLOG"
+}
+
+@test "the clock offset moves only a test build's clock" {
+	MJ_QUEUERUN=$TOP/queuerun/mj_queuerun
+	verp_bounce gone@dead.test
+	runq
+	on_day 1
+	verp_bounce gone@dead.test
+	runq
+	[ "$(awk '{print $1, NF - 1}' "$BOUNCES")" = "gone@dead.test 1" ]
+	grep -q 'recipient, already counted today, score 1.00' "$RUNLOG"
 }
