@@ -5,8 +5,8 @@
  * weighed by the list's bounce_weight_* keys (recipient 1.0, mailbox
  * 0.5; policy, transient and unknown failures weigh nothing and are only
  * logged).  When the score within bounce_max_age reaches
- * bounce_score_threshold the subscriber is taken off the list and the
- * owners are told.
+ * bounce_score_threshold the subscriber's delivery is disabled and
+ * probed (bounce_probe.c); the bounce of a probe goes there too.
  *
  * Only subscribers are counted, so a forged bounce can at worst add one
  * count a day; a bounce that names no address is forwarded to the owners
@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "bounce.h"
+#include "bounce_probe.h"
 #include "listfn_clock.h"
 #include "listfn_list.h"
 #include "listfn_state.h"
@@ -39,49 +40,6 @@ bounce_rule(const struct listconf *lc, struct bounce_rule *rule)
 	rule->max_age = lc->bounce_max_age;
 }
 
-/* bounce_remove - enough bounces: off the list, and the owners told */
-static int
-bounce_remove(struct listfn_env *env, struct listfn_msg *m,
-    const struct listconf *lc, const char *addr, long long score)
-{
-	char from[SPOOL_ADDR_MAX + 1], **v;
-	struct reply_set rs;
-	struct reply *to;
-	size_t n, i;
-	int ok = 0;
-
-	if (subs_edit(env->s, m->domain, m->list, SUBS_REMOVE, addr) == -1)
-		return -1;
-	log_notice(
-	    "%s: <%s> unsubscribed from %s@%s at bounce score %lld.%02lld",
-	    m->name, addr, m->list, m->domain, score / 100, score % 100);
-	snprintf(from, sizeof(from), "%s-request@%s", m->list, m->domain);
-	reply_init(&rs, from, "", "");
-	if (listconf_split(lc->owners, &v, &n) == -1)
-		return -1;
-	for (i = 0; i < n && ok == 0; i++) {
-		if ((to = reply_for(&rs, v[i])) == NULL) {
-			ok = -1;
-			break;
-		}
-		to->notice = 1;
-		fprintf(to->fp,
-		    "<%s> has been removed from %s@%s: mail to it bounced\n"
-		    "on enough days to reach a score of %lld.%02lld within "
-		    "%lld\n"
-		    "day(s) (bounce_score_threshold, bounce_weight_recipient,\n"
-		    "bounce_weight_mailbox, bounce_max_age in the list's "
-		    "config).\n",
-		    addr, m->list, m->domain, score / 100, score % 100,
-		    lc->bounce_max_age / 86400);
-	}
-	listconf_free_vec(v, n);
-	if (ok == 0)
-		ok = reply_commit(env, m, &rs);
-	reply_free(&rs);
-	return ok;
-}
-
 /* bounce_process - owner mail that is a bounce: count it; 1 when it is
  * not one (forward it), 0 done (state file made), -1 try again later */
 int
@@ -96,6 +54,14 @@ bounce_process(
 	int member, r;
 
 	bounce_parse(m->domain, m->list, text, len, &bf);
+	if (bf.is_bounce && bf.probe[0] != '\0') {
+		if ((r = listfn_list_conf(env, m, &lc)) != 0)
+			return r;
+		if (bounce_probe_failed(env, m, &lc, bf.probe, bf.class[0]) ==
+		    -1)
+			return -1;
+		return listfn_state_empty(env, m, "bounce", "");
+	}
 	if (!bf.is_bounce || (bf.n == 0 && !bf.delayed))
 		return 1;
 	if ((r = listfn_list_conf(env, m, &lc)) != 0)
@@ -133,7 +99,7 @@ bounce_process(
 		    r == 1 ? "counted" : "already counted today", score / 100,
 		    score % 100, rule.threshold / 100, rule.threshold % 100);
 		if (r == 1 && rule.threshold > 0 && score >= rule.threshold &&
-		    bounce_remove(env, m, &lc, bf.addr[i], score) == -1)
+		    bounce_probe_disable(env, m, &lc, bf.addr[i], score) == -1)
 			return -1;
 	}
 	if (bf.more > 0) {

@@ -3,9 +3,10 @@
  *
  * In the order of trust:
  *   1. VERP: list mail with verp = yes has the envelope sender
- *      <list>-owner+user=host@<domain>; the MTA records the address the
- *      bounce came to in Delivered-To (Postfix, qmail), X-Original-To or
- *      Envelope-To (Exim), and the bounce's To is it too.
+ *      <list>-owner+user=host@<domain>, a bounce probe
+ *      <list>-owner+probe-<token>@<domain> (its token in probe); the MTA
+ * records the address the bounce came to in Delivered-To (Postfix, qmail),
+ * X-Original-To or Envelope-To (Exim), and the bounce's To is it too.
  *   2. an RFC 3464 report: Final-Recipient of each block whose Action
  *      is failed (delayed is a warning; nothing failed yet).
  *   3. the common non-standard reports: qmail's and Postfix's "<addr>:"
@@ -82,6 +83,12 @@ bounce_verp(const char *domain, const char *list, const char *text, size_t len,
 		    strcasecmp(at + 1, domain) != 0)
 			continue;
 		*at = '\0';
+		if (strncasecmp(addr + k, "probe-", 6) == 0 &&
+		    strlen(addr + k + 6) <= BOUNCE_PROBE_TOKEN_MAX) {
+			(void)strlcpy(bf->probe, addr + k + 6,
+			    sizeof(bf->probe)); /* its length checked */
+			return 0;
+		}
 		if ((eq = strrchr(addr + k, '=')) == NULL)
 			continue;
 		*eq = '@';

@@ -12,6 +12,7 @@
 #include "names.h"
 
 #define BOUNCE_ADDRS_MAX 20
+#define BOUNCE_PROBE_TOKEN_MAX 32
 
 struct bounce_found {
 	char addr[BOUNCE_ADDRS_MAX][NAME_ADDR_MAX + 1];
@@ -20,6 +21,8 @@ struct bounce_found {
 	size_t more;   /* failed addresses past BOUNCE_ADDRS_MAX */
 	int is_bounce; /* it looks like a delivery report */
 	int delayed;   /* a warning only: nothing failed */
+	char probe[BOUNCE_PROBE_TOKEN_MAX + 1]; /* the bounce of a probe:
+						   <list>-owner+probe-<token> */
 };
 
 /* bounce_parse - what a message to list's owner at domain (text, len)

@@ -25,7 +25,9 @@ struct listconf {
 	long long bounce_weight_recipient; /* hundredths */
 	long long bounce_weight_mailbox;   /* hundredths */
 	long long bounce_max_age;
-	int dmarc_mitigation; /* enum dmarc_mitigation (dmarc.h) */
+	long long bounce_probes;	 /* probes before removal; 0 = none */
+	long long bounce_probe_interval; /* seconds between probes */
+	int dmarc_mitigation;		 /* enum dmarc_mitigation (dmarc.h) */
 	/* who may post (posting.c) */
 	int posting;	      /* enum posting_policy */
 	int nonmember_action; /* enum posting_action */

@@ -24,6 +24,7 @@
 #include "listconf.h"
 #include "posting.h"
 #include "rcpt_head.h"
+#include "subs_disabled.h"
 #include "subs_edit.h"
 #include "unsub_token.h"
 

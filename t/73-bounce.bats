@@ -71,7 +71,7 @@ verp_bounce() {
 	EOF
 }
 
-@test "VERP bounces count once a day; the third day's unsubscribes and tells the owners" {
+@test "VERP bounces count once a day; the third day's disables and tells the owners" {
 	verp_bounce gone@dead.test
 	verp_bounce gone@dead.test
 	runq
@@ -83,19 +83,40 @@ verp_bounce() {
 	verp_bounce gone@dead.test
 	runq
 	[ "$(awk '{print $1, NF - 1}' "$BOUNCES")" = "gone@dead.test 2" ]
-	grep -qx gone@dead.test "$SUBS"
+	[ ! -s "$SUBS.disabled" ]
 	[ "$(mails boss@owner.test)" -eq 0 ]
 	on_day 2
 	verp_bounce gone@dead.test
 	runq
-	[ "$(cat "$SUBS")" = "live@users.test" ]
+	# disabled, not removed: still subscribed, with why and when
+	[ "$(cat "$SUBS")" = $'gone@dead.test\nlive@users.test' ]
+	[[ "$(cat "$SUBS.disabled")" =~ ^gone@dead.test\ [0-9]+\ 0\ 0\ -\ 0\ bounce\ score\ 3.00\ reached\ bounce_score_threshold$ ]]
 	[ "$(cat "$BOUNCES")" = "" ]
 	[ "$(mails boss@owner.test)" -eq 1 ]
-	grep -qx '<gone@dead.test> has been removed from mylist@example.org: mail to it bounced' \
+	grep -qx 'Delivery to <gone@dead.test> on mylist@example.org is disabled: mail to it bounced' \
 	    "$MAIL"/boss@owner.test/new/*
 	grep -qx 'Auto-Submitted: auto-replied' "$MAIL"/boss@owner.test/new/*
-	grep -q 'unsubscribed from mylist@example.org at bounce score 3.00' "$RUNLOG"
+	grep -q '<gone@dead.test> disabled on mylist@example.org: bounce score 3.00' "$RUNLOG"
 	[ "$(queue_files)" = "" ]
+	# who shows it, marked
+	printf 'From: <boss@owner.test>\nSubject: commands\n\nwho\n' |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f boss@owner.test
+	runq
+	last boss@owner.test | grep -qx '  live@users.test'
+	last boss@owner.test | grep -Eqx '  gone@dead.test \(disabled since [0-9]{4}-[0-9]{2}-[0-9]{2}: bounce score 3.00 reached bounce_score_threshold; 0 probe\(s\) sent\)'
+	last boss@owner.test | grep -qx '2 subscriber(s), 1 of them disabled after bounces.'
+}
+
+@test "with bounce_probes = 0 the threshold removes at once" {
+	printf 'bounce_probes = 0\n' >>"$LISTS/example.org/mylist/config"
+	for d in 0 1 2; do
+		on_day $d
+		verp_bounce gone@dead.test
+		runq
+	done
+	[ "$(cat "$SUBS")" = "live@users.test" ]
+	grep -qx '<gone@dead.test> has been removed from mylist@example.org: mail to it bounced' \
+	    "$MAIL"/boss@owner.test/new/*
 }
 
 @test "bounces older than bounce_max_age do not count; counts written before classes are recipient ones" {
@@ -328,4 +349,97 @@ dsn_bounce() {
 	runq
 	[ "$(awk '{print $1, NF - 1}' "$BOUNCES")" = "gone@dead.test 1" ]
 	grep -q 'recipient, already counted today, score 1.00' "$RUNLOG"
+}
+
+# post - a post to mylist from ann@users.test
+post() {
+	printf 'From: ann@users.test\nSubject: %s\n\nhello\n' "$1" |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f ann@users.test
+}
+
+# disable_gone - three days of bounces for gone@dead.test, days 0-2
+disable_gone() {
+	printf 'bounce_probes = 2\nbounce_probe_interval = 1d\n' >>"$LISTS/example.org/mylist/config"
+	for d in 0 1 2; do
+		on_day $d
+		verp_bounce gone@dead.test
+		runq
+	done
+	[ -s "$SUBS.disabled" ]
+}
+
+# probe_bounce TOKEN - the bounce of the probe with TOKEN, to its VERP address
+probe_bounce() {
+	local verp="mylist-owner+probe-$1@example.org"
+	owner_mail <<-EOF
+	Delivered-To: $verp
+	From: MAILER-DAEMON@mx.dead.test
+	To: $verp
+	Subject: Undelivered Mail Returned to Sender
+	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
+
+	--B
+	Content-Type: message/delivery-status
+
+	Final-Recipient: rfc822; gone@dead.test
+	Action: failed
+	Status: 5.1.1
+	Diagnostic-Code: smtp; 550 5.1.1 <gone@dead.test>: User unknown
+	--B--
+	EOF
+}
+
+@test "a disabled address gets no posts but probes; removed after the last probe bounced" {
+	disable_gone
+	post one
+	runq
+	[ "$(mails live@users.test)" -eq 1 ]
+	# probe 1, not the post
+	[ "$(mails gone@dead.test)" -eq 1 ]
+	grep -qx 'Subject: Delivery of mylist@example.org to you is disabled' "$MAIL"/gone@dead.test/new/*
+	read -r a since probes ptime token failed why <"$SUBS.disabled"
+	[ "$probes" = 1 ] && [ "$failed" = 0 ] && [[ "$token" =~ ^[0-9a-f]{16}$ ]]
+	grep -q "probe 1 to <gone@dead.test> of mylist@example.org, token $token" "$RUNLOG"
+	probe_bounce "$token"
+	runq
+	read -r a since probes ptime token1 failed why <"$SUBS.disabled"
+	[ "$probes" = 1 ] && [ "$failed" = 1 ]
+	grep -qx gone@dead.test "$SUBS"
+	# the interval passes: probe 2 with a token of its own
+	on_day 3
+	post two
+	runq
+	[ "$(mails live@users.test)" -eq 2 ]
+	[ "$(mails gone@dead.test)" -eq 2 ]
+	read -r a since probes ptime token2 failed why <"$SUBS.disabled"
+	[ "$probes" = 2 ] && [ "$token2" != "$token" ]
+	# a stale token changes nothing
+	probe_bounce "$token"
+	runq
+	grep -qx gone@dead.test "$SUBS"
+	probe_bounce "$token2"
+	runq
+	[ "$(cat "$SUBS")" = "live@users.test" ]
+	[ ! -s "$SUBS.disabled" ]
+	grep -qx '<gone@dead.test> has been removed from mylist@example.org: mail to it bounced' \
+	    "$MAIL"/boss@owner.test/new/*
+	grep -q 'unsubscribed from mylist@example.org: and each of its 2 probes bounced' "$RUNLOG"
+	[ "$(queue_files)" = "" ]
+}
+
+@test "a probe that is delivered (no bounce within the interval) enables the address again" {
+	disable_gone
+	post one
+	runq
+	[ "$(mails gone@dead.test)" -eq 1 ]
+	on_day 3
+	post two
+	runq
+	[ ! -s "$SUBS.disabled" ]
+	grep -qx gone@dead.test "$SUBS"
+	# enabled before the snapshot: the post reaches it
+	[ "$(mails gone@dead.test)" -eq 2 ]
+	grep -q '<gone@dead.test> enabled again on mylist@example.org: probe 1 did not bounce' "$RUNLOG"
+	grep -qlx 'Delivery to <gone@dead.test> on mylist@example.org is enabled again: probe 1' \
+	    "$MAIL"/boss@owner.test/new/*
 }
