@@ -29,9 +29,9 @@
 #include "reply.h"
 #include "lists.h"
 
-/* bounce_rule - the list's weights, threshold and age of counts */
-static void
-bounce_rule(const struct listconf *lc, struct bounce_rule *rule)
+/* bounce_rule_of - the list's weights, threshold and age of counts */
+void
+bounce_rule_of(const struct listconf *lc, struct bounce_rule *rule)
 {
 	memset(rule, 0, sizeof(*rule));
 	rule->weight[BOUNCE_RECIPIENT] = lc->bounce_weight_recipient;
@@ -66,7 +66,7 @@ bounce_process(
 		return 1;
 	if ((r = listfn_list_conf(env, m, &lc)) != 0)
 		return r;
-	bounce_rule(&lc, &rule);
+	bounce_rule_of(&lc, &rule);
 	if (bf.delayed)
 		log_info("%s: delivery delay warning, not counted", m->name);
 	for (i = 0; i < bf.n; i++) {
@@ -104,8 +104,8 @@ bounce_process(
 	}
 	if (bf.more > 0) {
 		/* Never dropped unseen: the owners get the report. */
-		log_warn("%s: bounce names %zu addresses more than the %d "
-			 "counted; forwarded to the owners",
+		log_warnx("%s: bounce names %zu addresses more than the %d "
+			  "counted; forwarded to the owners",
 		    m->name, bf.more, BOUNCE_ADDRS_MAX);
 		return 1;
 	}

@@ -76,6 +76,7 @@ static const struct conf_key listconf_keys[] = {
 	listconf_score},
     {"bounce_max_age", CONF_DURATION, "14d", 60, 365 * 86400LL,
 	L(bounce_max_age), NULL},
+    {"bounce_judge", CONF_BOOL, "yes", 0, 1, L(bounce_judge), NULL},
     {"bounce_probes", CONF_INT, "3", 0, 100, L(bounce_probes), NULL},
     {"bounce_probe_interval", CONF_DURATION, "7d", 60, 365 * 86400LL,
 	L(bounce_probe_interval), NULL},

@@ -158,6 +158,8 @@ header() {
 	grep -q 'to=<asker@users.test>' "$BATS_TEST_TMPDIR/s/log"
 	# a post to a subscriber the server refuses: a DSN to the owner
 	echo gone@users.test >>"$LISTS/example.org/mylist/subscribers"
+	# the runner makes the post's DSN rather than judging it itself
+	printf 'bounce_judge = no\n' >>"$LISTS/example.org/mylist/config"
 	post alice@users.test
 	runq
 	runq
