@@ -32,9 +32,10 @@
 #include "log.h"
 #include "reply.h"
 
-/* probe_owners - one notice to each owner of m's list, text as printf */
-static int __attribute__((format(printf, 4, 5)))
-probe_owners(struct listfn_env *env, struct listfn_msg *m,
+/* bounce_owners_tell - one notice to each owner of m's list, text as
+ * printf */
+int
+bounce_owners_tell(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, const char *fmt, ...)
 {
 	char from[SPOOL_ADDR_MAX + 1], **v;
@@ -74,7 +75,7 @@ probe_remove(struct listfn_env *env, struct listfn_msg *m,
 		return -1;
 	log_notice("%s: <%s> unsubscribed from %s@%s: %s", m->name, addr,
 	    m->list, m->domain, why);
-	return probe_owners(env, m, lc,
+	return bounce_owners_tell(env, m, lc,
 	    "<%s> has been removed from %s@%s: mail to it bounced\n"
 	    "(%s).\n",
 	    addr, m->list, m->domain, why);
@@ -103,7 +104,7 @@ bounce_probe_disable(struct listfn_env *env, struct listfn_msg *m,
 		return r;
 	log_notice("%s: <%s> disabled on %s@%s: %s", m->name, addr, m->list,
 	    m->domain, why);
-	return probe_owners(env, m, lc,
+	return bounce_owners_tell(env, m, lc,
 	    "Delivery to <%s> on %s@%s is disabled: mail to it bounced\n"
 	    "(%s).  It stays on the list; %lld probe(s), one every %lld\n"
 	    "day(s), will tell: a delivered probe enables it again, and it\n"
@@ -175,7 +176,7 @@ bounce_probe_due(struct listfn_env *env, struct listfn_msg *m,
 			log_notice("%s: <%s> enabled again on %s@%s: probe %d "
 				   "did not bounce",
 			    m->name, d->addr, m->list, m->domain, d->probes);
-			if (probe_owners(env, m, lc,
+			if (bounce_owners_tell(env, m, lc,
 				"Delivery to <%s> on %s@%s is enabled again: "
 				"probe %d\nto it did not bounce.\n",
 				d->addr, m->list, m->domain, d->probes) == -1)

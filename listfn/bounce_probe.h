@@ -28,4 +28,10 @@ int bounce_probe_due(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, const struct subs_disabled *v, size_t n,
     time_t now);
 
+/* bounce_owners_tell - one notice to each owner of m's list (lc), its
+ * text as printf makes it; 0 or -1 */
+int bounce_owners_tell(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 #endif

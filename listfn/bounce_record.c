@@ -9,7 +9,9 @@
  * is judged by its enhanced status code and reply (lists/bounce_class.c)
  * and counted like an incoming bounce (lists/bounce_score.c: one count a
  * day, weighed by class; the threshold disables, bounce_probe.c).  The
- * classes of a batch are logged in one line.  When a count cannot be
+ * classes of a batch are logged in one line, and a destination that
+ * refused a large share of the post at once is an incident
+ * (bounce_incident.c).  When a count cannot be
  * written (the lists directory read-only to the runner, a lock held past
  * its wait) the batch gets its DSN after all: nothing is lost, and a
  * failure counted today is not counted again when the DSN comes back.  Failures
@@ -21,6 +23,7 @@
 #include <strings.h>
 
 #include "bounce.h"
+#include "bounce_incident.h"
 #include "bounce_probe.h"
 #include "bounce_record.h"
 #include "listfn_clock.h"
@@ -69,6 +72,7 @@ int
 bounce_record(
     struct listfn_env *env, struct listfn_msg *m, const struct fail_batch *b)
 {
+	static __thread enum bounce_class cls[FAIL_BATCH_MAX];
 	size_t i, n[BOUNCE_CLASSES] = {0};
 	const struct fail_rec *f;
 	struct bounce_rule rule;
@@ -91,7 +95,8 @@ bounce_record(
 	bounce_rule_of(&lc, &rule);
 	for (i = 0; i < b->n; i++) {
 		f = &b->rec[i];
-		c = bounce_class_reply(f->diag, strlen(f->diag), f->dsn);
+		c = cls[i] =
+		    bounce_class_reply(f->diag, strlen(f->diag), f->dsn);
 		n[c]++;
 		if (rule.weight[c] == 0 ||
 		    strcasecmp(f->addr, m->archive_rcpt) == 0)
@@ -105,6 +110,8 @@ bounce_record(
 			return 1;
 		}
 	}
+	/* an incident is told, not counted: its failures weigh nothing */
+	(void)bounce_incident(env, m, &lc, b, cls);
 	log_info("%s: %zu failed recipient(s) of %s@%s judged: recipient %zu, "
 		 "mailbox %zu, policy %zu, transient %zu, unknown %zu",
 	    m->name, b->n, m->list, m->domain, n[BOUNCE_RECIPIENT],

@@ -25,6 +25,8 @@ struct listconf {
 	long long bounce_weight_recipient; /* hundredths */
 	long long bounce_weight_mailbox;   /* hundredths */
 	long long bounce_max_age;
+	long long bounce_incident_share; /* percent of a destination's */
+	long long bounce_incident_min;	 /* recipients, at least */
 	int bounce_judge; /* the runner counts its posts' failures: no DSN */
 	long long bounce_probes;	 /* probes before removal; 0 = none */
 	long long bounce_probe_interval; /* seconds between probes */

@@ -443,3 +443,4 @@ probe_bounce() {
 	grep -qlx 'Delivery to <gone@dead.test> on mylist@example.org is enabled again: probe 1' \
 	    "$MAIL"/boss@owner.test/new/*
 }
+

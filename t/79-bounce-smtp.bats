@@ -104,7 +104,27 @@ delivered() {
 	# the unknown users: one count each, on one day
 	[ "$(grep -c ' ' "$BOUNCES")" -eq 3 ]
 	[ "$(awk '{print NF - 1}' "$BOUNCES" | sort -u)" = 1 ]
-	[ "$(mails boss@owner.test)" -eq 0 ]
+	# one incident, one notice to the owners, not one per post
+	[ "$(mails boss@owner.test)" -eq 1 ]
+	f=$(ls "$MAIL"/boss@owner.test/new/*)
+	grep -qx 'An incident: blocked.test refused 40 of the 40 recipients there of a' "$f"
+	grep -qx 'post of mylist@example.org with a policy failure:' "$f"
+	grep -qxF "    $SPAMHAUS" "$f"
+	[ "$(grep -c 'incident at blocked.test for mylist@example.org: 40 of 40 recipients, policy' "$RUNLOG")" -eq 1 ]
+	[ "$(grep -c 'incident at blocked.test goes on' "$RUNLOG")" -eq 19 ]
+	# shown by mj_queueserv status, as text, JSON and Prometheus
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
+	[[ "$output" == *$'
+incident: mylist@example.org at blocked.test: policy, 40 of 40 recipients, since '*"s ago: $SPAMHAUS"* ]]
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status -j
+	[[ "$output" == *'"incidents":[{"list":"mylist@example.org","destination":"blocked.test","class":"policy","count":40,"total":40,'* ]]
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status -p
+	[[ "$output" == *$'
+mjq_bounce_incidents 1
+'* ]]
+	[[ "$output" == *$'
+mjq_bounce_incident_recipients{list="mylist@example.org",destination="blocked.test",class="policy"} 40
+'* ]]
 	[ "$(delivered ok)" -eq $((20 * 37)) ]
 	# the provider takes mail again: the next post reaches all 40 there
 	stop_pid "$(cat "$BATS_TEST_TMPDIR/blocked/pid")"
@@ -114,7 +134,7 @@ delivered() {
 	[ "$(delivered ok)" -eq $((21 * 37)) ]
 }
 
-@test "DMARC rejections (550 5.7.26) of 40 of 80 over 6 posts remove and disable nobody" {
+@test "DMARC rejections (550 5.7.26) of 40 of 80 over 6 posts remove and disable nobody; one incident notice" {
 	bounce_setup "550 5.7.26 Unauthenticated email from example.org is not accepted due to domain's DMARC policy. Please contact the administrator of example.org domain if this was a legitimate mail."
 	local n
 	for n in $(seq 1 6); do
@@ -124,7 +144,8 @@ delivered() {
 	[ "$(wc -l <"$SUBS")" -eq 80 ]
 	[ ! -s "$SUBS.disabled" ]
 	run -1 grep -q '@blocked.test' "$BOUNCES"
-	[ "$(mails boss@owner.test)" -eq 0 ]
+	[ "$(mails boss@owner.test)" -eq 1 ]
+	grep -q "DMARC policy" "$MAIL"/boss@owner.test/new/*
 }
 
 @test "a real unknown user (550 5.1.1) over SMTP: disabled on the fifth day, probed, removed after the last probe bounced back through the owner address" {
@@ -142,7 +163,8 @@ delivered() {
 	# disabled, all three, and told; still subscribed
 	[ "$(cut -d' ' -f1 "$SUBS.disabled" | sort | tr '\n' ' ')" = "gone1@ok.test gone2@ok.test gone3@ok.test " ]
 	[ "$(wc -l <"$SUBS")" -eq 80 ]
-	[ "$(mails boss@owner.test)" -eq 3 ]
+	# three disable notices, and the blocklisting's one incident notice
+	[ "$(mails boss@owner.test)" -eq 4 ]
 	# the next post skips them and probes them; the probes fail at the
 	# server, their DSNs come back to mylist-owner+probe-<token>
 	on_day 5
@@ -157,7 +179,7 @@ delivered() {
 	[ "$(wc -l <"$SUBS")" -eq 77 ]
 	run -1 grep -q gone "$SUBS"
 	[ "$(grep -c 'and each of its 2 probes bounced' "$RUNLOG")" -eq 3 ]
-	[ "$(mails boss@owner.test)" -eq 6 ]
+	[ "$(mails boss@owner.test)" -eq 7 ]
 	# the blocklisted 40 all along: nothing
 	run -1 grep -q '@blocked.test' "$BOUNCES"
 }
