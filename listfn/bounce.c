@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "bounce.h"
+#include "bounce_complaint.h"
 #include "bounce_probe.h"
 #include "listfn_clock.h"
 #include "listfn_list.h"
@@ -53,6 +54,8 @@ bounce_process(
 	size_t i;
 	int member, r;
 
+	if ((r = bounce_complaint(env, m, text, len)) != 1)
+		return r;
 	bounce_parse(m->domain, m->list, text, len, &bf);
 	if (bf.is_bounce && bf.probe[0] != '\0') {
 		if ((r = listfn_list_conf(env, m, &lc)) != 0)

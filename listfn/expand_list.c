@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "lists.h"
+#include "bounce_complaint.h"
 #include "bounce_probe.h"
 #include "listfn_aside.h"
 #include "listfn_clock.h"
@@ -381,6 +382,8 @@ expand_list_disabled(struct listfn_env *env, struct listfn_msg *m,
 		log_warn("%s: cannot read the disabled subscribers", m->name);
 		return -1;
 	}
+	if (bounce_complaint_summary(env, m, lc, listfn_now()) == -1)
+		log_warn("%s: complaints summary deferred", m->name);
 	if (*noff == 0)
 		return 0;
 	if (bounce_probe_due(env, m, lc, *off, *noff, listfn_now()) == -1)

@@ -81,6 +81,8 @@ static const struct conf_key listconf_keys[] = {
     {"bounce_incident_min", CONF_INT, "10", 1, 1000000, L(bounce_incident_min),
 	NULL},
     {"bounce_judge", CONF_BOOL, "yes", 0, 1, L(bounce_judge), NULL},
+    {"complaint_unsubscribe", CONF_BOOL, "yes", 0, 1, L(complaint_unsubscribe),
+	NULL},
     {"bounce_probes", CONF_INT, "3", 0, 100, L(bounce_probes), NULL},
     {"bounce_probe_interval", CONF_DURATION, "7d", 60, 365 * 86400LL,
 	L(bounce_probe_interval), NULL},

@@ -28,6 +28,7 @@ struct listconf {
 	long long bounce_incident_share; /* percent of a destination's */
 	long long bounce_incident_min;	 /* recipients, at least */
 	int bounce_judge; /* the runner counts its posts' failures: no DSN */
+	int complaint_unsubscribe;	 /* an ARF abuse report unsubscribes */
 	long long bounce_probes;	 /* probes before removal; 0 = none */
 	long long bounce_probe_interval; /* seconds between probes */
 	int dmarc_mitigation;		 /* enum dmarc_mitigation (dmarc.h) */

@@ -11,6 +11,7 @@
 #define MJQ_LISTS_H
 
 #include "addr_set.h"
+#include "arf_parse.h"
 #include "bounce_class.h"
 #include "bounce_parse.h"
 #include "bounce_score.h"

@@ -444,3 +444,78 @@ probe_bounce() {
 	    "$MAIL"/boss@owner.test/new/*
 }
 
+# arf FEEDBACK-TYPE RCPT-TO-LINE RETURN-PATH - an RFC 5965 report to
+# mylist-owner from a provider's feedback loop
+arf() {
+	"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -o -f fbl@provider.test <<-EOF
+	From: <fbl@provider.test>
+	To: <mylist-owner@example.org>
+	Subject: complaint about message from 192.0.2.1
+	MIME-Version: 1.0
+	Content-Type: multipart/report; report-type=feedback-report; boundary="part1"
+
+	--part1
+	Content-Type: text/plain
+
+	This is an email abuse report.
+	--part1
+	Content-Type: message/feedback-report
+
+	Feedback-Type: $1
+	User-Agent: SomeGenerator/1.0
+	Version: 1
+	$2
+
+	--part1
+	Content-Type: message/rfc822
+
+	Return-Path: <$3>
+	From: <ann@users.test>
+	To: <mylist@example.org>
+	Subject: a post
+
+	hello
+	--part1--
+	EOF
+}
+
+@test "an ARF abuse report unsubscribes the reporter; the owners get one summary a day later; a malformed one is forwarded" {
+	arf abuse 'Original-Rcpt-To: <live@users.test>' 'mylist-owner@example.org'
+	runq
+	[ "$(cat "$SUBS")" = "gone@dead.test" ]
+	[[ "$(cat "$LISTS/example.org/mylist/complaints")" =~ ^[0-9]+\ live@users.test\ unsubscribed$ ]]
+	grep -q 'complaint (abuse report) from <live@users.test> about mylist@example.org: unsubscribed' "$RUNLOG"
+	[ "$(mails boss@owner.test)" -eq 0 ]
+	# redacted Original-Rcpt-To: the returned post's VERP Return-Path tells
+	echo live@users.test >>"$SUBS"
+	arf abuse 'Original-Mail-From: <x@y.test>' 'mylist-owner+live=users.test@example.org'
+	runq
+	[ "$(cat "$SUBS")" = "gone@dead.test" ]
+	# naming nobody, or not abuse: forwarded to the owners
+	arf abuse 'Original-Mail-From: <x@y.test>' 'mylist-owner@example.org'
+	arf not-spam 'Original-Rcpt-To: <gone@dead.test>' 'mylist-owner@example.org'
+	runq
+	[ "$(mails boss@owner.test)" -eq 2 ]
+	grep -q 'feedback report (abuse) naming nobody: forwarded to the owners' "$RUNLOG"
+	grep -q 'feedback report (not-spam) naming gone@dead.test: forwarded to the owners' "$RUNLOG"
+	grep -qx gone@dead.test "$SUBS"
+	# a post the same day: no summary yet; a day later: one, and the file emptied
+	post same-day
+	runq
+	[ "$(mails boss@owner.test)" -eq 2 ]
+	on_day 1
+	post next-day
+	runq
+	[ "$(mails boss@owner.test)" -eq 3 ]
+	f=$(grep -l '^Complaints about mylist@example.org' "$MAIL"/boss@owner.test/new/*)
+	[ "$(grep -c ' live@users.test unsubscribed$' "$f")" -eq 2 ]
+	[ ! -s "$LISTS/example.org/mylist/complaints" ]
+}
+
+@test "with complaint_unsubscribe = no the reporter stays, and the complaint is still summarized" {
+	printf 'complaint_unsubscribe = no\n' >>"$LISTS/example.org/mylist/config"
+	arf abuse 'Original-Rcpt-To: <live@users.test>' 'mylist-owner@example.org'
+	runq
+	grep -qx live@users.test "$SUBS"
+	grep -q ' live@users.test kept (complaint_unsubscribe = no)$' "$LISTS/example.org/mylist/complaints"
+}
