@@ -13,6 +13,7 @@ bats_require_minimum_version 1.5.0
 
 # Posting policy is t/76's; these lists take posts from anyone.
 MJQ_LIST_POSTING=open
+BLOCKED_OPTS=()
 
 SPAMHAUS='554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/127.0.0.1'
 UNKNOWN='550 5.1.1 <x@ok.test>: Recipient address rejected: User unknown in local recipient table'
@@ -34,7 +35,8 @@ on_day() {
 }
 
 # bounce_setup REPLY - a list of 80: b1..b40@blocked.test, whose server
-# answers every RCPT with REPLY; o1..o37@ok.test and gone1..gone3@ok.test
+# answers every RCPT with REPLY (none: with the options in the array
+# BLOCKED_OPTS); o1..o37@ok.test and gone1..gone3@ok.test
 # (550 5.1.1 user unknown) at a healthy server; DSNs to mylist-owner come
 # back through the pipe owner-in, as the MTA's alias would deliver them
 bounce_setup() {
@@ -43,9 +45,10 @@ bounce_setup() {
 	RUNLOG=$BATS_TEST_TMPDIR/runner.log
 	smtpd_start ok --rcpt "gone*@ok.test=$UNKNOWN"
 	OK_PORT=$PORT
-	smtpd_start blocked --rcpt "*=$1"
+	smtpd_start blocked ${1:+--rcpt "*=$1"} "${BLOCKED_OPTS[@]}"
 	BLOCKED_PORT=$PORT
 	mjq_setup <<-EOF
+	${BOUNCE_CONF:-}
 	[transport_map]
 	ok.test = smtp:[127.0.0.1]:$OK_PORT
 	blocked.test = smtp:[127.0.0.1]:$BLOCKED_PORT
@@ -182,4 +185,47 @@ mjq_bounce_incident_recipients{list="mylist@example.org",destination="blocked.te
 	[ "$(mails boss@owner.test)" -eq 7 ]
 	# the blocklisted 40 all along: nothing
 	run -1 grep -q '@blocked.test' "$BOUNCES"
+}
+
+# storm CLASS N - after N posts: nobody removed, disabled or counted at
+# blocked.test, and one incident notice of CLASS to the owners
+storm() {
+	local n
+	for n in $(seq 1 "$2"); do
+		post "$n"
+	done
+	[ "$(wc -l <"$SUBS")" -eq 80 ]
+	[ ! -s "$SUBS.disabled" ]
+	run -1 grep -q '@blocked.test' "$BOUNCES"
+	[ "$(mails boss@owner.test)" -eq 1 ]
+	grep -q "^post of mylist@example.org with a $1 failure:" "$MAIL"/boss@owner.test/new/*
+	[ "$(grep -c 'incident at blocked.test goes on' "$RUNLOG")" -eq $(($2 - 1)) ]
+}
+
+@test "a 451 'try later' storm (4.7.1), expired in the queue (4.4.7), over 6 posts: transient, nobody removed, one incident notice" {
+	BOUNCE_CONF=$'[delivery]\nmaximal_queue_lifetime = 0'
+	bounce_setup '451 4.7.1 Please try again later'
+	storm transient 6
+	grep -qF '    x-mjq; delivery time expired (last error: 4.7.1 451 4.7.1 Please try again later)' \
+	    "$MAIL"/boss@owner.test/new/*
+}
+
+@test "a 421 storm, expired in the queue, over 6 posts: nobody removed, one incident notice" {
+	BOUNCE_CONF=$'[delivery]\nmaximal_queue_lifetime = 0'
+	BLOCKED_OPTS=(--reply 'rcpt=421 4.3.2 Service not available, closing transmission channel')
+	bounce_setup ''
+	storm transient 6
+}
+
+@test "452 too many recipients past 10 a transaction, expired in the queue, over 6 posts: policy, nobody removed, one incident notice" {
+	BOUNCE_CONF=$'[delivery]\nmaximal_queue_lifetime = 0'
+	BLOCKED_OPTS=(--rcpt-limit 10)
+	bounce_setup ''
+	# without VERP a transaction carries many recipients
+	printf 'verp = no\n' >>"$LISTS/example.org/mylist/config"
+	storm policy 6
+	# 10 of each post's 40 there delivered, 30 refused
+	[ "$(delivered blocked)" -eq $((6 * 10)) ]
+	grep -q 'An incident: blocked.test refused 30 of the 40 recipients there of a' "$MAIL"/boss@owner.test/new/*
+	grep -qF 'last error: 4.5.3 452 4.5.3 too many recipients' "$MAIL"/boss@owner.test/new/*
 }
