@@ -43,6 +43,8 @@ static const char request_help[] =
     "  which [address]               the lists an address is on\n"
     "  who <list>                    the subscribers (if allowed)\n"
     "  confirm <token>               carry out a confirmed request\n"
+    "  enable <list>                 delivery to you again, after your\n"
+    "                                mailbox bounced (and works again)\n"
     "\n"
     "For moderators, with a token from a held post's notice (one in\n"
     "the body counts instead of one in the Subject):\n"
@@ -307,6 +309,36 @@ request_who(struct request *r, const struct cmd *c)
 	return 0;
 }
 
+/* request_enable - the requester's delivery, disabled after bounces
+ * (bounce_probe.c), enabled again: its mailbox works now, it says.  A
+ * forged request costs nothing: an address that still bounces is
+ * disabled again by its next bounces */
+static int
+request_enable(struct request *r, const struct cmd *c)
+{
+	int k;
+
+	if (!request_list_ok(r, c->list)) {
+		fprintf(r->main->fp, "There is no list %s here.\n\n", c->list);
+		return 0;
+	}
+	if ((k = subs_disabled_drop(
+		 r->env->s, r->m->domain, c->list, r->requester)) == -1)
+		return -1;
+	if (k == 0)
+		fprintf(r->main->fp,
+		    "Delivery of %s to <%s> is not disabled.\n\n", c->list,
+		    r->requester);
+	else {
+		log_notice("%s: <%s> enabled again on %s@%s by its request",
+		    r->m->name, r->requester, c->list, r->m->domain);
+		fprintf(r->main->fp,
+		    "Delivery of %s to <%s> is enabled again.\n\n", c->list,
+		    r->requester);
+	}
+	return 0;
+}
+
 /* request_which - the lists of an address, told to that address */
 static int
 request_which(struct request *r, const struct cmd *c)
@@ -473,6 +505,8 @@ request_cmd(struct request *r, const struct cmd *c)
 		return request_who(r, c);
 	case CMD_CONFIRM:
 		return request_confirm(r, c);
+	case CMD_ENABLE:
+		return request_enable(r, c);
 	case CMD_APPROVE:
 	case CMD_REJECT:
 	case CMD_DISCARD:

@@ -519,3 +519,19 @@ arf() {
 	grep -qx live@users.test "$SUBS"
 	grep -q ' live@users.test kept (complaint_unsubscribe = no)$' "$LISTS/example.org/mylist/complaints"
 }
+
+@test "the subscriber enables itself again with the mail command enable" {
+	disable_gone
+	printf 'From: <gone@dead.test>\nSubject: commands\n\nenable mylist\n' |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f gone@dead.test
+	printf 'From: <live@users.test>\nSubject: commands\n\nenable mylist\n' |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f live@users.test
+	runq
+	[ ! -s "$SUBS.disabled" ]
+	last gone@dead.test | grep -qx 'Delivery of mylist to <gone@dead.test> is enabled again.'
+	last live@users.test | grep -qx 'Delivery of mylist to <live@users.test> is not disabled.'
+	grep -q '<gone@dead.test> enabled again on mylist@example.org by its request' "$RUNLOG"
+	post after
+	runq
+	grep -lqx 'Subject: after' "$MAIL"/gone@dead.test/new/*
+}
