@@ -181,15 +181,19 @@ queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDEL
     $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) $(CURL_LIBS) -lssl -lcrypto -lresolv
 # make fault-runner FAULT_DIR=dir: dir/mj_queuerun, the runner with
-# test_fault.c built with MJQ_TEST_FAULTS (its object, linked before the
-# library, replaces the library's empty one); for t/69 only.
+# test_fault.c and listfn_clock.c built with MJQ_TEST_FAULTS (their
+# objects, linked before the libraries, replace the libraries' plain
+# ones: crashes on request, a clock shifted by MJQ_TEST_CLOCK_OFFSET);
+# for the tests only (t/69, t/73).
 fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) \
     $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	@test -n "$(FAULT_DIR)" || { echo "fault-runner: FAULT_DIR=dir" >&2; exit 2; }
 	$(CC) $(CPPFLAGS) -DMJQ_TEST_FAULTS $(ALL_CFLAGS) -c \
 	    -o $(FAULT_DIR)/test_fault.o queuerun/test_fault.c
+	$(CC) $(CPPFLAGS) -DMJQ_TEST_FAULTS $(ALL_CFLAGS) -c \
+	    -o $(FAULT_DIR)/listfn_clock.o listfn/listfn_clock.c
 	$(CC) $(LDFLAGS) -o $(FAULT_DIR)/mj_queuerun $(QR_MAIN:.c=.o) \
-	    $(FAULT_DIR)/test_fault.o $(filter %.a,$^) $(LDLIBS) $(LISTS_LIBS) $(CURL_LIBS) -lssl -lcrypto -lresolv
+	    $(FAULT_DIR)/test_fault.o $(FAULT_DIR)/listfn_clock.o $(filter %.a,$^) $(LDLIBS) $(LISTS_LIBS) $(CURL_LIBS) -lssl -lcrypto -lresolv
 schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 TOOL_LIBS := $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) \

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "lists.h"
+
 struct listfn_env;
 struct listfn_msg;
 
@@ -14,5 +16,8 @@ struct listfn_msg;
  * 0 done (empty state file made), -1 try again later */
 int bounce_process(
     struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len);
+
+/* bounce_rule_of - the weights, threshold and age of counts of list lc */
+void bounce_rule_of(const struct listconf *lc, struct bounce_rule *rule);
 
 #endif

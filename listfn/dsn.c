@@ -14,6 +14,9 @@
  * more make more reports, each of bounded size, so every failed
  * recipient is named (a list owner's bounce counting needs them all) and
  * no report needs more memory than FAIL_BATCH_MAX recipients.
+ *
+ * A list's own post gets no report: its failures are judged and counted
+ * against the subscribers where the runner heard them (bounce_record.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bounce_record.h"
 #include "dsn.h"
 #include "lists.h"
 #include "generate.h"
@@ -160,6 +164,10 @@ dsn_create(
 	size_t tlen;
 	int r = -1;
 
+	/* A list's own post: judged here, no report to its owner address */
+	if ((r = bounce_record(env, m, part->batch)) != 1)
+		return r;
+	r = -1;
 	if (gethostname(host, sizeof(host)) == -1)
 		(void)strlcpy(host, "localhost", sizeof(host));
 	host[sizeof(host) - 1] = '\0';

@@ -20,7 +20,10 @@
 #include <strings.h>
 
 #include "lists.h"
+#include "bounce_complaint.h"
+#include "bounce_probe.h"
 #include "listfn_aside.h"
+#include "listfn_clock.h"
 #include "listfn_list.h"
 #include "listfn_state.h"
 #include "listfn_text.h"
@@ -322,12 +325,23 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 	return r;
 }
 
+/* What the snapshot writes to, and whom it leaves out. */
+struct expand_list_to {
+	struct spool_state_writer *w;
+	const struct subs_disabled *off; /* disabled after bounces */
+	size_t noff;
+};
+
 /* expand_list_rcpt - listconf_subscribers_each's callback: a state
- * file line */
+ * file line, unless the address's delivery is disabled */
 static int
 expand_list_rcpt(void *arg, const char *addr)
 {
-	return spool_state_write_rcpt(arg, addr);
+	struct expand_list_to *to = arg;
+
+	if (subs_disabled_find(to->off, to->noff, addr) != NULL)
+		return 0;
+	return spool_state_write_rcpt(to->w, addr);
 }
 
 /* expand_list_snapshot - the subscribers, and the archive as one more
@@ -335,9 +349,11 @@ expand_list_rcpt(void *arg, const char *addr)
  * into the new state file */
 static int
 expand_list_snapshot(struct listfn_env *env, struct listfn_msg *m,
-    const struct listconf *lc, struct spool_state_init *init, size_t *n)
+    const struct listconf *lc, struct spool_state_init *init, size_t *n,
+    const struct subs_disabled *off, size_t noff)
 {
 	struct spool_state_writer *w;
+	struct expand_list_to to;
 	char err[300];
 	int r = -1;
 
@@ -347,8 +363,9 @@ expand_list_snapshot(struct listfn_env *env, struct listfn_msg *m,
 		free(w);
 		return -1;
 	}
+	to.w = w, to.off = off, to.noff = noff;
 	if (listconf_subscribers_each(env->s, m->domain, m->list,
-		expand_list_rcpt, w, err, sizeof(err)) == -1)
+		expand_list_rcpt, &to, err, sizeof(err)) == -1)
 		log_warnx("%s: %s", m->name, err);
 	else if (lc->archive[0] != '\0' &&
 		 spool_state_write_rcpt(w, m->archive_rcpt) == -1)
@@ -364,6 +381,32 @@ expand_list_snapshot(struct listfn_env *env, struct listfn_msg *m,
 	return r;
 }
 
+/* expand_list_disabled - the subscribers whose delivery is disabled, as
+ * the probes due now leave them (bounce_probe.c: disabled addresses are
+ * probed as posts go out, and one enabled again gets this post) */
+static int
+expand_list_disabled(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, struct subs_disabled **off, size_t *noff)
+{
+	if (subs_disabled_load(env->s, m->domain, m->list, off, noff) == -1) {
+		log_warn("%s: cannot read the disabled subscribers", m->name);
+		return -1;
+	}
+	if (bounce_complaint_summary(env, m, lc, listfn_now()) == -1)
+		log_warn("%s: complaints summary deferred", m->name);
+	if (*noff == 0)
+		return 0;
+	if (bounce_probe_due(env, m, lc, *off, *noff, listfn_now()) == -1)
+		log_warn(
+		    "%s: probes of disabled subscribers deferred", m->name);
+	free(*off);
+	if (subs_disabled_load(env->s, m->domain, m->list, off, noff) == -1) {
+		log_warn("%s: cannot read the disabled subscribers", m->name);
+		return -1;
+	}
+	return 0;
+}
+
 /* expand_list_first - first processing: checks, then the snapshot */
 static int
 expand_list_first(struct listfn_env *env, struct listfn_msg *m,
@@ -372,7 +415,8 @@ expand_list_first(struct listfn_env *env, struct listfn_msg *m,
 	struct spool_state_init init;
 	char sender[SPOOL_ADDR_MAX + 1], from[SPOOL_ADDR_MAX + 1], err[300];
 	char released[SPOOL_WHY_MAX];
-	size_t n = 0, sent;
+	struct subs_disabled *off = NULL;
+	size_t n = 0, sent, noff = 0;
 	int r;
 
 	if (expand_list_loop(m, text, len)) {
@@ -404,10 +448,17 @@ expand_list_first(struct listfn_env *env, struct listfn_msg *m,
 	init.from = from;
 	init.kind = "post";
 	init.verp = lc->verp;
-	if (expand_list_snapshot(env, m, lc, &init, &n) == -1)
+	if (expand_list_disabled(env, m, lc, &off, &noff) == -1)
+		return -1;
+	r = expand_list_snapshot(env, m, lc, &init, &n, off, noff);
+	free(off);
+	if (r == -1)
 		return -1;
 	log_info("%s: from=<%s>, list=%s@%s, nrcpt=%zu%s%s", m->name, from,
 	    m->list, m->domain, n, released[0] ? ", " : "", released);
+	if (noff > 0)
+		log_info(
+		    "%s: %zu disabled subscriber(s) left out", m->name, noff);
 	if (released[0] != '\0' && spool_why_remove(m->path) == -1)
 		log_warn("%s: cannot remove its .why", m->name);
 	return 0;

@@ -2,8 +2,9 @@
  * generate.c - mail the runner makes because of a message (a bounce, an
  * answer to a request, a notice): committed with its one recipient
  * already in its state file, so it is never expanded, from the null
- * sender, under owner/ of the causing message's tiers, named after its
- * list (spool-layout/README, "Generated mail").
+ * sender (a bounce probe: its own VERP address), under owner/ of the causing
+ * message's tiers, named after its list (spool-layout/README, "Generated
+ * mail").
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -22,6 +23,17 @@ generate_commit(struct listfn_env *env, const struct listfn_msg *m,
     const char *kind, const char *to, const char *text, size_t tlen,
     char *final, size_t finallen)
 {
+	return generate_commit_from(
+	    env, m, kind, "", to, text, tlen, final, finallen);
+}
+
+/* generate_commit_from - the same from the envelope sender (a bounce
+ * probe's VERP address, whose bounce must come back) */
+int
+generate_commit_from(struct listfn_env *env, const struct listfn_msg *m,
+    const char *kind, const char *sender, const char *to, const char *text,
+    size_t tlen, char *final, size_t finallen)
+{
 	struct spool_state_init init;
 	struct spool_name name;
 	char dir[PATH_MAX], *state = NULL, *rcpt[1];
@@ -29,7 +41,7 @@ generate_commit(struct listfn_env *env, const struct listfn_msg *m,
 	int r = -1;
 
 	memset(&init, 0, sizeof(init));
-	init.sender = "";
+	init.sender = sender;
 	init.from = "";
 	init.kind = kind;
 	init.arrival = (long long)time(NULL);

@@ -12,5 +12,8 @@ struct listfn_msg;
 int generate_commit(struct listfn_env *env, const struct listfn_msg *m,
     const char *kind, const char *to, const char *text, size_t tlen,
     char *final, size_t finallen);
+int generate_commit_from(struct listfn_env *env, const struct listfn_msg *m,
+    const char *kind, const char *sender, const char *to, const char *text,
+    size_t tlen, char *final, size_t finallen);
 
 #endif

@@ -43,6 +43,8 @@ static const char request_help[] =
     "  which [address]               the lists an address is on\n"
     "  who <list>                    the subscribers (if allowed)\n"
     "  confirm <token>               carry out a confirmed request\n"
+    "  enable <list>                 delivery to you again, after your\n"
+    "                                mailbox bounced (and works again)\n"
     "\n"
     "For moderators, with a token from a held post's notice (one in\n"
     "the body counts instead of one in the Subject):\n"
@@ -233,13 +235,31 @@ request_info(struct request *r, const struct cmd *c)
 	return 0;
 }
 
-/* request_who - the subscribers, to whom the list's who_access allows */
+/* request_who_disabled - a disabled subscriber's line: since when, why */
+static void
+request_who_disabled(FILE *fp, const struct subs_disabled *d)
+{
+	char day[32];
+	time_t t = (time_t)d->since;
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(day, sizeof(day), "%Y-%m-%d", &tm) == 0)
+		(void)strlcpy(day, "?", sizeof(day));
+	fprintf(fp, "  %s (disabled since %s: %s; %d probe(s) sent)\n", d->addr,
+	    day, d->why, d->probes);
+}
+
+/* request_who - the subscribers, to whom the list's who_access allows;
+ * the disabled ones marked */
 static int
 request_who(struct request *r, const struct cmd *c)
 {
 	char err[512], **v;
+	const struct subs_disabled *d;
+	struct subs_disabled *off = NULL;
 	struct listconf lc;
-	size_t n, i;
+	size_t n, i, k, noff = 0;
 	int ok;
 
 	if (!request_list_ok(r, c->list)) {
@@ -263,13 +283,59 @@ request_who(struct request *r, const struct cmd *c)
 		    "The subscribers of %s are not shown to you.\n\n", c->list);
 		return 0;
 	}
-	if (listconf_subscribers(r->env->s, r->m->domain, c->list, &v, &n, err,
-		sizeof(err)) == -1)
+	if (subs_disabled_load(r->env->s, r->m->domain, c->list, &off, &noff) ==
+		-1 ||
+	    listconf_subscribers(r->env->s, r->m->domain, c->list, &v, &n, err,
+		sizeof(err)) == -1) {
+		free(off);
 		return -1;
-	for (i = 0; i < n; i++)
-		fprintf(r->main->fp, "  %s\n", v[i]);
-	fprintf(r->main->fp, "\n%zu subscriber(s).\n\n", n);
+	}
+	for (i = 0, k = 0; i < n; i++)
+		if ((d = subs_disabled_find(off, noff, v[i])) == NULL)
+			fprintf(r->main->fp, "  %s\n", v[i]);
+		else {
+			k++;
+			request_who_disabled(r->main->fp, d);
+		}
+	if (k == 0)
+		fprintf(r->main->fp, "\n%zu subscriber(s).\n\n", n);
+	else
+		fprintf(r->main->fp,
+		    "\n%zu subscriber(s), %zu of them disabled after "
+		    "bounces.\n\n",
+		    n, k);
 	listconf_free_vec(v, n);
+	free(off);
+	return 0;
+}
+
+/* request_enable - the requester's delivery, disabled after bounces
+ * (bounce_probe.c), enabled again: its mailbox works now, it says.  A
+ * forged request costs nothing: an address that still bounces is
+ * disabled again by its next bounces */
+static int
+request_enable(struct request *r, const struct cmd *c)
+{
+	int k;
+
+	if (!request_list_ok(r, c->list)) {
+		fprintf(r->main->fp, "There is no list %s here.\n\n", c->list);
+		return 0;
+	}
+	if ((k = subs_disabled_drop(
+		 r->env->s, r->m->domain, c->list, r->requester)) == -1)
+		return -1;
+	if (k == 0)
+		fprintf(r->main->fp,
+		    "Delivery of %s to <%s> is not disabled.\n\n", c->list,
+		    r->requester);
+	else {
+		log_notice("%s: <%s> enabled again on %s@%s by its request",
+		    r->m->name, r->requester, c->list, r->m->domain);
+		fprintf(r->main->fp,
+		    "Delivery of %s to <%s> is enabled again.\n\n", c->list,
+		    r->requester);
+	}
 	return 0;
 }
 
@@ -439,6 +505,8 @@ request_cmd(struct request *r, const struct cmd *c)
 		return request_who(r, c);
 	case CMD_CONFIRM:
 		return request_confirm(r, c);
+	case CMD_ENABLE:
+		return request_enable(r, c);
 	case CMD_APPROVE:
 	case CMD_REJECT:
 	case CMD_DISCARD:

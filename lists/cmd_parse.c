@@ -44,6 +44,7 @@ static const struct cmd_parse_verb {
     {"signoff", CMD_UNSUBSCRIBE, ARG_LIST | ARG_ADDR},
     {"which", CMD_WHICH, ARG_ADDR},
     {"who", CMD_WHO, ARG_LIST},
+    {"enable", CMD_ENABLE, ARG_LIST},
     {"confirm", CMD_CONFIRM, ARG_TOKEN},
     {"approve", CMD_APPROVE, ARG_TOKEN},
     {"reject", CMD_REJECT, ARG_TOKEN | ARG_REASON},

@@ -35,6 +35,7 @@ enum cmd_verb {
 	CMD_WHICH,
 	CMD_WHO,
 	CMD_CONFIRM,
+	CMD_ENABLE,  /* delivery to the requester, disabled by bounces, again */
 	CMD_APPROVE, /* moderation: a held post goes out */
 	CMD_REJECT,  /* ... is returned to its poster, with the reason */
 	CMD_DISCARD, /* ... is dropped silently */

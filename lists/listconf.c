@@ -29,6 +29,30 @@
 		    NULL                                                       \
 	}
 
+/* listconf_score - a bounce score or weight, 0 .. 10000 with at most two
+ * decimals ("5", "0.5", "2.25"), in hundredths */
+static int
+listconf_score(const char *text, void *var, char *err, size_t errlen)
+{
+	const char *p = text;
+	long long v = 0;
+	int k;
+
+	for (; *p >= '0' && *p <= '9' && v <= 10000; p++)
+		v = v * 10 + (*p - '0');
+	v *= 100;
+	if (*p == '.' && p > text)
+		for (p++, k = 10; *p >= '0' && *p <= '9' && k > 0; p++, k /= 10)
+			v += (*p - '0') * k;
+	if (p == text || *p != '\0' || v > 1000000) {
+		snprintf(err, errlen,
+		    "a score from 0 to 10000, at most two decimals: %s", text);
+		return -1;
+	}
+	*(long long *)var = v;
+	return 0;
+}
+
 static const struct conf_key listconf_keys[] = {
     LSTR("owners", owners),
     LSTR("subject_prefix", subject_prefix),
@@ -41,9 +65,27 @@ static const struct conf_key listconf_keys[] = {
     {"subscribe_approval", CONF_BOOL, "no", 0, 1, L(subscribe_approval), NULL},
     {"who_access", CONF_STR, "owners", 0,
 	sizeof(((struct listconf *)0)->who_access), L(who_access), NULL},
-    {"bounce_max_count", CONF_INT, "5", 0, 1000000, L(bounce_max_count), NULL},
+    /* bounce_max_count: the threshold's name from before scores */
+    {"bounce_max_count", CONF_FUNC, "5", 0, 0, L(bounce_threshold),
+	listconf_score},
+    {"bounce_score_threshold", CONF_FUNC, "5.0", 0, 0, L(bounce_threshold),
+	listconf_score},
+    {"bounce_weight_recipient", CONF_FUNC, "1.0", 0, 0,
+	L(bounce_weight_recipient), listconf_score},
+    {"bounce_weight_mailbox", CONF_FUNC, "0.5", 0, 0, L(bounce_weight_mailbox),
+	listconf_score},
     {"bounce_max_age", CONF_DURATION, "14d", 60, 365 * 86400LL,
 	L(bounce_max_age), NULL},
+    {"bounce_incident_share", CONF_INT, "30", 1, 100, L(bounce_incident_share),
+	NULL},
+    {"bounce_incident_min", CONF_INT, "10", 1, 1000000, L(bounce_incident_min),
+	NULL},
+    {"bounce_judge", CONF_BOOL, "yes", 0, 1, L(bounce_judge), NULL},
+    {"complaint_unsubscribe", CONF_BOOL, "yes", 0, 1, L(complaint_unsubscribe),
+	NULL},
+    {"bounce_probes", CONF_INT, "3", 0, 100, L(bounce_probes), NULL},
+    {"bounce_probe_interval", CONF_DURATION, "7d", 60, 365 * 86400LL,
+	L(bounce_probe_interval), NULL},
     {"dmarc_mitigation", CONF_FUNC, "munge_if_strict", 0, 0,
 	L(dmarc_mitigation), dmarc_mitigation_parse},
     {"posting", CONF_FUNC, "subscribers", 0, 0, L(posting),

@@ -21,9 +21,17 @@ struct listconf {
 	/* request and bounce handling (request.c, bounce.c) */
 	int subscribe_approval;
 	char who_access[16];
-	long long bounce_max_count;
+	long long bounce_threshold;	   /* hundredths; 0 = never */
+	long long bounce_weight_recipient; /* hundredths */
+	long long bounce_weight_mailbox;   /* hundredths */
 	long long bounce_max_age;
-	int dmarc_mitigation; /* enum dmarc_mitigation (dmarc.h) */
+	long long bounce_incident_share; /* percent of a destination's */
+	long long bounce_incident_min;	 /* recipients, at least */
+	int bounce_judge; /* the runner counts its posts' failures: no DSN */
+	int complaint_unsubscribe;	 /* an ARF abuse report unsubscribes */
+	long long bounce_probes;	 /* probes before removal; 0 = none */
+	long long bounce_probe_interval; /* seconds between probes */
+	int dmarc_mitigation;		 /* enum dmarc_mitigation (dmarc.h) */
 	/* who may post (posting.c) */
 	int posting;	      /* enum posting_policy */
 	int nonmember_action; /* enum posting_action */

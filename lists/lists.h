@@ -12,7 +12,10 @@
 
 #include "addr_set.h"
 #include "arc.h"
+#include "arf_parse.h"
+#include "bounce_class.h"
 #include "bounce_parse.h"
+#include "bounce_score.h"
 #include "cmd_mime.h"
 #include "cmd_parse.h"
 #include "dkim_canon.h"
@@ -23,6 +26,7 @@
 #include "listconf.h"
 #include "posting.h"
 #include "rcpt_head.h"
+#include "subs_disabled.h"
 #include "subs_edit.h"
 #include "unsub_token.h"
 

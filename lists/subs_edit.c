@@ -20,6 +20,7 @@
 #include "lockedit.h"
 #include "log.h"
 #include "listconf.h"
+#include "subs_disabled.h"
 #include "subs_edit.h"
 #include "subs_since.h"
 #include "unsub_token.h"
@@ -112,6 +113,10 @@ subs_edit_if(const struct settings *s, const char *domain, const char *list,
 		    "cannot note the change in %s%s", path, SUBS_SINCE_SUFFIX);
 	} else if (lockedit_commit(&le, out, outlen) == -1) {
 		log_warn("cannot replace %s", path);
+	} else if (op == SUBS_REMOVE &&
+		   subs_disabled_drop_at(path, addr) == -1) {
+		log_warn("cannot drop %s from %s%s", addr, path,
+		    SUBS_DISABLED_SUFFIX);
 	} else {
 		log_info("%s@%s: %s %s", list, domain,
 		    op == SUBS_ADD ? "subscribed" : "unsubscribed", addr);

@@ -153,6 +153,32 @@ prom_deliveries(const struct counts *k, FILE *fp)
 		}
 }
 
+/* prom_incidents - the open incidents, and the recipients each refused
+ * in the last post (state/incidents) */
+static void
+prom_incidents(const struct counts *k, FILE *fp)
+{
+	const struct spool_incident *in;
+	size_t i;
+
+	prom_family(fp, "mjq_bounce_incidents", "gauge",
+	    "Open incidents: a destination refusing a large share of a list's "
+	    "posts with one policy or transient failure.");
+	fprintf(fp, "mjq_bounce_incidents %zu\n", k->nincidents);
+	prom_family(fp, "mjq_bounce_incident_recipients", "gauge",
+	    "Recipients of the last post an open incident refused.");
+	for (i = 0; i < k->nincidents; i++) {
+		in = &k->incidents[i];
+		fprintf(fp, "mjq_bounce_incident_recipients{");
+		prom_label(fp, "list", in->list);
+		fputc(',', fp);
+		prom_label(fp, "destination", in->dest);
+		fputc(',', fp);
+		prom_label(fp, "class", in->class);
+		fprintf(fp, "} %lld\n", in->count);
+	}
+}
+
 /* queueserv_prom - the whole exposition */
 void
 queueserv_prom(const struct qs *qs, const struct counts *k, FILE *fp)
@@ -165,6 +191,7 @@ queueserv_prom(const struct qs *qs, const struct counts *k, FILE *fp)
 	    k->oldest != 0 ? (long long)(k->now - k->oldest) : 0LL);
 	prom_dests(k, fp);
 	prom_deliveries(k, fp);
+	prom_incidents(k, fp);
 	prom_family(fp, "mjq_runners", "gauge", "Runner processes alive.");
 	fprintf(fp, "mjq_runners %d\n", queueserv_pool_live(qs));
 	prom_family(fp, "mjq_runners_max", "gauge", "[queueserv] max_runners.");

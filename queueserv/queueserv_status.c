@@ -380,6 +380,51 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 	fprintf(fp, "]");
 }
 
+/* status_text_incidents - the open incidents, one line each: a
+ * destination refusing a share of a list's posts (state/incidents) */
+static void
+status_text_incidents(const struct counts *k, time_t now, FILE *fp)
+{
+	const struct spool_incident *in;
+	size_t i;
+
+	for (i = 0; i < k->nincidents; i++) {
+		in = &k->incidents[i];
+		fprintf(fp,
+		    "incident: %s at %s: %s, %lld of %lld recipients, since "
+		    "%llds, last %llds ago: %s\n",
+		    in->list, in->dest, in->class, in->count, in->total,
+		    (long long)now - in->since, (long long)now - in->last,
+		    in->reply);
+	}
+}
+
+/* status_json_incidents - ,"incidents":[...] */
+static void
+status_json_incidents(const struct counts *k, time_t now, FILE *fp)
+{
+	const struct spool_incident *in;
+	size_t i;
+
+	fprintf(fp, ",\"incidents\":[");
+	for (i = 0; i < k->nincidents; i++) {
+		in = &k->incidents[i];
+		fprintf(fp, "%s{\"list\":", i ? "," : "");
+		status_json_str(fp, in->list);
+		fprintf(fp, ",\"destination\":");
+		status_json_str(fp, in->dest);
+		fprintf(fp, ",\"class\":");
+		status_json_str(fp, in->class);
+		fprintf(fp,
+		    ",\"count\":%lld,\"total\":%lld,\"since\":%lld,"
+		    "\"last_age\":%lld,\"reply\":",
+		    in->count, in->total, in->since, (long long)now - in->last);
+		status_json_str(fp, in->reply);
+		fprintf(fp, "}");
+	}
+	fprintf(fp, "]");
+}
+
 /* status_text - the human table; online 0: the server is not running,
  * the spool and the destinations only */
 static void
@@ -430,6 +475,7 @@ status_text(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 		    k->held[i].domain, k->held[i].n);
 	status_text_dests(k, now, fp);
 	queueserv_sts_text(qs->s.spool_dir, clock_now(), fp);
+	status_text_incidents(k, now, fp);
 	for (i = 0; i < k->ndomains; i++)
 		if (status_dkim(qs, k->domains[i], err, sizeof(err)))
 			fprintf(fp, "dkim: %s: %s (its mail waits)\n",
@@ -511,7 +557,9 @@ status_json(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 			fprintf(fp, "}");
 			sep = ",";
 		}
-	fprintf(fp, "]}\n");
+	fprintf(fp, "]");
+	status_json_incidents(k, now, fp);
+	fprintf(fp, "}\n");
 }
 
 /* status_emit - the counts, as text, JSON or Prometheus text, into fp; -1 when
@@ -522,7 +570,9 @@ status_emit(const struct qs *qs, FILE *fp, int format, int online)
 	struct counts k;
 	int r = 0;
 
-	if (status_spool(qs, &k) == -1 || status_dests(qs, &k) == -1) {
+	if (status_spool(qs, &k) == -1 || status_dests(qs, &k) == -1 ||
+	    spool_incident_list(qs->s.spool_dir, time(NULL), &k.incidents,
+		&k.nincidents) == -1) {
 		fprintf(
 		    fp, "error: cannot read the spool %s\n", qs->s.spool_dir);
 		r = -1;
@@ -532,6 +582,7 @@ status_emit(const struct qs *qs, FILE *fp, int format, int online)
 		status_json(qs, &k, online, fp);
 	else
 		status_text(qs, &k, online, fp);
+	free(k.incidents);
 	free(k.held);
 	free(k.tiers);
 	free(k.dests);

@@ -11,6 +11,7 @@
 #include "names.h"
 #include "queueserv.h"
 #include "spool_dest.h"
+#include "spool_incident.h"
 
 /* The counters of one priority tier (or of them all). */
 struct tier {
@@ -45,6 +46,8 @@ struct counts {
 	int failed;
 	char **domains; /* of the outstanding mail, for the DKIM check */
 	size_t ndomains;
+	struct spool_incident *incidents; /* open, state/incidents */
+	size_t nincidents;
 };
 
 /* queueserv_sts.c: the MTA-STS policies in force */

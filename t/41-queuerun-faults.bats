@@ -253,6 +253,8 @@ crashed_unwritable() {
 	dnsd_start "$BATS_TEST_TMPDIR/zone"
 	sed -i "s/^dns_server = .*/dns_server = 127.0.0.1:$DNS_PORT/" "$CONF"
 	mjq_list ex.org l a@nowhere.test
+	# a DSN of the post, not the runner's own judging (bounce_judge)
+	printf '[list]\nbounce_judge = no\n' >>"$LISTS/ex.org/l/config"
 	post ex.org l
 	runq
 	grep -q 'to=<a@nowhere.test>, .*dsn=5.4.4, status=bounced' "$BATS_TEST_TMPDIR/run.log"

@@ -67,6 +67,8 @@ post() {
 	queueserv_start
 	queueserv_stop
 	mjq_list ex.org l a@d.test b@b.test
+	# a DSN of the post, not the runner's own judging (bounce_judge)
+	printf '[list]\nbounce_judge = no\n' >>"$LISTS/ex.org/l/config"
 	post ex.org l
 	printf 'List-Id: <l.ex.org>\nSubject: loop\n\nx\n' |
 		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l l -r -f poster@example.net

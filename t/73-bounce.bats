@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
-# Bounces to <list>-owner (listfn/bounce.c, lists/bounce_parse.c): counted per
-# subscriber, the subscriber removed after bounce_max_count within
-# bounce_max_age and the owners told; other owner mail still forwarded.
+# Bounces to <list>-owner (listfn/bounce.c, lists/bounce_parse.c): each failed
+# address judged by its cause (lists/bounce_class.c), recipient and mailbox
+# failures counted per subscriber, the subscriber removed after
+# bounce_max_count within bounce_max_age and the owners told; other owner
+# mail still forwarded.
 
 load helpers
 load request_helpers
@@ -9,13 +11,32 @@ load request_helpers
 # Posting policy is t/76's; these lists take posts from anyone.
 MJQ_LIST_POSTING=open
 
+# setup_file - a runner whose clock a test can move (make fault-runner:
+# MJQ_TEST_CLOCK_OFFSET, honoured by a test build only)
+setup_file() {
+	make -s -C "$TOP" fault-runner FAULT_DIR="$BATS_FILE_TMPDIR" >/dev/null
+}
+
 setup() {
 	request_setup
 	mjq_list example.org mylist gone@dead.test live@users.test
-	printf '[list]\nowners = boss@owner.test\nverp = yes\nbounce_max_count = 3\nbounce_max_age = 1d\n' \
+	# bounce_max_count: the threshold's old name, still read
+	printf '[list]\nowners = boss@owner.test\nverp = yes\nbounce_max_count = 3\nbounce_max_age = 7d\n' \
 		>>"$LISTS/example.org/mylist/config"
 	SUBS=$LISTS/example.org/mylist/subscribers
 	BOUNCES=$LISTS/example.org/mylist/bounces
+	MJ_QUEUERUN=$BATS_FILE_TMPDIR/mj_queuerun
+	export MJQ_TEST_CLOCK_OFFSET=0
+}
+
+# on_day N - the runner's clock N days ahead
+on_day() {
+	MJQ_TEST_CLOCK_OFFSET=$(($1 * 86400))
+}
+
+# counts ADDR - ADDR's counts in the bounces file, as "time:class" words
+counts() {
+	awk -v a="$1" '$1 == a { $1 = ""; sub(/^ /, ""); print }' "$BOUNCES"
 }
 
 # owner_mail - a message on stdin to mylist-owner, from the null sender
@@ -50,32 +71,62 @@ verp_bounce() {
 	EOF
 }
 
-@test "VERP bounces counted; the third unsubscribes and tells the owners" {
+@test "VERP bounces count once a day; the third day's disables and tells the owners" {
 	verp_bounce gone@dead.test
 	verp_bounce gone@dead.test
 	runq
 	[ "$(wc -l <"$BOUNCES")" -eq 1 ]
-	[ "$(awk '{print $1, NF - 1}' "$BOUNCES")" = "gone@dead.test 2" ]
-	grep -qx gone@dead.test "$SUBS"
-	[ "$(mails boss@owner.test)" -eq 0 ]
+	[ "$(awk '{print $1, NF - 1}' "$BOUNCES")" = "gone@dead.test 1" ]
+	[[ "$(counts gone@dead.test)" =~ ^[0-9]+:r$ ]]
+	grep -q 'bounce for <gone@dead.test> on mylist@example.org: recipient, already counted today, score 1.00 of 3.00' "$RUNLOG"
+	on_day 1
 	verp_bounce gone@dead.test
 	runq
-	[ "$(cat "$SUBS")" = "live@users.test" ]
+	[ "$(awk '{print $1, NF - 1}' "$BOUNCES")" = "gone@dead.test 2" ]
+	[ ! -s "$SUBS.disabled" ]
+	[ "$(mails boss@owner.test)" -eq 0 ]
+	on_day 2
+	verp_bounce gone@dead.test
+	runq
+	# disabled, not removed: still subscribed, with why and when
+	[ "$(cat "$SUBS")" = $'gone@dead.test\nlive@users.test' ]
+	[[ "$(cat "$SUBS.disabled")" =~ ^gone@dead.test\ [0-9]+\ 0\ 0\ -\ 0\ bounce\ score\ 3.00\ reached\ bounce_score_threshold$ ]]
 	[ "$(cat "$BOUNCES")" = "" ]
 	[ "$(mails boss@owner.test)" -eq 1 ]
-	grep -qx '<gone@dead.test> has been removed from mylist@example.org: mail to it bounced' \
+	grep -qx 'Delivery to <gone@dead.test> on mylist@example.org is disabled: mail to it bounced' \
 	    "$MAIL"/boss@owner.test/new/*
 	grep -qx 'Auto-Submitted: auto-replied' "$MAIL"/boss@owner.test/new/*
-	grep -q 'unsubscribed from mylist@example.org after 3 bounces' "$RUNLOG"
+	grep -q '<gone@dead.test> disabled on mylist@example.org: bounce score 3.00' "$RUNLOG"
 	[ "$(queue_files)" = "" ]
+	# who shows it, marked
+	printf 'From: <boss@owner.test>\nSubject: commands\n\nwho\n' |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f boss@owner.test
+	runq
+	last boss@owner.test | grep -qx '  live@users.test'
+	last boss@owner.test | grep -Eqx '  gone@dead.test \(disabled since [0-9]{4}-[0-9]{2}-[0-9]{2}: bounce score 3.00 reached bounce_score_threshold; 0 probe\(s\) sent\)'
+	last boss@owner.test | grep -qx '2 subscriber(s), 1 of them disabled after bounces.'
 }
 
-@test "bounces older than bounce_max_age do not count" {
-	old=$(($(date +%s) - 2 * 86400))
-	printf 'gone@dead.test %s %s\n' "$old" "$old" >"$BOUNCES"
+@test "with bounce_probes = 0 the threshold removes at once" {
+	printf 'bounce_probes = 0\n' >>"$LISTS/example.org/mylist/config"
+	for d in 0 1 2; do
+		on_day $d
+		verp_bounce gone@dead.test
+		runq
+	done
+	[ "$(cat "$SUBS")" = "live@users.test" ]
+	grep -qx '<gone@dead.test> has been removed from mylist@example.org: mail to it bounced' \
+	    "$MAIL"/boss@owner.test/new/*
+}
+
+@test "bounces older than bounce_max_age do not count; counts written before classes are recipient ones" {
+	old=$(($(date +%s) - 8 * 86400))
+	recent=$(($(date +%s) - 2 * 86400))
+	printf 'gone@dead.test %s %s %s\n' "$old" "$old" "$recent" >"$BOUNCES"
 	verp_bounce gone@dead.test
 	runq
-	[ "$(awk '{print NF - 1}' "$BOUNCES")" -eq 1 ]
+	[ "$(awk '{print NF - 1}' "$BOUNCES")" -eq 2 ]
+	[[ "$(counts gone@dead.test)" =~ ^$recent:r\ [0-9]+:r$ ]]
 	grep -qx gone@dead.test "$SUBS"
 }
 
@@ -95,6 +146,9 @@ verp_bounce() {
 
 	Final-Recipient: rfc822;gone@dead.test
 	Action: failed
+	Status: 5.0.0
+	Diagnostic-Code: smtp; 550-5.1.1 The email account that you tried to
+	 reach does not exist.
 	--B--
 	EOF
 	runq
@@ -124,6 +178,8 @@ verp_bounce() {
 
 	  live@users.test
 	    SMTP error from remote mail server after RCPT TO:<live@users.test>:
+	    host mx.users.test [192.0.2.7]: 550 5.1.1 <live@users.test>:
+	    Recipient address rejected: User unknown in local recipient table
 	EOF
 	runq
 	[ "$(awk '{print $1, NF - 1}' "$BOUNCES" | sort)" = $'gone@dead.test 1\nlive@users.test 1' ]
@@ -160,4 +216,322 @@ verp_bounce() {
 	[ "$(mails boss@owner.test)" -eq 2 ]
 	grep -qx 'hello owner' "$MAIL"/boss@owner.test/new/*
 	[ ! -e "$BOUNCES" ]
+}
+
+@test "the classifier's table: each real server's reply in its class" {
+	local data=$TOP/t/data/bounce-classes
+	run sh -c "grep -v '^#' '$data' | cut -f3 | '$TOP/t/tools/mj_bounceclass'"
+	[ "$status" -eq 0 ]
+	got=$(paste -d '\t' <(printf '%s\n' "$output") <(grep -v '^#' "$data") |
+	    awk -F'\t' '$1 != $2 { print "got " $1 ", want " $2 ": " $4 }')
+	[ "$got" = "" ]
+	# every class has its rows
+	for c in recipient mailbox policy transient unknown; do
+		[ "$(grep -c "^$c	" "$data")" -ge 2 ]
+	done
+	# a DSN's Status field decides before the text
+	run "$TOP/t/tools/mj_bounceclass" -s 5.7.1 <<<'550 user unknown'
+	[ "$output" = policy ]
+}
+
+# dsn_bounce ADDR STATUS DIAGNOSTIC - an RFC 3464 report for ADDR, no VERP
+dsn_bounce() {
+	owner_mail <<-EOF
+	From: Mail Delivery System <MAILER-DAEMON@mx.users.test>
+	Subject: Undelivered Mail Returned to Sender
+	MIME-Version: 1.0
+	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
+
+	--B
+	Content-Type: message/delivery-status
+
+	Reporting-MTA: dns; mx.users.test
+
+	Final-Recipient: rfc822; $1
+	Action: failed
+	Status: $2
+	Diagnostic-Code: smtp; $3
+	--B--
+	EOF
+}
+
+@test "policy, transient and unknown failures in reports are not counted" {
+	dsn_bounce live@users.test 5.7.1 '554 5.7.1 Service unavailable; Client host [192.0.2.1] blocked using zen.spamhaus.org'
+	dsn_bounce live@users.test 5.7.26 '550-5.7.26 This mail has been blocked because the sender is unauthenticated.'
+	dsn_bounce live@users.test 5.0.0 '550 5.0.0 Sorry, we are blocking you: too many complaints'
+	dsn_bounce gone@dead.test 5.0.0 '554 5.0.0 Service unavailable'
+	runq
+	[ ! -s "$BOUNCES" ]
+	[ "$(grep -c 'bounce for <live@users.test> on mylist@example.org: policy, not counted' "$RUNLOG")" -eq 3 ]
+	grep -q 'bounce for <gone@dead.test> on mylist@example.org: unknown, not counted' "$RUNLOG"
+	[ "$(mails boss@owner.test)" -eq 0 ]
+	# a full mailbox is counted
+	dsn_bounce live@users.test 5.2.2 '552 5.2.2 <live@users.test>: mailbox full'
+	runq
+	[ "$(awk '{print $1, NF - 1}' "$BOUNCES")" = "live@users.test 1" ]
+}
+
+@test "a report naming more addresses than are kept is forwarded to the owners" {
+	local i blocks=
+	for i in $(seq 1 25); do
+		blocks+=$'\n'"Final-Recipient: rfc822; u$i@dead.test"$'\n'"Action: failed"$'\n'"Status: 5.1.1"$'\n'
+	done
+	owner_mail <<-EOF
+	From: MAILER-DAEMON@mx.dead.test
+	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
+
+	--B
+	Content-Type: message/delivery-status
+
+	Reporting-MTA: dns; mx.dead.test
+	$blocks
+	--B--
+	EOF
+	runq
+	grep -q 'bounce names 5 addresses more than the 20 counted; forwarded to the owners' "$RUNLOG"
+	[ "$(mails boss@owner.test)" -eq 1 ]
+	[ "$(queue_files)" = "" ]
+}
+
+@test "a full mailbox (552 5.2.2) for 3 days weighs half and is not removed; a real unknown user that day outweighs it" {
+	local d
+	for d in 0 1 2; do
+		on_day $d
+		dsn_bounce live@users.test 5.2.2 '552-5.2.2 The email account that you tried to reach is over quota.'
+		runq
+	done
+	grep -qx live@users.test "$SUBS"
+	[[ "$(counts live@users.test)" =~ ^[0-9]+:m\ [0-9]+:m\ [0-9]+:m$ ]]
+	grep -q 'bounce for <live@users.test> on mylist@example.org: mailbox, counted, score 1.50 of 3.00' "$RUNLOG"
+	[ "$(mails boss@owner.test)" -eq 0 ]
+	# the same day, a stronger class replaces the day's count
+	dsn_bounce live@users.test 5.1.1 '550 5.1.1 <live@users.test>: Recipient address rejected: User unknown'
+	runq
+	[[ "$(counts live@users.test)" =~ ^[0-9]+:m\ [0-9]+:m\ [0-9]+:r$ ]]
+	grep -q 'recipient, counted, score 2.00 of 3.00' "$RUNLOG"
+}
+
+@test "forged bounces, from anyone, add at most one count a day" {
+	local i
+	for i in $(seq 1 30); do
+		printf 'From: MAILER-DAEMON@forger.test\nSubject: failure\nContent-Type: multipart/report; report-type=delivery-status; boundary="B"\n\n--B\nContent-Type: message/delivery-status\n\nFinal-Recipient: rfc822; live@users.test\nAction: failed\nStatus: 5.1.1\n--B--\n' |
+		    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -o -f forger@forger.test
+	done
+	runq
+	grep -qx live@users.test "$SUBS"
+	[ "$(awk '{print $1, NF - 1}' "$BOUNCES")" = "live@users.test 1" ]
+	[ "$(grep -c 'live@users.test> on mylist@example.org: recipient, already counted today' "$RUNLOG")" -eq 29 ]
+	[ "$(mails boss@owner.test)" -eq 0 ]
+	[ "$(queue_files)" = "" ]
+}
+
+@test "bounce weights and threshold are list keys" {
+	printf 'bounce_weight_mailbox = 0\nbounce_score_threshold = 1.5\n' >>"$LISTS/example.org/mylist/config"
+	dsn_bounce live@users.test 5.2.2 '552 5.2.2 mailbox full'
+	runq
+	[ ! -s "$BOUNCES" ]
+	grep -q 'bounce for <live@users.test> on mylist@example.org: mailbox, not counted' "$RUNLOG"
+	dsn_bounce gone@dead.test 5.1.1 '550 5.1.1 user unknown'
+	runq
+	grep -q 'score 1.00 of 1.50' "$RUNLOG"
+	printf 'bounce_score_threshold = 1.555\n' >>"$LISTS/example.org/mylist/config"
+	dsn_bounce gone@dead.test 5.1.1 '550 5.1.1 user unknown'
+	runq
+	grep -q 'bounce_score_threshold.*a score from 0 to 10000, at most two decimals: 1.555' "$RUNLOG"
+}
+
+@test "the clock offset moves only a test build's clock" {
+	MJ_QUEUERUN=$TOP/queuerun/mj_queuerun
+	verp_bounce gone@dead.test
+	runq
+	on_day 1
+	verp_bounce gone@dead.test
+	runq
+	[ "$(awk '{print $1, NF - 1}' "$BOUNCES")" = "gone@dead.test 1" ]
+	grep -q 'recipient, already counted today, score 1.00' "$RUNLOG"
+}
+
+# post - a post to mylist from ann@users.test
+post() {
+	printf 'From: ann@users.test\nSubject: %s\n\nhello\n' "$1" |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f ann@users.test
+}
+
+# disable_gone - three days of bounces for gone@dead.test, days 0-2
+disable_gone() {
+	printf 'bounce_probes = 2\nbounce_probe_interval = 1d\n' >>"$LISTS/example.org/mylist/config"
+	for d in 0 1 2; do
+		on_day $d
+		verp_bounce gone@dead.test
+		runq
+	done
+	[ -s "$SUBS.disabled" ]
+}
+
+# probe_bounce TOKEN - the bounce of the probe with TOKEN, to its VERP address
+probe_bounce() {
+	local verp="mylist-owner+probe-$1@example.org"
+	owner_mail <<-EOF
+	Delivered-To: $verp
+	From: MAILER-DAEMON@mx.dead.test
+	To: $verp
+	Subject: Undelivered Mail Returned to Sender
+	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
+
+	--B
+	Content-Type: message/delivery-status
+
+	Final-Recipient: rfc822; gone@dead.test
+	Action: failed
+	Status: 5.1.1
+	Diagnostic-Code: smtp; 550 5.1.1 <gone@dead.test>: User unknown
+	--B--
+	EOF
+}
+
+@test "a disabled address gets no posts but probes; removed after the last probe bounced" {
+	disable_gone
+	post one
+	runq
+	[ "$(mails live@users.test)" -eq 1 ]
+	# probe 1, not the post
+	[ "$(mails gone@dead.test)" -eq 1 ]
+	grep -qx 'Subject: Delivery of mylist@example.org to you is disabled' "$MAIL"/gone@dead.test/new/*
+	read -r a since probes ptime token failed why <"$SUBS.disabled"
+	[ "$probes" = 1 ] && [ "$failed" = 0 ] && [[ "$token" =~ ^[0-9a-f]{16}$ ]]
+	grep -q "probe 1 to <gone@dead.test> of mylist@example.org, token $token" "$RUNLOG"
+	probe_bounce "$token"
+	runq
+	read -r a since probes ptime token1 failed why <"$SUBS.disabled"
+	[ "$probes" = 1 ] && [ "$failed" = 1 ]
+	grep -qx gone@dead.test "$SUBS"
+	# the interval passes: probe 2 with a token of its own
+	on_day 3
+	post two
+	runq
+	[ "$(mails live@users.test)" -eq 2 ]
+	[ "$(mails gone@dead.test)" -eq 2 ]
+	read -r a since probes ptime token2 failed why <"$SUBS.disabled"
+	[ "$probes" = 2 ] && [ "$token2" != "$token" ]
+	# a stale token changes nothing
+	probe_bounce "$token"
+	runq
+	grep -qx gone@dead.test "$SUBS"
+	probe_bounce "$token2"
+	runq
+	[ "$(cat "$SUBS")" = "live@users.test" ]
+	[ ! -s "$SUBS.disabled" ]
+	grep -qx '<gone@dead.test> has been removed from mylist@example.org: mail to it bounced' \
+	    "$MAIL"/boss@owner.test/new/*
+	grep -q 'unsubscribed from mylist@example.org: and each of its 2 probes bounced' "$RUNLOG"
+	[ "$(queue_files)" = "" ]
+}
+
+@test "a probe that is delivered (no bounce within the interval) enables the address again" {
+	disable_gone
+	post one
+	runq
+	[ "$(mails gone@dead.test)" -eq 1 ]
+	on_day 3
+	post two
+	runq
+	[ ! -s "$SUBS.disabled" ]
+	grep -qx gone@dead.test "$SUBS"
+	# enabled before the snapshot: the post reaches it
+	[ "$(mails gone@dead.test)" -eq 2 ]
+	grep -q '<gone@dead.test> enabled again on mylist@example.org: probe 1 did not bounce' "$RUNLOG"
+	grep -qlx 'Delivery to <gone@dead.test> on mylist@example.org is enabled again: probe 1' \
+	    "$MAIL"/boss@owner.test/new/*
+}
+
+# arf FEEDBACK-TYPE RCPT-TO-LINE RETURN-PATH - an RFC 5965 report to
+# mylist-owner from a provider's feedback loop
+arf() {
+	"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -o -f fbl@provider.test <<-EOF
+	From: <fbl@provider.test>
+	To: <mylist-owner@example.org>
+	Subject: complaint about message from 192.0.2.1
+	MIME-Version: 1.0
+	Content-Type: multipart/report; report-type=feedback-report; boundary="part1"
+
+	--part1
+	Content-Type: text/plain
+
+	This is an email abuse report.
+	--part1
+	Content-Type: message/feedback-report
+
+	Feedback-Type: $1
+	User-Agent: SomeGenerator/1.0
+	Version: 1
+	$2
+
+	--part1
+	Content-Type: message/rfc822
+
+	Return-Path: <$3>
+	From: <ann@users.test>
+	To: <mylist@example.org>
+	Subject: a post
+
+	hello
+	--part1--
+	EOF
+}
+
+@test "an ARF abuse report unsubscribes the reporter; the owners get one summary a day later; a malformed one is forwarded" {
+	arf abuse 'Original-Rcpt-To: <live@users.test>' 'mylist-owner@example.org'
+	runq
+	[ "$(cat "$SUBS")" = "gone@dead.test" ]
+	[[ "$(cat "$LISTS/example.org/mylist/complaints")" =~ ^[0-9]+\ live@users.test\ unsubscribed$ ]]
+	grep -q 'complaint (abuse report) from <live@users.test> about mylist@example.org: unsubscribed' "$RUNLOG"
+	[ "$(mails boss@owner.test)" -eq 0 ]
+	# redacted Original-Rcpt-To: the returned post's VERP Return-Path tells
+	echo live@users.test >>"$SUBS"
+	arf abuse 'Original-Mail-From: <x@y.test>' 'mylist-owner+live=users.test@example.org'
+	runq
+	[ "$(cat "$SUBS")" = "gone@dead.test" ]
+	# naming nobody, or not abuse: forwarded to the owners
+	arf abuse 'Original-Mail-From: <x@y.test>' 'mylist-owner@example.org'
+	arf not-spam 'Original-Rcpt-To: <gone@dead.test>' 'mylist-owner@example.org'
+	runq
+	[ "$(mails boss@owner.test)" -eq 2 ]
+	grep -q 'feedback report (abuse) naming nobody: forwarded to the owners' "$RUNLOG"
+	grep -q 'feedback report (not-spam) naming gone@dead.test: forwarded to the owners' "$RUNLOG"
+	grep -qx gone@dead.test "$SUBS"
+	# a post the same day: no summary yet; a day later: one, and the file emptied
+	post same-day
+	runq
+	[ "$(mails boss@owner.test)" -eq 2 ]
+	on_day 1
+	post next-day
+	runq
+	[ "$(mails boss@owner.test)" -eq 3 ]
+	f=$(grep -l '^Complaints about mylist@example.org' "$MAIL"/boss@owner.test/new/*)
+	[ "$(grep -c ' live@users.test unsubscribed$' "$f")" -eq 2 ]
+	[ ! -s "$LISTS/example.org/mylist/complaints" ]
+}
+
+@test "with complaint_unsubscribe = no the reporter stays, and the complaint is still summarized" {
+	printf 'complaint_unsubscribe = no\n' >>"$LISTS/example.org/mylist/config"
+	arf abuse 'Original-Rcpt-To: <live@users.test>' 'mylist-owner@example.org'
+	runq
+	grep -qx live@users.test "$SUBS"
+	grep -q ' live@users.test kept (complaint_unsubscribe = no)$' "$LISTS/example.org/mylist/complaints"
+}
+
+@test "the subscriber enables itself again with the mail command enable" {
+	disable_gone
+	printf 'From: <gone@dead.test>\nSubject: commands\n\nenable mylist\n' |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f gone@dead.test
+	printf 'From: <live@users.test>\nSubject: commands\n\nenable mylist\n' |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f live@users.test
+	runq
+	[ ! -s "$SUBS.disabled" ]
+	last gone@dead.test | grep -qx 'Delivery of mylist to <gone@dead.test> is enabled again.'
+	last live@users.test | grep -qx 'Delivery of mylist to <live@users.test> is not disabled.'
+	grep -q '<gone@dead.test> enabled again on mylist@example.org by its request' "$RUNLOG"
+	post after
+	runq
+	grep -lqx 'Subject: after' "$MAIL"/gone@dead.test/new/*
 }

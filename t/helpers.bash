@@ -54,12 +54,23 @@ mjq_list() {
 		printf '[list]\nposting = %s\n' "$MJQ_LIST_POSTING" \
 			>"$LISTS/$d/$l/config"
 	fi
+	list_keys "$d" "$l"
+}
+
+# list_keys DOMAIN LIST - $MJQ_LIST_KEYS (key = value lines), when the
+# file sets it, into the list's config: files about the DSNs of posts
+# set "bounce_judge = no", so the runner makes them (listfn/dsn.c)
+# instead of judging the failures itself (listfn/bounce_record.c)
+list_keys() {
+	[ -n "${MJQ_LIST_KEYS:-}" ] || return 0
+	printf '[list]\n%s\n' "$MJQ_LIST_KEYS" >>"$LISTS/$1/$2/config"
 }
 
 # list_posting DOMAIN LIST - what mjq_list does for the config of a list
 # made without it (subscribers written directly): posting =
 # $MJQ_LIST_POSTING, when the file sets it
 list_posting() {
+	list_keys "$1" "$2"
 	[ -n "${MJQ_LIST_POSTING:-}" ] || return 0
 	printf '[list]\nposting = %s\n' "$MJQ_LIST_POSTING" \
 		>>"$LISTS/$1/$2/config"

@@ -5,7 +5,8 @@
  * subscriber off the list, so any bytes as that mail: it must return,
  * never crash or overrun, and what it finds must be bounded and clean:
  * at most BOUNCE_ADDRS_MAX addresses, each one a valid recipient line,
- * none twice, and none at all in mail that does not look like a bounce.
+ * none twice, each with one of the classes, and none at all in mail
+ * that does not look like a bounce.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,7 +27,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (bf.n > BOUNCE_ADDRS_MAX || (!bf.is_bounce && bf.n > 0))
 		abort();
 	for (i = 0; i < bf.n; i++) {
-		if (!name_addr_ok(bf.addr[i]))
+		if (!name_addr_ok(bf.addr[i]) ||
+		    (unsigned)bf.class[i] >= BOUNCE_CLASSES)
 			abort();
 		for (k = 0; k < i; k++)
 			if (strcasecmp(bf.addr[i], bf.addr[k]) == 0)

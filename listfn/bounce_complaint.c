@@ -1,0 +1,138 @@
+/*
+ * bounce_complaint.c - a subscriber who reports a post as spam.
+ *
+ * A mailbox provider's feedback loop sends an RFC 5965 report to
+ * <list>-owner (lists/arf_parse.c).  An abuse report naming a
+ * subscriber unsubscribes it (the list key complaint_unsubscribe, yes by
+ * default: mail it does not want only hurts the list's reputation), and
+ * is noted in <list dir>/complaints, one line each:
+ *
+ *     <time> <address> <what was done>
+ *
+ * under lockedit's lock.  The owners get no mail per complaint: as posts
+ * go out, complaints a day old or more are told in one summary and the
+ * file emptied (bounce_complaint_summary).  A report that names nobody,
+ * or is no abuse report, is forwarded to the owners like other owner
+ * mail.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bounce_complaint.h"
+#include "bounce_probe.h"
+#include "listfn_clock.h"
+#include "listfn_list.h"
+#include "listfn_msg.h"
+#include "listfn_state.h"
+#include "lockedit.h"
+#include "log.h"
+
+/* complaint_note - a line appended to the complaints file (what NULL:
+ * the file's text into *old and emptied instead); 0 or -1 */
+static int
+complaint_note(struct listfn_env *env, struct listfn_msg *m, const char *addr,
+    const char *what, time_t now, char **old)
+{
+	char path[PATH_MAX], *out = NULL;
+	struct lockedit le;
+	size_t outlen = 0;
+	int r = -1;
+	FILE *fp;
+
+	if (listconf_path(path, sizeof(path), env->s, m->domain, m->list,
+		"complaints") == -1 ||
+	    lockedit_open(&le, path) == -1)
+		return -1;
+	if (what == NULL) {
+		if ((*old = strdup(le.text)) != NULL &&
+		    (le.len == 0 || lockedit_commit(&le, "", 0) == 0))
+			r = 0;
+		lockedit_close(&le);
+		return r;
+	}
+	if ((fp = open_memstream(&out, &outlen)) == NULL)
+		goto done;
+	fprintf(fp, "%s%lld %s %s\n", le.text, (long long)now, addr, what);
+	if (fclose(fp) == 0 && lockedit_commit(&le, out, outlen) == 0)
+		r = 0;
+done:
+	free(out);
+	lockedit_close(&le);
+	return r;
+}
+
+/* bounce_complaint - an abuse report: its subscriber unsubscribed */
+int
+bounce_complaint(
+    struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
+{
+	struct arf_found af;
+	struct listconf lc;
+	const char *what = "not a subscriber";
+	int r, member;
+
+	arf_parse(m->domain, m->list, text, len, &af);
+	if (!af.is_arf)
+		return 1;
+	if (!af.abuse || af.addr[0] == '\0') {
+		log_notice("%s: feedback report (%s) naming %s: forwarded to "
+			   "the owners",
+		    m->name, af.type[0] ? af.type : "no type",
+		    af.addr[0] ? af.addr : "nobody");
+		return 1;
+	}
+	if ((r = listfn_list_conf(env, m, &lc)) != 0)
+		return r;
+	if ((member = subs_edit_member(env->s, m->domain, m->list, af.addr)) ==
+	    -1)
+		return -1;
+	if (member && lc.complaint_unsubscribe) {
+		if (subs_edit(
+			env->s, m->domain, m->list, SUBS_REMOVE, af.addr) == -1)
+			return -1;
+		what = "unsubscribed";
+	} else if (member)
+		what = "kept (complaint_unsubscribe = no)";
+	if (complaint_note(env, m, af.addr, what, listfn_now(), NULL) == -1) {
+		log_warn(
+		    "%s: cannot note the complaint of <%s>", m->name, af.addr);
+		return -1;
+	}
+	log_notice("%s: complaint (abuse report) from <%s> about %s@%s: %s",
+	    m->name, af.addr, m->list, m->domain, what);
+	return listfn_state_empty(env, m, "complaint", "");
+}
+
+/* bounce_complaint_summary - a day's complaints in one notice */
+int
+bounce_complaint_summary(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, time_t now)
+{
+	char path[PATH_MAX], first[32], *old = NULL;
+	long long t;
+	FILE *fp;
+	int r;
+
+	if (listconf_path(path, sizeof(path), env->s, m->domain, m->list,
+		"complaints") == -1)
+		return -1;
+	if ((fp = fopen(path, "re")) == NULL)
+		return 0; /* none yet */
+	r = fscanf(fp, "%31s", first);
+	fclose(fp);
+	if (r != 1 || (t = strtoll(first, NULL, 10)) + 86400 > (long long)now)
+		return 0;
+	if (complaint_note(env, m, NULL, NULL, now, &old) == -1 || old == NULL)
+		return -1;
+	r = old[0] == '\0' ? 0
+			   : bounce_owners_tell(env, m, lc,
+				 "Complaints about %s@%s (abuse reports from "
+				 "mailbox providers'\nfeedback loops) since "
+				 "the last summary: time, address, what\nwas "
+				 "done (complaint_unsubscribe in the list's "
+				 "config):\n\n%s",
+				 m->list, m->domain, old);
+	free(old);
+	return r;
+}

@@ -1,0 +1,231 @@
+/*
+ * bounce_probe.c - disable before removing.
+ *
+ * A subscriber whose bounce score reaches bounce_score_threshold is not
+ * removed: its delivery is disabled (lists/subs_disabled.c: it stays in
+ * subscribers, with why and when in subscribers.disabled, and posts skip
+ * it), and the owners are told.  Then, each time a post of the list is
+ * expanded (bounce_probe_due):
+ *   1. a disabled address without a probe out, or whose last probe
+ *      bounced bounce_probe_interval ago or more, gets a probe: a short
+ *      note from the VERP address <list>-owner+probe-<token>@<domain>,
+ *      each with its own token, at most bounce_probes of them;
+ *   2. a probe whose bounce has not come back within
+ *      bounce_probe_interval was delivered: the address is enabled
+ *      again, the owners told.
+ * The bounce of a probe (bounce_probe_failed) marks it failed; after the
+ * last probe failed the address is removed and the owners told.  A probe
+ * bounced for a policy or transient reason is not a failure.  The probe
+ * is committed before its token is written: a crash in between sends a
+ * second probe, never records one that was not sent.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bounce_probe.h"
+#include "generate.h"
+#include "listfn_clock.h"
+#include "listfn_msg.h"
+#include "log.h"
+#include "reply.h"
+
+/* bounce_owners_tell - one notice to each owner of m's list, text as
+ * printf */
+int
+bounce_owners_tell(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const char *fmt, ...)
+{
+	char from[SPOOL_ADDR_MAX + 1], **v;
+	struct reply_set rs;
+	struct reply *to;
+	size_t n, i;
+	va_list ap;
+	int ok = 0;
+
+	snprintf(from, sizeof(from), "%s-request@%s", m->list, m->domain);
+	reply_init(&rs, from, "", "");
+	if (listconf_split(lc->owners, &v, &n) == -1)
+		return -1;
+	for (i = 0; i < n && ok == 0; i++) {
+		if ((to = reply_for(&rs, v[i])) == NULL) {
+			ok = -1;
+			break;
+		}
+		to->notice = 1;
+		va_start(ap, fmt);
+		vfprintf(to->fp, fmt, ap);
+		va_end(ap);
+	}
+	listconf_free_vec(v, n);
+	if (ok == 0)
+		ok = reply_commit(env, m, &rs);
+	reply_free(&rs);
+	return ok;
+}
+
+/* probe_remove - every probe failed (or none is sent): off the list */
+static int
+probe_remove(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const char *addr, const char *why)
+{
+	if (subs_edit(env->s, m->domain, m->list, SUBS_REMOVE, addr) == -1)
+		return -1;
+	log_notice("%s: <%s> unsubscribed from %s@%s: %s", m->name, addr,
+	    m->list, m->domain, why);
+	return bounce_owners_tell(env, m, lc,
+	    "<%s> has been removed from %s@%s: mail to it bounced\n"
+	    "(%s).\n",
+	    addr, m->list, m->domain, why);
+}
+
+/* bounce_probe_disable - the threshold reached: disabled, owners told */
+int
+bounce_probe_disable(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const char *addr, long long score)
+{
+	struct subs_disabled d;
+	char why[200];
+	int r;
+
+	snprintf(why, sizeof(why),
+	    "bounce score %lld.%02lld reached bounce_score_threshold",
+	    score / 100, score % 100);
+	if (lc->bounce_probes == 0)
+		return probe_remove(env, m, lc, addr, why);
+	memset(&d, 0, sizeof(d));
+	(void)strlcpy(d.addr, addr, sizeof(d.addr)); /* a checked address */
+	d.since = (long long)listfn_now();
+	(void)strlcpy(d.token, "-", sizeof(d.token));
+	(void)strlcpy(d.why, why, sizeof(d.why));
+	if ((r = subs_disabled_set(env->s, m->domain, m->list, &d)) != 1)
+		return r;
+	log_notice("%s: <%s> disabled on %s@%s: %s", m->name, addr, m->list,
+	    m->domain, why);
+	return bounce_owners_tell(env, m, lc,
+	    "Delivery to <%s> on %s@%s is disabled: mail to it bounced\n"
+	    "(%s).  It stays on the list; %lld probe(s), one every %lld\n"
+	    "day(s), will tell: a delivered probe enables it again, and it\n"
+	    "is removed when every probe bounced (bounce_probes,\n"
+	    "bounce_probe_interval in the list's config).\n",
+	    addr, m->list, m->domain, why, lc->bounce_probes,
+	    lc->bounce_probe_interval / 86400);
+}
+
+/* probe_send - a probe to d's address with a new token, then its state */
+static int
+probe_send(struct listfn_env *env, struct listfn_msg *m,
+    const struct subs_disabled *d, time_t now)
+{
+	char sender[SPOOL_ADDR_MAX + 1], final[PATH_MAX], *text = NULL;
+	struct subs_disabled nd = *d;
+	size_t tlen = 0;
+	FILE *fp;
+	int r = -1;
+
+	snprintf(
+	    nd.token, sizeof(nd.token), "%08x%08x", arc4random(), arc4random());
+	nd.probes++, nd.probe_time = (long long)now, nd.failed = 0;
+	if (snprintf(sender, sizeof(sender), "%s-owner+probe-%s@%s", m->list,
+		nd.token, m->domain) >= (int)sizeof(sender) ||
+	    (fp = open_memstream(&text, &tlen)) == NULL)
+		return -1;
+	fprintf(fp,
+	    "From: <%s-owner@%s>\nTo: <%s>\n"
+	    "Subject: Delivery of %s@%s to you is disabled\n"
+	    "Auto-Submitted: auto-generated\nPrecedence: bulk\n"
+	    "MIME-Version: 1.0\nContent-Type: text/plain; charset=us-ascii\n\n"
+	    "Mail from %s@%s to <%s> bounced, so its delivery is disabled.\n"
+	    "This is probe %d: if it reaches you, nothing needs doing;\n"
+	    "delivery will be enabled again.\n",
+	    m->list, m->domain, d->addr, m->list, m->domain, m->list, m->domain,
+	    d->addr, nd.probes);
+	if (fclose(fp) == EOF)
+		goto done;
+	if (generate_commit_from(env, m, "probe", sender, d->addr, text, tlen,
+		final, sizeof(final)) == -1 ||
+	    subs_disabled_set(env->s, m->domain, m->list, &nd) == -1)
+		goto done;
+	log_info("%s: probe %d to <%s> of %s@%s, token %s", m->name, nd.probes,
+	    d->addr, m->list, m->domain, nd.token);
+	r = 0;
+done:
+	free(text);
+	return r;
+}
+
+/* bounce_probe_due - probes due sent, delivered probes enable */
+int
+bounce_probe_due(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const struct subs_disabled *v, size_t n,
+    time_t now)
+{
+	const struct subs_disabled *d;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		d = &v[i];
+		if (d->probes > 0 && !d->failed &&
+		    (long long)now >=
+			d->probe_time + lc->bounce_probe_interval) {
+			if (subs_disabled_drop(
+				env->s, m->domain, m->list, d->addr) == -1)
+				return -1;
+			log_notice("%s: <%s> enabled again on %s@%s: probe %d "
+				   "did not bounce",
+			    m->name, d->addr, m->list, m->domain, d->probes);
+			if (bounce_owners_tell(env, m, lc,
+				"Delivery to <%s> on %s@%s is enabled again: "
+				"probe %d\nto it did not bounce.\n",
+				d->addr, m->list, m->domain, d->probes) == -1)
+				return -1;
+		} else if ((d->probes == 0 ||
+			       (d->failed && d->probes < lc->bounce_probes &&
+				   (long long)now >=
+				       d->probe_time +
+					   lc->bounce_probe_interval)) &&
+			   probe_send(env, m, d, now) == -1) {
+			log_warn("%s: cannot probe <%s>", m->name, d->addr);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* bounce_probe_failed - a probe bounced: noted, or the address removed */
+int
+bounce_probe_failed(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const char *token, enum bounce_class class)
+{
+	struct subs_disabled *v, d;
+	char why[200];
+	size_t n, i;
+	int r = 0;
+
+	if (subs_disabled_load(env->s, m->domain, m->list, &v, &n) == -1)
+		return -1;
+	for (i = 0; i < n && strcmp(v[i].token, token) != 0; i++)
+		;
+	if (i == n)
+		log_info("%s: bounce of a probe of %s@%s no longer out (%s)",
+		    m->name, m->list, m->domain, token);
+	else if (class == BOUNCE_POLICY || class == BOUNCE_TRANSIENT)
+		log_info("%s: probe %d to <%s> bounced: %s, not a failure",
+		    m->name, v[i].probes, v[i].addr, bounce_class_name(class));
+	else if (v[i].probes >= lc->bounce_probes) {
+		snprintf(why, sizeof(why), "and each of its %d probes bounced",
+		    v[i].probes);
+		r = probe_remove(env, m, lc, v[i].addr, why);
+	} else if (!v[i].failed) {
+		d = v[i];
+		d.failed = 1;
+		log_info("%s: probe %d to <%s> bounced: %s", m->name, d.probes,
+		    d.addr, bounce_class_name(class));
+		r = subs_disabled_set(env->s, m->domain, m->list, &d) == -1 ? -1
+									    : 0;
+	}
+	free(v);
+	return r;
+}

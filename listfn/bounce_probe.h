@@ -1,0 +1,37 @@
+/*
+ * bounce_probe.h - disable before removing (bounce_probe.c): what
+ * happens to a subscriber whose bounce score reached the threshold.
+ */
+#ifndef MJQ_BOUNCE_PROBE_H
+#define MJQ_BOUNCE_PROBE_H
+
+#include <time.h>
+
+#include "lists.h"
+
+struct listfn_env;
+struct listfn_msg;
+
+/* bounce_probe_disable - addr reached the threshold at score: disabled
+ * (or, with bounce_probes = 0, removed), the owners told; 0 or -1 */
+int bounce_probe_disable(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const char *addr, long long score);
+/* bounce_probe_failed - the bounce of the probe with token, of class:
+ * the probe failed, and after the last one the address is removed; 0 or
+ * -1 */
+int bounce_probe_failed(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const char *token, enum bounce_class class);
+/* bounce_probe_due - the disabled addresses v (n of them) at now: a
+ * probe sent where one is due, re-enabled where the last one came back
+ * from nowhere within bounce_probe_interval; 0 or -1 */
+int bounce_probe_due(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const struct subs_disabled *v, size_t n,
+    time_t now);
+
+/* bounce_owners_tell - one notice to each owner of m's list (lc), its
+ * text as printf makes it; 0 or -1 */
+int bounce_owners_tell(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,143 @@
+/*
+ * bounce_score.c - count a subscriber's failures slowly: at most one
+ * count per address per day, the strongest class of that day kept, each
+ * weighed by its class (the list's bounce_weight_* keys).
+ *
+ * The counts live beside the subscribers, in <lists>/<domain>/<list>/
+ * bounces, one line per address:
+ *
+ *     <address> <time>:<class> <time>:<class> ...
+ *
+ * a time (Unix seconds, of the day's first counted failure) and the class
+ * letter (r recipient, m mailbox; a bare time, as written before classes,
+ * is a recipient failure) per day, oldest first.  Counts older than
+ * max_age are dropped at each rewrite; the line goes when the score
+ * reaches the threshold (the caller then acts) or when no count is left.
+ * Changed under lockedit's lock (bounces.lock), so concurrent runners
+ * never lose a count.  A day is a UTC day (time / 86400): a forger who
+ * sends a thousand bounces a day still adds one count a day.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bounce_score.h"
+#include "listconf.h"
+#include "lockedit.h"
+#include "log.h"
+
+#define DAY 86400
+#define SCORE_DAYS_MAX 366 /* counts kept per address (max_age <= 365d) */
+
+struct score_day {
+	long long t;
+	enum bounce_class class;
+};
+
+/* score_letter - the class as its letter in the file */
+static char
+score_letter(enum bounce_class c)
+{
+	return c == BOUNCE_MAILBOX ? 'm' : 'r';
+}
+
+/* score_read - the counts of one line's words (after the address),
+ * those older than max_age left out; how many */
+static size_t
+score_read(char *words, const struct bounce_rule *rule, time_t now,
+    struct score_day *d)
+{
+	char *w, *save = NULL, *end;
+	size_t n = 0;
+	long long t;
+
+	for (w = strtok_r(words, " ", &save); w != NULL && n < SCORE_DAYS_MAX;
+	     w = strtok_r(NULL, " ", &save)) {
+		errno = 0;
+		t = strtoll(w, &end, 10);
+		if (errno != 0 || end == w ||
+		    t + rule->max_age <= (long long)now)
+			continue;
+		d[n].t = t;
+		d[n].class =
+		    strcmp(end, ":m") == 0 ? BOUNCE_MAILBOX : BOUNCE_RECIPIENT;
+		n++;
+	}
+	return n;
+}
+
+/* score_merge - class at now into the days: 1 the score rose */
+static int
+score_merge(struct score_day *d, size_t *n, enum bounce_class class, time_t now,
+    const struct bounce_rule *rule)
+{
+	if (*n > 0 && d[*n - 1].t / DAY == (long long)now / DAY) {
+		if (rule->weight[class] <= rule->weight[d[*n - 1].class])
+			return 0;
+		d[*n - 1].class = class;
+		return 1;
+	}
+	if (*n == SCORE_DAYS_MAX) {
+		memmove(d, d + 1, (*n - 1) * sizeof(*d));
+		(*n)--;
+	}
+	d[*n].t = (long long)now;
+	d[(*n)++].class = class;
+	return 1;
+}
+
+/* bounce_score_add - count class for addr now, one count a day */
+int
+bounce_score_add(const struct settings *s, const char *domain, const char *list,
+    const char *addr, enum bounce_class class, time_t now,
+    const struct bounce_rule *rule, long long *score)
+{
+	struct score_day d[SCORE_DAYS_MAX];
+	char path[PATH_MAX], *out = NULL, *line, *save = NULL;
+	size_t outlen = 0, alen = strlen(addr), n = 0, i;
+	struct lockedit le;
+	FILE *fp = NULL;
+	int rose, ok = -1;
+
+	if ((unsigned)class >= BOUNCE_CLASSES ||
+	    listconf_path(path, sizeof(path), s, domain, list, "bounces") == -1)
+		return -1;
+	if (lockedit_open(&le, path) == -1) {
+		log_warn("cannot lock and read %s", path);
+		return -1;
+	}
+	if ((fp = open_memstream(&out, &outlen)) == NULL)
+		goto done;
+	for (line = strtok_r(le.text, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strncasecmp(line, addr, alen) != 0 ||
+		    (line[alen] != ' ' && line[alen] != '\0'))
+			fprintf(fp, "%s\n", line);
+		else if (n == 0) /* one line per address; a second is dropped */
+			n = score_read(line + alen, rule, now, d);
+	rose = score_merge(d, &n, class, now, rule);
+	for (*score = 0, i = 0; i < n; i++)
+		*score += rule->weight[d[i].class];
+	if (rule->threshold == 0 || *score < rule->threshold) {
+		fprintf(fp, "%s", addr);
+		for (i = 0; i < n; i++)
+			fprintf(
+			    fp, " %lld:%c", d[i].t, score_letter(d[i].class));
+		fprintf(fp, "\n");
+	}
+	if (fclose(fp) == EOF) {
+		fp = NULL;
+		goto done;
+	}
+	fp = NULL;
+	if (lockedit_commit(&le, out, outlen) == 0)
+		ok = rose;
+done:
+	if (fp != NULL)
+		fclose(fp);
+	free(out);
+	lockedit_close(&le);
+	return ok;
+}

@@ -1,0 +1,222 @@
+/*
+ * subs_disabled.c - subscribers whose delivery is disabled after their
+ * bounces: they stay in the subscribers file, and get no posts while
+ * they have a line in <list dir>/subscribers.disabled:
+ *
+ *     <address> <since> <probes> <probe time> <token> <failed> <why>
+ *
+ * since and probe time in seconds since the epoch (probe time 0 before
+ * the first probe), probes the number of probes sent, token the last
+ * probe's (its VERP envelope sender <list>-owner+probe-<token>@<domain>)
+ * or "-", failed 1 when that probe bounced, why in words for people.
+ * Written like subscribers.since: by lockedit (subscribers.disabled.lock)
+ * while the subscribers lock is held, so an address is disabled only
+ * while it is subscribed, and subs_edit drops the line of an address it
+ * removes under the same lock.  An administrator enables an address by
+ * deleting its line (flock subscribers.lock, then the file's own lock).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "listconf.h"
+#include "lockedit.h"
+#include "subs_disabled.h"
+
+/* disabled_path - subscribers.disabled beside the subscribers file */
+static int
+disabled_path(char *buf, size_t len, const char *subscribers)
+{
+	int n = snprintf(buf, len, "%s%s", subscribers, SUBS_DISABLED_SUFFIX);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* disabled_is - the line (NUL-ended, no newline) is addr's */
+static int
+disabled_is(const char *line, const char *addr)
+{
+	size_t alen = strlen(addr);
+
+	return strncasecmp(line, addr, alen) == 0 &&
+	       (line[alen] == ' ' || line[alen] == '\0');
+}
+
+/* disabled_parse - one line into d; 0, or -1 when it is damaged */
+static int
+disabled_parse(const char *line, struct subs_disabled *d)
+{
+	int k = 0;
+
+	memset(d, 0, sizeof(*d));
+	if (sscanf(line, "%254s %lld %d %lld %16s %d %n", d->addr, &d->since,
+		&d->probes, &d->probe_time, d->token, &d->failed, &k) < 6)
+		return -1;
+	(void)strlcpy(d->why, line + k, sizeof(d->why)); /* may be cut */
+	return 0;
+}
+
+/* disabled_rewrite - the file at path without addr's line, and with
+ * d's when d is not NULL; 1 when addr had a line, 0 not, -1 error */
+static int
+disabled_rewrite(
+    const char *path, const char *addr, const struct subs_disabled *d)
+{
+	char *out = NULL, *line, *save = NULL;
+	struct lockedit le;
+	size_t outlen = 0;
+	int had = 0, r = -1;
+	FILE *fp;
+
+	if (lockedit_open(&le, path) == -1)
+		return -1;
+	if ((fp = open_memstream(&out, &outlen)) == NULL)
+		goto done;
+	for (line = strtok_r(le.text, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		if (disabled_is(line, addr))
+			had = 1;
+		else
+			fprintf(fp, "%s\n", line);
+	if (d != NULL)
+		fprintf(fp, "%s %lld %d %lld %s %d %s\n", d->addr, d->since,
+		    d->probes, d->probe_time, d->token[0] ? d->token : "-",
+		    d->failed, d->why);
+	if (fclose(fp) == EOF)
+		goto done;
+	if (d == NULL && !had)
+		r = 0; /* nothing to write */
+	else if (lockedit_commit(&le, out, outlen) == 0)
+		r = had;
+done:
+	free(out);
+	lockedit_close(&le);
+	return r;
+}
+
+/* subs_disabled_drop_at - addr's line out of the file beside
+ * subscribers (its caller holds the subscribers lock) */
+int
+subs_disabled_drop_at(const char *subscribers, const char *addr)
+{
+	char path[PATH_MAX];
+
+	if (disabled_path(path, sizeof(path), subscribers) == -1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return disabled_rewrite(path, addr, NULL);
+}
+
+/* subs_disabled_edit - under the subscribers lock, d's line written
+ * (when addr is subscribed) or addr's dropped (d NULL) */
+static int
+subs_disabled_edit(const struct settings *s, const char *domain,
+    const char *list, const char *addr, const struct subs_disabled *d)
+{
+	char subs[PATH_MAX], path[PATH_MAX], err[300];
+	struct lockedit le;
+	int found, r;
+
+	if (!name_addr_ok(addr) ||
+	    listconf_path(subs, sizeof(subs), s, domain, list, "subscribers") ==
+		-1 ||
+	    disabled_path(path, sizeof(path), subs) == -1) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (lockedit_open(&le, subs) == -1)
+		return -1;
+	if (d != NULL && listconf_subscribers_find(s, domain, list, &addr,
+			     &found, 1, err, sizeof(err)) == -1)
+		r = -1;
+	else if (d != NULL && !found)
+		r = 0;
+	else if ((r = disabled_rewrite(path, addr, d)) != -1 && d != NULL)
+		r = 1;
+	lockedit_close(&le);
+	return r;
+}
+
+/* subs_disabled_set - disable d->addr, or change its probe state */
+int
+subs_disabled_set(const struct settings *s, const char *domain,
+    const char *list, const struct subs_disabled *d)
+{
+	return subs_disabled_edit(s, domain, list, d->addr, d);
+}
+
+/* subs_disabled_drop - enable addr again */
+int
+subs_disabled_drop(const struct settings *s, const char *domain,
+    const char *list, const char *addr)
+{
+	return subs_disabled_edit(s, domain, list, addr, NULL);
+}
+
+/* disabled_cmp - by address, for qsort and bsearch */
+static int
+disabled_cmp(const void *a, const void *b)
+{
+	return strcasecmp(((const struct subs_disabled *)a)->addr,
+	    ((const struct subs_disabled *)b)->addr);
+}
+
+/* subs_disabled_load - every disabled address of the list */
+int
+subs_disabled_load(const struct settings *s, const char *domain,
+    const char *list, struct subs_disabled **v, size_t *n)
+{
+	char subs[PATH_MAX], path[PATH_MAX], *line = NULL;
+	struct subs_disabled d, *nv;
+	size_t cap = 0, alloc = 0;
+	FILE *fp;
+	int r = 0;
+
+	*v = NULL, *n = 0;
+	if (listconf_path(subs, sizeof(subs), s, domain, list, "subscribers") ==
+		-1 ||
+	    disabled_path(path, sizeof(path), subs) == -1)
+		return -1;
+	if ((fp = fopen(path, "re")) == NULL)
+		return errno == ENOENT ? 0 : -1;
+	while (getline(&line, &cap, fp) != -1) {
+		line[strcspn(line, "\n")] = '\0';
+		if (disabled_parse(line, &d) == -1 || !name_addr_ok(d.addr))
+			continue;
+		if (*n == alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			if ((nv = reallocarray(*v, alloc, sizeof(**v))) ==
+			    NULL) {
+				r = -1;
+				break;
+			}
+			*v = nv;
+		}
+		(*v)[(*n)++] = d;
+	}
+	if (ferror(fp))
+		r = -1;
+	free(line);
+	fclose(fp);
+	if (r == -1) {
+		free(*v);
+		*v = NULL, *n = 0;
+	} else if (*n > 1)
+		qsort(*v, *n, sizeof(**v), disabled_cmp);
+	return r;
+}
+
+/* subs_disabled_find - addr's line among v */
+const struct subs_disabled *
+subs_disabled_find(const struct subs_disabled *v, size_t n, const char *addr)
+{
+	struct subs_disabled key;
+
+	if (n == 0 ||
+	    strlcpy(key.addr, addr, sizeof(key.addr)) >= sizeof(key.addr))
+		return NULL;
+	return bsearch(&key, v, n, sizeof(*v), disabled_cmp);
+}

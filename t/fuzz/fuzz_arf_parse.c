@@ -1,0 +1,30 @@
+/*
+ * fuzz_arf_parse - libFuzzer target: who an ARF complaint is about.
+ *
+ * Anyone can mail <list>-owner a feedback report, and what arf_parse
+ * finds can take a subscriber off the list, so any bytes as that mail:
+ * it must return, never crash or overrun; the address it finds is empty
+ * or a valid recipient, and nothing is found in mail that is no report.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lists.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct arf_found af;
+
+	arf_parse("example.org", "mylist", (const char *)data, size, &af);
+	if (af.addr[0] != '\0' && (!af.is_arf || !name_addr_ok(af.addr)))
+		abort();
+	if (af.abuse && !af.is_arf)
+		abort();
+	if (memchr(af.type, '\0', sizeof(af.type)) == NULL)
+		abort();
+	return 0;
+}
