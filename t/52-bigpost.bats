@@ -16,7 +16,7 @@ load smtp_helpers
 # membership check reads the list too.
 MJQ_LIST_POSTING=open
 # The DSNs of posts are tested here: the runner makes them rather than
-# judging its posts' failures itself (bounce_judge, t/73 and t/79).
+# judging its posts' failures itself (bounce_judge, t/73 and t/88).
 MJQ_LIST_KEYS='bounce_judge = no'
 
 MJ_MEASURE=$TOP/t/tools/mj_measure
