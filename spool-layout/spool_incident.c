@@ -10,15 +10,14 @@
  * last refused.  The lines are not precious: a crash that loses a
  * rewrite costs at most a second notice to the owners.
  */
-#include <sys/stat.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "lockedit.h"
 #include "spool_incident.h"
+#include "spool_edit.h"
 #include "spool_path.h"
 
 /* incident_parse - a line into in; 0, or -1 when damaged */
@@ -59,19 +58,14 @@ int
 spool_incident_note(
     const char *spool, const struct spool_incident *in, time_t now)
 {
-	char path[PATH_MAX], dir[PATH_MAX], *line, *save = NULL, *out = NULL;
+	char *line, *save = NULL, *out = NULL;
 	struct spool_incident old, mine = *in;
 	struct lockedit le;
 	size_t outlen = 0;
 	int r = -1, isnew = 1;
 	FILE *fp;
 
-	if (spool_path(dir, sizeof(dir), spool, SPOOL_STATE) == -1 ||
-	    spool_path(path, sizeof(path), spool, SPOOL_INCIDENT_FILE) == -1)
-		return -1;
-	if (mkdir(dir, SPOOL_DIR_MODE) == -1 && errno != EEXIST)
-		return -1;
-	if (lockedit_open(&le, path) == -1)
+	if (spool_edit_open(&le, spool, SPOOL_INCIDENT_FILE) == -1)
 		return -1;
 	if ((fp = open_memstream(&out, &outlen)) == NULL)
 		goto done;

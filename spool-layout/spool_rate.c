@@ -7,15 +7,12 @@
  * the addresses answered lately.  A limit of 0 means no limit (and no
  * file).
  */
-#include <sys/stat.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "lockedit.h"
-#include "spool_path.h"
+#include "spool_edit.h"
 #include "spool_rate.h"
 
 /* spool_rate_take - count one reply to addr: 1 it may go, 0 the limit is
@@ -24,7 +21,7 @@ int
 spool_rate_take(const char *spool, const char *addr, long long limit,
     long long period, time_t now)
 {
-	char path[PATH_MAX], dir[PATH_MAX], *line, *save = NULL, *out = NULL;
+	char *line, *save = NULL, *out = NULL;
 	long long start, count, mine = 0;
 	struct lockedit le;
 	size_t outlen = 0;
@@ -33,12 +30,7 @@ spool_rate_take(const char *spool, const char *addr, long long limit,
 
 	if (limit <= 0)
 		return 1;
-	if (spool_path(dir, sizeof(dir), spool, SPOOL_STATE) == -1 ||
-	    spool_path(path, sizeof(path), spool, SPOOL_RATE_FILE) == -1)
-		return -1;
-	if (mkdir(dir, SPOOL_DIR_MODE) == -1 && errno != EEXIST)
-		return -1;
-	if (lockedit_open(&le, path) == -1)
+	if (spool_edit_open(&le, spool, SPOOL_RATE_FILE) == -1)
 		return -1;
 	if ((fp = open_memstream(&out, &outlen)) == NULL)
 		goto done;

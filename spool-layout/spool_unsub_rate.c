@@ -10,15 +10,12 @@
  * and a read, never an fsync.  The counts are not precious: a crash that
  * loses the last rewrite lets a few more requests through.
  */
-#include <sys/stat.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "lockedit.h"
-#include "spool_path.h"
+#include "spool_edit.h"
 #include "spool_unsub_rate.h"
 
 /* A key's line as found: its period's end and count, 0 0 when none. */
@@ -53,7 +50,7 @@ spool_unsub_rate_take(const char *spool, const char *key,
     const struct spool_unsub_bound *addr, const struct spool_unsub_bound *all,
     time_t now)
 {
-	char path[PATH_MAX], dir[PATH_MAX], *line, *save = NULL, *out = NULL;
+	char *line, *save = NULL, *out = NULL;
 	struct spool_unsub_seen mine = {0, 0}, every = {0, 0}, *s;
 	enum spool_unsub_rate r = SPOOL_UNSUB_ERROR;
 	long long end, count;
@@ -64,12 +61,7 @@ spool_unsub_rate_take(const char *spool, const char *key,
 
 	if (addr->limit <= 0 && all->limit <= 0)
 		return SPOOL_UNSUB_OK;
-	if (spool_path(dir, sizeof(dir), spool, SPOOL_STATE) == -1 ||
-	    spool_path(path, sizeof(path), spool, SPOOL_UNSUB_RATE_FILE) == -1)
-		return SPOOL_UNSUB_ERROR;
-	if (mkdir(dir, SPOOL_DIR_MODE) == -1 && errno != EEXIST)
-		return SPOOL_UNSUB_ERROR;
-	if (lockedit_open(&le, path) == -1)
+	if (spool_edit_open(&le, spool, SPOOL_UNSUB_RATE_FILE) == -1)
 		return SPOOL_UNSUB_ERROR;
 	if ((fp = open_memstream(&out, &outlen)) == NULL)
 		goto done;

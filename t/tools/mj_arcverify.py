@@ -19,7 +19,7 @@ import sys
 import dkim
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from mj_dkimverify import records  # noqa: E402
+from mj_dkimverify import dns_of, records  # noqa: E402
 
 
 def instance(value):
@@ -54,11 +54,7 @@ def main():
         return 2
     with open(args[0], "rb") as f:
         msg = f.read()
-    keys = records(args[1:])
-
-    def dnsfunc(name, timeout=5):
-        return keys.get(name.lower() if name.endswith(b".")
-                        else name.lower() + b".")
+    dnsfunc = dns_of(records(args[1:]))
 
     if alone:
         msg = newest_alone(msg)

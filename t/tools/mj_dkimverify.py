@@ -28,6 +28,14 @@ def records(dirs):
     return out
 
 
+def dns_of(keys):
+    """the dnsfunc python3-dkim asks for a TXT record: from keys"""
+    def dnsfunc(name, timeout=5):
+        return keys.get(name.lower() if name.endswith(b".")
+                        else name.lower() + b".")
+    return dnsfunc
+
+
 def main():
     args = sys.argv[1:]
     want = None
@@ -40,11 +48,7 @@ def main():
         return 2
     with open(args[0], "rb") as f:
         msg = f.read()
-    keys = records(args[1:])
-
-    def dnsfunc(name, timeout=5):
-        return keys.get(name.lower() if name.endswith(b".")
-                        else name.lower() + b".")
+    dnsfunc = dns_of(records(args[1:]))
 
     d = dkim.DKIM(msg)
     sigs = [v for k, v in d.headers if k.lower() == b"dkim-signature"]
