@@ -170,7 +170,10 @@ $(LIBQR): $(QR_SRC:.c=.o)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
+# mj_enqueue checks the whole of mjq.conf: of liblists it links the list
+# sections' table (lists_settings.o) and nothing else.
+LISTS_TABLE := lists/lists_settings.o
+enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LISTS_TABLE) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) $(ENQ_STATIC) -o $@ $^ $(ENQ_LIBS)
 unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) \
     $(LIBCOMMON)
@@ -201,7 +204,7 @@ TOOL_LIBS := $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMT
 # mj_enqueue linked dynamically, for valgrind (t/60-valgrind.bats): in the
 # static binary valgrind cannot replace malloc and reports glibc's own
 # start-up as errors; these are the very same objects.
-t/tools/mj_enqueue_dyn: $(ENQ_SRC:.c=.o) $(LIBSPOOL) $(LIBCOMMON)
+t/tools/mj_enqueue_dyn: $(ENQ_SRC:.c=.o) $(LISTS_TABLE) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENQ_LIBS)
 t/tools/mj_testsmtpd: $(SMTPD_SRC:.c=.o)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lssl -lcrypto

@@ -37,6 +37,13 @@ struct conf_key {
 	conf_parse_fn *parse;
 };
 
+/* A string key of struct type: its field, a char array, is its maximum. */
+#define CONF_STRKEY(type, n, d, f)                                             \
+	{                                                                      \
+		n, CONF_STR, d, 0, sizeof(((type *)0)->f), offsetof(type, f),  \
+		    NULL                                                       \
+	}
+
 /* conf_pair_fn - take one key = value of a free-form section */
 typedef int conf_pair_fn(void *arg, const char *section, const char *key,
     const char *value, char *err, size_t errlen);

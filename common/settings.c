@@ -1,9 +1,14 @@
 /*
- * settings.c - the schema of mjq.conf and its loading.
+ * settings.c - the shared sections of mjq.conf, and the loading of the
+ * file with the sections of the parts a program passes.
  *
  * One table per section; each row is a key, its type, its default (text,
- * parsed like the file), its range and its place in struct settings.  The
- * README's configuration table is written from these rows.
+ * parsed like the file), its range and its place in struct settings (or
+ * in a part's own struct).  The README's configuration table is written
+ * from these rows.  A section is looked up in the shared tables, then in
+ * each part's tables, then by each part's section function; one that no
+ * part claims is an error naming file, line, section and key, unless it
+ * is a delivery section (accepted unchecked: settings_skip_section).
  */
 #include <stddef.h>
 #include <string.h>
@@ -11,11 +16,7 @@
 #include "settings.h"
 
 #define S(f) offsetof(struct settings, f)
-#define STRKEY(n, d, f)                                                        \
-	{                                                                      \
-		n, CONF_STR, d, 0, sizeof(((struct settings *)0)->f), S(f),    \
-		    NULL                                                       \
-	}
+#define STRKEY(n, d, f) CONF_STRKEY(struct settings, n, d, f)
 
 static const struct conf_key spool_keys[] = {
     STRKEY("dir", "/var/spool/mjq", spool_dir),
@@ -69,71 +70,19 @@ static const struct conf_key queuerun_keys[] = {
     {"max_crashes", CONF_INT, "3", 1, 1000, S(queuerun_max_crashes), NULL},
 };
 
-static const struct conf_key request_keys[] = {
-    {"token_lifetime", CONF_DURATION, "7d", 60, 90 * 86400LL,
-	S(request_token_lifetime), NULL},
-    {"reply_rate_limit", CONF_INT, "10", 0, 100000, S(request_reply_rate_limit),
-	NULL},
-    {"reply_rate_period", CONF_DURATION, "1h", 60, 7 * 86400LL,
-	S(request_reply_rate_period), NULL},
-};
-
-static const struct conf_key dkim_keys[] = {
-    {"sign", CONF_BOOL, "yes", 0, 1, S(dkim_sign), NULL},
-    STRKEY("key_dir", "", dkim_key_dir),
-    STRKEY("selectors", "mjq", dkim_selectors),
-    STRKEY("ed25519_selector", "", dkim_ed25519_selector),
-};
-
-static const struct conf_key arc_keys[] = {
-    {"seal", CONF_BOOL, "yes", 0, 1, S(arc_seal), NULL},
-    STRKEY("trusted_authserv_ids", "", arc_trusted_authserv_ids),
-};
-
-static const struct conf_key dmarc_keys[] = {
-    {"cache_ttl_max", CONF_DURATION, "1h", 0, 7 * 86400LL,
-	S(dmarc_cache_ttl_max), NULL},
-    {"negative_ttl", CONF_DURATION, "5m", 0, 86400, S(dmarc_negative_ttl),
-	NULL},
-};
-
-static const struct conf_key unsubscribe_keys[] = {
-    STRKEY("secret_file", "/var/lib/mjq/unsubscribe.secret",
-	unsubscribe_secret_file),
-    {"token_lifetime", CONF_DURATION, "60d", 86400, 3650 * 86400LL,
-	S(unsubscribe_token_lifetime), NULL},
-    {"address_requests_per_hour", CONF_INT, "5", 0, 1000000,
-	S(unsubscribe_address_per_hour), NULL},
-    {"requests_per_minute", CONF_INT, "300", 0, 1000000,
-	S(unsubscribe_per_minute), NULL},
-};
-
-#define TABLE(name, keys)                                                      \
-	{                                                                      \
-		name, keys, sizeof(keys) / sizeof(keys[0])                     \
-	}
-static const struct settings_table {
-	const char *section;
-	const struct conf_key *keys;
-	size_t nkeys;
-} settings_tables[] = {
-    TABLE("spool", spool_keys),
-    TABLE("lists", lists_keys),
-    TABLE("enqueue", enqueue_keys),
-    TABLE("queueserv", queueserv_keys),
-    TABLE("queuerun", queuerun_keys),
-    TABLE("request", request_keys),
-    TABLE("dkim", dkim_keys),
-    TABLE("arc", arc_keys),
-    TABLE("dmarc", dmarc_keys),
-    TABLE("unsubscribe", unsubscribe_keys),
+static const struct settings_table settings_tables[] = {
+    SETTINGS_TABLE("spool", spool_keys),
+    SETTINGS_TABLE("lists", lists_keys),
+    SETTINGS_TABLE("enqueue", enqueue_keys),
+    SETTINGS_TABLE("queueserv", queueserv_keys),
+    SETTINGS_TABLE("queuerun", queuerun_keys),
 };
 #define NTABLES (sizeof(settings_tables) / sizeof(settings_tables[0]))
 
 struct settings_ctx {
-	struct settings *s;
-	conf_section_fn *other;
-	void *other_arg;
+	struct settings_part shared; /* the tables above, into the settings */
+	const struct settings_part *parts;
+	size_t nparts;
 };
 
 /* settings_skip_pair - accept any key of a section this program ignores */
@@ -146,13 +95,11 @@ settings_skip_pair(void *arg, const char *section, const char *key,
 	return 0;
 }
 
-/* settings_skip_section - the delivery sections, for a program without
- * use for them: accepted unchecked (mj_queueserv checks them) */
-int
-settings_skip_section(void *arg, const char *section, struct conf_section *out,
-    char *err, size_t errlen)
+/* settings_skip_section - a delivery section that no part claims:
+ * accepted unchecked (mj_queueserv's runners check it) */
+static int
+settings_skip_section(const char *section, struct conf_section *out)
 {
-	(void)arg;
 	if (strcmp(section, "delivery") == 0 ||
 	    strcmp(section, "transport_map") == 0 ||
 	    strcmp(section, "tls_policy") == 0 ||
@@ -160,70 +107,115 @@ settings_skip_section(void *arg, const char *section, struct conf_section *out,
 		out->pair = settings_skip_pair;
 		return 0;
 	}
-	snprintf(err, errlen, "unknown section");
 	return -1;
 }
 
-/* settings_section - map a section name to its table */
+/* settings_part_table - section as one of the part's tables: 0, or -1
+ * when the part has no such table */
+static int
+settings_part_table(const struct settings_part *p, const char *section,
+    struct conf_section *out)
+{
+	size_t i;
+
+	for (i = 0; i < p->ntables; i++)
+		if (strcmp(section, p->tables[i].section) == 0) {
+			out->keys = p->tables[i].keys;
+			out->nkeys = p->tables[i].nkeys;
+			out->base = p->base;
+			return 0;
+		}
+	return -1;
+}
+
+/* settings_section - map a section name to its table or its part */
 static int
 settings_section(void *arg, const char *section, struct conf_section *out,
     char *err, size_t errlen)
 {
 	struct settings_ctx *ctx = arg;
-	size_t i;
+	const struct settings_part *p, *end = ctx->parts + ctx->nparts;
 
-	for (i = 0; i < NTABLES; i++) {
-		if (strcmp(section, settings_tables[i].section) == 0) {
-			out->keys = settings_tables[i].keys;
-			out->nkeys = settings_tables[i].nkeys;
-			out->base = ctx->s;
+	if (settings_part_table(&ctx->shared, section, out) == 0)
+		return 0;
+	for (p = ctx->parts; p < end; p++)
+		if (settings_part_table(p, section, out) == 0)
 			return 0;
-		}
+	for (p = ctx->parts; p < end; p++) {
+		memset(out, 0, sizeof(*out));
+		if (p->section != NULL &&
+		    p->section(p->section_arg, section, out, err, errlen) == 0)
+			return 0;
 	}
-	if (ctx->other != NULL)
-		return ctx->other(ctx->other_arg, section, out, err, errlen);
-	return settings_skip_section(NULL, section, out, err, errlen);
+	memset(out, 0, sizeof(*out));
+	if (settings_skip_section(section, out) == 0)
+		return 0;
+	snprintf(err, errlen, "unknown section");
+	return -1;
 }
 
-/* settings_defaults - every key of every section to its default */
+/* settings_part_defaults - every key of a part's tables to its default,
+ * the rest of its struct zero */
 static int
-settings_defaults(struct settings *s, char *err, size_t errlen)
+settings_part_defaults(const struct settings_part *p, char *err, size_t errlen)
 {
 	size_t i;
 
-	memset(s, 0, sizeof(*s));
-	for (i = 0; i < NTABLES; i++)
-		if (conf_defaults(settings_tables[i].keys,
-			settings_tables[i].nkeys, s) == -1) {
+	if (p->size > 0)
+		memset(p->base, 0, p->size);
+	for (i = 0; i < p->ntables; i++)
+		if (conf_defaults(
+			p->tables[i].keys, p->tables[i].nkeys, p->base) == -1) {
 			snprintf(err, errlen,
-			    "internal error: bad default in "
-			    "[%s]",
-			    settings_tables[i].section);
+			    "internal error: bad default in [%s]",
+			    p->tables[i].section);
 			return -1;
 		}
 	return 0;
 }
 
+/* settings_start - the context of a load, every key at its default */
+static int
+settings_start(struct settings_ctx *ctx, struct settings *s,
+    const struct settings_part *parts, size_t nparts, char *err, size_t errlen)
+{
+	size_t i;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->shared.tables = settings_tables;
+	ctx->shared.ntables = NTABLES;
+	ctx->shared.base = s;
+	ctx->shared.size = sizeof(*s);
+	ctx->parts = parts;
+	ctx->nparts = nparts;
+	if (settings_part_defaults(&ctx->shared, err, errlen) == -1)
+		return -1;
+	for (i = 0; i < nparts; i++)
+		if (settings_part_defaults(&parts[i], err, errlen) == -1)
+			return -1;
+	return 0;
+}
+
 /* settings_load - defaults, then the file (missing is fine if allowed) */
 int
-settings_load(struct settings *s, const char *path, int missing_ok,
-    conf_section_fn *other, void *other_arg, char *err, size_t errlen)
+settings_load(struct settings *s, const struct settings_part *parts,
+    size_t nparts, const char *path, int missing_ok, char *err, size_t errlen)
 {
-	struct settings_ctx ctx = {s, other, other_arg};
+	struct settings_ctx ctx;
 
-	if (settings_defaults(s, err, errlen) == -1)
+	if (settings_start(&ctx, s, parts, nparts, err, errlen) == -1)
 		return -1;
 	return conf_load(path, missing_ok, settings_section, &ctx, err, errlen);
 }
 
 /* settings_load_file - defaults, then an open stream named label */
 int
-settings_load_file(struct settings *s, FILE *fp, const char *label,
-    conf_section_fn *other, void *other_arg, char *err, size_t errlen)
+settings_load_file(struct settings *s, const struct settings_part *parts,
+    size_t nparts, FILE *fp, const char *label, char *err, size_t errlen)
 {
-	struct settings_ctx ctx = {s, other, other_arg};
+	struct settings_ctx ctx;
 
-	if (settings_defaults(s, err, errlen) == -1)
+	if (settings_start(&ctx, s, parts, nparts, err, errlen) == -1)
 		return -1;
 	return conf_load_file(fp, label, settings_section, &ctx, err, errlen);
 }

@@ -1,11 +1,19 @@
 /*
- * settings.h - the schema of mjq.conf: every key of the sections that the
- * programs share, with its default and range (see the README's table).
+ * settings.h - mjq.conf, read once: the table machinery, and the keys of
+ * the sections that every program shares ([spool], [lists], [enqueue],
+ * [queueserv], [queuerun]), with their defaults and ranges (see the
+ * README's table).
  *
- * The delivery sections ([delivery], [transport:NAME], [transport_map],
- * [tls_policy]) belong to the runner; a program passes a section function
- * for them, or NULL to accept them unchecked (mj_enqueue, which never
- * uses them).
+ * The other sections belong to the parts that use them, and each part
+ * keeps its table beside its code: the list sections ([request], [dkim],
+ * [arc], [dmarc], [unsubscribe]) in lists/lists_settings.c, the delivery
+ * sections ([delivery], [transport:NAME], [transport_map], [tls_policy])
+ * in deliver/delivery_conf.c.  A program hands settings_load the parts it
+ * reads as struct settings_part; every program passes the list part, so
+ * that each accepts the whole file and refuses an unknown key anywhere.
+ * The delivery sections, when no part claims them, are accepted unchecked
+ * (mj_enqueue and the others that never use them; mj_queueserv's runners
+ * check them).
  */
 #ifndef MJQ_SETTINGS_H
 #define MJQ_SETTINGS_H
@@ -48,32 +56,36 @@ struct settings {
 	long long queuerun_starvation_age;
 	long long queuerun_active_limit;
 	long long queuerun_max_crashes;
-	/* [request] */
-	long long request_token_lifetime;
-	long long request_reply_rate_limit;
-	long long request_reply_rate_period;
-	/* [dkim] (lists/dkim_conf.c; a domain may override in its key dir) */
-	int dkim_sign;
-	char dkim_key_dir[PATH_MAX];
-	char dkim_selectors[128];
-	char dkim_ed25519_selector[64];
-	/* [arc] (lists/arc_*.c, listfn/expand_dmarc.c) */
-	int arc_seal;
-	char arc_trusted_authserv_ids[512];
-	/* [dmarc] (lists/dmarc.c) */
-	long long dmarc_cache_ttl_max;
-	long long dmarc_negative_ttl;
-	/* [unsubscribe] */
-	char unsubscribe_secret_file[PATH_MAX];
-	long long unsubscribe_token_lifetime;
-	long long unsubscribe_address_per_hour; /* one-click POSTs, 0 none */
-	long long unsubscribe_per_minute;	/* all of them, 0 none */
 };
 
-int settings_load(struct settings *s, const char *path, int missing_ok,
-    conf_section_fn *other, void *other_arg, char *err, size_t errlen);
-int settings_load_file(struct settings *s, FILE *fp, const char *label,
-    conf_section_fn *other, void *other_arg, char *err, size_t errlen);
-conf_section_fn settings_skip_section;
+/* One fixed section: its keys, whose offsets point into a struct. */
+struct settings_table {
+	const char *section;
+	const struct conf_key *keys;
+	size_t nkeys;
+};
+
+/* A part's sections: fixed ones (tables, their values in the part's own
+ * struct at base, size bytes, set to the defaults before the file is
+ * read), free-form ones (section: -1 for a section not the part's), or
+ * both. */
+struct settings_part {
+	const struct settings_table *tables;
+	size_t ntables;
+	void *base;
+	size_t size;
+	conf_section_fn *section;
+	void *section_arg;
+};
+
+#define SETTINGS_TABLE(name, keys)                                             \
+	{                                                                      \
+		name, keys, sizeof(keys) / sizeof(keys[0])                     \
+	}
+
+int settings_load(struct settings *s, const struct settings_part *parts,
+    size_t nparts, const char *path, int missing_ok, char *err, size_t errlen);
+int settings_load_file(struct settings *s, const struct settings_part *parts,
+    size_t nparts, FILE *fp, const char *label, char *err, size_t errlen);
 
 #endif

@@ -384,8 +384,9 @@ delivery_tls_policy_find(const struct delivery_params *p, const char *nexthop)
 	return NULL;
 }
 
-/* delivery_conf_section - settings_load's hook for the runner's sections */
-int
+/* delivery_conf_section - the runner's sections, one by one; -1 for
+ * another */
+static int
 delivery_conf_section(void *arg, const char *section, struct conf_section *out,
     char *err, size_t errlen)
 {
@@ -405,6 +406,16 @@ delivery_conf_section(void *arg, const char *section, struct conf_section *out,
 		return -1;
 	}
 	return 0;
+}
+
+/* delivery_conf_part - the runner's sections for settings_load, their
+ * values into dc (delivery_conf_init first, delivery_conf_finish after) */
+struct settings_part
+delivery_conf_part(struct delivery_conf *dc)
+{
+	struct settings_part p = {NULL, 0, NULL, 0, delivery_conf_section, dc};
+
+	return p;
 }
 
 /* delivery_conf_finish - apply the transport overrides over [delivery]

@@ -2,7 +2,7 @@
  * delivery_conf.h - the runner's sections of mjq.conf: [delivery],
  * [transport:NAME] overrides with the same keys, and [transport_map].
  *
- * A program passes delivery_conf_section to settings_load; keys that
+ * A program passes delivery_conf_part to settings_load; keys that
  * belong to the scheduler are handed to sched_params_set as well, so the
  * scheduler's module stays the only one that knows its own keys.
  */
@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "conf.h"
+#include "settings.h"
 #include "sched.h"
 #include "smtp.h"
 
@@ -101,7 +102,7 @@ struct delivery_conf {
 extern const char *const delivery_transport_names[DELIVER_NTRANSPORT];
 
 void delivery_conf_init(struct delivery_conf *dc);
-conf_section_fn delivery_conf_section;
+struct settings_part delivery_conf_part(struct delivery_conf *dc);
 int delivery_conf_finish(struct delivery_conf *dc, char *err, size_t errlen);
 void delivery_conf_free(struct delivery_conf *dc);
 int delivery_transport_lookup(const char *name, enum deliver_transport *t);

@@ -6,6 +6,9 @@
  * file, commit it into QUEUE/ (spool_commit.c), poke mj_queueserv, exit.
  * Its exit code is its interface (sysexits): 0 queued (99 with -S),
  * 64 bad arguments, 65 unusable input, 67 no such list, 75 try again.
+ * It reads the whole of mjq.conf and refuses a wrong key anywhere, the
+ * list sections included: of liblists it links only their table
+ * (lists_settings.o), not the list code.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 #include "enqueue.h"
+#include "lists.h"
 
 /* enqueue_rel - a spool path as the operator sees it, relative to the
  * spool root */
@@ -129,6 +133,8 @@ int
 main(int argc, char **argv)
 {
 	struct enqueue_args a;
+	struct lists_settings ls; /* read to be checked, not used */
+	struct settings_part part = lists_settings_part(&ls);
 	struct settings s;
 	char err[512];
 	int r;
@@ -137,8 +143,9 @@ main(int argc, char **argv)
 	umask(027);
 	if ((r = enqueue_args_parse(&a, argc, argv)) != 0)
 		return r;
-	if (settings_load(&s, a.config ? a.config : SETTINGS_DEFAULT_FILE,
-		a.config == NULL, NULL, NULL, err, sizeof(err)) == -1) {
+	if (settings_load(&s, &part, 1,
+		a.config ? a.config : SETTINGS_DEFAULT_FILE, a.config == NULL,
+		err, sizeof(err)) == -1) {
 		fprintf(stderr, "mj_enqueue: %s\n", err);
 		return EX_TEMPFAIL;
 	}

@@ -88,8 +88,8 @@ bounce_complaint(
 	    -1)
 		return -1;
 	if (member && lc.complaint_unsubscribe) {
-		if (subs_edit(
-			env->s, m->domain, m->list, SUBS_REMOVE, af.addr) == -1)
+		if (subs_edit(env->s, env->ls, m->domain, m->list, SUBS_REMOVE,
+			af.addr) == -1)
 			return -1;
 		what = "unsubscribed";
 	} else if (member)

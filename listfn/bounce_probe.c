@@ -71,7 +71,8 @@ static int
 probe_remove(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, const char *addr, const char *why)
 {
-	if (subs_edit(env->s, m->domain, m->list, SUBS_REMOVE, addr) == -1)
+	if (subs_edit(env->s, env->ls, m->domain, m->list, SUBS_REMOVE, addr) ==
+	    -1)
 		return -1;
 	log_notice("%s: <%s> unsubscribed from %s@%s: %s", m->name, addr,
 	    m->list, m->domain, why);

@@ -63,8 +63,8 @@ expand_dmarc(struct listfn_env *env, struct listfn_msg *m,
 	    (at = strrchr(addr, '@')) == NULL)
 		return DMARC_MIT_NONE; /* no author to protect */
 	if (env->dmarc == NULL && (env->dmarc = dmarc_open(expand_dmarc_txt,
-				       env, env->s->dmarc_cache_ttl_max,
-				       env->s->dmarc_negative_ttl)) == NULL) {
+				       env, env->ls->dmarc_cache_ttl_max,
+				       env->ls->dmarc_negative_ttl)) == NULL) {
 		log_warn("%s: no DMARC cache: munged", m->name);
 		return DMARC_MIT_MUNGE;
 	}
@@ -85,8 +85,8 @@ expand_arc(
 	free(m->arc);
 	if ((m->arc = v = calloc(1, sizeof(*v))) == NULL)
 		return -1;
-	arc_ar_judge(v, env->s->arc_trusted_authserv_ids, text, len);
-	if (!env->s->arc_seal)
+	arc_ar_judge(v, env->ls->arc_trusted_authserv_ids, text, len);
+	if (!env->ls->arc_seal)
 		return 0; /* v->seal 0: the forged results still go */
 	arc_chain_judge(v, text, len, expand_dmarc_txt, env);
 	if (v->cv == ARC_CV_PASS && arc_ar_says_fail(v)) {

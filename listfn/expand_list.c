@@ -524,7 +524,7 @@ expand_list(
 		return -1;
 	}
 	rcpt_head_free(m->head);
-	if (rcpt_head_open(&m->head, env->s, &lc, m->list, m->domain, err,
+	if (rcpt_head_open(&m->head, env->ls, &lc, m->list, m->domain, err,
 		sizeof(err)) == -1) {
 		/* Never sent without the links the list promises. */
 		log_warnx("%s: one-click unsubscribe links: %s: deferred",

@@ -127,7 +127,8 @@ expand_sign_now(struct listfn_env *env, struct listfn_msg *m)
 	void *map;
 	int old = m->datafd, r;
 
-	if (dkim_conf_load(env->s, m->domain, &dc, err, sizeof(err)) == -1) {
+	if (dkim_conf_load(env->s, env->ls, m->domain, &dc, err, sizeof(err)) ==
+	    -1) {
 		expand_sign_failed(m, err);
 		return -1;
 	}

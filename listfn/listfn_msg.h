@@ -1,6 +1,7 @@
 /*
  * listfn_msg.h - what the list functions work with: their environment
- * (the settings, the DKIM signer and DMARC cache they open at first use)
+ * (the shared settings and the list sections of mjq.conf, the DKIM signer
+ * and DMARC cache they open at first use)
  * and the message in hand, as the runner lends it to them.  The runner's
  * own record of a message (queuerun/qr_msg.h) holds this view and what
  * only the step loop reads; the functions never see the runner.
@@ -22,6 +23,7 @@
 #include "spool_path.h"
 #include "spool_state.h"
 
+struct lists_settings;
 struct rcpt_head;
 struct arc_verdict;
 struct dkim_signer;
@@ -30,7 +32,8 @@ struct dmarc_cache;
 /* The functions' environment, owned by the runner. */
 struct listfn_env {
 	const struct settings *s;
-	const char *dns_server;	   /* [delivery] dns_server, for DMARC */
+	const struct lists_settings *ls; /* [request], [dkim], [arc], ... */
+	const char *dns_server;		 /* [delivery] dns_server, for DMARC */
 	struct dkim_signer *dkim;  /* expand_sign.c, opened at first use */
 	struct dmarc_cache *dmarc; /* expand_dmarc.c, opened at first use */
 };

@@ -166,8 +166,9 @@ moderate_cmd(struct request *r, const struct cmd *c)
 	int fd, ok = 0;
 
 	spool = r->env->s->spool_dir;
-	if (spool_token_read(spool, c->token, r->env->s->request_token_lifetime,
-		time(NULL), text, sizeof(text), &st) == -1)
+	if (spool_token_read(spool, c->token,
+		r->env->ls->request_token_lifetime, time(NULL), text,
+		sizeof(text), &st) == -1)
 		return -1;
 	if (st == SPOOL_TOKEN_OK &&
 	    (ok = moderate_parse(r, verb, text, &t)) == 1) {

@@ -150,7 +150,7 @@ moderate_expire(struct listfn_env *env, time_t now)
 	 * directory read a minute.  Twice the lifetime, so that a token
 	 * used soon after it expired is still answered "expired". */
 	spool_token_sweep(
-	    env->s->spool_dir, 2 * env->s->request_token_lifetime, now);
+	    env->s->spool_dir, 2 * env->ls->request_token_lifetime, now);
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return 0;
 	w->env = env;

@@ -187,16 +187,16 @@ reply_rate(struct listfn_env *env, struct listfn_msg *m, struct reply *r)
 	if (r->rated != 0)
 		return r->rated == 1;
 	if ((ok = spool_rate_take(env->s->spool_dir, r->to,
-		 env->s->request_reply_rate_limit,
-		 env->s->request_reply_rate_period, time(NULL))) == -1) {
+		 env->ls->request_reply_rate_limit,
+		 env->ls->request_reply_rate_period, time(NULL))) == -1) {
 		log_warn("%s: cannot count replies to <%s>", m->name, r->to);
 		return -1;
 	}
 	if (ok == 0)
 		log_notice("%s: no reply to <%s>: more than %lld replies in "
 			   "%llds ([request] reply_rate_limit)",
-		    m->name, r->to, env->s->request_reply_rate_limit,
-		    env->s->request_reply_rate_period);
+		    m->name, r->to, env->ls->request_reply_rate_limit,
+		    env->ls->request_reply_rate_period);
 	r->rated = ok ? 1 : -1;
 	return ok;
 }

@@ -118,10 +118,11 @@ request_token(struct request *r, const char *action, const char *list,
 		return -1;
 	}
 	spool_token_sweep(r->env->s->spool_dir,
-	    r->env->s->request_token_lifetime, time(NULL));
+	    r->env->ls->request_token_lifetime, time(NULL));
 	(void)strlcpy(to->token, token, sizeof(to->token)); /* it fits */
 	to->ntokens++;
-	clock_span_words(r->env->s->request_token_lifetime, life, sizeof(life));
+	clock_span_words(
+	    r->env->ls->request_token_lifetime, life, sizeof(life));
 	fprintf(to->fp,
 	    "Someone (%s) asked to %s <%s> %s the list %s@%s.\n"
 	    "To confirm, reply to this message, or send a message to\n"
@@ -429,7 +430,7 @@ request_confirm(struct request *r, const struct cmd *c)
 	int ch, spent;
 
 	if (spool_token_read(r->env->s->spool_dir, c->token,
-		r->env->s->request_token_lifetime, time(NULL), text,
+		r->env->ls->request_token_lifetime, time(NULL), text,
 		sizeof(text), &st) == -1)
 		return -1;
 	if (st == SPOOL_TOKEN_OK &&
@@ -454,7 +455,7 @@ request_confirm(struct request *r, const struct cmd *c)
 			       request_spend(r, c) == -1
 			   ? -1
 			   : 0;
-	if ((ch = subs_edit(r->env->s, domain, list,
+	if ((ch = subs_edit(r->env->s, r->env->ls, domain, list,
 		 strcmp(action, "unsubscribe") == 0 ? SUBS_REMOVE : SUBS_ADD,
 		 addr)) == -1 ||
 	    (spent = request_spend(r, c)) == -1)

@@ -41,21 +41,21 @@ request_one_click(
 	    cmd_mime_addr(from, addr, sizeof(addr)) == -1 ||
 	    sscanf(v, "%lld %33s", &issued, mac) != 2)
 		vd = UNSUB_FORGED;
-	else if (unsub_secret_load(&us, env->s->unsubscribe_secret_file, err,
+	else if (unsub_secret_load(&us, env->ls->unsubscribe_secret_file, err,
 		     sizeof(err)) == -1) {
 		log_warnx("%s: one-click unsubscribe: %s", m->name, err);
 		return -1;
 	} else
 		vd = unsub_token_check(&us, m->list, m->domain, addr, issued,
 		    mac, time(NULL),
-		    env->s->unsubscribe_token_lifetime + UNSUB_QUEUE_GRACE);
+		    env->ls->unsubscribe_token_lifetime + UNSUB_QUEUE_GRACE);
 	if (vd != UNSUB_OK) {
 		log_notice("%s: one-click unsubscribe not done: the token %s",
 		    m->name, verdict[vd]);
 		return listfn_state_empty(env, m, "request", "") == -1 ? -1 : 1;
 	}
-	if ((r = subs_edit_if(
-		 env->s, m->domain, m->list, SUBS_REMOVE, addr, issued)) == -1)
+	if ((r = subs_edit_if(env->s, env->ls, m->domain, m->list, SUBS_REMOVE,
+		 addr, issued)) == -1)
 		return -1;
 	log_info("%s: one-click unsubscribe: <%s> %s %s@%s", m->name, addr,
 	    r == 2   ? "subscribed again after the link was made: stays on"

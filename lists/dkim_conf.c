@@ -49,13 +49,13 @@ dkim_conf_section(void *arg, const char *section, struct conf_section *out,
 
 /* dkim_conf_dir - the DKIM directory of domain */
 int
-dkim_conf_dir(
-    char *buf, size_t len, const struct settings *s, const char *domain)
+dkim_conf_dir(char *buf, size_t len, const struct settings *s,
+    const struct lists_settings *ls, const char *domain)
 {
 	int r;
 
-	if (s->dkim_key_dir[0] != '\0')
-		r = snprintf(buf, len, "%s/%s", s->dkim_key_dir, domain);
+	if (ls->dkim_key_dir[0] != '\0')
+		r = snprintf(buf, len, "%s/%s", ls->dkim_key_dir, domain);
 	else
 		r = snprintf(buf, len, "%s/%s/.dkim", s->lists_dir, domain);
 	return r < 0 || (size_t)r >= len ? -1 : 0;
@@ -120,21 +120,21 @@ dkim_conf_split(struct dkim_conf *dc, char *err, size_t errlen)
 /* dkim_conf_load - [dkim] of mjq.conf, then the domain's config file if
  * it exists */
 int
-dkim_conf_load(const struct settings *s, const char *domain,
-    struct dkim_conf *dc, char *err, size_t errlen)
+dkim_conf_load(const struct settings *s, const struct lists_settings *ls,
+    const char *domain, struct dkim_conf *dc, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 
 	memset(dc, 0, sizeof(*dc));
-	dc->sign = s->dkim_sign;
-	if (strlcpy(dc->selectors, s->dkim_selectors, sizeof(dc->selectors)) >=
+	dc->sign = ls->dkim_sign;
+	if (strlcpy(dc->selectors, ls->dkim_selectors, sizeof(dc->selectors)) >=
 		sizeof(dc->selectors) ||
-	    strlcpy(dc->ed25519_selector, s->dkim_ed25519_selector,
+	    strlcpy(dc->ed25519_selector, ls->dkim_ed25519_selector,
 		sizeof(dc->ed25519_selector)) >= sizeof(dc->ed25519_selector)) {
 		snprintf(err, errlen, "DKIM selector too long");
 		return -1;
 	}
-	if (dkim_conf_dir(dc->dir, sizeof(dc->dir), s, domain) == -1 ||
+	if (dkim_conf_dir(dc->dir, sizeof(dc->dir), s, ls, domain) == -1 ||
 	    snprintf(path, sizeof(path), "%s/config", dc->dir) >=
 		(int)sizeof(path)) {
 		snprintf(err, errlen, "DKIM directory path too long");

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "lists_settings.h"
 #include "settings.h"
 
 #define DKIM_RSA_SELECTORS_MAX 2 /* the current key and the next one */
@@ -24,10 +25,10 @@ struct dkim_conf {
 	int nrsa;
 };
 
-int dkim_conf_dir(
-    char *buf, size_t len, const struct settings *s, const char *domain);
-int dkim_conf_load(const struct settings *s, const char *domain,
-    struct dkim_conf *dc, char *err, size_t errlen);
+int dkim_conf_dir(char *buf, size_t len, const struct settings *s,
+    const struct lists_settings *ls, const char *domain);
+int dkim_conf_load(const struct settings *s, const struct lists_settings *ls,
+    const char *domain, struct dkim_conf *dc, char *err, size_t errlen);
 int dkim_conf_key_path(
     char *buf, size_t len, const struct dkim_conf *dc, const char *selector);
 int dkim_conf_key_open(const struct dkim_conf *dc, const char *selector,

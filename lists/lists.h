@@ -4,8 +4,9 @@
  * command parsing of requests, reading a stored message's header, the
  * failed addresses a delivery report names, DKIM
  * signing, ARC sealing and DMARC policies, each copy's own header fields
- * (one-click link and signature) and one-click tokens.  The one header other
- * parts include.  No spool knowledge.
+ * (one-click link and signature) and one-click tokens; the list sections
+ * of mjq.conf (lists_settings.h).  The one header other parts include.
+ * No spool knowledge.
  */
 #ifndef MJQ_LISTS_H
 #define MJQ_LISTS_H
@@ -24,6 +25,7 @@
 #include "dmarc.h"
 #include "header.h"
 #include "listconf.h"
+#include "lists_settings.h"
 #include "posting.h"
 #include "rcpt_head.h"
 #include "subs_disabled.h"

@@ -70,7 +70,7 @@ rcpt_head_out(const struct rcpt_head *h, const char *fields, size_t len,
 /* rcpt_head_open - the per-recipient fields of a list's post, or NULL
  * in *out when the list has none; 0 ok, -1 with err (the message waits) */
 int
-rcpt_head_open(struct rcpt_head **out, const struct settings *s,
+rcpt_head_open(struct rcpt_head **out, const struct lists_settings *ls,
     const struct listconf *lc, const char *list, const char *domain, char *err,
     size_t errlen)
 {
@@ -86,7 +86,7 @@ rcpt_head_open(struct rcpt_head **out, const struct settings *s,
 		return -1;
 	}
 	if ((r = unsub_secret_load(
-		 &secret, s->unsubscribe_secret_file, err, errlen)) == 0 &&
+		 &secret, ls->unsubscribe_secret_file, err, errlen)) == 0 &&
 	    (h->maker = unsub_maker_new(&secret)) == NULL) {
 		snprintf(err, errlen,
 		    "cannot key the unsubscribe tokens: out of memory");

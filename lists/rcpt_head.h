@@ -8,12 +8,12 @@
 #include <stddef.h>
 
 #include "listconf.h"
-#include "settings.h"
+#include "lists_settings.h"
 
 struct rcpt_head;
 struct dkim_prep;
 
-int rcpt_head_open(struct rcpt_head **out, const struct settings *s,
+int rcpt_head_open(struct rcpt_head **out, const struct lists_settings *ls,
     const struct listconf *lc, const char *list, const char *domain, char *err,
     size_t errlen);
 int rcpt_head_make(

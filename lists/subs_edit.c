@@ -43,10 +43,10 @@ subs_edit_is(const char *line, size_t len, const char *addr)
 
 /* subs_edit - add or remove addr; 1 changed, 0 already so, -1 error */
 int
-subs_edit(const struct settings *s, const char *domain, const char *list,
-    enum subs_op op, const char *addr)
+subs_edit(const struct settings *s, const struct lists_settings *ls,
+    const char *domain, const char *list, enum subs_op op, const char *addr)
 {
-	return subs_edit_if(s, domain, list, op, addr, -1);
+	return subs_edit_if(s, ls, domain, list, op, addr, -1);
 }
 
 /* subs_edit_if - as subs_edit; with issued >= 0 (a one-click link's
@@ -54,8 +54,9 @@ subs_edit(const struct settings *s, const char *domain, const char *list,
  * issued (the link was made for an earlier subscription): 2 then.  A
  * change is noted in subscribers.since first (subs_since.c). */
 int
-subs_edit_if(const struct settings *s, const char *domain, const char *list,
-    enum subs_op op, const char *addr, long long issued)
+subs_edit_if(const struct settings *s, const struct lists_settings *ls,
+    const char *domain, const char *list, enum subs_op op, const char *addr,
+    long long issued)
 {
 	char path[PATH_MAX], *out = NULL;
 	const char *p, *end, *nl;
@@ -107,7 +108,7 @@ subs_edit_if(const struct settings *s, const char *domain, const char *list,
 	if ((op == SUBS_ADD) == found) {
 		r = 0; /* nothing to write */
 	} else if (subs_since_note(path, addr, (long long)time(NULL),
-		       s->unsubscribe_token_lifetime + UNSUB_QUEUE_GRACE) ==
+		       ls->unsubscribe_token_lifetime + UNSUB_QUEUE_GRACE) ==
 		   -1) {
 		log_warn(
 		    "cannot note the change in %s%s", path, SUBS_SINCE_SUFFIX);

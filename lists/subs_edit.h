@@ -4,14 +4,16 @@
 #ifndef MJQ_SUBS_EDIT_H
 #define MJQ_SUBS_EDIT_H
 
+#include "lists_settings.h"
 #include "settings.h"
 
 enum subs_op { SUBS_ADD, SUBS_REMOVE };
 
-int subs_edit(const struct settings *s, const char *domain, const char *list,
-    enum subs_op op, const char *addr);
-int subs_edit_if(const struct settings *s, const char *domain, const char *list,
-    enum subs_op op, const char *addr, long long issued);
+int subs_edit(const struct settings *s, const struct lists_settings *ls,
+    const char *domain, const char *list, enum subs_op op, const char *addr);
+int subs_edit_if(const struct settings *s, const struct lists_settings *ls,
+    const char *domain, const char *list, enum subs_op op, const char *addr,
+    long long issued);
 int subs_edit_member(const struct settings *s, const char *domain,
     const char *list, const char *addr);
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "deliver.h"
+#include "lists.h"
 #include "log.h"
 #include "queuectl.h"
 #include "queuerun.h"
@@ -99,6 +100,8 @@ main(int argc, char **argv)
 	struct runner_link_opts o = {-1, 0};
 	const char *config = NULL;
 	struct delivery_conf dc;
+	struct lists_settings ls;
+	struct settings_part parts[2];
 	struct settings s;
 	struct queuerun *q;
 	char err[512], *end;
@@ -160,13 +163,15 @@ main(int argc, char **argv)
 	log_open("mj_queuerun",
 	    (o.fd != -1 && !fg) || admin ? LOG_TO_SYSLOG : LOG_TO_STDERR);
 	log_set_debug(debug);
-	/* The file is read once.  Listing, checking and the operator's
-	 * commands need no delivery sections, so a broken one does not
-	 * stop them. */
+	/* The file is read once, with the list sections and the delivery
+	 * sections.  Listing, checking and the operator's commands need no
+	 * delivery sections: without their part they are accepted
+	 * unchecked, so a broken one does not stop them. */
 	delivery_conf_init(&dc);
-	if (settings_load(&s, config ? config : SETTINGS_DEFAULT_FILE,
-		config == NULL,
-		list || check || admin ? NULL : delivery_conf_section, &dc, err,
+	parts[0] = lists_settings_part(&ls);
+	parts[1] = delivery_conf_part(&dc);
+	if (settings_load(&s, parts, list || check || admin ? 1 : 2,
+		config ? config : SETTINGS_DEFAULT_FILE, config == NULL, err,
 		sizeof(err)) == -1 ||
 	    (!list && !check && !admin &&
 		delivery_conf_finish(&dc, err, sizeof(err)) == -1)) {
@@ -180,7 +185,7 @@ main(int argc, char **argv)
 		return queuectl_admin(&s, op, target, stdout);
 	if (check)
 		return qr_check(&s);
-	if ((q = queuerun_open(&s, &dc, err, sizeof(err))) == NULL) {
+	if ((q = queuerun_open(&s, &ls, &dc, err, sizeof(err))) == NULL) {
 		log_errx("%s", err);
 		delivery_conf_free(&dc);
 		return EX_CONFIG;

@@ -49,11 +49,12 @@
 #include "walk.h"
 #include "deliver.h"
 
-/* queuerun_open - a runner for this spool with these delivery sections
- * (parsed once, by the caller, and kept by it until queuerun_close) */
+/* queuerun_open - a runner for this spool with these list and delivery
+ * sections (parsed once, by the caller, and kept by it until
+ * queuerun_close) */
 struct queuerun *
-queuerun_open(const struct settings *s, const struct delivery_conf *dc,
-    char *err, size_t errlen)
+queuerun_open(const struct settings *s, const struct lists_settings *ls,
+    const struct delivery_conf *dc, char *err, size_t errlen)
 {
 	struct queuerun *q;
 
@@ -64,6 +65,7 @@ queuerun_open(const struct settings *s, const struct delivery_conf *dc,
 	q->s = s;
 	q->dc = dc;
 	q->fn.s = s;
+	q->fn.ls = ls;
 	q->fn.dns_server = dc->transport[DELIVER_SMTP].dns_server;
 	if (dispatch_open(q, err, errlen) == -1 ||
 	    (q->pool = deliver_pool_open((int)dc->base.threads, err, errlen)) ==

@@ -95,14 +95,18 @@ qs_usage(void)
 	return EX_USAGE;
 }
 
-/* qs_load - read the configuration into s; the spool made absolute */
+/* qs_load - read the configuration into s and ls; the spool made
+ * absolute */
 static int
-qs_load(const struct qs *qs, struct settings *s, char *err, size_t errlen)
+qs_load(const struct qs *qs, struct settings *s, struct lists_settings *ls,
+    char *err, size_t errlen)
 {
+	struct settings_part part = lists_settings_part(ls);
 	char real[PATH_MAX];
 
-	if (settings_load(s, qs->config[0] ? qs->config : SETTINGS_DEFAULT_FILE,
-		qs->config[0] == '\0', NULL, NULL, err, errlen) == -1)
+	if (settings_load(s, &part, 1,
+		qs->config[0] ? qs->config : SETTINGS_DEFAULT_FILE,
+		qs->config[0] == '\0', err, errlen) == -1)
 		return -1;
 	if (realpath(s->spool_dir, real) != NULL &&
 	    strlcpy(s->spool_dir, real, sizeof(s->spool_dir)) >=
@@ -129,6 +133,7 @@ qs_stop(struct qs *qs, const char *why)
 static int
 qs_reload(struct qs *qs, char *err, size_t errlen)
 {
+	struct lists_settings nls;
 	struct settings ns;
 	struct client *nc;
 
@@ -136,7 +141,7 @@ qs_reload(struct qs *qs, char *err, size_t errlen)
 		snprintf(err, errlen, "stopping");
 		return -1;
 	}
-	if (qs_load(qs, &ns, err, errlen) == -1) {
+	if (qs_load(qs, &ns, &nls, err, errlen) == -1) {
 		log_warnx("reload: %s; keeping the running configuration", err);
 		return -1;
 	}
@@ -146,6 +151,7 @@ qs_reload(struct qs *qs, char *err, size_t errlen)
 		memcpy(ns.spool_dir, qs->s.spool_dir, sizeof(ns.spool_dir));
 	}
 	qs->s = ns;
+	qs->ls = nls;
 	if (queueserv_runner_find(qs, err, errlen) == -1) {
 		log_warnx("reload: %s", err);
 		return -1;
@@ -549,7 +555,7 @@ main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if (qs_load(&qs, &qs.s, err, sizeof(err)) == -1) {
+	if (qs_load(&qs, &qs.s, &qs.ls, err, sizeof(err)) == -1) {
 		fprintf(stderr, "mj_queueserv: %s\n", err);
 		return EX_CONFIG;
 	}

@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "lists.h"
 #include "settings.h"
 
 #define QS_LINE_MAX 256		/* a request or runner line, with newline */
@@ -101,8 +102,9 @@ struct client {
 
 struct qs {
 	struct settings s;
-	char config[PATH_MAX]; /* absolute, "" for the default file */
-	char runner[PATH_MAX]; /* the mj_queuerun program */
+	struct lists_settings ls; /* the list sections: status checks DKIM */
+	char config[PATH_MAX];	  /* absolute, "" for the default file */
+	char runner[PATH_MAX];	  /* the mj_queuerun program */
 	char sock_path[PATH_MAX];
 	int foreground, debug;
 	int listen_fd;

@@ -55,7 +55,8 @@ status_dkim(const struct qs *qs, const char *domain, char *err, size_t errlen)
 {
 	struct dkim_conf dc;
 
-	return dkim_conf_load(&qs->s, domain, &dc, err, errlen) == -1 ||
+	return dkim_conf_load(&qs->s, &qs->ls, domain, &dc, err, errlen) ==
+		   -1 ||
 	       dkim_conf_check(&dc, err, errlen) == -1;
 }
 

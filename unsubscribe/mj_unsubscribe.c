@@ -75,10 +75,12 @@ unsub_list_exists(const struct settings *s, const struct unsub_link *l)
  * requests_per_minute (in all), in the spool's state/unsubscribe: 0 go
  * on, 429 the address's bound, 503 the global one, -1 error */
 static int
-unsub_rate(const struct settings *s, const struct unsub_link *l)
+unsub_rate(const struct settings *s, const struct lists_settings *ls,
+    const struct unsub_link *l)
 {
-	struct spool_unsub_bound addr = {s->unsubscribe_address_per_hour, 3600},
-				 all = {s->unsubscribe_per_minute, 60};
+	struct spool_unsub_bound addr = {ls->unsubscribe_address_per_hour,
+				     3600},
+				 all = {ls->unsubscribe_per_minute, 60};
 	char key[sizeof(l->addr) + sizeof(l->list) + sizeof(l->domain) + 3];
 
 	if ((size_t)snprintf(key, sizeof(key), "%s %s@%s", l->addr, l->list,
@@ -115,6 +117,8 @@ unsub_refuse(int status, const char *reason, const struct unsub_link *l,
 int
 main(void)
 {
+	struct lists_settings ls;
+	struct settings_part part = lists_settings_part(&ls);
 	struct settings s;
 	struct unsub_secret us;
 	struct unsub_link l;
@@ -134,16 +138,16 @@ main(void)
 	if (unsub_cgi_link(getenv("QUERY_STRING"), &l) == -1)
 		return unsub_refuse(400, "Bad Request", NULL,
 		    "This unsubscribe link is incomplete or damaged.", head);
-	if (settings_load(&s, unsub_config(), 0, settings_skip_section, NULL,
-		err, sizeof(err)) == -1 ||
+	if (settings_load(&s, &part, 1, unsub_config(), 0, err, sizeof(err)) ==
+		-1 ||
 	    unsub_secret_load(
-		&us, s.unsubscribe_secret_file, err, sizeof(err)) == -1) {
+		&us, ls.unsubscribe_secret_file, err, sizeof(err)) == -1) {
 		log_warnx("%s", err);
 		return unsub_refuse(503, "Service Unavailable", &l,
 		    "Unsubscribing by link is not possible right now.", head);
 	}
 	switch (unsub_token_check(&us, l.list, l.domain, l.addr, l.issued,
-	    l.mac, time(NULL), s.unsubscribe_token_lifetime)) {
+	    l.mac, time(NULL), ls.unsubscribe_token_lifetime)) {
 	case UNSUB_FORGED:
 		return unsub_refuse(403, "Forbidden", &l,
 		    "This unsubscribe link is not valid.", head);
@@ -171,7 +175,7 @@ main(void)
 		return unsub_refuse(400, "Bad Request", &l,
 		    "The request does not ask for List-Unsubscribe=One-Click.",
 		    0);
-	if ((r = unsub_rate(&s, &l)) == 429)
+	if ((r = unsub_rate(&s, &ls, &l)) == 429)
 		return unsub_refuse(429, "Too Many Requests", &l,
 		    "This address has asked too often; please try again later.",
 		    0);

@@ -110,6 +110,8 @@ main(int argc, char **argv)
 	struct rcpt_head *h;
 	struct listconf lc;
 	struct dkim_conf dc;
+	struct lists_settings ls;
+	struct settings_part lsp = lists_settings_part(&ls);
 	struct settings s;
 	char why[PATH_MAX + 200], *text, *head;
 	size_t len, headlen;
@@ -144,11 +146,10 @@ main(int argc, char **argv)
 	    sizeof(lc.unsubscribe_url))
 		errx(2, "-u: too long");
 	log_open("mj_copysign", LOG_TO_STDERR);
-	if (settings_load(&s, conf, 0, settings_skip_section, NULL, why,
-		sizeof(why)) == -1 ||
-	    dkim_conf_load(&s, domain, &dc, why, sizeof(why)) == -1 ||
+	if (settings_load(&s, &lsp, 1, conf, 0, why, sizeof(why)) == -1 ||
+	    dkim_conf_load(&s, &ls, domain, &dc, why, sizeof(why)) == -1 ||
 	    (ds = dkim_sign_open(why, sizeof(why))) == NULL ||
-	    rcpt_head_open(&h, &s, &lc, list, domain, why, sizeof(why)) == -1)
+	    rcpt_head_open(&h, &ls, &lc, list, domain, why, sizeof(why)) == -1)
 		errx(2, "%s", why);
 	text = text_read(argv[optind + 2], &len);
 	if (dkim_sign_prepare(

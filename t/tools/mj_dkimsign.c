@@ -39,6 +39,8 @@ main(int argc, char **argv)
 	const char *conf = NULL;
 	struct arc_verdict *arc = NULL;
 	struct dkim_signer *ds;
+	struct lists_settings ls;
+	struct settings_part part = lists_settings_part(&ls);
 	struct settings s;
 	struct dkim_conf dc;
 	char why[PATH_MAX + 200], *text = NULL, *sig;
@@ -67,9 +69,9 @@ main(int argc, char **argv)
 	if (conf == NULL || argc - optind != 2)
 		goto usage;
 	log_open("mj_dkimsign", LOG_TO_STDERR);
-	if (settings_load(&s, conf, 0, settings_skip_section, NULL, why,
-		sizeof(why)) == -1 ||
-	    dkim_conf_load(&s, argv[optind], &dc, why, sizeof(why)) == -1 ||
+	if (settings_load(&s, &part, 1, conf, 0, why, sizeof(why)) == -1 ||
+	    dkim_conf_load(&s, &ls, argv[optind], &dc, why, sizeof(why)) ==
+		-1 ||
 	    (ds = dkim_sign_open(why, sizeof(why))) == NULL)
 		errx(2, "%s", why);
 	if ((fp = fopen(argv[optind + 1], "r")) == NULL)

@@ -17,6 +17,8 @@
 int
 main(int argc, char **argv)
 {
+	struct lists_settings ls;
+	struct settings_part part = lists_settings_part(&ls);
 	struct settings s;
 	char err[512];
 	int r;
@@ -27,12 +29,11 @@ main(int argc, char **argv)
 		return 2;
 	}
 	log_open("mj_subsedit", LOG_TO_STDERR);
-	if (settings_load(&s, argv[2], 0, settings_skip_section, NULL, err,
-		sizeof(err)) == -1) {
+	if (settings_load(&s, &part, 1, argv[2], 0, err, sizeof(err)) == -1) {
 		fprintf(stderr, "mj_subsedit: %s\n", err);
 		return 2;
 	}
-	r = subs_edit(&s, argv[3], argv[4],
+	r = subs_edit(&s, &ls, argv[3], argv[4],
 	    strcmp(argv[5], "remove") == 0 ? SUBS_REMOVE : SUBS_ADD, argv[6]);
 	return r == 1 ? 0 : r == 0 ? 1 : 2;
 }
