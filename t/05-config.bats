@@ -1,9 +1,12 @@
 #!/usr/bin/env bats
-# The configuration loader (common/conf.c, common/settings.c), through
-# mj_enqueue: every error names file, line, section and key.
+# The configuration loader (common/conf.c, common/settings.c, with the
+# list sections of lists/lists_settings.c), through mj_enqueue, and the
+# list sections through every program that reads mjq.conf: every error
+# names file, line, section and key.
 
 load helpers
 load smtp_helpers
+bats_require_minimum_version 1.5.0
 
 # Posting policy is t/76's; these lists take posts from anyone.
 MJQ_LIST_POSTING=open
@@ -103,4 +106,67 @@ try_conf() {
 	[ "$status" -eq 0 ]
 	grep -q " EHLO $(hostname)\$" "$BATS_TEST_TMPDIR/sink/trace"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/sink/log")" -eq 1 ]
+}
+
+# every_reader STATUS TEXT - each program that reads mjq.conf, on $CONF:
+# mj_enqueue, mj_queuerun (a pass, -l, -c), mj_queueserv (the server in
+# the foreground and status), mj_unsubscribe (the CGI program, a GET of
+# a good link); with STATUS "ok" each takes the file (0, or 69 for
+# status with no server, the confirmation page for mj_unsubscribe; the
+# server is left out, it would serve), else each ends with its status
+# for a bad file and "PROG: TEXT"
+every_reader() {
+	local want=$1 text=$2 key mac t p page
+	key=$(head -1 "$BATS_TEST_TMPDIR/secret")
+	t=$(date +%s)
+	mac=$(printf 'mjq-unsub-1\nmylist\nexample.org\nann@users.test\n%s\n' "$t" |
+		openssl dgst -sha256 -mac HMAC -macopt "hexkey:$key" -r | cut -c1-32)
+	for p in enqueue queuerun-1 queuerun-l queuerun-c queueserv-f \
+		queueserv-status unsubscribe; do
+		case $p in
+		enqueue) run "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r <<<"$MSG" ;;
+		queuerun-?) run "$MJ_QUEUERUN" -C "$CONF" "-${p#queuerun-}" ;;
+		queueserv-f)
+			[ "$want" = ok ] && continue
+			run timeout 10 "$MJ_QUEUESERV" -f -C "$CONF" </dev/null ;;
+		queueserv-status) run "$MJ_QUEUESERV" -C "$CONF" status ;;
+		unsubscribe)
+			run --separate-stderr env REQUEST_METHOD=GET MJQ_CONF="$CONF" \
+				QUERY_STRING="l=mylist%40example.org&a=ann%40users.test&t=$t&s=$mac" \
+				"$TOP/unsubscribe/mj_unsubscribe"
+			page=${lines[0]%$'\r'} output=$stderr ;;
+		esac
+		echo "$p: $status: $output"
+		if [ "$want" = ok ]; then
+			case $p in
+			queueserv-status) [ "$status" -eq 69 ] ;;
+			unsubscribe) [ "$page" = "Status: 200 OK" ] ;;
+			*) [ "$status" -eq 0 ] ;;
+			esac
+			[[ "$output" != *"$CONF:"* ]]
+			continue
+		fi
+		case $p in
+		enqueue) [ "$status" -eq 75 ] ;;
+		unsubscribe) [ "$page" = "Status: 503 Service Unavailable" ] ;;
+		*) [ "$status" -eq 78 ] ;;
+		esac
+		# mj_unsubscribe logs to syslog where a syslog daemon listens
+		[ "$p" = unsubscribe ] && [ -S /dev/log ] && continue
+		[[ "$output" == *"mj_${p%%-*}: $text"* ]]
+	done
+}
+
+@test "every program that reads mjq.conf takes the list sections, and refuses a misspelled key there with file and line" {
+	"$TOP/scripts/mjq-unsubsecret" "$BATS_TEST_TMPDIR/secret"
+	# a key of each list section (lists/lists_settings.c), in force
+	printf '[request]\ntoken_lifetime = 2d\n[arc]\nseal = no\n[dmarc]\nnegative_ttl = 1m\n[unsubscribe]\nsecret_file = %s\n[dkim]\nselectors = s1\n' \
+		"$BATS_TEST_TMPDIR/secret" >>"$CONF"
+	every_reader ok
+	printf '[dkim]\nsleector = s2\n' >>"$CONF"
+	every_reader bad "$CONF:20: [dkim] sleector: unknown key"
+	# a bad value is refused as well, by the list sections' own range
+	sed -i '$d' "$CONF"
+	printf 'sign = yes\n[unsubscribe]\ntoken_lifetime = 1h\n' >>"$CONF"
+	every_reader bad "$CONF:22: [unsubscribe] token_lifetime: value 3600 out of range [86400, 315360000]"
 }
