@@ -7,6 +7,7 @@
 # scripts/callgraph.sh; `make deps-graph` prints both and fails on either).
 
 TOP="$BATS_TEST_DIRNAME/.."
+bats_require_minimum_version 1.5.0
 
 # fake_tree - a minimal tree with one header per layer, in $T
 fake_tree() {
@@ -157,4 +158,17 @@ ring_objects() {
 	run sh "$TOP/t/check-format" "$d/good.c" "$d/bad.c"
 	[ "$status" -eq 1 ]
 	[ "$output" = "check-format: $d/bad.c differs from .clang-format (clang-format -i $d/bad.c)" ]
+}
+
+# sections FILE - the sections of mjq.conf a settings table file holds
+sections() {
+	sed -nE 's/^ *SETTINGS_TABLE\("([a-z_]+)",.*/\1/p' "$1" | tr '\n' ' '
+}
+
+@test "common/ keeps only the shared sections of mjq.conf; the list sections live in lists/" {
+	[ "$(sections "$TOP/common/settings.c")" = "spool lists enqueue queueserv queuerun " ]
+	[ "$(sections "$TOP/lists/lists_settings.c")" = "request dkim arc dmarc unsubscribe " ]
+	# and struct settings has no field of theirs
+	run -1 grep -nE '^[[:space:]]+[a-z ]+ (dkim|arc|dmarc|unsubscribe|request)_[a-z_0-9]+(\[|;)' \
+		"$TOP/common/settings.h"
 }
