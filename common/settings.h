@@ -78,6 +78,7 @@ struct settings_part {
 	void *section_arg;
 };
 
+/* SETTINGS_TABLE - a section's row: its name and its array of keys */
 #define SETTINGS_TABLE(name, keys)                                             \
 	{                                                                      \
 		name, keys, sizeof(keys) / sizeof(keys[0])                     \
