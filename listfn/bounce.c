@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "bounce.h"
+#include "bounce_count.h"
 #include "bounce_complaint.h"
 #include "bounce_probe.h"
 #include "listfn_clock.h"
@@ -47,11 +48,11 @@ int
 bounce_process(
     struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
 {
+	size_t i, judged[BOUNCE_CLASSES] = {0};
 	struct bounce_found bf;
 	struct bounce_rule rule;
 	struct listconf lc;
 	long long score;
-	size_t i;
 	int member, r;
 
 	if ((r = bounce_complaint(env, m, text, len)) != 1)
@@ -63,6 +64,8 @@ bounce_process(
 		if (bounce_probe_failed(env, m, &lc, bf.probe, bf.class[0]) ==
 		    -1)
 			return -1;
+		judged[bf.class[0]]++;
+		bounce_count(env, m, judged, 0);
 		return listfn_state_empty(env, m, "bounce", "");
 	}
 	if (!bf.is_bounce || (bf.n == 0 && !bf.delayed))
@@ -105,6 +108,9 @@ bounce_process(
 		    bounce_probe_disable(env, m, &lc, bf.addr[i], score) == -1)
 			return -1;
 	}
+	for (i = 0; i < bf.n; i++)
+		judged[bf.class[i]]++;
+	bounce_count(env, m, judged, 0);
 	if (bf.more > 0) {
 		/* Never dropped unseen: the owners get the report. */
 		log_warnx("%s: bounce names %zu addresses more than the %d "

@@ -23,6 +23,7 @@
 #include "dkim_sign.h"
 #include "dmarc.h"
 #include "header.h"
+#include "list_walk.h"
 #include "listconf.h"
 #include "posting.h"
 #include "rcpt_head.h"
