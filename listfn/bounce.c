@@ -42,6 +42,29 @@ bounce_rule_of(const struct listconf *lc, struct bounce_rule *rule)
 	rule->max_age = lc->bounce_max_age;
 }
 
+/* bounce_answer - owner mail to a probe's address that is no bounce:
+ * the subscriber's answer, which enables it again (bounce_probe.c); 0
+ * done, 1 no probe out has the token (forwarded to the owners like
+ * other owner mail: nothing changes), -1 try again later */
+static int
+bounce_answer(struct listfn_env *env, struct listfn_msg *m, const char *token)
+{
+	char addr[NAME_ADDR_MAX + 1];
+	struct listconf lc;
+	int r;
+
+	if ((r = listfn_list_conf(env, m, &lc)) != 0 ||
+	    (r = bounce_probe_answer(
+		 env, m, m->list, token, "a reply", addr, sizeof(addr))) != 1)
+		return r == 0 ? 1 : r;
+	if (bounce_owners_tell(env, m, &lc,
+		"Delivery to <%s> on %s@%s is enabled again: it answered\n"
+		"a probe.\n",
+		addr, m->list, m->domain) == -1)
+		return -1;
+	return listfn_state_empty(env, m, "probe-answer", "");
+}
+
 /* bounce_process - owner mail that is a bounce: count it; 1 when it is
  * not one (forward it), 0 done (state file made), -1 try again later */
 int
@@ -58,6 +81,8 @@ bounce_process(
 	if ((r = bounce_complaint(env, m, text, len)) != 1)
 		return r;
 	bounce_parse(m->domain, m->list, text, len, &bf);
+	if (!bf.is_bounce && bf.probe[0] != '\0')
+		return bounce_answer(env, m, bf.probe);
 	if (bf.is_bounce && bf.probe[0] != '\0') {
 		if ((r = listfn_list_conf(env, m, &lc)) != 0)
 			return r;

@@ -194,6 +194,29 @@ subs_disabled_load(const struct settings *s, const char *domain,
 	return 0;
 }
 
+/* subs_disabled_token - the address whose last probe has token */
+int
+subs_disabled_token(const struct settings *s, const char *domain,
+    const char *list, const char *token, struct subs_disabled *d)
+{
+	struct subs_disabled *v;
+	size_t n, i;
+	int r = 0;
+
+	if (strlen(token) != SUBS_DISABLED_TOKEN ||
+	    strspn(token, "0123456789abcdefABCDEF") != SUBS_DISABLED_TOKEN)
+		return 0; /* never "-", the token of no probe yet */
+	if (subs_disabled_load(s, domain, list, &v, &n) == -1)
+		return -1;
+	for (i = 0; i < n && r == 0; i++)
+		if (strcasecmp(v[i].token, token) == 0) {
+			*d = v[i];
+			r = 1;
+		}
+	free(v);
+	return r;
+}
+
 /* subs_disabled_find - addr's line among v */
 const struct subs_disabled *
 subs_disabled_find(const struct subs_disabled *v, size_t n, const char *addr)

@@ -598,3 +598,76 @@ assert n["mjq_disabled_subscribers"] == "gauge", n
 	[ "$stderr" = "mj_queueserv: no list nosuch@example.org" ]
 	run -64 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" disabled a b
 }
+
+# probe_reply TOKEN FROM - a human's reply to the probe with TOKEN, as the
+# MTA delivers it to the probe's address (the probe's Reply-To)
+probe_reply() {
+	local to="mylist-owner+probe-$1@example.org"
+	"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -o -f "$2" <<-EOF
+	Delivered-To: $to
+	From: <$2>
+	To: <$to>
+	Subject: Re: Delivery of mylist@example.org to you is disabled
+
+	It works again, thanks.
+	EOF
+}
+
+@test "a subscriber answers a probe: a reply to it, or enable with its token, enables it; a wrong token changes nothing" {
+	disable_gone
+	post one
+	runq
+	read -r a since probes ptime token failed why <"$SUBS.disabled"
+	f=$(ls "$MAIL"/gone@dead.test/new/*)
+	grep -qx "Reply-To: <mylist-owner+probe-$token@example.org>" "$f"
+	grep -qx "    enable mylist $token" "$f"
+	grep -qx 'to <mylist-request@example.org>.' "$f"
+	# forged answers: a wrong token, "-" (no probe yet), another list's
+	# form; none enables, and they go to the owners like owner mail
+	probe_reply 0123456789abcdef gone@dead.test
+	probe_reply - gone@dead.test
+	printf 'From: <x@evil.test>\nSubject: commands\n\nenable mylist 0123456789abcdef\n' |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f x@evil.test
+	runq
+	[ "$(awk '{print $1}' "$SUBS.disabled")" = gone@dead.test ]
+	last x@evil.test | grep -qx 'The token 0123456789abcdef is not that of a probe of mylist out now:'
+	grep -q 'a reply for mylist@example.org with token 0123456789abcdef: no probe out has it, nothing enabled' "$RUNLOG"
+	[ "$(grep -lc 'It works again' "$MAIL"/boss@owner.test/new/* | wc -l)" -eq 2 ]
+	# the right token, in a reply from another address: enabled, told
+	probe_reply "$token" gone.new@other.test
+	runq
+	[ ! -s "$SUBS.disabled" ]
+	grep -qx gone@dead.test "$SUBS"
+	grep -q "<gone@dead.test> enabled again on mylist@example.org: a reply to probe 1" "$RUNLOG"
+	grep -lqx 'Delivery to <gone@dead.test> on mylist@example.org is enabled again: it answered' \
+	    "$MAIL"/boss@owner.test/new/*
+	# the reply itself is not forwarded
+	[ "$(grep -l 'It works again' "$MAIL"/boss@owner.test/new/* | wc -l)" -eq 2 ]
+	post two
+	runq
+	grep -lqx 'Subject: two' "$MAIL"/gone@dead.test/new/*
+	# disabled again: the mail command with the probe's token, from
+	# anyone, enables the address the probe went to
+	printf 'bounce_probe_interval = 1d\n' >>"$LISTS/example.org/mylist/config"
+	for d in 3 4 5; do
+		on_day $d
+		verp_bounce gone@dead.test
+		runq
+	done
+	[ -s "$SUBS.disabled" ]
+	post three
+	runq
+	read -r a since probes ptime token2 failed why <"$SUBS.disabled"
+	[ "$token2" != "$token" ] && [ "$probes" = 1 ]
+	# the old token is spent
+	printf 'From: <helper@users.test>\nSubject: commands\n\nenable mylist %s\n' "$token" |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f helper@users.test
+	runq
+	[ -s "$SUBS.disabled" ]
+	printf 'From: <helper@users.test>\nSubject: commands\n\nenable mylist %s\n' "${token2^^}" |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f helper@users.test
+	runq
+	[ ! -s "$SUBS.disabled" ]
+	last helper@users.test | grep -qx 'Delivery of mylist to <gone@dead.test> is enabled again.'
+	grep -q "<gone@dead.test> enabled again on mylist@example.org: the enable command to probe 1" "$RUNLOG"
+}
