@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "bounce.h"
+#include "bounce_count.h"
 #include "bounce_complaint.h"
 #include "bounce_probe.h"
 #include "listfn_clock.h"
@@ -41,28 +42,55 @@ bounce_rule_of(const struct listconf *lc, struct bounce_rule *rule)
 	rule->max_age = lc->bounce_max_age;
 }
 
+/* bounce_answer - owner mail to a probe's address that is no bounce:
+ * the subscriber's answer, which enables it again (bounce_probe.c); 0
+ * done, 1 no probe out has the token (forwarded to the owners like
+ * other owner mail: nothing changes), -1 try again later */
+static int
+bounce_answer(struct listfn_env *env, struct listfn_msg *m, const char *token)
+{
+	char addr[NAME_ADDR_MAX + 1];
+	struct listconf lc;
+	int r;
+
+	if ((r = listfn_list_conf(env, m, &lc)) != 0 ||
+	    (r = bounce_probe_answer(
+		 env, m, m->list, token, "a reply", addr, sizeof(addr))) != 1)
+		return r == 0 ? 1 : r;
+	if (bounce_owners_tell(env, m, &lc,
+		"Delivery to <%s> on %s@%s is enabled again: it answered\n"
+		"a probe.\n",
+		addr, m->list, m->domain) == -1)
+		return -1;
+	return listfn_state_empty(env, m, "probe-answer", "");
+}
+
 /* bounce_process - owner mail that is a bounce: count it; 1 when it is
  * not one (forward it), 0 done (state file made), -1 try again later */
 int
 bounce_process(
     struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
 {
+	size_t i, judged[BOUNCE_CLASSES] = {0};
 	struct bounce_found bf;
 	struct bounce_rule rule;
 	struct listconf lc;
 	long long score;
-	size_t i;
 	int member, r;
 
 	if ((r = bounce_complaint(env, m, text, len)) != 1)
 		return r;
 	bounce_parse(m->domain, m->list, text, len, &bf);
+	if (!bf.is_bounce && bf.probe[0] != '\0')
+		return bounce_answer(env, m, bf.probe);
 	if (bf.is_bounce && bf.probe[0] != '\0') {
 		if ((r = listfn_list_conf(env, m, &lc)) != 0)
 			return r;
 		if (bounce_probe_failed(env, m, &lc, bf.probe, bf.class[0]) ==
 		    -1)
 			return -1;
+		judged[bf.class[0]]++;
+		bounce_count(env, m, judged, 0);
 		return listfn_state_empty(env, m, "bounce", "");
 	}
 	if (!bf.is_bounce || (bf.n == 0 && !bf.delayed))
@@ -105,6 +133,9 @@ bounce_process(
 		    bounce_probe_disable(env, m, &lc, bf.addr[i], score) == -1)
 			return -1;
 	}
+	for (i = 0; i < bf.n; i++)
+		judged[bf.class[i]]++;
+	bounce_count(env, m, judged, 0);
 	if (bf.more > 0) {
 		/* Never dropped unseen: the owners get the report. */
 		log_warnx("%s: bounce names %zu addresses more than the %d "

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "bounce_complaint.h"
+#include "bounce_count.h"
 #include "bounce_probe.h"
 #include "listfn_clock.h"
 #include "listfn_list.h"
@@ -101,6 +102,7 @@ bounce_complaint(
 	}
 	log_notice("%s: complaint (abuse report) from <%s> about %s@%s: %s",
 	    m->name, af.addr, m->list, m->domain, what);
+	bounce_count(env, m, NULL, 1);
 	return listfn_state_empty(env, m, "complaint", "");
 }
 

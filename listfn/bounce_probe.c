@@ -18,6 +18,13 @@
  * bounced for a policy or transient reason is not a failure.  The probe
  * is committed before its token is written: a crash in between sends a
  * second probe, never records one that was not sent.
+ * The subscriber may answer a probe (bounce_probe_answer): a reply to it
+ * (its Reply-To is the probe's VERP address, and the owner function,
+ * bounce.c, reads the token back from the envelope recipient) or the
+ * mail command "enable <list> <token>" (request_cmd.c).  The token,
+ * which only the probe carried, proves that it arrived: the address is
+ * enabled at once.  An answer with another token (a stale or forged
+ * one) changes nothing.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -134,15 +141,18 @@ probe_send(struct listfn_env *env, struct listfn_msg *m,
 	    (fp = open_memstream(&text, &tlen)) == NULL)
 		return -1;
 	fprintf(fp,
-	    "From: <%s-owner@%s>\nTo: <%s>\n"
+	    "From: <%s-owner@%s>\nReply-To: <%s>\nTo: <%s>\n"
 	    "Subject: Delivery of %s@%s to you is disabled\n"
 	    "Auto-Submitted: auto-generated\nPrecedence: bulk\n"
 	    "MIME-Version: 1.0\nContent-Type: text/plain; charset=us-ascii\n\n"
 	    "Mail from %s@%s to <%s> bounced, so its delivery is disabled.\n"
 	    "This is probe %d: if it reaches you, nothing needs doing;\n"
-	    "delivery will be enabled again.\n",
-	    m->list, m->domain, d->addr, m->list, m->domain, m->list, m->domain,
-	    d->addr, nd.probes);
+	    "delivery will be enabled again.  To have it enabled now, reply\n"
+	    "to this message, or send the line\n\n    enable %s %s\n\n"
+	    "to <%s-request@%s>.\n",
+	    m->list, m->domain, sender, d->addr, m->list, m->domain, m->list,
+	    m->domain, d->addr, nd.probes, m->list, nd.token, m->list,
+	    m->domain);
 	if (fclose(fp) == EOF)
 		goto done;
 	if (generate_commit_from(env, m, "probe", sender, d->addr, text, tlen,
@@ -200,33 +210,59 @@ int
 bounce_probe_failed(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, const char *token, enum bounce_class class)
 {
-	struct subs_disabled *v, d;
+	struct subs_disabled d;
 	char why[200];
-	size_t n, i;
-	int r = 0;
+	int r;
 
-	if (subs_disabled_load(env->s, m->domain, m->list, &v, &n) == -1)
-		return -1;
-	for (i = 0; i < n && strcmp(v[i].token, token) != 0; i++)
-		;
-	if (i == n)
-		log_info("%s: bounce of a probe of %s@%s no longer out (%s)",
-		    m->name, m->list, m->domain, token);
-	else if (class == BOUNCE_POLICY || class == BOUNCE_TRANSIENT)
-		log_info("%s: probe %d to <%s> bounced: %s, not a failure",
-		    m->name, v[i].probes, v[i].addr, bounce_class_name(class));
-	else if (v[i].probes >= lc->bounce_probes) {
-		snprintf(why, sizeof(why), "and each of its %d probes bounced",
-		    v[i].probes);
-		r = probe_remove(env, m, lc, v[i].addr, why);
-	} else if (!v[i].failed) {
-		d = v[i];
-		d.failed = 1;
-		log_info("%s: probe %d to <%s> bounced: %s", m->name, d.probes,
-		    d.addr, bounce_class_name(class));
-		r = subs_disabled_set(env->s, m->domain, m->list, &d) == -1 ? -1
-									    : 0;
+	if ((r = subs_disabled_token(env->s, m->domain, m->list, token, &d)) !=
+	    1) {
+		if (r == 0)
+			log_info("%s: bounce of a probe of %s@%s no longer "
+				 "out (%s)",
+			    m->name, m->list, m->domain, token);
+		return r;
 	}
-	free(v);
-	return r;
+	if (class == BOUNCE_POLICY || class == BOUNCE_TRANSIENT) {
+		log_info("%s: probe %d to <%s> bounced: %s, not a failure",
+		    m->name, d.probes, d.addr, bounce_class_name(class));
+		return 0;
+	}
+	if (d.probes >= lc->bounce_probes) {
+		snprintf(why, sizeof(why), "and each of its %d probes bounced",
+		    d.probes);
+		return probe_remove(env, m, lc, d.addr, why);
+	}
+	if (d.failed)
+		return 0;
+	d.failed = 1;
+	log_info("%s: probe %d to <%s> bounced: %s", m->name, d.probes, d.addr,
+	    bounce_class_name(class));
+	return subs_disabled_set(env->s, m->domain, m->list, &d) == -1 ? -1 : 0;
+}
+
+/* bounce_probe_answer - the probe with token was answered: the address
+ * it went to enabled again, into addr; 1 done, 0 no probe out has that
+ * token (nothing changes), -1 error */
+int
+bounce_probe_answer(struct listfn_env *env, struct listfn_msg *m,
+    const char *list, const char *token, const char *how, char *addr,
+    size_t addrlen)
+{
+	struct subs_disabled d;
+	int r;
+
+	if ((r = subs_disabled_token(env->s, m->domain, list, token, &d)) !=
+	    1) {
+		if (r == 0)
+			log_notice("%s: %s for %s@%s with token %s: no probe "
+				   "out has it, nothing enabled",
+			    m->name, how, list, m->domain, token);
+		return r;
+	}
+	if (subs_disabled_drop(env->s, m->domain, list, d.addr) == -1)
+		return -1;
+	log_notice("%s: <%s> enabled again on %s@%s: %s to probe %d", m->name,
+	    d.addr, list, m->domain, how, d.probes);
+	(void)strlcpy(addr, d.addr, addrlen); /* the caller's is as long */
+	return 1;
 }

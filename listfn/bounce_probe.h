@@ -21,6 +21,12 @@ int bounce_probe_disable(struct listfn_env *env, struct listfn_msg *m,
  * -1 */
 int bounce_probe_failed(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, const char *token, enum bounce_class class);
+/* bounce_probe_answer - the probe of list with token answered (how: in words
+ * for the log): its address enabled again and copied into addr; 1 done,
+ * 0 no probe out has the token (nothing changes), -1 error */
+int bounce_probe_answer(struct listfn_env *env, struct listfn_msg *m,
+    const char *list, const char *token, const char *how, char *addr,
+    size_t addrlen);
 /* bounce_probe_due - the disabled addresses v (n of them) at now: a
  * probe sent where one is due, re-enabled where the last one came back
  * from nowhere within bounce_probe_interval; 0 or -1 */

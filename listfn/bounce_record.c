@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "bounce.h"
+#include "bounce_count.h"
 #include "bounce_incident.h"
 #include "bounce_probe.h"
 #include "bounce_record.h"
@@ -110,6 +111,7 @@ bounce_record(
 			return 1;
 		}
 	}
+	bounce_count(env, m, n, 0);
 	/* an incident is told, not counted: its failures weigh nothing */
 	(void)bounce_incident(env, m, &lc, b, cls);
 	log_info("%s: %zu failed recipient(s) of %s@%s judged: recipient %zu, "

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bounce_probe.h"
 #include "clock.h"
 #include "lists.h"
 #include "log.h"
@@ -43,8 +44,10 @@ static const char request_help[] =
     "  which [address]               the lists an address is on\n"
     "  who <list>                    the subscribers (if allowed)\n"
     "  confirm <token>               carry out a confirmed request\n"
-    "  enable <list>                 delivery to you again, after your\n"
-    "                                mailbox bounced (and works again)\n"
+    "  enable <list> [token]         delivery to you again, after your\n"
+    "                                mailbox bounced (and works again);\n"
+    "                                with a probe's token, to the\n"
+    "                                address the probe reached\n"
     "\n"
     "For moderators, with a token from a held post's notice (one in\n"
     "the body counts instead of one in the Subject):\n"
@@ -310,6 +313,30 @@ request_who(struct request *r, const struct cmd *c)
 	return 0;
 }
 
+/* request_enable_token - enable <list> <token>: the address the probe
+ * with that token went to enabled again, whoever asks (the token shows
+ * the probe arrived); another token changes nothing */
+static int
+request_enable_token(struct request *r, const struct cmd *c)
+{
+	char addr[NAME_ADDR_MAX + 1];
+	int k;
+
+	if ((k = bounce_probe_answer(r->env, r->m, c->list, c->token,
+		 "the enable command", addr, sizeof(addr))) == -1)
+		return -1;
+	if (k == 0)
+		fprintf(r->main->fp,
+		    "The token %s is not that of a probe of %s out now:\n"
+		    "nothing was changed.\n\n",
+		    c->token, c->list);
+	else
+		fprintf(r->main->fp,
+		    "Delivery of %s to <%s> is enabled again.\n\n", c->list,
+		    addr);
+	return 0;
+}
+
 /* request_enable - the requester's delivery, disabled after bounces
  * (bounce_probe.c), enabled again: its mailbox works now, it says.  A
  * forged request costs nothing: an address that still bounces is
@@ -323,6 +350,8 @@ request_enable(struct request *r, const struct cmd *c)
 		fprintf(r->main->fp, "There is no list %s here.\n\n", c->list);
 		return 0;
 	}
+	if (c->token[0] != '\0')
+		return request_enable_token(r, c);
 	if ((k = subs_disabled_drop(
 		 r->env->s, r->m->domain, c->list, r->requester)) == -1)
 		return -1;

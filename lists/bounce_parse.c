@@ -18,7 +18,8 @@
  * Addresses past BOUNCE_ADDRS_MAX are counted in more, not kept.
  * A message counts as a bounce only when it looks like one: the null
  * envelope sender, a multipart/report, or MAILER-DAEMON/postmaster as
- * the author; anything else to the owner address is a human's.
+ * the author; anything else to the owner address is a human's, of which
+ * only a probe's token is taken (an answer to the probe).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -287,8 +288,12 @@ bounce_parse(const char *domain, const char *list, const char *text, size_t len,
 
 	memset(bf, 0, sizeof(*bf));
 	memset(&verp, 0, sizeof(verp));
-	if (!(bf->is_bounce = bounce_looks(text, len)))
+	if (!(bf->is_bounce = bounce_looks(text, len))) {
+		/* a human's answer to a probe: its token, nothing else */
+		if (bounce_verp(domain, list, text, len, &verp) == 0)
+			memcpy(bf->probe, verp.probe, sizeof(bf->probe));
 		return;
+	}
 	if (cmd_mime_find(text, len, "message/delivery-status", &part, &plen) ==
 	    0) {
 		strongest = bounce_dsn(part, plen, bf);

@@ -21,8 +21,10 @@ struct bounce_found {
 	size_t more;   /* failed addresses past BOUNCE_ADDRS_MAX */
 	int is_bounce; /* it looks like a delivery report */
 	int delayed;   /* a warning only: nothing failed */
-	char probe[BOUNCE_PROBE_TOKEN_MAX + 1]; /* the bounce of a probe:
-						   <list>-owner+probe-<token> */
+	char probe[BOUNCE_PROBE_TOKEN_MAX + 1]; /* to <list>-owner+probe-
+						   <token>: the bounce of a
+						   probe, or (is_bounce 0)
+						   an answer to it */
 };
 
 /* bounce_parse - what a message to list's owner at domain (text, len)

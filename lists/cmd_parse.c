@@ -20,13 +20,15 @@
 #include "names.h"
 
 /* What each verb takes: a list, an address, a token, and for reject the
- * rest of the line as its reason. */
+ * rest of the line as its reason; ARG_TOKEN_OPT, a token after the list
+ * (enable's, from a probe). */
 enum {
 	ARG_LIST = 1,
 	ARG_LIST_OPT = 2,
 	ARG_ADDR = 4,
 	ARG_TOKEN = 8,
-	ARG_REASON = 16
+	ARG_REASON = 16,
+	ARG_TOKEN_OPT = 32
 };
 
 static const struct cmd_parse_verb {
@@ -44,7 +46,7 @@ static const struct cmd_parse_verb {
     {"signoff", CMD_UNSUBSCRIBE, ARG_LIST | ARG_ADDR},
     {"which", CMD_WHICH, ARG_ADDR},
     {"who", CMD_WHO, ARG_LIST},
-    {"enable", CMD_ENABLE, ARG_LIST},
+    {"enable", CMD_ENABLE, ARG_LIST | ARG_TOKEN_OPT},
     {"confirm", CMD_CONFIRM, ARG_TOKEN},
     {"approve", CMD_APPROVE, ARG_TOKEN},
     {"reject", CMD_REJECT, ARG_TOKEN | ARG_REASON},
@@ -81,7 +83,7 @@ cmd_parse_word(struct cmd *c, int args, char *w)
 {
 	size_t n = strlen(w), i;
 
-	if (args & ARG_TOKEN) {
+	if ((args & ARG_TOKEN) || ((args & ARG_TOKEN_OPT) && c->list[0])) {
 		if (c->token[0] != '\0' || n == 0 || n > CMD_TOKEN_MAX)
 			return cmd_parse_fail(c, "malformed token");
 		for (i = 0; i < n; i++) {

@@ -35,7 +35,8 @@ enum cmd_verb {
 	CMD_WHICH,
 	CMD_WHO,
 	CMD_CONFIRM,
-	CMD_ENABLE,  /* delivery to the requester, disabled by bounces, again */
+	CMD_ENABLE,  /* delivery to the requester, disabled by bounces, again;
+			with a probe's token, to the address it went to */
 	CMD_APPROVE, /* moderation: a held post goes out */
 	CMD_REJECT,  /* ... is returned to its poster, with the reason */
 	CMD_DISCARD, /* ... is dropped silently */
@@ -46,7 +47,8 @@ struct cmd {
 	enum cmd_verb verb;
 	char list[NAME_LIST_MAX + 1];  /* "" = none given (or default) */
 	char addr[CMD_ADDR_MAX + 1];   /* "" = the requester */
-	char token[CMD_TOKEN_MAX + 1]; /* confirm, approve, reject, discard */
+	char token[CMD_TOKEN_MAX + 1]; /* confirm, approve, reject, discard;
+					  enable: a probe's, or "" */
 	char reason[CMD_LINE_MAX + 1]; /* reject: the rest of the line */
 	char line[CMD_LINE_MAX + 1];   /* as written, for the reply */
 	const char *error;	       /* CMD_UNKNOWN, CMD_SKIPPED: why */

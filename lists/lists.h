@@ -24,6 +24,7 @@
 #include "dkim_sign.h"
 #include "dmarc.h"
 #include "header.h"
+#include "list_walk.h"
 #include "listconf.h"
 #include "lists_settings.h"
 #include "posting.h"

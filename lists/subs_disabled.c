@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "io_lines.h"
 #include "listconf.h"
 #include "lockedit.h"
 #include "subs_disabled.h"
@@ -164,48 +165,55 @@ disabled_cmp(const void *a, const void *b)
 	    ((const struct subs_disabled *)b)->addr);
 }
 
+/* disabled_line - io_lines_load's parse: an undamaged line */
+static int
+disabled_line(char *line, void *rec, void *arg)
+{
+	struct subs_disabled *d = rec;
+
+	(void)arg;
+	return disabled_parse(line, d) == -1 || !name_addr_ok(d->addr) ? -1 : 0;
+}
+
 /* subs_disabled_load - every disabled address of the list */
 int
 subs_disabled_load(const struct settings *s, const char *domain,
     const char *list, struct subs_disabled **v, size_t *n)
 {
-	char subs[PATH_MAX], path[PATH_MAX], *line = NULL;
-	struct subs_disabled d, *nv;
-	size_t cap = 0, alloc = 0;
-	FILE *fp;
-	int r = 0;
+	char subs[PATH_MAX], path[PATH_MAX];
 
 	*v = NULL, *n = 0;
 	if (listconf_path(subs, sizeof(subs), s, domain, list, "subscribers") ==
 		-1 ||
-	    disabled_path(path, sizeof(path), subs) == -1)
+	    disabled_path(path, sizeof(path), subs) == -1 ||
+	    io_lines_load(
+		path, sizeof(**v), disabled_line, NULL, (void **)v, n) == -1)
 		return -1;
-	if ((fp = fopen(path, "re")) == NULL)
-		return errno == ENOENT ? 0 : -1;
-	while (getline(&line, &cap, fp) != -1) {
-		line[strcspn(line, "\n")] = '\0';
-		if (disabled_parse(line, &d) == -1 || !name_addr_ok(d.addr))
-			continue;
-		if (*n == alloc) {
-			alloc = alloc ? alloc * 2 : 16;
-			if ((nv = reallocarray(*v, alloc, sizeof(**v))) ==
-			    NULL) {
-				r = -1;
-				break;
-			}
-			*v = nv;
-		}
-		(*v)[(*n)++] = d;
-	}
-	if (ferror(fp))
-		r = -1;
-	free(line);
-	fclose(fp);
-	if (r == -1) {
-		free(*v);
-		*v = NULL, *n = 0;
-	} else if (*n > 1)
+	if (*n > 1)
 		qsort(*v, *n, sizeof(**v), disabled_cmp);
+	return 0;
+}
+
+/* subs_disabled_token - the address whose last probe has token */
+int
+subs_disabled_token(const struct settings *s, const char *domain,
+    const char *list, const char *token, struct subs_disabled *d)
+{
+	struct subs_disabled *v;
+	size_t n, i;
+	int r = 0;
+
+	if (strlen(token) != SUBS_DISABLED_TOKEN ||
+	    strspn(token, "0123456789abcdefABCDEF") != SUBS_DISABLED_TOKEN)
+		return 0; /* never "-", the token of no probe yet */
+	if (subs_disabled_load(s, domain, list, &v, &n) == -1)
+		return -1;
+	for (i = 0; i < n && r == 0; i++)
+		if (strcasecmp(v[i].token, token) == 0) {
+			*d = v[i];
+			r = 1;
+		}
+	free(v);
 	return r;
 }
 

@@ -39,6 +39,11 @@ int subs_disabled_drop_at(const char *subscribers, const char *addr);
  * address); 0 or -1 */
 int subs_disabled_load(const struct settings *s, const char *domain,
     const char *list, struct subs_disabled **v, size_t *n);
+/* subs_disabled_token - the line whose probe has token (exactly
+ * SUBS_DISABLED_TOKEN hex digits, any case) into *d: 1 found, 0 none
+ * (a malformed token finds none), -1 error */
+int subs_disabled_token(const struct settings *s, const char *domain,
+    const char *list, const char *token, struct subs_disabled *d);
 /* subs_disabled_find - the line of addr in v, or NULL */
 const struct subs_disabled *subs_disabled_find(
     const struct subs_disabled *v, size_t n, const char *addr);

@@ -4,6 +4,7 @@
  *
  *   mj_queueserv [-df] [-C file]                  run the server
  *   mj_queueserv [-C file] status [-j|-p] | stop | reload | flush
+ *   mj_queueserv [-C file] disabled [list@domain]
  *
  * Start-up, in order: close inherited descriptors, read the config,
  * create or check the spool tree, take the pidfile (one server per
@@ -33,6 +34,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "names.h"
 #include "queueserv.h"
 #include "spool_dest.h"
 #include "spool_path.h"
@@ -91,7 +93,9 @@ qs_usage(void)
 {
 	fprintf(stderr, "usage: mj_queueserv [-df] [-C file]\n"
 			"       mj_queueserv [-C file] status [-j|-p] | stop | "
-			"reload | flush\n");
+			"reload | flush\n"
+			"       mj_queueserv [-C file] disabled "
+			"[list@domain]\n");
 	return EX_USAGE;
 }
 
@@ -564,6 +568,12 @@ main(int argc, char **argv)
 		SPOOL_SOCKET) == -1) {
 		fprintf(stderr, "mj_queueserv: spool path too long\n");
 		return EX_CONFIG;
+	}
+	if (argc > 0 && strcmp(argv[0], "disabled") == 0) {
+		if (argc > 2 || (argc == 2 && !name_addr_ok(argv[1])))
+			return qs_usage();
+		return queueserv_lists_disabled(
+		    &qs.s, argc == 2 ? argv[1] : NULL);
 	}
 	if (argc > 0) {
 		if (strcmp(argv[0], "status") == 0 && argc == 2 &&

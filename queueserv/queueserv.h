@@ -7,8 +7,9 @@
  * (queueserv_pool.c) turns want_run into a handshake with an idle runner,
  * a new runner, or a "rescan" to busy ones; the runner processes are
  * made and reaped in queueserv_runner.c.  Control verbs are in
- * queueserv_control.c, spool counts in queueserv_status.c, the tmp/
- * sweeper in queueserv_sweep.c.
+ * queueserv_control.c, spool counts in queueserv_status.c, the lists'
+ * bounce handling in queueserv_lists.c, the tmp/ sweeper in
+ * queueserv_sweep.c.
  *
  * Calls run one way: mj_queueserv.c -> control, listen, pool, runner,
  * sweep; control -> listen, status; status -> pool, prom; pool ->
@@ -161,6 +162,10 @@ int queueserv_control_reaped(struct qs *qs, pid_t pid);
 enum { QS_STATUS_TEXT, QS_STATUS_JSON, QS_STATUS_PROM };
 int queueserv_status_write(const struct qs *qs, int fd, int format);
 int queueserv_status_offline(const struct qs *qs, int format);
+
+/* queueserv_lists.c: mj_queueserv disabled [list@domain], one line per
+ * address disabled after its bounces; a sysexits code */
+int queueserv_lists_disabled(const struct settings *s, const char *only);
 
 /* queueserv_pool.c */
 const char *queueserv_pool_state_name(enum slot_state st);

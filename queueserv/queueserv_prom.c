@@ -7,6 +7,11 @@
  *   mjq_held_messages{domain,list}              gauge, HOLD/ per list
  *   mjq_oldest_message_age_seconds              gauge (0: none)
  *   mjq_destination_window/_busy/_dead{transport,nexthop}   gauges
+ *   mjq_bounce_incidents, _incident_recipients{list,destination,class}
+ *   mjq_bounce_failures_total{list,class}        counter, judged failures
+ *   mjq_complaints_total{list}                  counter, ARF abuse reports
+ *   mjq_disabled_subscribers{list}              gauge
+ *   mjq_list_incidents{list}                    gauge, open incidents
  *   mjq_runners, mjq_runners_max                gauges
  *   mjq_runner_restarts_total, mjq_pokes_total  counters since start
  *   mjq_server_start_time_seconds               gauge
@@ -179,6 +184,71 @@ prom_incidents(const struct counts *k, FILE *fp)
 	}
 }
 
+/* prom_row_complaints, prom_row_disabled, prom_row_incidents - one
+ * number of a list's row */
+static unsigned long long
+prom_row_complaints(const struct list_row *r)
+{
+	return r->complaints;
+}
+
+static unsigned long long
+prom_row_disabled(const struct list_row *r)
+{
+	return r->noff;
+}
+
+static unsigned long long
+prom_row_incidents(const struct list_row *r)
+{
+	return r->incidents;
+}
+
+/* prom_per_list - a family with one sample per list, its value of */
+static void
+prom_per_list(const struct counts *k, FILE *fp, const char *name,
+    const char *type, const char *help,
+    unsigned long long (*of)(const struct list_row *))
+{
+	size_t i;
+
+	prom_family(fp, name, type, help);
+	for (i = 0; i < k->nlists; i++) {
+		fprintf(fp, "%s{", name);
+		prom_label(fp, "list", k->lists[i].list);
+		fprintf(fp, "} %llu\n", of(&k->lists[i]));
+	}
+}
+
+/* prom_lists - each list's failures judged per class, complaints,
+ * disabled addresses and open incidents (queueserv_lists.c) */
+static void
+prom_lists(const struct counts *k, FILE *fp)
+{
+	const struct list_row *r;
+	size_t i, c;
+
+	prom_family(fp, "mjq_bounce_failures_total", "counter",
+	    "Failed deliveries of a list's mail the runners judged, by class "
+	    "(their own replies and the reports to <list>-owner).");
+	for (i = 0; i < k->nlists; i++)
+		for (c = 0, r = &k->lists[i]; c < SPOOL_BOUNCE_CLASSES; c++) {
+			fprintf(fp, "mjq_bounce_failures_total{");
+			prom_label(fp, "list", r->list);
+			fputc(',', fp);
+			prom_label(fp, "class", queueserv_lists_class(c));
+			fprintf(fp, "} %llu\n", r->judged[c]);
+		}
+	prom_per_list(k, fp, "mjq_complaints_total", "counter",
+	    "ARF abuse reports (complaints) a list's owner address took.",
+	    prom_row_complaints);
+	prom_per_list(k, fp, "mjq_disabled_subscribers", "gauge",
+	    "Subscribers whose delivery is disabled after their bounces.",
+	    prom_row_disabled);
+	prom_per_list(k, fp, "mjq_list_incidents", "gauge",
+	    "Open incidents of a list.", prom_row_incidents);
+}
+
 /* queueserv_prom - the whole exposition */
 void
 queueserv_prom(const struct qs *qs, const struct counts *k, FILE *fp)
@@ -192,6 +262,7 @@ queueserv_prom(const struct qs *qs, const struct counts *k, FILE *fp)
 	prom_dests(k, fp);
 	prom_deliveries(k, fp);
 	prom_incidents(k, fp);
+	prom_lists(k, fp);
 	prom_family(fp, "mjq_runners", "gauge", "Runner processes alive.");
 	fprintf(fp, "mjq_runners %d\n", queueserv_pool_live(qs));
 	prom_family(fp, "mjq_runners_max", "gauge", "[queueserv] max_runners.");

@@ -11,8 +11,10 @@
  * A domain with outstanding mail whose DKIM keys the runners cannot use
  * gets a line saying why: its mail waits until the key is fixed
  * (lists/dkim_conf.c).  The MTA-STS policies in force follow the
- * destinations (queueserv_sts.c).  Three forms: a table, JSON (-j) and
- * Prometheus text (-p, queueserv_prom.c).
+ * destinations (queueserv_sts.c), and each list's bounce handling (its
+ * failures judged per class, complaints, disabled addresses and
+ * incidents) comes last (queueserv_lists.c).  Three forms: a table, JSON (-j)
+ * and Prometheus text (-p, queueserv_prom.c).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -312,22 +314,6 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 	}
 }
 
-/* status_json_str - a JSON string (quotes, backslashes, controls) */
-static void
-status_json_str(FILE *fp, const char *s)
-{
-	fputc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(fp, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(fp, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, fp);
-	}
-	fputc('"', fp);
-}
-
 /* status_json_dests - the destination table as a JSON array member */
 static void
 status_json_dests(const struct counts *k, time_t now, FILE *fp)
@@ -344,9 +330,9 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 	for (i = 0; i < k->ndests; i++) {
 		d = &k->dests[i];
 		fprintf(fp, "%s{\"transport\":", i ? "," : "");
-		status_json_str(fp, d->r.transport);
+		queueserv_json_str(fp, d->r.transport);
 		fprintf(fp, ",\"nexthop\":");
-		status_json_str(fp, d->r.nexthop);
+		queueserv_json_str(fp, d->r.nexthop);
 		fprintf(fp,
 		    ",\"delivered\":%llu,\"deferred\":%llu,\"bounced\":%llu,"
 		    "\"window\":%d,\"busy\":%d,\"positive_feedback\":%.4f,"
@@ -366,12 +352,12 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 		/* tls: the last session's state; null before any */
 		fprintf(fp, "\"tls\":");
 		if (d->r.tls != SPOOL_DEST_TLS_UNKNOWN)
-			status_json_str(fp, spool_dest_tls_name(d->r.tls));
+			queueserv_json_str(fp, spool_dest_tls_name(d->r.tls));
 		else
 			fprintf(fp, "null");
 		fprintf(fp, ",\"last_error\":");
 		if (d->r.last_error[0]) {
-			status_json_str(fp, d->r.last_error);
+			queueserv_json_str(fp, d->r.last_error);
 			fprintf(fp, ",\"last_error_at\":%lld",
 			    (long long)d->r.error_at);
 		} else
@@ -411,16 +397,16 @@ status_json_incidents(const struct counts *k, time_t now, FILE *fp)
 	for (i = 0; i < k->nincidents; i++) {
 		in = &k->incidents[i];
 		fprintf(fp, "%s{\"list\":", i ? "," : "");
-		status_json_str(fp, in->list);
+		queueserv_json_str(fp, in->list);
 		fprintf(fp, ",\"destination\":");
-		status_json_str(fp, in->dest);
+		queueserv_json_str(fp, in->dest);
 		fprintf(fp, ",\"class\":");
-		status_json_str(fp, in->class);
+		queueserv_json_str(fp, in->class);
 		fprintf(fp,
 		    ",\"count\":%lld,\"total\":%lld,\"since\":%lld,"
 		    "\"last_age\":%lld,\"reply\":",
 		    in->count, in->total, in->since, (long long)now - in->last);
-		status_json_str(fp, in->reply);
+		queueserv_json_str(fp, in->reply);
 		fprintf(fp, "}");
 	}
 	fprintf(fp, "]");
@@ -477,6 +463,7 @@ status_text(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 	status_text_dests(k, now, fp);
 	queueserv_sts_text(qs->s.spool_dir, clock_now(), fp);
 	status_text_incidents(k, now, fp);
+	queueserv_lists_text(k, fp);
 	for (i = 0; i < k->ndomains; i++)
 		if (status_dkim(qs, k->domains[i], err, sizeof(err)))
 			fprintf(fp, "dkim: %s: %s (its mail waits)\n",
@@ -552,14 +539,15 @@ status_json(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 	for (i = 0, sep = ""; i < k->ndomains; i++)
 		if (status_dkim(qs, k->domains[i], err, sizeof(err))) {
 			fprintf(fp, "%s{\"domain\":", sep);
-			status_json_str(fp, k->domains[i]);
+			queueserv_json_str(fp, k->domains[i]);
 			fprintf(fp, ",\"error\":");
-			status_json_str(fp, err);
+			queueserv_json_str(fp, err);
 			fprintf(fp, "}");
 			sep = ",";
 		}
 	fprintf(fp, "]");
 	status_json_incidents(k, now, fp);
+	queueserv_lists_json(k, fp);
 	fprintf(fp, "}\n");
 }
 
@@ -573,7 +561,8 @@ status_emit(const struct qs *qs, FILE *fp, int format, int online)
 
 	if (status_spool(qs, &k) == -1 || status_dests(qs, &k) == -1 ||
 	    spool_incident_list(qs->s.spool_dir, time(NULL), &k.incidents,
-		&k.nincidents) == -1) {
+		&k.nincidents) == -1 ||
+	    queueserv_lists_load(&qs->s, &k) == -1) {
 		fprintf(
 		    fp, "error: cannot read the spool %s\n", qs->s.spool_dir);
 		r = -1;
@@ -583,6 +572,7 @@ status_emit(const struct qs *qs, FILE *fp, int format, int online)
 		status_json(qs, &k, online, fp);
 	else
 		status_text(qs, &k, online, fp);
+	queueserv_lists_free(&k);
 	free(k.incidents);
 	free(k.held);
 	free(k.tiers);

@@ -10,6 +10,8 @@
 
 #include "names.h"
 #include "queueserv.h"
+#include "lists.h"
+#include "spool_bounce_count.h"
 #include "spool_dest.h"
 #include "spool_incident.h"
 
@@ -32,6 +34,17 @@ struct held_list {
 	long n;
 };
 
+/* One list's bounce handling (queueserv_lists.c). */
+struct list_row {
+	char list[NAME_ADDR_MAX + 1]; /* list@domain */
+	char domain[NAME_DOMAIN_MAX + 1];
+	unsigned long long judged[SPOOL_BOUNCE_CLASSES]; /* per class */
+	unsigned long long complaints;
+	struct subs_disabled *off; /* disabled addresses, by address */
+	size_t noff;
+	size_t incidents; /* open */
+};
+
 struct counts {
 	struct dest_row *dests;
 	size_t ndests;
@@ -48,11 +61,23 @@ struct counts {
 	size_t ndomains;
 	struct spool_incident *incidents; /* open, state/incidents */
 	size_t nincidents;
+	struct list_row *lists; /* walk order, gone lists last */
+	size_t nlists;
 };
 
 /* queueserv_sts.c: the MTA-STS policies in force */
 void queueserv_sts_text(const char *spool, double now, FILE *fp);
 void queueserv_sts_json(const char *spool, double now, FILE *fp);
+
+/* queueserv_json.c: a JSON string, escaped */
+void queueserv_json_str(FILE *fp, const char *s);
+
+/* queueserv_lists.c: each list's bounce handling */
+int queueserv_lists_load(const struct settings *s, struct counts *k);
+void queueserv_lists_free(struct counts *k);
+void queueserv_lists_text(const struct counts *k, FILE *fp);
+void queueserv_lists_json(const struct counts *k, FILE *fp);
+const char *queueserv_lists_class(size_t c);
 
 /* queueserv_prom.c */
 void queueserv_prom(const struct qs *qs, const struct counts *k, FILE *fp);

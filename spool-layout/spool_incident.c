@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "io_lines.h"
 #include "spool_incident.h"
 #include "spool_edit.h"
 #include "spool_path.h"
@@ -92,45 +93,30 @@ done:
 	return r;
 }
 
+/* incident_open - io_lines_load's parse: a line of an incident open
+ * at *arg (a time_t) */
+static int
+incident_open(char *line, void *rec, void *arg)
+{
+	struct spool_incident *in = rec;
+
+	return incident_parse(line, in) == -1 ||
+		       in->last + SPOOL_INCIDENT_CLEAR <=
+			   (long long)*(const time_t *)arg
+		   ? -1
+		   : 0;
+}
+
 /* spool_incident_list - the open incidents */
 int
 spool_incident_list(
     const char *spool, time_t now, struct spool_incident **v, size_t *n)
 {
-	char path[PATH_MAX], *line = NULL;
-	struct spool_incident in, *nv;
-	size_t cap = 0, alloc = 0;
-	FILE *fp;
-	int r = 0;
+	char path[PATH_MAX];
 
 	*v = NULL, *n = 0;
 	if (spool_path(path, sizeof(path), spool, SPOOL_INCIDENT_FILE) == -1)
 		return -1;
-	if ((fp = fopen(path, "re")) == NULL)
-		return errno == ENOENT ? 0 : -1;
-	while (getline(&line, &cap, fp) != -1) {
-		line[strcspn(line, "\n")] = '\0';
-		if (incident_parse(line, &in) == -1 ||
-		    in.last + SPOOL_INCIDENT_CLEAR <= (long long)now)
-			continue;
-		if (*n == alloc) {
-			alloc = alloc ? alloc * 2 : 8;
-			if ((nv = reallocarray(*v, alloc, sizeof(**v))) ==
-			    NULL) {
-				r = -1;
-				break;
-			}
-			*v = nv;
-		}
-		(*v)[(*n)++] = in;
-	}
-	if (ferror(fp))
-		r = -1;
-	free(line);
-	fclose(fp);
-	if (r == -1) {
-		free(*v);
-		*v = NULL, *n = 0;
-	}
-	return r;
+	return io_lines_load(
+	    path, sizeof(**v), incident_open, &now, (void **)v, n);
 }

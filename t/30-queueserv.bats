@@ -181,7 +181,7 @@ log_has() {
 	run -0 "$MJ_QUEUESERV" -C "$CONF" status -j
 	echo "$output"
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" =~ ^\{\"server\":\{\"pid\":$QS_PID,\"uptime\":[0-9]+,\"pokes\":0,\"runners\":1,\"min_runners\":0,\"max_runners\":2\},\"runners\":\[\{\"slot\":0,\"pid\":[0-9]+,\"state\":\"[a-z]+\",\"in_hand\":0,\"done\":0,\"uptime\":[0-9]+\}\],\"spool\":\{\"outstanding\":1,\"due\":0,\"deferred\":1,\"held\":0,\"quarantined\":0,\"oldest_age\":[0-9]+,\"tiers\":\[\{\"domain_prio\":10,\"list_prio\":10,\"outstanding\":1,\"due\":0,\"deferred\":1,\"held\":0,\"quarantined\":0\}\],\"held_lists\":\[\]\},\"counts_since\":[0-9]+,\"destinations\":\[\],\"mta_sts\":\[\],\"dkim_errors\":\[\],\"incidents\":\[\]\}$ ]]
+	[[ "$output" =~ ^\{\"server\":\{\"pid\":$QS_PID,\"uptime\":[0-9]+,\"pokes\":0,\"runners\":1,\"min_runners\":0,\"max_runners\":2\},\"runners\":\[\{\"slot\":0,\"pid\":[0-9]+,\"state\":\"[a-z]+\",\"in_hand\":0,\"done\":0,\"uptime\":[0-9]+\}\],\"spool\":\{\"outstanding\":1,\"due\":0,\"deferred\":1,\"held\":0,\"quarantined\":0,\"oldest_age\":[0-9]+,\"tiers\":\[\{\"domain_prio\":10,\"list_prio\":10,\"outstanding\":1,\"due\":0,\"deferred\":1,\"held\":0,\"quarantined\":0\}\],\"held_lists\":\[\]\},\"counts_since\":[0-9]+,\"destinations\":\[\],\"mta_sts\":\[\],\"dkim_errors\":\[\],\"incidents\":\[\],\"lists\":\[\{\"list\":\"test@example.org\",\"judged\":\{\"recipient\":0,\"mailbox\":0,\"policy\":0,\"transient\":0,\"unknown\":0\},\"complaints\":0,\"disabled\":0,\"disabled_addresses\":\[\],\"incidents\":0\}\]\}$ ]]
 	if command -v python3 >/dev/null; then
 		echo "$output" | python3 -m json.tool >/dev/null
 	fi

@@ -154,7 +154,7 @@ status_busy() {
 	# deliveries in flight not at all
 	[ "${lines[-1]}" = "$(dest_line 8 0 0 2 0 0 0 0 - none -)" ]
 	run -0 "$MJ_QUEUESERV" -C "$CONF" status -j
-	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","delivered":8,"deferred":0,"bounced":0,"window":2,"busy":0,"positive_feedback":0.0000,"negative_feedback":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"tls":"none","last_error":null,"last_error_at":null}],"mta_sts":[],"dkim_errors":[],"incidents":[]}' ]]
+	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","delivered":8,"deferred":0,"bounced":0,"window":2,"busy":0,"positive_feedback":0.0000,"negative_feedback":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"tls":"none","last_error":null,"last_error_at":null}],"mta_sts":[],"dkim_errors":[],"incidents":[],"lists":[{"list":"big@ex.org","judged":{"recipient":0,"mailbox":0,"policy":0,"transient":0,"unknown":0},"complaints":0,"disabled":0,"disabled_addresses":[],"incidents":0}]}' ]]
 	[[ "$output" == *',"counts_since":'[0-9]*',"destinations":'* ]]
 }
 

@@ -221,3 +221,20 @@ subject_gives() {
 	run "$PARSE" <<<$'Subject: help\n\ndiscard bbbb\n'
 	[ "$output" = $'help\ndiscard token=bbbb' ]
 }
+
+@test "enable takes its list, then a probe's token (folded to lower case); a third word is an error" {
+	run "$PARSE" -l mylist <<-'EOF'
+	Subject: x
+
+	enable
+	enable mylist
+	enable MyList 0123ABCDEF456789
+	enable mylist 0123abcdef456789 more
+	enable mylist bad-token
+	EOF
+	# the first two say the same: one command
+	[ "$output" = "enable list=mylist
+enable list=mylist token=0123abcdef456789
+error: malformed token: enable mylist 0123abcdef456789 more
+error: malformed token: enable mylist bad-token" ]
+}

@@ -7,6 +7,7 @@
 
 load helpers
 load request_helpers
+bats_require_minimum_version 1.5.0
 
 # Posting policy is t/76's; these lists take posts from anyone.
 MJQ_LIST_POSTING=open
@@ -534,4 +535,139 @@ arf() {
 	post after
 	runq
 	grep -lqx 'Subject: after' "$MAIL"/gone@dead.test/new/*
+}
+
+@test "status shows each list's failures judged per class, its complaints, disabled addresses and incidents; mj_queueserv disabled lists them" {
+	mjq_list example.org quiet q@users.test
+	disable_gone
+	# a policy failure in a report: judged, not counted
+	owner_mail <<-'EOF2'
+	From: Mail Delivery System <MAILER-DAEMON@mx.users.test>
+	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
+
+	--B
+	Content-Type: message/delivery-status
+
+	Final-Recipient: rfc822; live@users.test
+	Action: failed
+	Status: 5.7.1
+	Diagnostic-Code: smtp; 554 5.7.1 Service unavailable; blocked using zen.spamhaus.org
+	--B--
+	EOF2
+	arf abuse 'Original-Rcpt-To: <nobody@users.test>' 'mylist-owner@example.org'
+	runq
+	[ "$(cat "$SPOOL/state/bounce-counts")" = "mylist@example.org 3 0 1 0 0 1" ]
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
+	echo "$output"
+	[[ "$output" == *$'\nlist: mylist@example.org judged recipient 3 mailbox 0 policy 1 transient 0 unknown 0, complaints 1, disabled 1, incidents 0\ndisabled: mylist@example.org gone@dead.test since='*' probes=0 last_probe=- probe=none why=bounce score 3.00 reached bounce_score_threshold' ]]
+	# a list with nothing to show has no line
+	[[ "$output" != *'quiet@example.org'* ]]
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status -j
+	echo "$output" | python3 -m json.tool >/dev/null
+	[[ "$output" == *',"incidents":[],"lists":[{"list":"mylist@example.org","judged":{"recipient":3,"mailbox":0,"policy":1,"transient":0,"unknown":0},"complaints":1,"disabled":1,"disabled_addresses":[{"address":"gone@dead.test","since":'*',"probes":0,"last_probe":0,"probe":"none","why":"bounce score 3.00 reached bounce_score_threshold"}],"incidents":0},{"list":"quiet@example.org","judged":{"recipient":0,"mailbox":0,"policy":0,"transient":0,"unknown":0},"complaints":0,"disabled":0,"disabled_addresses":[],"incidents":0}]}' ]]
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status -p
+	[[ "$output" == *$'\nmjq_bounce_failures_total{list="mylist@example.org",class="recipient"} 3\nmjq_bounce_failures_total{list="mylist@example.org",class="mailbox"} 0\nmjq_bounce_failures_total{list="mylist@example.org",class="policy"} 1\n'* ]]
+	[[ "$output" == *$'\n# TYPE mjq_complaints_total counter\nmjq_complaints_total{list="mylist@example.org"} 1\nmjq_complaints_total{list="quiet@example.org"} 0\n'* ]]
+	[[ "$output" == *$'\nmjq_disabled_subscribers{list="mylist@example.org"} 1\n'* ]]
+	[[ "$output" == *$'\nmjq_list_incidents{list="mylist@example.org"} 0\n'* ]]
+	# Prometheus' own parser reads it (as t/76 checks the rest)
+	"$MJ_QUEUESERV" -C "$CONF" status -p | /usr/bin/python3 -c '
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+n = {f.name: f.type for f in text_string_to_metric_families(sys.stdin.read())}
+assert n["mjq_bounce_failures"] == "counter" and n["mjq_complaints"] == "counter", n
+assert n["mjq_disabled_subscribers"] == "gauge", n
+'
+
+	# the probe goes out with the next post: its state shows
+	post one
+	runq
+	run -0 "$MJ_QUEUESERV" -C "$CONF" disabled
+	echo "$output"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" =~ ^mylist@example.org\ gone@dead.test\ since=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z\ probes=1/2\ last_probe=[0-9-]{10}T[0-9:]{8}Z\ probe=out\ why=bounce\ score\ 3.00\ reached\ bounce_score_threshold$ ]]
+	[ "${lines[1]}" = "1 disabled address" ]
+	read -r a since probes ptime token failed why <"$SUBS.disabled"
+	probe_bounce "$token"
+	runq
+	run -0 "$MJ_QUEUESERV" -C "$CONF" disabled mylist@example.org
+	[[ "${lines[0]}" == *' probes=1/2 '*' probe=bounced why='* ]]
+	run -0 "$MJ_QUEUESERV" -C "$CONF" disabled quiet@example.org
+	[ "$output" = "0 disabled addresses" ]
+	run -67 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" disabled nosuch@example.org
+	[ "$stderr" = "mj_queueserv: no list nosuch@example.org" ]
+	run -64 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" disabled a b
+}
+
+# probe_reply TOKEN FROM - a human's reply to the probe with TOKEN, as the
+# MTA delivers it to the probe's address (the probe's Reply-To)
+probe_reply() {
+	local to="mylist-owner+probe-$1@example.org"
+	"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -o -f "$2" <<-EOF
+	Delivered-To: $to
+	From: <$2>
+	To: <$to>
+	Subject: Re: Delivery of mylist@example.org to you is disabled
+
+	It works again, thanks.
+	EOF
+}
+
+@test "a subscriber answers a probe: a reply to it, or enable with its token, enables it; a wrong token changes nothing" {
+	disable_gone
+	post one
+	runq
+	read -r a since probes ptime token failed why <"$SUBS.disabled"
+	f=$(ls "$MAIL"/gone@dead.test/new/*)
+	grep -qx "Reply-To: <mylist-owner+probe-$token@example.org>" "$f"
+	grep -qx "    enable mylist $token" "$f"
+	grep -qx 'to <mylist-request@example.org>.' "$f"
+	# forged answers: a wrong token, "-" (no probe yet), another list's
+	# form; none enables, and they go to the owners like owner mail
+	probe_reply 0123456789abcdef gone@dead.test
+	probe_reply - gone@dead.test
+	printf 'From: <x@evil.test>\nSubject: commands\n\nenable mylist 0123456789abcdef\n' |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f x@evil.test
+	runq
+	[ "$(awk '{print $1}' "$SUBS.disabled")" = gone@dead.test ]
+	last x@evil.test | grep -qx 'The token 0123456789abcdef is not that of a probe of mylist out now:'
+	grep -q 'a reply for mylist@example.org with token 0123456789abcdef: no probe out has it, nothing enabled' "$RUNLOG"
+	[ "$(grep -lc 'It works again' "$MAIL"/boss@owner.test/new/* | wc -l)" -eq 2 ]
+	# the right token, in a reply from another address: enabled, told
+	probe_reply "$token" gone.new@other.test
+	runq
+	[ ! -s "$SUBS.disabled" ]
+	grep -qx gone@dead.test "$SUBS"
+	grep -q "<gone@dead.test> enabled again on mylist@example.org: a reply to probe 1" "$RUNLOG"
+	grep -lqx 'Delivery to <gone@dead.test> on mylist@example.org is enabled again: it answered' \
+	    "$MAIL"/boss@owner.test/new/*
+	# the reply itself is not forwarded
+	[ "$(grep -l 'It works again' "$MAIL"/boss@owner.test/new/* | wc -l)" -eq 2 ]
+	post two
+	runq
+	grep -lqx 'Subject: two' "$MAIL"/gone@dead.test/new/*
+	# disabled again: the mail command with the probe's token, from
+	# anyone, enables the address the probe went to
+	printf 'bounce_probe_interval = 1d\n' >>"$LISTS/example.org/mylist/config"
+	for d in 3 4 5; do
+		on_day $d
+		verp_bounce gone@dead.test
+		runq
+	done
+	[ -s "$SUBS.disabled" ]
+	post three
+	runq
+	read -r a since probes ptime token2 failed why <"$SUBS.disabled"
+	[ "$token2" != "$token" ] && [ "$probes" = 1 ]
+	# the old token is spent
+	printf 'From: <helper@users.test>\nSubject: commands\n\nenable mylist %s\n' "$token" |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f helper@users.test
+	runq
+	[ -s "$SUBS.disabled" ]
+	printf 'From: <helper@users.test>\nSubject: commands\n\nenable mylist %s\n' "${token2^^}" |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f helper@users.test
+	runq
+	[ ! -s "$SUBS.disabled" ]
+	last helper@users.test | grep -qx 'Delivery of mylist to <gone@dead.test> is enabled again.'
+	grep -q "<gone@dead.test> enabled again on mylist@example.org: the enable command to probe 1" "$RUNLOG"
 }

@@ -137,6 +137,11 @@ setup() {
 
 teardown() {
 	servers_stop
+	# a test that relayed through this instance (transport_maps) undoes it
+	if [ -n "$(postconf -c "$PF/etc" -nh transport_maps)" ]; then
+		postconf -c "$PF/etc" -X transport_maps
+		postfix -c "$PF/etc" reload >/dev/null 2>&1
+	fi
 	mountpoint -q "$W/spool" && mount -o remount,rw "$W/spool"
 	# each test starts with an empty spool and a quiet Postfix queue
 	find "$W/spool/QUEUE" "$W/spool/tmp" -mindepth 1 -delete
@@ -327,4 +332,47 @@ message() {
 	[ "$(sed 's/^[^ ]* [^ ]* //' "$BATS_TEST_TMPDIR/sink/log")" = \
 		'from=<fwdlist-owner@lists.test> to=<c@sink.test>' ]
 	[ -z "$(queue_files)" ]
+}
+
+# relay_to DOMAIN PORT - the instance relays DOMAIN to 127.0.0.1:PORT
+relay_to() {
+	postconf -c "$PF/etc" -e "transport_maps = inline:{$1=smtp:[127.0.0.1]:$2}"
+	postfix -c "$PF/etc" reload >/dev/null 2>&1
+	wait_for 20 maillog_has 'reload -- version'
+}
+
+@test "Postfix's own bounces to <list>-owner: a 5.7.1 policy rejection counts nothing against the subscriber, a 5.1.1 counts" {
+	# the subscribers' server refuses a@ for a blocklisting, b@ as unknown
+	smtpd_start remote \
+		--rcpt 'a@sink.test=554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org' \
+		--rcpt 'b@sink.test=550 5.1.1 <b@sink.test>: Recipient address rejected: User unknown in local recipient table'
+	relay_to sink.test "$PORT"
+	# mail from the list's owner address (as a relay that took a post
+	# and failed later would have it), to each subscriber: Postfix's
+	# smtp(8) hears the refusal and its bounce(8) sends the DSN to
+	# mylist-owner, whose alias hands it to mj_enqueue
+	printf 'From: mylist-owner@lists.test\nSubject: a post\n\nhello\n' \
+		>"$BATS_TEST_TMPDIR/m"
+	for r in a@sink.test b@sink.test; do
+		"$MJ_SMTPTRY" -H 127.0.0.1 -p "$PF_PORT" -t 10000 \
+			-f mylist-owner@lists.test -r "$r" -m "$BATS_TEST_TMPDIR/m" \
+			>>"$BATS_TEST_TMPDIR/smtptry.out" 2>&1
+	done
+	wait_for 20 maillog_has 'to=<a@sink\.test>, relay=127\.0\.0\.1.*dsn=5\.7\.1, status=bounced'
+	wait_for 20 maillog_has 'to=<b@sink\.test>, relay=127\.0\.0\.1.*dsn=5\.1\.1, status=bounced'
+	wait_for 20 eval '[ "$(maillog_new | grep -c "to=<mylist-owner@lists.test>.*status=sent (delivered to command")" -eq 2 ]'
+	run queue_files
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" =~ ^QUEUE/[0-9]+/lists.test/[0-9]+/owner/[A-X][A-Z][A-Z]-[0-9]+-mylist$ ]]
+	run_runner
+	[ -z "$(queue_files)" ]
+	cat "$BATS_TEST_TMPDIR/run.log"
+	grep -q 'bounce for <a@sink.test> on mylist@lists.test: policy, not counted' "$BATS_TEST_TMPDIR/run.log"
+	grep -q 'bounce for <b@sink.test> on mylist@lists.test: recipient, counted, score 1.00 of 5.00' "$BATS_TEST_TMPDIR/run.log"
+	bounces=$W/lists/lists.test/mylist/bounces
+	[ "$(awk '{print $1}' "$bounces")" = b@sink.test ]
+	# both judged, for the operator; nothing forwarded to the owners
+	[ "$(cat "$SPOOL/state/bounce-counts")" = "mylist@lists.test 1 0 1 0 0 0" ]
+	[ ! -s "$BATS_TEST_TMPDIR/sink/log" ]
+	rm -f "$bounces" "$SPOOL/state/bounce-counts"
 }

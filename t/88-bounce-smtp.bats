@@ -119,14 +119,25 @@ delivered() {
 	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
 	[[ "$output" == *$'
 incident: mylist@example.org at blocked.test: policy, 40 of 40 recipients, since '*"s ago: $SPAMHAUS"* ]]
+	# with every failure the runner judged, per class, for the list
+	[[ "$output" == *$'\nlist: mylist@example.org judged recipient 60 mailbox 0 policy 800 transient 0 unknown 0, complaints 0, disabled 0, incidents 1'* ]]
 	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status -j
 	[[ "$output" == *'"incidents":[{"list":"mylist@example.org","destination":"blocked.test","class":"policy","count":40,"total":40,'* ]]
+	[[ "$output" == *',"lists":[{"list":"mylist@example.org","judged":{"recipient":60,"mailbox":0,"policy":800,"transient":0,"unknown":0},"complaints":0,"disabled":0,"disabled_addresses":[],"incidents":1}]}' ]]
 	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status -p
 	[[ "$output" == *$'
 mjq_bounce_incidents 1
 '* ]]
 	[[ "$output" == *$'
 mjq_bounce_incident_recipients{list="mylist@example.org",destination="blocked.test",class="policy"} 40
+'* ]]
+	[[ "$output" == *$'
+mjq_bounce_failures_total{list="mylist@example.org",class="recipient"} 60
+mjq_bounce_failures_total{list="mylist@example.org",class="mailbox"} 0
+mjq_bounce_failures_total{list="mylist@example.org",class="policy"} 800
+'* ]]
+	[[ "$output" == *$'
+mjq_list_incidents{list="mylist@example.org"} 1
 '* ]]
 	[ "$(delivered ok)" -eq $((20 * 37)) ]
 	# the provider takes mail again: the next post reaches all 40 there
