@@ -201,8 +201,12 @@ delivery_pair_delivery(void *arg, const char *section, const char *key,
     const char *value, char *err, size_t errlen)
 {
 	struct delivery_conf *dc = arg;
+	int r;
 
 	(void)section;
+	if ((r = delivery_sources_set(&dc->sources, key, value, err, errlen)) !=
+	    -2)
+		return r;
 	return delivery_conf_set(
 	    &dc->base, &dc->sched, key, value, err, errlen);
 }
@@ -222,6 +226,12 @@ delivery_pair_transport(void *arg, const char *section, const char *key,
 
 	if (delivery_transport_lookup(section + 10, &t) == -1) {
 		snprintf(err, errlen, "unknown transport");
+		return -1;
+	}
+	if (strncmp(key, "source_", 7) == 0) {
+		snprintf(err, errlen,
+		    "sending-address pools belong in "
+		    "[delivery]");
 		return -1;
 	}
 	scratch = dc->base;
@@ -443,6 +453,8 @@ delivery_conf_finish(struct delivery_conf *dc, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	if (delivery_sources_finish(&dc->sources, err, errlen) == -1)
+		return -1;
 	dc->loaded = 1;
 	return 0;
 }
@@ -466,6 +478,7 @@ delivery_conf_free(struct delivery_conf *dc)
 		free(dc->tlspol[i].match);
 	}
 	free(dc->tlspol);
+	delivery_sources_free(&dc->sources);
 	dc->tlspol = NULL;
 	dc->ntlspol = 0;
 	free(dc->map);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "conf.h"
+#include "delivery_source.h"
 #include "sched.h"
 #include "smtp.h"
 
@@ -95,6 +96,7 @@ struct delivery_conf {
 	size_t nover;
 	struct delivery_tls_policy *tlspol;
 	size_t ntlspol;
+	struct delivery_sources sources; /* source_pool & co, [delivery] */
 	int loaded;
 };
 
