@@ -190,3 +190,31 @@ status_json() {
 	conf 'source_pool =' 'source_pool_map =' 'source_pool_list =' 'source_helo_name ='
 	run -0 "$MJ_QUEUERUN" -C "$CONF" -1
 }
+
+@test "mj_schedsim -w: sources by weight, each with its own window; one throttled leaves the others as they were" {
+	local scen='[scheduler]
+destination_recipient_limit = 10
+initial_destination_concurrency = 4
+[job a]
+recipients = 400
+destination = gmail
+[destination gmail]
+server_limit = 4'
+	# 40 entries by weight 3:1, each source a destination of its own
+	run -0 "$MJ_SCHEDSIM" -c -w 3,1 <<<"$scen"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == "destination=s1->gmail deliveries=30 "* ]]
+	[[ "${lines[1]}" == "destination=s2->gmail deliveries=10 "* ]]
+	run -0 "$MJ_SCHEDSIM" -c -w 1,1 <<<"$scen"
+	[[ "${lines[0]}" == "destination=s1->gmail deliveries=20 "* ]]
+	local s2=${lines[1]} s1=${lines[0]}
+	# s1 alone answers 421 beyond one session: it defers far more, and
+	# s2 runs exactly as it did without that
+	run -0 "$MJ_SCHEDSIM" -c -w 1,1 <<<"$scen"$'\n[destination s1->gmail]\nserver_limit = 1'
+	[ "${lines[1]}" = "$s2" ]
+	[ "${lines[0]}" != "$s1" ]
+	[[ "${lines[0]}" =~ deferred_pct=(9[0-9]|100)\. ]]
+	# a bad weight is a usage error
+	run -64 "$MJ_SCHEDSIM" -c -w 1,0 <<<"$scen"
+	[ "$output" = "mj_schedsim: -w: want weights 1-1000, comma-separated, at most 64: 1,0" ]
+}
