@@ -7,7 +7,9 @@
  * same keys; they are checked where they stand and applied at the end
  * over a copy of [delivery], so the order of sections in the file does
  * not matter.  [tls_policy] names a TLS level (and the names to match)
- * per destination, as Postfix's smtp_tls_policy_maps.
+ * per destination, as Postfix's smtp_tls_policy_maps.  The sending-
+ * address pools' keys (source_*) are [delivery]'s alone, read by
+ * delivery_source.c; a [transport:NAME] section refuses them.
  */
 #include <stddef.h>
 #include <stdio.h>

@@ -51,9 +51,9 @@ enum spool_dest_tls {
  * a pool of local addresses, the source address: a receiver throttles
  * and judges per sending address, so each (destination, source) has its
  * own window, feedback, dead timer and rate (spool_dest_name.c has the
- * one spelling of that key).
+ * one spelling of that key).  One destination, as mapped (native byte
+ * order, one host):
  */
-/* One destination, as mapped (native byte order, one host). */
 struct spool_dest_rec {
 	uint32_t used;	      /* 0: free */
 	int32_t tls;	      /* the last session: SPOOL_DEST_TLS_* */
