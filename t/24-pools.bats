@@ -60,6 +60,11 @@ cstat() {
 	sed -n "s/^$1 .*$2=\\([0-9]*\\).*/\\1/p" "$BATS_TEST_TMPDIR/s/clients"
 }
 
+# row N - the status line of smtp:127.0.0.N->[127.0.0.1]:$PORT in $output
+row() {
+	printf '%s\n' "$output" | grep -F "smtp:127.0.0.$1->[127.0.0.1]:$PORT "
+}
+
 # status_json - mj_queueserv status -j without a server (the table)
 status_json() {
 	run --separate-stderr -69 "$MJ_QUEUESERV" -C "$CONF" status -j
@@ -140,6 +145,35 @@ status_json() {
 		[ "$(cstat 127.0.0.$a refused)" -eq 0 ]
 	done
 	[ -z "$(queue_files)" ]
+}
+
+@test "without a session cache, one address's 421s are its own feedback and error; the others never see them" {
+	smtpd_start s --log-client --delay eod=300 \
+		--client-max-sessions 127.0.0.2=1 \
+		--client-stats "$BATS_TEST_TMPDIR/s/clients"
+	conf 'source_pool = all 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5' \
+		'source_pool_map = * all' \
+		'smtp_connection_cache_time = 0' \
+		'destination_concurrency_limit = 3' \
+		'initial_destination_concurrency = 3'
+	post big 120
+	runq
+	cat "$BATS_TEST_TMPDIR/s/clients"
+	[ "$(cstat 127.0.0.2 refused)" -ge 1 ]
+	run --separate-stderr -69 "$MJ_QUEUESERV" -C "$CONF" status
+	echo "$output"
+	# the refused address's row holds the deferrals and the 421 ...
+	row 2 >"$BATS_TEST_TMPDIR/row"
+	[ "$(awk '{ print $3 }' "$BATS_TEST_TMPDIR/row")" -ge 1 ]
+	grep -q ' ago: 421 4.3.2 service not available$' "$BATS_TEST_TMPDIR/row"
+	# ... the others delivered all theirs at once, at full concurrency
+	for a in 3 4 5; do
+		[ "$(row $a | awk '{ print $2, $3, $4, $5, $NF }')" = "30 0 0 3 -" ]
+		[ "$(cstat 127.0.0.$a max_open)" -eq 3 ]
+		[ "$(cstat 127.0.0.$a refused)" -eq 0 ]
+	done
+	wait_for 30 eval '[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -ge 120 ] || { make_due; runq; false; }'
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -eq 120 ]
 }
 
 @test "an address that cannot be bound is logged and skipped, never replaced by the default" {
