@@ -44,7 +44,8 @@ dispatch_source(struct queuerun *q, const struct qr_msg *m,
 	char domain[NAME_DOMAIN_MAX + 1];
 	int wait;
 
-	if (t == DELIVER_SMTP &&
+	/* No pool configured: nothing to look up, per recipient. */
+	if (t == DELIVER_SMTP && q->srcpick != NULL &&
 	    route_domain(rc->addr, domain, sizeof(domain)) == 0 &&
 	    (src = source_pick(q, m, domain, &wait)) == NULL && wait)
 		return NULL;

@@ -56,12 +56,16 @@ struct qr_dest *
 qr_dest_get(struct queuerun *q, enum deliver_transport t, const char *nexthop,
     const struct delivery_source *source)
 {
-	char name[DELIVER_NEXTHOP_MAX + SPOOL_DEST_SOURCE_MAX + 4];
+	char buf[DELIVER_NEXTHOP_MAX + SPOOL_DEST_SOURCE_MAX + 4];
+	const char *name = nexthop; /* without a source, the name */
 	struct qr_dest *d;
 
-	if (spool_dest_name(name, sizeof(name), nexthop,
-		source != NULL ? source->addr : "") == -1)
-		return NULL;
+	if (source != NULL) {
+		if (spool_dest_name(buf, sizeof(buf), nexthop, source->addr) ==
+		    -1)
+			return NULL;
+		name = buf;
+	}
 	if ((d = qr_dest_lookup(q, t, name)) != NULL)
 		return d;
 	if ((d = calloc(1, sizeof(*d))) == NULL)
