@@ -60,6 +60,21 @@ cstat() {
 	sed -n "s/^$1 .*$2=\\([0-9]*\\).*/\\1/p" "$BATS_TEST_TMPDIR/s/clients"
 }
 
+# throttled [INI...] - a server that takes one session at a time from
+# 127.0.0.2 and any number from the others, each of which delivers in
+# 300 ms; the pool of 127.0.0.2-5 for everything at a window of 3, with
+# the given [delivery] lines; a post to 120 recipients
+throttled() {
+	smtpd_start s --log-client --delay eod=300 \
+		--client-max-sessions 127.0.0.2=1 \
+		--client-stats "$BATS_TEST_TMPDIR/s/clients"
+	conf 'source_pool = all 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5' \
+		'source_pool_map = * all' "$@" \
+		'destination_concurrency_limit = 3' \
+		'initial_destination_concurrency = 3'
+	post big 120
+}
+
 # row N - the status line of smtp:127.0.0.N->[127.0.0.1]:$PORT in $output
 row() {
 	printf '%s\n' "$output" | grep -F "smtp:127.0.0.$1->[127.0.0.1]:$PORT "
@@ -121,14 +136,7 @@ status_json() {
 }
 
 @test "one address throttled with 421 keeps its own sessions; the others stay at full concurrency" {
-	smtpd_start s --log-client --delay eod=300 \
-		--client-max-sessions 127.0.0.2=1 \
-		--client-stats "$BATS_TEST_TMPDIR/s/clients"
-	conf 'source_pool = all 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5' \
-		'source_pool_map = * all' \
-		'destination_concurrency_limit = 3' \
-		'initial_destination_concurrency = 3'
-	post big 120
+	throttled
 	wait_for 90 eval '[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -ge 120 ] || { make_due; runq; false; }'
 	cat "$BATS_TEST_TMPDIR/s/clients"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -eq 120 ]
@@ -148,15 +156,7 @@ status_json() {
 }
 
 @test "without a session cache, one address's 421s are its own feedback and error; the others never see them" {
-	smtpd_start s --log-client --delay eod=300 \
-		--client-max-sessions 127.0.0.2=1 \
-		--client-stats "$BATS_TEST_TMPDIR/s/clients"
-	conf 'source_pool = all 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5' \
-		'source_pool_map = * all' \
-		'smtp_connection_cache_time = 0' \
-		'destination_concurrency_limit = 3' \
-		'initial_destination_concurrency = 3'
-	post big 120
+	throttled 'smtp_connection_cache_time = 0'
 	runq
 	cat "$BATS_TEST_TMPDIR/s/clients"
 	[ "$(cstat 127.0.0.2 refused)" -ge 1 ]
