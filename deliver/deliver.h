@@ -2,10 +2,11 @@
  * deliver.h - libdeliver, the delivery part: the pool of delivery threads
  * (deliver_pool.h), the batch contract with the runner (deliver_batch.h:
  * a batch in, a result per recipient out), the delivery sections of
- * mjq.conf (delivery_conf.h) and the MTA-STS policy thread
- * (deliver_sts.h, which the runner opens and closes).  The transports
- * behind the pool (smtp with its TLS glue, pipe, maildir, discard) are
- * the part's own.  The one header other parts include.
+ * mjq.conf (delivery_conf.h, with the sending-address pools of
+ * delivery_source.h and the domain look-up of delivery_domain.h) and the
+ * MTA-STS policy thread (deliver_sts.h, which the runner opens and closes). The
+ * transports behind the pool (smtp with its TLS glue, pipe, maildir, discard)
+ * are the part's own.  The one header other parts include.
  */
 #ifndef MJQ_DELIVER_H
 #define MJQ_DELIVER_H
@@ -13,6 +14,7 @@
 #include "deliver_batch.h"
 #include "deliver_pool.h"
 #include "delivery_conf.h"
+#include "delivery_domain.h"
 #include "deliver_sts.h"
 
 #endif

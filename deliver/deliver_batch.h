@@ -36,6 +36,12 @@ struct deliver_batch {
 	enum deliver_transport transport;
 	const struct delivery_params *params;
 	const char *nexthop;
+	/* smtp: the local address to send from (NULL: the kernel's
+	 * choice), and the destination's name with it (spool_dest_name),
+	 * which sessions are cached and counted by: never shared between
+	 * addresses */
+	const struct delivery_source *source;
+	const char *dest;
 	char sender[NAME_ADDR_MAX + 1];
 	const char **addr; /* recipient addresses */
 	int datafd;	   /* the text as delivered (shared, pread only) */

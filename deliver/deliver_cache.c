@@ -1,7 +1,11 @@
 /*
  * deliver_cache.c - the SMTP sessions of this runner: idle ones kept
  * for the next batch to the same nexthop (smtp_connection_cache_time),
- * and per nexthop how many are open, in use, idle or being opened.
+ * and per nexthop how many are open, in use, idle or being opened.  A
+ * nexthop here is the batch's destination name (deliver_batch.h's
+ * dest): "source->nexthop" when it goes out from a sending pool's
+ * address, so a session is never reused from another address, and a
+ * 421 one address drew limits that address alone.
  *
  * Why the count: a server that takes N sessions at once answers the
  * next one with 421 (postfix-scheduler.txt, "active server concurrency

@@ -117,6 +117,19 @@ deliver_smtp_fail(struct smtp_status *st, enum smtp_outcome o, const char *dsn,
 	(void)strlcpy(st->text, text, sizeof(st->text));
 }
 
+/* deliver_smtp_origin - where the batch's sessions come from: its
+ * source address, if any, with that address's EHLO name */
+static void
+deliver_smtp_origin(const struct deliver_batch *b, struct smtp_origin *o)
+{
+	const struct delivery_source *src = b->source;
+
+	o->helo =
+	    src != NULL && src->helo[0] ? src->helo : b->params->helo_name;
+	o->bind = src != NULL ? (const struct sockaddr *)&src->sa : NULL;
+	o->bindlen = src != NULL ? src->salen : 0;
+}
+
 /* deliver_smtp_connect - open the fresh session c to the nexthop,
  * trying its addresses (MX order) until one gives a session; -1 with st
  * saying why the last one failed */
@@ -127,9 +140,10 @@ deliver_smtp_connect(const struct deliver_batch *b, struct deliver_cached *c,
 	char why[300], text[400];
 	struct mx_resolver *res;
 	struct smtp_timeouts to;
+	struct smtp_origin o;
 	struct mx_list l;
 	enum mx_status ms;
-	size_t i;
+	size_t i, tried = 0;
 
 	if ((res = deliver_smtp_resolver(b->params, why, sizeof(why))) ==
 	    NULL) {
@@ -150,16 +164,24 @@ deliver_smtp_connect(const struct deliver_batch *b, struct deliver_cached *c,
 		return -1;
 	}
 	deliver_smtp_timeouts(b->params, &to);
+	deliver_smtp_origin(b, &o);
 	for (i = 0; i < l.n; i++) {
-		if (deliver_tls_open(b->params, b->nexthop, res, &l, i, &c->s,
-			&to, st) == 0) {
+		/* From a source address: only the addresses of its family. */
+		if (o.bind != NULL &&
+		    l.v[i].addr.ss_family != o.bind->sa_family)
+			continue;
+		tried++;
+		if (deliver_tls_open(b->params, b->nexthop, &o, res, &l, i,
+			&c->s, &to, st) == 0) {
 			mx_list_free(&l);
 			return 0;
 		}
 		smtp_session_close(&c->s);
 	}
-	if (l.n == 0)
-		deliver_smtp_fail(st, SMTP_DEFERRED, "4.4.3", "no address");
+	if (tried == 0)
+		deliver_smtp_fail(st, SMTP_DEFERRED, "4.4.3",
+		    l.n == 0 ? "no address"
+			     : "no address of the source address's family");
 	mx_list_free(&l);
 	return -1;
 }
@@ -181,7 +203,7 @@ deliver_smtp_session(const struct deliver_batch *b, struct smtp_status *st)
 		wait = DELIVER_SMTP_PATIENCE_MAX;
 	deadline = clock_now() + wait;
 	for (;;) {
-		if ((c = deliver_cache_get(b->nexthop, deadline)) == NULL) {
+		if ((c = deliver_cache_get(b->dest, deadline)) == NULL) {
 			deliver_smtp_fail(
 			    st, SMTP_DEFERRED, "4.3.0", "out of memory");
 			return NULL;

@@ -230,14 +230,14 @@ deliver_tls_sts_get(const struct delivery_params *p, const char *nexthop,
 		deliver_sts_get(p, domain, sts);
 }
 
-/* deliver_tls_open - a session to address i of l with STARTTLS as the
+/* deliver_tls_open - a session to address i of l, from o, with STARTTLS as the
  * policy asks; at may a failed handshake is retried in clear text on a
  * new connection, as Postfix does; 0, or -1 with st saying why */
 int
 deliver_tls_open(const struct delivery_params *p, const char *nexthop,
-    struct mx_resolver *res, const struct mx_list *l, size_t i,
-    struct smtp_session *s, const struct smtp_timeouts *to,
-    struct smtp_status *st)
+    const struct smtp_origin *o, struct mx_resolver *res,
+    const struct mx_list *l, size_t i, struct smtp_session *s,
+    const struct smtp_timeouts *to, struct smtp_status *st)
 {
 	const struct sockaddr *sa = (const struct sockaddr *)&l->v[i].addr;
 	struct mx_tlsa_list tlsa = {0};
@@ -256,8 +256,8 @@ deliver_tls_open(const struct delivery_params *p, const char *nexthop,
 		mx_tlsa_free(&tlsa);
 		return -1;
 	}
-	if (smtp_session_open(s, l->v[i].host, sa, l->v[i].addrlen,
-		p->helo_name, to, st) == -1) {
+	if (smtp_session_open(
+		s, l->v[i].host, sa, l->v[i].addrlen, o, to, st) == -1) {
 		mx_tlsa_free(&tlsa);
 		return -1;
 	}
@@ -267,7 +267,7 @@ deliver_tls_open(const struct delivery_params *p, const char *nexthop,
 	if (pol.level != SMTP_TLS_NONE && (s->features & SMTP_FEAT_STARTTLS))
 		ctx = deliver_tls_ctx(p, why, sizeof(why));
 	r = smtp_tls_start(
-	    s, ctx, &pol, p->helo_name, (int)(p->starttls_timeout * 1000), st);
+	    s, ctx, &pol, o->helo, (int)(p->starttls_timeout * 1000), st);
 	mx_tlsa_free(&tlsa);
 	if (r == 0 && s->tls != NULL &&
 	    smtp_tls_describe(s, line, sizeof(line)) > 0)
@@ -288,5 +288,5 @@ deliver_tls_open(const struct delivery_params *p, const char *nexthop,
 	log_warnx("smtp: %s; retrying in clear text", st->text);
 	smtp_session_close(s);
 	return smtp_session_open(
-	    s, l->v[i].host, sa, l->v[i].addrlen, p->helo_name, to, st);
+	    s, l->v[i].host, sa, l->v[i].addrlen, o, to, st);
 }

@@ -10,8 +10,9 @@
 #include "smtp.h"
 
 int deliver_tls_open(const struct delivery_params *, const char *,
-    struct mx_resolver *, const struct mx_list *, size_t, struct smtp_session *,
-    const struct smtp_timeouts *, struct smtp_status *);
+    const struct smtp_origin *, struct mx_resolver *, const struct mx_list *,
+    size_t, struct smtp_session *, const struct smtp_timeouts *,
+    struct smtp_status *);
 void deliver_tls_close(void);
 
 #endif

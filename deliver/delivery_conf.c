@@ -7,7 +7,9 @@
  * same keys; they are checked where they stand and applied at the end
  * over a copy of [delivery], so the order of sections in the file does
  * not matter.  [tls_policy] names a TLS level (and the names to match)
- * per destination, as Postfix's smtp_tls_policy_maps.
+ * per destination, as Postfix's smtp_tls_policy_maps.  The sending-
+ * address pools' keys (source_*) are [delivery]'s alone, read by
+ * delivery_source.c; a [transport:NAME] section refuses them.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -201,8 +203,12 @@ delivery_pair_delivery(void *arg, const char *section, const char *key,
     const char *value, char *err, size_t errlen)
 {
 	struct delivery_conf *dc = arg;
+	int r;
 
 	(void)section;
+	if ((r = delivery_sources_set(&dc->sources, key, value, err, errlen)) !=
+	    -2)
+		return r;
 	return delivery_conf_set(
 	    &dc->base, &dc->sched, key, value, err, errlen);
 }
@@ -222,6 +228,12 @@ delivery_pair_transport(void *arg, const char *section, const char *key,
 
 	if (delivery_transport_lookup(section + 10, &t) == -1) {
 		snprintf(err, errlen, "unknown transport");
+		return -1;
+	}
+	if (strncmp(key, "source_", 7) == 0) {
+		snprintf(err, errlen,
+		    "sending-address pools belong in "
+		    "[delivery]");
 		return -1;
 	}
 	scratch = dc->base;
@@ -454,6 +466,8 @@ delivery_conf_finish(struct delivery_conf *dc, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	if (delivery_sources_finish(&dc->sources, err, errlen) == -1)
+		return -1;
 	dc->loaded = 1;
 	return 0;
 }
@@ -477,6 +491,7 @@ delivery_conf_free(struct delivery_conf *dc)
 		free(dc->tlspol[i].match);
 	}
 	free(dc->tlspol);
+	delivery_sources_free(&dc->sources);
 	dc->tlspol = NULL;
 	dc->ntlspol = 0;
 	free(dc->map);

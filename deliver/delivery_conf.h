@@ -13,6 +13,7 @@
 
 #include "conf.h"
 #include "settings.h"
+#include "delivery_source.h"
 #include "sched.h"
 #include "smtp.h"
 
@@ -96,6 +97,7 @@ struct delivery_conf {
 	size_t nover;
 	struct delivery_tls_policy *tlspol;
 	size_t ntlspol;
+	struct delivery_sources sources; /* source_pool & co, [delivery] */
 	int loaded;
 };
 

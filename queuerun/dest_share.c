@@ -20,6 +20,10 @@
  * applied, the result is stored back and the slot released, all under
  * one lock, so no runner's feedback overwrites another's.
  *
+ * A record is a (destination, source address) with a sending-address
+ * pool: the scheduler's name "source->nexthop" is looked up among the
+ * runner's destinations (qr_dest.c) and stored as its two parts.
+ *
  * Without the table (it cannot be made, or is full) a runner schedules on
  * its own, as a lone runner always may.
  */
@@ -29,6 +33,7 @@
 #include "dest_wait.h"
 #include "log.h"
 #include "qr_batch.h"
+#include "qr_dest.h"
 #include "qr_runner.h"
 
 /* dest_share_open - map the table; without it, run unshared */
@@ -97,27 +102,31 @@ dest_share_count(struct spool_dest_rec *r, const struct qr_batch *b,
 /* dest_share_admit - the scheduler's admit callback: may a delivery to
  * this destination start now?  1 yes (a slot is held), 0 no */
 int
-dest_share_admit(void *arg, const char *transport, const char *nexthop,
-    double now, struct sched_dest_state *st)
+dest_share_admit(void *arg, const char *transport, const char *name, double now,
+    struct sched_dest_state *st)
 {
 	struct queuerun *q = arg;
 	struct spool_dest *sd = &q->share;
 	struct sched_dest_state local;
 	struct spool_dest_rec *r;
+	const struct qr_dest *d;
 	double interval = st->rate_interval, tat;
 	int idx, busy, mine, ok, slot = -1;
 
-	if (sd->fd == -1 || spool_dest_lock(sd) == -1)
+	/* The scheduler's name is "source->nexthop" with a source; the
+	 * record keeps the two apart. */
+	if (sd->fd == -1 || (d = qr_dest_find(q, transport, name)) == NULL ||
+	    spool_dest_lock(sd) == -1)
 		return 1;
-	if ((idx = spool_dest_find(sd, transport, nexthop, 1, now)) == -1) {
+	if ((idx = spool_dest_find(
+		 sd, transport, d->nexthop, qr_dest_source(d), 1, now)) == -1) {
 		spool_dest_unlock(sd);
 		return 1; /* table full: this one is ours alone */
 	}
 	r = &sd->rec[idx];
 	if (r->ds.window < 0) {
 		/* First use anywhere: our state (the initial one) is it. */
-		if (sched_dest_state(q->sched, transport, nexthop, &local) ==
-		    -1)
+		if (sched_dest_state(q->sched, transport, name, &local) == -1)
 			local.ds.window = 1;
 		local.ds.rate_tat = 0;
 		dest_share_put(r, &local, now);
@@ -175,7 +184,8 @@ dest_share_done(
 {
 	struct spool_dest *sd = &q->share;
 	const char *tr = sched_entry_transport(b->entry);
-	const char *nh = sched_entry_nexthop(b->entry);
+	const char *name = sched_entry_nexthop(b->entry);
+	const char *src = b->d.source != NULL ? b->d.source->addr : "";
 	struct sched_dest_state st;
 	struct spool_dest_rec *r;
 	int flags, busy, mine, idx = b->share_rec, havelock, shared = 0;
@@ -185,11 +195,11 @@ dest_share_done(
 	havelock = spool_dest_lock(sd) == 0;
 	r = &sd->rec[idx];
 	/* The record cannot change hands while we hold a slot in it. */
-	if (havelock && spool_dest_match(sd, idx, tr, nh) &&
+	if (havelock && spool_dest_match(sd, idx, tr, b->d.nexthop, src) &&
 	    r->ds.window >= 0) {
 		busy = spool_dest_busy(sd, idx, 0, &mine);
 		dest_share_get(r, busy - mine, &st);
-		shared = sched_dest_load(q->sched, tr, nh, &st, now) == 0;
+		shared = sched_dest_load(q->sched, tr, name, &st, now) == 0;
 	}
 	flags = sched_core_done(q->sched, b->entry, o, now, &st);
 	if (shared) {

@@ -14,7 +14,7 @@ struct qr_batch;
 /* dest_share_open - map the table (without it, each runner alone) */
 void dest_share_open(struct queuerun *q);
 /* dest_share_admit - sched_callbacks.admit: may a delivery start */
-int dest_share_admit(void *arg, const char *transport, const char *nexthop,
+int dest_share_admit(void *arg, const char *transport, const char *name,
     double now, struct sched_dest_state *st);
 /* dest_share_attach - the slot the last admit took goes with b */
 void dest_share_attach(struct queuerun *q, struct qr_batch *b);

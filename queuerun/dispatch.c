@@ -5,7 +5,8 @@
  * Each claimed message is entered into the scheduler with the number of
  * recipients still to do.  The scheduler reads them in batches through
  * the refill callback, which reads the state file in order and routes
- * each recipient to an interned destination (transport + nexthop), so a
+ * each recipient to an interned destination (transport + nexthop, and
+ * the source address when a sending-address pool applies), so a
  * huge list is scheduled with bounded memory (rcpt_pool.c).  It forms
  * entries of up to
  * destination_recipient_limit recipients, applies the concurrency
@@ -20,60 +21,35 @@
 #include "dest_share.h"
 #include "dispatch.h"
 #include "fail_log.h"
-#include "fnv.h"
 #include "htab.h"
 #include "log.h"
 #include "qr_batch.h"
+#include "qr_dest.h"
 #include "qr_msg.h"
 #include "qr_runner.h"
 #include "rcpt_pool.h"
 #include "route.h"
 #include "sched.h"
+#include "source_pick.h"
 
-/* A destination: one transport and nexthop, interned per runner. */
-struct qr_dest {
-	struct htab_node hnode; /* first: the node is the destination */
-	enum deliver_transport transport;
-	char *nexthop;
-};
-
-/* dispatch_dest_eq - htab_find's test: is node this destination? */
-static int
-dispatch_dest_eq(const struct htab_node *n, const void *key)
-{
-	const struct qr_dest *d = (const struct qr_dest *)n, *k = key;
-
-	return d->transport == k->transport &&
-	       strcmp(d->nexthop, k->nexthop) == 0;
-}
-
-/* dispatch_dest - the interned destination (kept until close) */
+/* dispatch_source - the destination with its source address: smtp
+ * mail from a sending-address pool leaves from one of its addresses;
+ * NULL when the pool has none usable (the recipient waits) or memory
+ * ran out */
 static struct qr_dest *
-dispatch_dest(struct queuerun *q, enum deliver_transport t, const char *nexthop)
+dispatch_source(struct queuerun *q, const struct qr_msg *m,
+    const struct spool_rcpt *rc, enum deliver_transport t, const char *nexthop)
 {
-	struct qr_dest key, *d;
-	uint64_t h =
-	    fnv1a_str(fnv1a_byte(FNV1A_BASIS, (unsigned char)t), nexthop);
+	const struct delivery_source *src = NULL;
+	char domain[NAME_DOMAIN_MAX + 1];
+	int wait;
 
-	key.transport = t;
-	key.nexthop = (char *)nexthop;
-	if ((d = (struct qr_dest *)htab_find(
-		 &q->dests, h, dispatch_dest_eq, &key)) != NULL)
-		return d;
-	if ((d = calloc(1, sizeof(*d))) == NULL)
+	/* No pool configured: nothing to look up, per recipient. */
+	if (t == DELIVER_SMTP && q->srcpick != NULL &&
+	    route_domain(rc->addr, domain, sizeof(domain)) == 0 &&
+	    (src = source_pick(q, m, domain, &wait)) == NULL && wait)
 		return NULL;
-	if ((d->nexthop = strdup(nexthop)) == NULL) {
-		free(d);
-		return NULL;
-	}
-	d->transport = t;
-	d->hnode.hash = h;
-	if (htab_insert(&q->dests, &d->hnode) == -1) {
-		free(d->nexthop);
-		free(d);
-		return NULL;
-	}
-	return d;
+	return qr_dest_get(q, t, nexthop, src);
 }
 
 /* dispatch_route - the destination of one recipient; NULL when its
@@ -109,7 +85,7 @@ dispatch_route(
 		    "x-mjq; bad recipient address");
 		return NULL;
 	}
-	return dispatch_dest(q, t, nexthop);
+	return dispatch_source(q, m, rc, t, nexthop);
 }
 
 /* dispatch_refill - the scheduler's callback: up to max more recipients
@@ -145,7 +121,7 @@ dispatch_refill(void *arg, struct sched_msg *sm, void *ctx, long max)
 			continue;
 		}
 		if (sched_rcpt_add(q->sched, sm,
-			delivery_transport_names[d->transport], d->nexthop,
+			delivery_transport_names[d->transport], d->name,
 			id) == -1) {
 			log_warnx(
 			    "%s: scheduler refused a recipient", m->lm.name);
@@ -181,6 +157,10 @@ dispatch_open(struct queuerun *q, char *err, size_t errlen)
 
 	htab_init(&q->dests, &q->dests_mem);
 	dest_share_open(q);
+	if (source_pick_open(q) == -1) {
+		snprintf(err, errlen, "no memory for the source pools");
+		return -1;
+	}
 	if ((q->sched = sched_core_create(&q->dc->sched, &cb)) == NULL) {
 		snprintf(err, errlen, "cannot create the scheduler");
 		return -1;
@@ -235,6 +215,7 @@ static struct qr_batch *
 dispatch_batch(struct queuerun *q, struct sched_entry *e)
 {
 	struct qr_msg *m = sched_entry_msg_ctx(e);
+	const struct qr_dest *d;
 	const uint32_t *ids;
 	struct qr_batch *b;
 	size_t n, i;
@@ -256,12 +237,17 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 		b->rcpt[i] = ids[i];
 		b->d.addr[i] = rcpt_pool_get(q, ids[i])->addr;
 	}
-	if (delivery_transport_lookup(
-		sched_entry_transport(e), &b->d.transport) == -1)
-		b->d.transport =
-		    DELIVER_DISCARD; /* cannot happen: we named them */
+	/* Every name the scheduler has came from qr_dest_get. */
+	if ((d = qr_dest_find(q, sched_entry_transport(e),
+		 sched_entry_nexthop(e))) == NULL) {
+		dispatch_batch_free(b);
+		return NULL;
+	}
+	b->d.transport = d->transport;
 	b->d.params = &q->dc->transport[b->d.transport];
-	b->d.nexthop = sched_entry_nexthop(e);
+	b->d.nexthop = d->nexthop;
+	b->d.source = d->source;
+	b->d.dest = d->name;
 	(void)strlcpy(
 	    b->d.sender, m->lm.st.sender, sizeof(b->d.sender)); /* same size */
 	b->d.datafd = m->lm.datafd;
@@ -339,17 +325,6 @@ dispatch_wakeup(const struct queuerun *q)
 	return q->sched != NULL ? sched_core_wakeup(q->sched) : 0;
 }
 
-/* dispatch_dest_free - htab_drain's callback: one destination */
-static void
-dispatch_dest_free(struct htab_node *n, void *arg)
-{
-	struct qr_dest *d = (struct qr_dest *)n;
-
-	(void)arg;
-	free(d->nexthop);
-	free(d);
-}
-
 /* dispatch_free - the scheduler and every destination */
 void
 dispatch_free(struct queuerun *q)
@@ -360,6 +335,6 @@ dispatch_free(struct queuerun *q)
 	q->sched = NULL;
 	dest_share_close(q);
 	rcpt_pool_free(q);
-	if (q->dests.mem != NULL)
-		htab_drain(&q->dests, dispatch_dest_free, NULL);
+	source_pick_close(q);
+	qr_dest_free(q);
 }

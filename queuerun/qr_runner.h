@@ -35,6 +35,7 @@ struct sched;
 struct deliver_pool;
 struct dest_waiter;
 struct listwork;
+struct source_pick;
 
 struct queuerun {
 	const struct settings *s;
@@ -51,10 +52,11 @@ struct queuerun {
 	double next_walk;   /* earliest future mtime seen, or 0 */
 	time_t next_expire; /* next sweep of held posts (moderate_expire.c) */
 	struct sched *sched;
-	struct htab dests;     /* dispatch.c's interned destinations */
-	size_t dests_mem;      /* bytes of its bucket array */
-	struct qr_rcpt **rtab; /* the recipient pool: records by id */
-	uint32_t *rfree;       /* ids free for reuse */
+	struct htab dests;	     /* the interned destinations (qr_dest.c) */
+	struct source_pick *srcpick; /* sending-address pools, or NULL */
+	size_t dests_mem;	     /* bytes of its bucket array */
+	struct qr_rcpt **rtab;	     /* the recipient pool: records by id */
+	uint32_t *rfree;	     /* ids free for reuse */
 	size_t rtab_size, nrfree;
 	struct deliver_pool *pool;
 	int inflight;

@@ -18,22 +18,25 @@
 static const struct delivery_map *
 route_find(const struct delivery_conf *dc, const char *domain)
 {
-	const struct delivery_map *star = NULL;
-	const char *d;
+	long i =
+	    delivery_domain_find(dc->map, dc->nmap, sizeof(*dc->map), domain);
+
+	return i == -1 ? NULL : &dc->map[i];
+}
+
+/* route_domain - the part after the last "@", lowercase */
+int
+route_domain(const char *addr, char *buf, size_t len)
+{
+	const char *at;
 	size_t i;
 
-	for (i = 0; i < dc->nmap; i++)
-		if (strcmp(dc->map[i].domain, domain) == 0)
-			return &dc->map[i];
-	/* The most specific parent first: a.b.example -> .b.example. */
-	for (d = strchr(domain, '.'); d != NULL; d = strchr(d + 1, '.'))
-		for (i = 0; i < dc->nmap; i++)
-			if (strcmp(dc->map[i].domain, d) == 0)
-				return &dc->map[i];
-	for (i = 0; i < dc->nmap; i++)
-		if (strcmp(dc->map[i].domain, "*") == 0)
-			star = &dc->map[i];
-	return star;
+	if ((at = strrchr(addr, '@')) == NULL || strlen(at + 1) >= len)
+		return -1;
+	for (i = 0; at[1 + i] != '\0'; i++)
+		buf[i] = (char)tolower((unsigned char)at[1 + i]);
+	buf[i] = '\0';
+	return 0;
 }
 
 /* route_rcpt - route one address; -1 when it has no usable domain */
@@ -43,15 +46,9 @@ route_rcpt(struct queuerun *q, const char *addr, enum deliver_transport *t,
 {
 	char domain[NAME_DOMAIN_MAX + 1];
 	const struct delivery_map *m;
-	const char *at;
-	size_t i;
 
-	if ((at = strrchr(addr, '@')) == NULL ||
-	    strlen(at + 1) >= sizeof(domain))
+	if (route_domain(addr, domain, sizeof(domain)) == -1)
 		return -1;
-	for (i = 0; at[1 + i] != '\0'; i++)
-		domain[i] = (char)tolower((unsigned char)at[1 + i]);
-	domain[i] = '\0';
 	if ((m = route_find(q->dc, domain)) != NULL) {
 		*t = m->transport;
 		return strlcpy(nexthop, m->nexthop, len) < len ? 0 : -1;

@@ -6,7 +6,7 @@
  *   mjq_messages{state,domain_prio,list_prio}   gauge, per tier
  *   mjq_held_messages{domain,list}              gauge, HOLD/ per list
  *   mjq_oldest_message_age_seconds              gauge (0: none)
- *   mjq_destination_window/_busy/_dead{transport,nexthop}   gauges
+ *   mjq_destination_window/_busy/_dead{transport,nexthop[,source]} gauges
  *   mjq_bounce_incidents, _incident_recipients{list,destination,class}
  *   mjq_bounce_failures_total{list,class}        counter, judged failures
  *   mjq_complaints_total{list}                  counter, ARF abuse reports
@@ -94,7 +94,8 @@ prom_held(const struct counts *k, FILE *fp)
 }
 
 /* prom_dest - "name{transport=...,nexthop=..." of one destination's
- * sample, the caller adding any other label, "}" and the value */
+ * sample, with source=... when it is sent from a pool's address, the
+ * caller adding any other label, "}" and the value */
 static void
 prom_dest(FILE *fp, const char *name, const struct dest_row *d)
 {
@@ -102,6 +103,10 @@ prom_dest(FILE *fp, const char *name, const struct dest_row *d)
 	prom_label(fp, "transport", d->r.transport);
 	fputc(',', fp);
 	prom_label(fp, "nexthop", d->r.nexthop);
+	if (d->r.source[0] != '\0') {
+		fputc(',', fp);
+		prom_label(fp, "source", d->r.source);
+	}
 }
 
 /* prom_dests - window, busy and dead per destination */

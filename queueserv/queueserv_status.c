@@ -195,7 +195,7 @@ status_spool(const struct qs *qs, struct counts *k)
 	return 0;
 }
 
-/* status_dest_cmp - destinations by transport, then nexthop */
+/* status_dest_cmp - destinations by transport, nexthop, then source */
 static int
 status_dest_cmp(const void *a, const void *b)
 {
@@ -204,7 +204,9 @@ status_dest_cmp(const void *a, const void *b)
 
 	if ((c = strcmp(x->r.transport, y->r.transport)) != 0)
 		return c;
-	return strcmp(x->r.nexthop, y->r.nexthop);
+	if ((c = strcmp(x->r.nexthop, y->r.nexthop)) != 0)
+		return c;
+	return strcmp(x->r.source, y->r.source);
 }
 
 /* status_dests - copy the shared destination table (none: no rows) */
@@ -231,6 +233,7 @@ status_dests(const struct qs *qs, struct counts *k)
 		d->r = sd.rec[i];
 		d->r.transport[sizeof(d->r.transport) - 1] = '\0';
 		d->r.nexthop[sizeof(d->r.nexthop) - 1] = '\0';
+		d->r.source[sizeof(d->r.source) - 1] = '\0';
 		d->r.last_error[sizeof(d->r.last_error) - 1] = '\0';
 		d->busy = spool_dest_held(&sd, i);
 	}
@@ -268,7 +271,8 @@ static void
 status_text_dests(const struct counts *k, time_t now, FILE *fp)
 {
 	const struct dest_row *d;
-	char name[SPOOL_DEST_TRANSPORT_MAX + SPOOL_DEST_NEXTHOP_MAX + 2];
+	char name[SPOOL_DEST_TRANSPORT_MAX + SPOOL_DEST_NEXTHOP_MAX +
+		  SPOOL_DEST_SOURCE_MAX + 5];
 	char dead[32], ago[32];
 	size_t i;
 
@@ -281,6 +285,8 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 	for (i = 0; i < k->ndests; i++) {
 		d = &k->dests[i];
 		n = (int)(strlen(d->r.transport) + 1 + strlen(d->r.nexthop));
+		if (d->r.source[0] != '\0')
+			n += (int)(strlen(d->r.source) + 2);
 		if (n > width)
 			width = n;
 	}
@@ -291,8 +297,10 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 	    "pos_fb", "neg_fb", "cohorts", "dead", "tls", "last error");
 	for (i = 0; i < k->ndests; i++) {
 		d = &k->dests[i];
-		snprintf(
-		    name, sizeof(name), "%s:%s", d->r.transport, d->r.nexthop);
+		/* "smtp:x.org", or "smtp:192.0.2.7->x.org" from a pool's
+		 * address: fits, the sizes are the record's */
+		(void)spool_dest_key(name, sizeof(name), d->r.transport,
+		    d->r.nexthop, d->r.source);
 		if (d->r.ds.dead)
 			snprintf(dead, sizeof(dead), "%llds",
 			    status_dead_in(&d->r, now));
@@ -362,6 +370,13 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 			    (long long)d->r.error_at);
 		} else
 			fprintf(fp, "null,\"last_error_at\":null");
+		/* source: the local address of a sending pool, last; only
+		 * then, so that the rows of a host without pools stay as
+		 * they were */
+		if (d->r.source[0] != '\0') {
+			fprintf(fp, ",\"source\":");
+			queueserv_json_str(fp, d->r.source);
+		}
 		fprintf(fp, "}");
 	}
 	fprintf(fp, "]");

@@ -60,6 +60,7 @@ struct sim {
 };
 
 int schedsim_scen_read(struct sim *, FILE *, int *line);
+int schedsim_scen_sources(struct sim *, int n);
 struct sim_dest *schedsim_scen_dest(const struct sim *, const char *name);
 void schedsim_scen_free(struct sim *);
 

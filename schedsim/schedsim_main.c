@@ -7,6 +7,12 @@
  *   mj_schedsim -t < scenario   timed trace: one line per event
  *   mj_schedsim -b < scenario   like -s, but print timing and memory
  *
+ *   -w W1,W2,...  the mail leaves from N source addresses s1..sN, picked
+ *                 per recipient by weight as the runner picks a sending
+ *                 pool's addresses: each destination D is one per source
+ *                 ("sI->D", spool_dest_name), with D's settings unless
+ *                 the scenario names "sI->D" itself
+ *
  * In -s and -b mode deliveries complete at once and the clock stays at the
  * start.  In -c and -t mode each delivery takes its destination's
  * delivery_time; a session beyond the server_limit, or while the server is
@@ -22,11 +28,23 @@
 #include <unistd.h>
 
 #include "schedsim.h"
+#include "spool_dest_name.h"
 
 enum sim_mode { MODE_SEQ, MODE_CONC, MODE_TRACE, MODE_BENCH };
 
+/* Source addresses (-w): the weights, and each one's credit in the
+ * smooth weighted round robin the runner uses (source_pick.c). */
+#define SIM_SOURCES_MAX 64
+
+struct sim_sources {
+	int n;
+	int weight[SIM_SOURCES_MAX];
+	long credit[SIM_SOURCES_MAX];
+};
+
 struct sim_run {
 	struct sim *sim;
+	struct sim_sources src;
 	struct sched *s;
 	enum sim_mode mode;
 	char **names; /* sequence output, -s */
@@ -61,6 +79,56 @@ sim_fatal(int code, const char *fmt, ...)
 	exit(code);
 }
 
+/* sim_source - the next source by weight (smooth weighted round
+ * robin), and dest's name from it, "sI->dest", in buf */
+
+static const char *
+sim_source(struct sim_sources *src, const char *dest, char *buf, size_t len)
+{
+	char name[16];
+	long total = 0;
+	int i, best = 0;
+
+	for (i = 0; i < src->n; i++) {
+		src->credit[i] += src->weight[i];
+		total += src->weight[i];
+		if (src->credit[i] > src->credit[best])
+			best = i;
+	}
+	src->credit[best] -= total;
+	snprintf(name, sizeof(name), "s%d", best + 1);
+	if (spool_dest_name(buf, len, dest, name) == -1)
+		sim_fatal(70, "destination name too long: %s", dest);
+	return buf;
+}
+
+/* sim_sources_arg - -w W1,W2,...: the weights of the sources */
+
+static void
+sim_sources_arg(struct sim_sources *src, const char *arg)
+{
+	const char *p = arg;
+	char *end;
+	long w;
+
+	memset(src, 0, sizeof(*src));
+	for (;;) {
+		w = strtol(p, &end, 10);
+		if (end == p || w < 1 || w > 1000 || src->n == SIM_SOURCES_MAX)
+			sim_fatal(64,
+			    "-w: want weights 1-1000, comma-separated, "
+			    "at most %d: %s",
+			    SIM_SOURCES_MAX, arg);
+		src->weight[src->n++] = (int)w;
+		if (*end == '\0')
+			return;
+		if (*end != ',')
+			sim_fatal(
+			    64, "-w: want weights, comma-separated: %s", arg);
+		p = end + 1;
+	}
+}
+
 /* sim_refill - the scheduler's refill callback: hand out recipients */
 
 static long
@@ -69,7 +137,7 @@ sim_refill(void *arg, struct sched_msg *msg, void *ctx, long max)
 	struct sim_run *run = arg;
 	struct sim_job *j = ctx;
 	const char *transport = j->transport ? j->transport : SIM_TRANSPORT;
-	char name[300];
+	char name[300], named[320];
 	const char *dest;
 
 	for (; max > 0 && j->next < j->rcpts; max--, j->next++) {
@@ -90,6 +158,9 @@ sim_refill(void *arg, struct sched_msg *msg, void *ctx, long max)
 				    j->next);
 			dest = name;
 		}
+		if (run->src.n > 0)
+			dest =
+			    sim_source(&run->src, dest, named, sizeof(named));
 		if (sched_rcpt_add(
 			run->s, msg, transport, dest, (uint32_t)j->next) == -1)
 			sim_fatal(70, "cannot add recipient %ld of job %s",
@@ -457,8 +528,8 @@ sim_print_bench(const struct sim_run *run, double secs)
 
 static void __attribute__((noreturn)) usage(void)
 {
-	fprintf(
-	    stderr, "usage: %s -s|-c|-t|-b < scenario.ini\n", getprogname());
+	fprintf(stderr, "usage: %s -s|-c|-t|-b [-w W1,W2,...] < scenario.ini\n",
+	    getprogname());
 	exit(64);
 }
 
@@ -472,7 +543,11 @@ main(int argc, char **argv)
 
 	memset(&run, 0, sizeof(run));
 	run.mode = -1;
-	while ((ch = getopt(argc, argv, "sctb")) != -1) {
+	while ((ch = getopt(argc, argv, "sctbw:")) != -1) {
+		if (ch == 'w') {
+			sim_sources_arg(&run.src, optarg);
+			continue;
+		}
 		if ((int)run.mode != -1)
 			usage();
 		run.mode = ch == 's'   ? MODE_SEQ
@@ -488,6 +563,8 @@ main(int argc, char **argv)
 			sim_fatal(65, "line %d: %s", line, sim.err);
 		sim_fatal(65, "%s", sim.err);
 	}
+	if (run.src.n > 0 && schedsim_scen_sources(&sim, run.src.n) == -1)
+		sim_fatal(65, "%s", sim.err);
 	run.sim = &sim;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (run.mode == MODE_SEQ || run.mode == MODE_BENCH)

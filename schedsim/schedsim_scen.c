@@ -6,7 +6,9 @@
  * queued, destination, destinations, transport), [destination NAME]
  * (server_limit, delivery_time, concurrency_limit, down_from, down_until)
  * and [simulation] (start).  The first bad line stops the parse; the caller
- * reports it with the line number inih returns.
+ * reports it with the line number inih returns.  With source addresses
+ * (mj_schedsim -w) each destination is one per source afterwards
+ * (schedsim_scen_sources).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include <ini.h>
 
 #include "schedsim.h"
+#include "spool_dest_name.h"
 
 /* schedsim_scen_num - a whole non-negative number within [min,max] */
 
@@ -245,6 +248,8 @@ schedsim_scen_cmp(const void *a, const void *b)
 	    (*(struct sim_dest *const *)b)->name);
 }
 
+static int schedsim_scen_index(struct sim *);
+
 /* schedsim_scen_read - parse the scenario; -1 with sim->err and *line */
 
 int
@@ -280,16 +285,72 @@ schedsim_scen_read(struct sim *sim, FILE *fp, int *line)
 	}
 	if (!sim->have_start)
 		sim->start = latest + 1;
-	if ((sim->sorted = reallocarray(
-		 NULL, sim->ndests + 1, sizeof(*sim->sorted))) == NULL) {
+	return schedsim_scen_index(sim);
+}
+
+/* schedsim_scen_index - the destinations sorted by name, for look-ups */
+
+static int
+schedsim_scen_index(struct sim *sim)
+{
+	struct sim_dest **sorted;
+	size_t i;
+
+	if ((sorted = reallocarray(
+		 sim->sorted, sim->ndests + 1, sizeof(*sim->sorted))) == NULL) {
 		snprintf(sim->err, sizeof(sim->err), "out of memory");
 		return -1;
 	}
+	sim->sorted = sorted;
 	for (i = 0; i < sim->ndests; i++)
 		sim->sorted[i] = &sim->dests[i];
 	qsort(
 	    sim->sorted, sim->ndests, sizeof(*sim->sorted), schedsim_scen_cmp);
 	return 0;
+}
+
+/* schedsim_scen_sources - with n source addresses (mj_schedsim -w),
+ * each [destination NAME] becomes n destinations "sI->NAME" with its
+ * settings, as a receiver throttles each sending address on its own; a
+ * "sI->NAME" the scenario names itself keeps its own settings.  -1 with
+ * sim->err */
+
+int
+schedsim_scen_sources(struct sim *sim, int n)
+{
+	char name[300], src[16], *own;
+	struct sim_dest base, *d;
+	size_t i, orig = sim->ndests, keep = 0;
+	int k;
+
+	for (i = 0; i < orig; i++) {
+		if (strstr(sim->dests[i].name, SPOOL_DEST_NAME_SEP) != NULL)
+			continue;
+		base = sim->dests[i]; /* the array moves as it grows */
+		for (k = 1; k <= n; k++) {
+			snprintf(src, sizeof(src), "s%d", k);
+			if (spool_dest_name(
+				name, sizeof(name), base.name, src) == -1 ||
+			    (d = schedsim_scen_dest_add(sim, name)) == NULL) {
+				snprintf(sim->err, sizeof(sim->err),
+				    "out of memory");
+				return -1;
+			}
+			if (d - sim->dests < (long)orig)
+				continue; /* named by the scenario itself */
+			own = d->name;
+			*d = base;
+			d->name = own;
+		}
+	}
+	/* The destinations without a source are gone: nothing goes there. */
+	for (i = 0; i < sim->ndests; i++)
+		if (strstr(sim->dests[i].name, SPOOL_DEST_NAME_SEP) == NULL)
+			free(sim->dests[i].name);
+		else
+			sim->dests[keep++] = sim->dests[i];
+	sim->ndests = keep;
+	return schedsim_scen_index(sim);
 }
 
 /* schedsim_scen_dest - the named destination's record, or NULL */

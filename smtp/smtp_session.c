@@ -202,10 +202,31 @@ smtp_session_replied(
 	smtp_reply_format(r, st->text, sizeof(st->text));
 }
 
-/* smtp_session_connect - non-blocking connect with a deadline */
+/* smtp_session_bind - bind the socket to the origin's address, if it
+ * names one; -1 with st saying why (the session then fails: another
+ * address is never put in its place) */
+static int
+smtp_session_bind(
+    struct smtp_session *s, const struct smtp_origin *o, struct smtp_status *st)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	if (o->bind == NULL || bind(s->fd, o->bind, o->bindlen) == 0)
+		return 0;
+	if (getnameinfo(o->bind, o->bindlen, addr, sizeof(addr), NULL, 0,
+		NI_NUMERICHOST) != 0)
+		(void)strlcpy(addr, "?", sizeof(addr));
+	snprintf(st->text, sizeof(st->text),
+	    "cannot bind to source address %s: %s", addr, strerror(errno));
+	(void)strlcpy(st->dsn, "4.4.1", sizeof(st->dsn));
+	return -1;
+}
+
+/* smtp_session_connect - non-blocking connect with a deadline, from the
+ * origin's address */
 static int
 smtp_session_connect(struct smtp_session *s, const struct sockaddr *sa,
-    socklen_t salen, struct smtp_status *st)
+    socklen_t salen, const struct smtp_origin *o, struct smtp_status *st)
 {
 	long long deadline = clock_ms() + s->to.connect_ms;
 	socklen_t len = sizeof(int);
@@ -215,6 +236,8 @@ smtp_session_connect(struct smtp_session *s, const struct sockaddr *sa,
 	if ((s->fd = socket(sa->sa_family,
 		 SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1)
 		err = errno;
+	else if (smtp_session_bind(s, o, st) == -1)
+		return -1;
 	else if (connect(s->fd, sa, salen) == -1) {
 		if (errno != EINPROGRESS)
 			err = errno;
@@ -305,10 +328,11 @@ smtp_session_hello(
 	return -1;
 }
 
-/* smtp_session_open - connect, read the greeting, say EHLO or HELO */
+/* smtp_session_open - connect from o's address, read the greeting, say
+ * EHLO or HELO with o's name */
 int
 smtp_session_open(struct smtp_session *s, const char *host,
-    const struct sockaddr *sa, socklen_t salen, const char *helo_name,
+    const struct sockaddr *sa, socklen_t salen, const struct smtp_origin *o,
     const struct smtp_timeouts *to, struct smtp_status *st)
 {
 	char addr[INET6_ADDRSTRLEN + 16], port[16];
@@ -326,7 +350,7 @@ smtp_session_open(struct smtp_session *s, const char *host,
 	}
 	snprintf(s->peer, sizeof(s->peer), "%s[%s]:%s", host, addr, port);
 
-	if (smtp_session_connect(s, sa, salen, st) == -1)
+	if (smtp_session_connect(s, sa, salen, o, st) == -1)
 		goto fail;
 	if (smtp_session_reply(s, s->to.greeting_ms, &r) == -1) {
 		smtp_session_failed(
@@ -337,7 +361,7 @@ smtp_session_open(struct smtp_session *s, const char *host,
 		smtp_session_replied(&r, "greeting", st);
 		goto fail;
 	}
-	if (smtp_session_hello(s, helo_name, st) == -1)
+	if (smtp_session_hello(s, o->helo, st) == -1)
 		goto fail;
 	return 0;
 

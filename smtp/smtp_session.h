@@ -89,9 +89,19 @@ struct smtp_session {
 	struct smtp_reply_parser parser;
 };
 
+/* Where a session comes from: the name said in EHLO/HELO and the local
+ * address to bind before connecting (NULL: the kernel's choice).  An
+ * address that cannot be bound fails the session: it is never replaced
+ * by another. */
+struct smtp_origin {
+	const char *helo;
+	const struct sockaddr *bind;
+	socklen_t bindlen;
+};
+
 void smtp_session_timeouts(struct smtp_timeouts *);
 int smtp_session_open(struct smtp_session *, const char *,
-    const struct sockaddr *, socklen_t, const char *,
+    const struct sockaddr *, socklen_t, const struct smtp_origin *,
     const struct smtp_timeouts *, struct smtp_status *);
 void smtp_session_close(struct smtp_session *);
 int smtp_session_hello(

@@ -170,23 +170,27 @@ spool_dest_unlock(struct spool_dest *sd)
 	(void)spool_dest_fl(sd->fd, F_OFD_SETLK, F_UNLCK, 0);
 }
 
-/* spool_dest_hash - FNV-1a over transport, a 0xff and nexthop */
+/* spool_dest_hash - FNV-1a over transport, a 0xff and nexthop, and a
+ * 0xff and the source when there is one */
 static uint64_t
-spool_dest_hash(const char *transport, const char *nexthop)
+spool_dest_hash(const char *transport, const char *nexthop, const char *source)
 {
-	return fnv1a_str(
+	uint64_t h = fnv1a_str(
 	    fnv1a_byte(fnv1a_str(FNV1A_BASIS, transport), 0xff), nexthop);
+
+	return *source ? fnv1a_str(fnv1a_byte(h, 0xff), source) : h;
 }
 
 /* spool_dest_match - does record idx belong to this destination? */
 int
 spool_dest_match(const struct spool_dest *sd, int idx, const char *transport,
-    const char *nexthop)
+    const char *nexthop, const char *source)
 {
 	const struct spool_dest_rec *r = &sd->rec[idx];
 
 	return r->used && strcmp(r->transport, transport) == 0 &&
-	       strcmp(r->nexthop, nexthop) == 0;
+	       strcmp(r->nexthop, nexthop) == 0 &&
+	       strcmp(r->source, source) == 0;
 }
 
 /* spool_dest_reusable - a record that may be given to another key:
@@ -206,20 +210,21 @@ spool_dest_reusable(struct spool_dest *sd, int idx, double now)
  * set and there is room; -1 when none.  Call under the table lock. */
 int
 spool_dest_find(struct spool_dest *sd, const char *transport,
-    const char *nexthop, int create, double now)
+    const char *nexthop, const char *source, int create, double now)
 {
-	uint64_t h = spool_dest_hash(transport, nexthop);
+	uint64_t h = spool_dest_hash(transport, nexthop, source);
 	struct spool_dest_rec *r;
 	int i, idx, spare = -1;
 
 	if (strlen(transport) > SPOOL_DEST_TRANSPORT_MAX ||
-	    strlen(nexthop) > SPOOL_DEST_NEXTHOP_MAX)
+	    strlen(nexthop) > SPOOL_DEST_NEXTHOP_MAX ||
+	    strlen(source) > SPOOL_DEST_SOURCE_MAX)
 		return -1;
 	/* Records are reused in place, never emptied, so a key is always
 	 * within SPOOL_DEST_PROBE of its hash: look at all of them. */
 	for (i = 0; i < SPOOL_DEST_PROBE; i++) {
 		idx = (int)((h + (uint64_t)i) % SPOOL_DEST_RECORDS);
-		if (spool_dest_match(sd, idx, transport, nexthop))
+		if (spool_dest_match(sd, idx, transport, nexthop, source))
 			return idx;
 		if (spare == -1 && create && spool_dest_reusable(sd, idx, now))
 			spare = idx;
@@ -233,6 +238,7 @@ spool_dest_find(struct spool_dest *sd, const char *transport,
 	r->updated = now;
 	memcpy(r->transport, transport, strlen(transport) + 1);
 	memcpy(r->nexthop, nexthop, strlen(nexthop) + 1);
+	memcpy(r->source, source, strlen(source) + 1);
 	return spare;
 }
 

@@ -22,15 +22,17 @@
 #include <sys/types.h>
 
 #include "dest_state.h"
+#include "spool_dest_name.h"
 
 #define SPOOL_DEST_FILE "state/destinations"
-#define SPOOL_DEST_MAGIC "mjq-destinations 3\n"
+#define SPOOL_DEST_MAGIC "mjq-destinations 4\n"
 #define SPOOL_DEST_RECORDS 4096 /* destinations at once */
 #define SPOOL_DEST_SLOTS 128	/* busy slots per destination, at most */
 #define SPOOL_DEST_PROBE 32	/* records probed from a key's hash */
 #define SPOOL_DEST_TRANSPORT_MAX 15
 #define SPOOL_DEST_NEXTHOP_MAX 299
 #define SPOOL_DEST_ERROR_MAX 199
+#define SPOOL_DEST_SOURCE_MAX 45 /* an IPv6 address as text */
 
 /* What the last session to a destination was (the record's tls field);
  * the names are spool_dest_tls_name's. */
@@ -44,7 +46,14 @@ enum spool_dest_tls {
 	SPOOL_DEST_TLS_N
 };
 
-/* One destination, as mapped (native byte order, one host). */
+/*
+ * A destination is a transport and nexthop, and, when it is sent to from
+ * a pool of local addresses, the source address: a receiver throttles
+ * and judges per sending address, so each (destination, source) has its
+ * own window, feedback, dead timer and rate (spool_dest_name.c has the
+ * one spelling of that key).  One destination, as mapped (native byte
+ * order, one host):
+ */
 struct spool_dest_rec {
 	uint32_t used;	      /* 0: free */
 	int32_t tls;	      /* the last session: SPOOL_DEST_TLS_* */
@@ -57,6 +66,7 @@ struct spool_dest_rec {
 	uint64_t delivered, deferred,
 	    bounced;	 /* recipients, since counts_since */
 	double error_at; /* when last_error was set */
+	char source[SPOOL_DEST_SOURCE_MAX + 1]; /* local address; "" any */
 };
 
 struct spool_dest_hdr {
@@ -82,9 +92,9 @@ void spool_dest_close(struct spool_dest *);
 int spool_dest_lock(struct spool_dest *);
 void spool_dest_unlock(struct spool_dest *);
 int spool_dest_find(struct spool_dest *, const char *transport,
-    const char *nexthop, int create, double now);
+    const char *nexthop, const char *source, int create, double now);
 int spool_dest_match(const struct spool_dest *, int idx, const char *transport,
-    const char *nexthop);
+    const char *nexthop, const char *source);
 int spool_dest_busy(struct spool_dest *, int idx, int verify, int *mine);
 int spool_dest_take(struct spool_dest *, int idx);
 void spool_dest_release(struct spool_dest *, int idx, int slot);

@@ -37,6 +37,9 @@ code_keys() {
 	sed -nE 's/^ *D(STR|DUR|FUNC)\("([A-Za-z0-9_]+)", "([^"]*)".*/delivery \2 \3/p
 	         s/^ *\{"([a-z0-9_]+)", CONF_[A-Z]+, "([^"]*)".*/delivery \1 \2/p' \
 		"$TOP/deliver/delivery_conf.c"
+	# the sending-address pools, [delivery] keys of their own (no default)
+	sed -nE 's/^\tif \(strcmp\(key, "(source_[a-z_]+)"\) == 0\)$/delivery \1 /p' \
+		"$TOP/deliver/delivery_source.c"
 	sed -nE 's/^ *\{"([a-z0-9_]+)", P_[A-Z]+,.*/delivery \1 ?/p' \
 		"$TOP/sched/sched_params.c"
 	sed -nE 's/^ *LSTR\("([a-z0-9_]+)",.*/list \1 /p
@@ -135,10 +138,10 @@ example_keys() {
 			"$SPOOL" "$LISTS"
 	} >"$BATS_TEST_TMPDIR/all.conf"
 	# every setting is in force: the keys, the [transport:smtp],
-	# [transport_map] and [tls_policy] examples (89 lines); 14 sections;
+	# [transport_map] and [tls_policy] examples (93 lines); 14 sections;
 	# then this test's 3 and 3
 	run -1 grep -q '^#[^ ]' "$BATS_TEST_TMPDIR/all.conf"
-	[ "$(grep -c '^[A-Za-z0-9_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((89 + 3)) ]
+	[ "$(grep -c '^[A-Za-z0-9_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((93 + 3)) ]
 	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((14 + 3)) ]
 	mjq_list example.org mylist
 	run "$ROOT/usr/sbin/mj_enqueue" -C "$BATS_TEST_TMPDIR/all.conf" \
@@ -166,6 +169,7 @@ example_keys() {
 	[ "$(grep -c '^spool ' "$BATS_TEST_TMPDIR/code")" -eq 1 ]
 	[ "$(grep -c '^queueserv ' "$BATS_TEST_TMPDIR/code")" -ge 16 ]
 	[ "$(grep -c '^delivery .* ?$' "$BATS_TEST_TMPDIR/code")" -ge 20 ]
+	[ "$(grep -c '^delivery source_' "$BATS_TEST_TMPDIR/code")" -eq 4 ]
 	[ "$(grep -c '^list ' "$BATS_TEST_TMPDIR/code")" -ge 9 ]
 	example_keys "$TOP/scripts/mjq.conf.example" >"$BATS_TEST_TMPDIR/ex"
 	# the list keys are documented at the end as "#   key = default"

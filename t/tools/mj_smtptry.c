@@ -107,13 +107,14 @@ static int
 open_session(struct smtp_session *s, const struct mx_list *l, const char *helo,
     const struct smtp_timeouts *to)
 {
+	struct smtp_origin o = {helo, NULL, 0};
 	struct smtp_status st;
 	size_t i;
 
 	for (i = 0; i < l->n; i++) {
 		if (smtp_session_open(s, l->v[i].host,
 			(const struct sockaddr *)&l->v[i].addr, l->v[i].addrlen,
-			helo, to, &st) == 0) {
+			&o, to, &st) == 0) {
 			printf("session ok relay=%s esmtp=%d pipelining=%d "
 			       "size=%d/%lld 8bitmime=%d\n",
 			    s->peer, !!(s->features & SMTP_FEAT_ESMTP),

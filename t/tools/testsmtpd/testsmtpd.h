@@ -9,8 +9,9 @@
  * --reply, --delay, --drop, --silent, --garbage, --long-reply, each for
  * STAGE or STAGE#N, and the --rcpt patterns).  What the tests read back
  * (--log, --trace, --save-dir, --stats, the port and pid files) is
- * written in testsmtpd_record.c, and STARTTLS (--tls-*) is
- * testsmtpd_tls.c, the only file that calls OpenSSL.
+ * written in testsmtpd_record.c, the counts per client address
+ * (--client-max-sessions, --client-stats) in testsmtpd_client.c, and STARTTLS
+ * (--tls-*) is testsmtpd_tls.c, the only file that calls OpenSSL.
  *
  * Times are milliseconds of CLOCK_MONOTONIC (now_ms).
  */
@@ -25,6 +26,7 @@
 
 #define IN_MAX 8192	     /* command line limit, and read chunk */
 #define LONG_REPLY (2 << 20) /* the "long" fault: a 2 MB reply line */
+#define CLIENT_ADDR_MAX 64   /* a client address as text */
 #define GARBAGE "xyzzy \001\002 this is not SMTP \377\r\n"
 
 /* The stages a fault, a delay or a scripted reply can be attached to. */
@@ -68,6 +70,8 @@ struct conf {
 	int port;
 	const char *port_file, *pid_file, *log_file, *save_dir, *trace_file;
 	const char *stats_file, *stats_log;
+	const char *client_stats; /* --client-stats */
+	int log_client;		  /* --log-client */
 	const char *tls_cert, *tls_key, *tls_log;
 	const char *tls_inject; /* a line sent in clear after the 220 */
 	int tls_stall;
@@ -89,6 +93,8 @@ enum mode { M_CMD, M_DATA, M_SILENT, M_CLOSED };
 struct session {
 	int fd;
 	unsigned long id;
+	char client[CLIENT_ADDR_MAX]; /* the peer's address */
+	int client_open;	      /* counted open in its address's counts */
 	enum mode mode;
 	int eof;
 	char in[IN_MAX];
@@ -149,6 +155,11 @@ void sessions_reap(void);
 void session_greet(struct session *);
 void session_input(struct session *);
 void xact_reset(struct session *);
+
+/* testsmtpd_client.c */
+void client_cap_arg(const char *);
+int client_open(const char *);
+void client_close(const char *);
 
 /* testsmtpd_record.c */
 void record_open(void);

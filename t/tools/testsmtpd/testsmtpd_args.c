@@ -68,6 +68,16 @@ usage(int status)
 	    "transaction\n"
 	    "  --max-sessions N        421 when more than N are concurrent\n"
 	    "  --fail-first-sessions N the first N sessions get 421\n"
+	    "  --client-max-sessions N, --client-max-sessions ADDR=N\n"
+	    "                          421 when more than N are concurrent "
+	    "from one\n"
+	    "                          client address (ADDR: from that one)\n"
+	    "  --client-stats F        one line per client address, "
+	    "rewritten:\n"
+	    "                          <addr> sessions=N open=N max_open=N "
+	    "refused=N\n"
+	    "  --log-client            end each --log line with "
+	    "client=<addr>\n"
 	    "  --reply STAGE=REPLY     replace the reply at STAGE\n"
 	    "  --delay STAGE=MS        wait MS before replying at STAGE\n"
 	    "  --drop STAGE            close the connection at STAGE\n"
@@ -126,7 +136,10 @@ parse_args(int argc, char **argv)
 		O_TLSKEY,
 		O_TLSLOG,
 		O_TLSSTALL,
-		O_TLSINJECT
+		O_TLSINJECT,
+		O_CLIENTMAX,
+		O_CLIENTSTATS,
+		O_LOGCLIENT
 	};
 	static const struct option opts[] = {{"port", 1, 0, 'p'},
 	    {"port-file", 1, 0, O_PORTFILE}, {"pid-file", 1, 0, O_PIDFILE},
@@ -143,7 +156,10 @@ parse_args(int argc, char **argv)
 	    {"stats-log", 1, 0, O_STATSLOG}, {"tls-cert", 1, 0, O_TLSCERT},
 	    {"tls-key", 1, 0, O_TLSKEY}, {"tls-log", 1, 0, O_TLSLOG},
 	    {"tls-stall", 0, 0, O_TLSSTALL}, {"tls-inject", 1, 0, O_TLSINJECT},
-	    {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+	    {"client-max-sessions", 1, 0, O_CLIENTMAX},
+	    {"client-stats", 1, 0, O_CLIENTSTATS},
+	    {"log-client", 0, 0, O_LOGCLIENT}, {"help", 0, 0, 'h'},
+	    {0, 0, 0, 0}};
 	const char *val;
 	size_t len;
 	int c;
@@ -237,6 +253,15 @@ parse_args(int argc, char **argv)
 			break;
 		case O_TLSINJECT:
 			cf.tls_inject = optarg;
+			break;
+		case O_CLIENTMAX:
+			client_cap_arg(optarg);
+			break;
+		case O_CLIENTSTATS:
+			cf.client_stats = optarg;
+			break;
+		case O_LOGCLIENT:
+			cf.log_client = 1;
 			break;
 		case 'h':
 			usage(0);

@@ -3,7 +3,8 @@
  * read back.
  *
  * --log: one line per accepted recipient after the end of DATA, so a
- * test counts deliveries exactly; --trace: one line per command (and,
+ * test counts deliveries exactly (with --log-client, and the client
+ * address it came from); --trace: one line per command (and,
  * with --trace-eod, per end of data) with the read(2) it came in;
  * --save-dir: each accepted message as D/new/<msg>, written to D/tmp/
  * while it arrives; --stats: the session counts, rewritten at each
@@ -104,8 +105,9 @@ record_delivery(struct session *s, unsigned long msg)
 	size_t i;
 
 	for (i = 0; i < s->nrcpt; i++)
-		fprintf(logfp, "%lu %lu from=<%s> to=<%s>\n", s->id, msg,
-		    s->from, s->rcpts[i]);
+		fprintf(logfp, "%lu %lu from=<%s> to=<%s>%s%s\n", s->id, msg,
+		    s->from, s->rcpts[i], cf.log_client ? " client=" : "",
+		    cf.log_client ? s->client : "");
 	if (fflush(logfp) == EOF)
 		err(1, "%s", cf.log_file);
 	if (s->save != NULL) {

@@ -7,12 +7,16 @@
  * session_poll says what a session waits for, session_io does it.
  * Replies are queued with out_append and written as the socket takes
  * them (one byte per write with --split).  The --max-sessions and
- * --fail-first-sessions refusals are made at accept.
+ * --fail-first-sessions refusals are made at accept, and so is the
+ * --client-max-sessions one (testsmtpd_client.c), which counts the
+ * sessions of each client address.
  */
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <err.h>
+#include <netdb.h>
+#include <stdio.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -60,6 +64,8 @@ session_close(struct session *s)
 	s->mode = M_CLOSED;
 	open_now--;
 	stats_write();
+	if (s->client_open)
+		client_close(s->client);
 }
 
 /* session_poll - the poll events a session waits for; lowers *next
@@ -138,10 +144,13 @@ session_io(struct session *s, short revents)
 void
 session_accept(int lfd)
 {
+	struct sockaddr_storage peer;
+	socklen_t peerlen = sizeof(peer);
 	struct session *s;
 	int fd, one = 1, over;
 
-	while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK)) != -1) {
+	while ((fd = accept4(lfd, (struct sockaddr *)&peer, &peerlen,
+		    SOCK_NONBLOCK)) != -1) {
 		if (setsockopt(
 			fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) == -1)
 			err(1, "TCP_NODELAY");
@@ -151,6 +160,10 @@ session_accept(int lfd)
 			err(1, "calloc");
 		s->fd = fd;
 		s->id = next_session_id++;
+		if (getnameinfo((struct sockaddr *)&peer, peerlen, s->client,
+			sizeof(s->client), NULL, 0, NI_NUMERICHOST) != 0)
+			snprintf(s->client, sizeof(s->client), "?");
+		peerlen = sizeof(peer);
 		sessions[nsessions++] = s;
 		if (++open_now > open_max)
 			open_max = open_now;
@@ -158,6 +171,13 @@ session_accept(int lfd)
 		    cf.max_sessions > 0 && nsessions > (size_t)cf.max_sessions;
 		refused += over;
 		stats_write();
+		/* The cap per client address, after the server's own. */
+		if (!over && client_open(s->client)) {
+			over = 1;
+			refused++;
+			stats_write();
+		} else if (!over)
+			s->client_open = 1;
 		if (over || s->id <= (unsigned long)cf.fail_first) {
 			out_append(
 			    s, "421 4.3.2 service not available\r\n", 34);

@@ -1,0 +1,36 @@
+/*
+ * qr_dest.h - the runner's destinations (qr_dest.c), interned once each:
+ * a transport, a nexthop and the source address mail to it leaves from
+ * (none without a sending-address pool), known to the scheduler by one
+ * name (spool_dest_name: "nexthop" or "source->nexthop").
+ */
+#ifndef MJQ_QR_DEST_H
+#define MJQ_QR_DEST_H
+
+#include "deliver.h"
+#include "htab.h"
+
+struct queuerun;
+
+struct qr_dest {
+	struct htab_node hnode; /* first: the node is the destination */
+	enum deliver_transport transport;
+	char *name;			      /* the scheduler's */
+	char *nexthop;			      /* without the source */
+	const struct delivery_source *source; /* NULL: none */
+};
+
+/* qr_dest_get - the interned destination, made when new (kept until
+ * qr_dest_free); NULL no memory or too long */
+struct qr_dest *qr_dest_get(struct queuerun *q, enum deliver_transport t,
+    const char *nexthop, const struct delivery_source *source);
+/* qr_dest_find - the destination the scheduler calls transport, name;
+ * NULL when none was interned */
+struct qr_dest *qr_dest_find(
+    struct queuerun *q, const char *transport, const char *name);
+/* qr_dest_source - the source address of d as text, "" for none */
+const char *qr_dest_source(const struct qr_dest *d);
+/* qr_dest_free - every destination */
+void qr_dest_free(struct queuerun *q);
+
+#endif
