@@ -44,6 +44,7 @@ static const char *const expand_list_drop[] = {
     "List-Subscribe",
     "List-Owner",
     "List-Archive",
+    "Archived-At",
     "Precedence",
 };
 
@@ -231,7 +232,7 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
     const char *text, size_t len)
 {
 	const char *hend = header_end(text, len), *p, *e, *v, *orig = text;
-	char prefix[160], boundary[64], *buf = NULL;
+	char prefix[160], boundary[64], msgid[SPOOL_ADDR_MAX + 1], *buf = NULL;
 	struct expand_list_poster ps;
 	size_t size = 0;
 	int drop, r;
@@ -260,6 +261,11 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 	    "Precedence: list\n"
 	    "X-Loop: %s@%s\n",
 	    m->domain, m->list, m->list, m->domain, m->list, m->domain);
+	archive_url_fields(fp, lc->archive_url, lc->archived_at_url, m->list,
+	    m->domain,
+	    cmd_mime_header(text, len, "Message-ID", msgid, sizeof(msgid)) == 0
+		? msgid
+		: NULL);
 	for (p = text; p < hend; p = e) {
 		e = expand_list_field(p, hend);
 		if (*p == '\n' || (*p == '\r' && e - p <= 2))
@@ -332,14 +338,17 @@ struct expand_list_to {
 	size_t noff;
 };
 
-/* expand_list_rcpt - listconf_subscribers_each's callback: a state
- * file line, unless the address's delivery is disabled */
+/* expand_list_rcpt - listconf_subscribers_each_mode's callback: a
+ * state file line for a subscriber of mode each whose delivery is not
+ * disabled (digest readers get the post in their digest, nomail ones
+ * nothing) */
 static int
-expand_list_rcpt(void *arg, const char *addr)
+expand_list_rcpt(void *arg, const char *addr, enum subs_mode mode)
 {
 	struct expand_list_to *to = arg;
 
-	if (subs_disabled_find(to->off, to->noff, addr) != NULL)
+	if (mode != SUBS_EACH ||
+	    subs_disabled_find(to->off, to->noff, addr) != NULL)
 		return 0;
 	return spool_state_write_rcpt(to->w, addr);
 }
@@ -364,7 +373,7 @@ expand_list_snapshot(struct listfn_env *env, struct listfn_msg *m,
 		return -1;
 	}
 	to.w = w, to.off = off, to.noff = noff;
-	if (listconf_subscribers_each(env->s, m->domain, m->list,
+	if (listconf_subscribers_each_mode(env->s, m->domain, m->list,
 		expand_list_rcpt, &to, err, sizeof(err)) == -1)
 		log_warnx("%s: %s", m->name, err);
 	else if (lc->archive[0] != '\0' &&
