@@ -22,6 +22,7 @@
 #include "lists.h"
 #include "bounce_complaint.h"
 #include "bounce_probe.h"
+#include "digest.h"
 #include "listfn_aside.h"
 #include "listfn_clock.h"
 #include "listfn_list.h"
@@ -57,22 +58,6 @@ expand_list_is(const char *p, size_t n, const char *name)
 	return n > k && p[k] == ':' && strncasecmp(p, name, k) == 0;
 }
 
-/* expand_list_field - the end of the header field starting at p,
- * continuation lines included */
-static const char *
-expand_list_field(const char *p, const char *hend)
-{
-	const char *nl;
-
-	for (;;) {
-		if ((nl = memchr(p, '\n', (size_t)(hend - p))) == NULL)
-			return hend;
-		p = nl + 1;
-		if (p >= hend || (*p != ' ' && *p != '\t'))
-			return p;
-	}
-}
-
 /* expand_list_loop - the post carries this list's List-Id or X-Loop */
 static int
 expand_list_loop(const struct listfn_msg *m, const char *text, size_t len)
@@ -84,7 +69,7 @@ expand_list_loop(const struct listfn_msg *m, const char *text, size_t len)
 	snprintf(id, sizeof(id), "<%s.%s>", m->list, m->domain);
 	snprintf(loop, sizeof(loop), "%s@%s", m->list, m->domain);
 	for (p = text; p < hend; p = e) {
-		e = expand_list_field(p, hend);
+		e = header_field_end(p, hend);
 		if ((expand_list_is(p, (size_t)(e - p), "List-Id") &&
 			memmem(p, (size_t)(e - p), id, strlen(id)) != NULL) ||
 		    (expand_list_is(p, (size_t)(e - p), "X-Loop") &&
@@ -267,7 +252,7 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 		? msgid
 		: NULL);
 	for (p = text; p < hend; p = e) {
-		e = expand_list_field(p, hend);
+		e = header_field_end(p, hend);
 		if (*p == '\n' || (*p == '\r' && e - p <= 2))
 			break; /* the empty line: written below */
 		drop = expand_list_any(p, (size_t)(e - p), expand_list_drop,
@@ -450,6 +435,10 @@ expand_list_first(struct listfn_env *env, struct listfn_msg *m,
 	if (released[0] == '\0' &&
 	    (r = moderate_post(env, m, lc, text, len)) != 0)
 		return r == 1 ? 0 : r;
+	/* Accepted (or approved): into the digest before the snapshot
+	 * commits, so a crash between them collects it again, never not */
+	if (digest_collect(env, m, lc, text, len) == -1)
+		return -1;
 	header_return_path(text, len, from, sizeof(from));
 	snprintf(sender, sizeof(sender), "%s-owner@%s", m->list, m->domain);
 	memset(&init, 0, sizeof(init));

@@ -21,6 +21,10 @@ struct listconf {
 	char unsubscribe_url[512]; /* one-click links (RFC 8058), or "" */
 	char archive_url[512];	   /* List-Archive's template, or "" */
 	char archived_at_url[512]; /* Archived-At's template, or "" */
+	/* digests (listfn/digest.c) */
+	int digest;	       /* posts are collected for digests */
+	long long digest_size; /* an issue when the posts reach it */
+	long long digest_hour; /* an issue daily at this hour */
 	/* request and bounce handling (request.c, bounce.c) */
 	int subscribe_approval;
 	char who_access[16];
