@@ -182,3 +182,118 @@ token() {
 	last dig@users.test | grep -qx 'Subject: mylist Digest, Vol 2, Issue 1'
 	[ ! -e "$DIGEST/issue" ]
 }
+
+# Crash points (spool-layout/README, "Digests"): the runner killed
+# (SIGKILL, strace's fault injection) as it enters the system call of a
+# step, so the step is not done; the next runner must send every post in
+# one issue, each kind once.
+
+# three_posts - three posts collected, no issue yet
+three_posts() {
+	command -v strace >/dev/null || skip "no strace"
+	for n in 1 2 3; do post "$n"; done
+	runq
+	[ "$(collected)" -eq 3 ]
+}
+
+# one_issue_each - after the crash, the next runner (a day later, so the
+# hour has come): each digest reader got issue 1 once with the three
+# posts, and nothing is left behind
+one_issue_each() {
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	for a in dig@users.test plain@users.test; do
+		[ "$(mails "$a")" -eq 1 ] || { echo "$a: $(mails "$a") digests" >&2; return 1; }
+		run "$CHECK" "$(digests "$a")"
+		[ "$status" -eq 0 ]
+		[ "${lines[0]}" = "mylist Digest, Vol 1, Issue 1" ]
+		[ "$(printf '%s\n' "${lines[@]:1}" | sed 's/.*| //' | sort)" = $'post 1\npost 2\npost 3' ]
+	done
+	[ "$(collected)" -eq 0 ]
+	[ ! -e "$DIGEST/issue" ] && [ ! -e "$DIGEST/issue.tmp" ]
+	grep -qx 'issue 1' "$DIGEST/counter"
+	[ -z "$(find "$SPOOL/QUEUE" -type f)" ] || { find "$SPOOL/QUEUE" -type f >&2; return 1; }
+}
+
+# issue_crash CALL PATH - the issuing runner killed at CALL on PATH
+issue_crash() {
+	MJQ_TEST_CLOCK_OFFSET=86400 crash_at "$1" "$2"
+}
+
+@test "crash at D1 (issue.tmp renamed to issue): the issue is made again, nothing was sent" {
+	three_posts
+	issue_crash rename "$DIGEST/issue.tmp"
+	[ -d "$DIGEST/issue.tmp" ] && [ ! -e "$DIGEST/issue" ]
+	[ "$(mails dig@users.test)" -eq 0 ]
+	one_issue_each
+}
+
+@test "crash at D2 (a post's unlink from posts/): the issue goes on, the post in it once" {
+	three_posts
+	issue_crash unlink "$DIGEST/posts/$(ls "$DIGEST/posts" | head -1)"
+	[ -d "$DIGEST/issue" ]
+	[ "$(collected)" -eq 3 ]
+	one_issue_each
+}
+
+@test "crash at D3 (the MIME state's link into QUEUE/, then the message's rename, then the staged state's unlink): each kind sent once" {
+	three_posts
+	issue_crash link "$DIGEST/issue/digest.state"
+	[ -f "$DIGEST/issue/digest" ]
+	issue_crash rename "$DIGEST/issue/digest"
+	# the state linked, its message not: an orphan the walk removes
+	[ -f "$DIGEST/issue/digest" ]
+	[ "$(find "$SPOOL/QUEUE" -name '.*digest' | wc -l)" -eq 1 ]
+	issue_crash unlink "$DIGEST/issue/digest.state"
+	# sent: the message is in QUEUE/, no longer in issue/
+	[ ! -e "$DIGEST/issue/digest" ]
+	[ -f "$DIGEST/issue/digest-plain" ]
+	one_issue_each
+}
+
+@test "crash at D3 of the plain digest (its message's rename): the MIME one is not sent again" {
+	three_posts
+	issue_crash rename "$DIGEST/issue/digest-plain"
+	[ ! -e "$DIGEST/issue/digest" ]
+	[ -f "$DIGEST/issue/digest-plain" ]
+	one_issue_each
+}
+
+@test "crash at D4 (the counter's rename, then issue/'s removal): no issue twice, the counter right" {
+	three_posts
+	issue_crash rename "$DIGEST/issue/counter"
+	[ -f "$DIGEST/issue/counter" ]
+	[ ! -e "$DIGEST/counter" ]
+	MJQ_TEST_CLOCK_OFFSET=86400 crash_run -P "$DIGEST/issue" -e trace=rmdir -e inject=rmdir:signal=SIGKILL
+	grep -qx 'issue 1' "$DIGEST/counter"
+	[ -d "$DIGEST/issue" ]
+	one_issue_each
+}
+
+# fnv PATH - the 64-bit FNV-1a hash of a file, as the collection names it
+fnv() {
+	python3 -c 'import sys
+h = 0xcbf29ce484222325
+for b in open(sys.argv[1], "rb").read():
+    h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+print("%016x" % h)' "$1"
+}
+
+@test "crash at C2 (the post's link into posts/) and at P2 (its state file's link, after the collection): the post is collected once, delivered once" {
+	command -v strace >/dev/null || skip "no strace"
+	post 1
+	f=$(queue_files)
+	name=$(basename "$f")
+	crash_at link "$DIGEST/posts/10-10-$(fnv "$SPOOL/$f")-$name"
+	[ "$(collected)" -eq 0 ]
+	[ "$(mails each@users.test)" -eq 0 ]
+	crash_at link "$SPOOL/QUEUE/10/example.org/10/list/.$name"
+	[ "$(collected)" -eq 1 ]
+	[ "$(mails each@users.test)" -eq 0 ]
+	runq
+	[ "$(mails each@users.test)" -eq 1 ]
+	[ "$(collected)" -eq 1 ]
+	post 2
+	post 3
+	runq
+	one_issue_each
+}
