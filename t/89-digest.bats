@@ -229,9 +229,11 @@ issue_crash() {
 
 @test "crash at D2 (a post's unlink from posts/): the issue goes on, the post in it once" {
 	three_posts
-	issue_crash unlink "$DIGEST/posts/$(ls "$DIGEST/posts" | head -1)"
+	e=$(ls "$DIGEST/posts" | head -1)
+	issue_crash unlink "$DIGEST/posts/$e"
 	[ -d "$DIGEST/issue" ]
-	[ "$(collected)" -eq 3 ]
+	# that post still there (those before it in the issue may be gone)
+	[ -f "$DIGEST/posts/$e" ]
 	one_issue_each
 }
 
