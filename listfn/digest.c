@@ -72,6 +72,26 @@ digest_readers_free(struct digest_readers *r)
 		listconf_free_vec(r->v[k], r->n[k]);
 }
 
+/* digest_readers_load - the digest and digest-plain readers of the
+ * list, those whose delivery is disabled left out (*off: the disabled,
+ * for the caller to free) */
+static int
+digest_readers_load(struct listfn_env *env, const char *domain,
+    const char *list, struct digest_readers *rd, struct subs_disabled **off)
+{
+	char err[300];
+
+	if (subs_disabled_load(env->s, domain, list, off, &rd->noff) == -1)
+		return -1;
+	rd->off = *off;
+	if (listconf_subscribers_each_mode(env->s, domain, list, digest_reader,
+		rd, err, sizeof(err)) == -1) {
+		log_warnx("%s@%s: digest: %s", list, domain, err);
+		return -1;
+	}
+	return 0;
+}
+
 /* digest_due - an issue is due: the posts reach digest_size, or the
  * first digest_hour after the oldest post has come */
 static int
@@ -183,7 +203,6 @@ digest_make(struct listfn_env *env, const char *dir, const char *domain,
 	struct subs_disabled *off = NULL;
 	struct digest_issue di;
 	struct digest_post *posts;
-	char err[300];
 	size_t nk = 0, i;
 	int r = -1, kind;
 
@@ -192,14 +211,8 @@ digest_make(struct listfn_env *env, const char *dir, const char *domain,
 	    (posts = digest_posts(dir, e, n)) == NULL)
 		return -1;
 	digest_next(&c, now, &e[n - 1]);
-	if (subs_disabled_load(env->s, domain, list, &off, &rd.noff) == -1)
+	if (digest_readers_load(env, domain, list, &rd, &off) == -1)
 		goto done;
-	rd.off = off;
-	if (listconf_subscribers_each_mode(env->s, domain, list, digest_reader,
-		&rd, err, sizeof(err)) == -1) {
-		log_warnx("%s@%s: digest: %s", list, domain, err);
-		goto done;
-	}
 	di = (struct digest_issue){
 	    list, domain, lc, c.volume, c.issue, now, posts, n};
 	for (kind = 0; kind < 2; kind++)

@@ -216,7 +216,7 @@ issue_link(
 	if (renameat2(AT_FDCWD, msg, AT_FDCWD, final, RENAME_NOREPLACE) == 0)
 		return 1;
 	r = errno;
-	unlink(spath);
+	(void)unlink(spath); /* else an orphan, removed by a walk */
 	errno = r;
 	return r == EEXIST ? 0 : -1;
 }
