@@ -22,6 +22,7 @@
 #include "lists.h"
 #include "bounce_complaint.h"
 #include "bounce_probe.h"
+#include "digest.h"
 #include "listfn_aside.h"
 #include "listfn_clock.h"
 #include "listfn_list.h"
@@ -44,6 +45,7 @@ static const char *const expand_list_drop[] = {
     "List-Subscribe",
     "List-Owner",
     "List-Archive",
+    "Archived-At",
     "Precedence",
 };
 
@@ -54,22 +56,6 @@ expand_list_is(const char *p, size_t n, const char *name)
 	size_t k = strlen(name);
 
 	return n > k && p[k] == ':' && strncasecmp(p, name, k) == 0;
-}
-
-/* expand_list_field - the end of the header field starting at p,
- * continuation lines included */
-static const char *
-expand_list_field(const char *p, const char *hend)
-{
-	const char *nl;
-
-	for (;;) {
-		if ((nl = memchr(p, '\n', (size_t)(hend - p))) == NULL)
-			return hend;
-		p = nl + 1;
-		if (p >= hend || (*p != ' ' && *p != '\t'))
-			return p;
-	}
 }
 
 /* expand_list_loop - the post carries this list's List-Id or X-Loop */
@@ -83,7 +69,7 @@ expand_list_loop(const struct listfn_msg *m, const char *text, size_t len)
 	snprintf(id, sizeof(id), "<%s.%s>", m->list, m->domain);
 	snprintf(loop, sizeof(loop), "%s@%s", m->list, m->domain);
 	for (p = text; p < hend; p = e) {
-		e = expand_list_field(p, hend);
+		e = header_field_end(p, hend);
 		if ((expand_list_is(p, (size_t)(e - p), "List-Id") &&
 			memmem(p, (size_t)(e - p), id, strlen(id)) != NULL) ||
 		    (expand_list_is(p, (size_t)(e - p), "X-Loop") &&
@@ -231,7 +217,7 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
     const char *text, size_t len)
 {
 	const char *hend = header_end(text, len), *p, *e, *v, *orig = text;
-	char prefix[160], boundary[64], *buf = NULL;
+	char prefix[160], boundary[64], msgid[SPOOL_ADDR_MAX + 1], *buf = NULL;
 	struct expand_list_poster ps;
 	size_t size = 0;
 	int drop, r;
@@ -260,8 +246,13 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 	    "Precedence: list\n"
 	    "X-Loop: %s@%s\n",
 	    m->domain, m->list, m->list, m->domain, m->list, m->domain);
+	archive_url_fields(fp, lc->archive_url, lc->archived_at_url, m->list,
+	    m->domain,
+	    cmd_mime_header(text, len, "Message-ID", msgid, sizeof(msgid)) == 0
+		? msgid
+		: NULL);
 	for (p = text; p < hend; p = e) {
-		e = expand_list_field(p, hend);
+		e = header_field_end(p, hend);
 		if (*p == '\n' || (*p == '\r' && e - p <= 2))
 			break; /* the empty line: written below */
 		drop = expand_list_any(p, (size_t)(e - p), expand_list_drop,
@@ -332,14 +323,17 @@ struct expand_list_to {
 	size_t noff;
 };
 
-/* expand_list_rcpt - listconf_subscribers_each's callback: a state
- * file line, unless the address's delivery is disabled */
+/* expand_list_rcpt - listconf_subscribers_each_mode's callback: a
+ * state file line for a subscriber of mode each whose delivery is not
+ * disabled (digest readers get the post in their digest, nomail ones
+ * nothing) */
 static int
-expand_list_rcpt(void *arg, const char *addr)
+expand_list_rcpt(void *arg, const char *addr, enum subs_mode mode)
 {
 	struct expand_list_to *to = arg;
 
-	if (subs_disabled_find(to->off, to->noff, addr) != NULL)
+	if (mode != SUBS_EACH ||
+	    subs_disabled_find(to->off, to->noff, addr) != NULL)
 		return 0;
 	return spool_state_write_rcpt(to->w, addr);
 }
@@ -364,7 +358,7 @@ expand_list_snapshot(struct listfn_env *env, struct listfn_msg *m,
 		return -1;
 	}
 	to.w = w, to.off = off, to.noff = noff;
-	if (listconf_subscribers_each(env->s, m->domain, m->list,
+	if (listconf_subscribers_each_mode(env->s, m->domain, m->list,
 		expand_list_rcpt, &to, err, sizeof(err)) == -1)
 		log_warnx("%s: %s", m->name, err);
 	else if (lc->archive[0] != '\0' &&
@@ -441,6 +435,10 @@ expand_list_first(struct listfn_env *env, struct listfn_msg *m,
 	if (released[0] == '\0' &&
 	    (r = moderate_post(env, m, lc, text, len)) != 0)
 		return r == 1 ? 0 : r;
+	/* Accepted (or approved): into the digest before the snapshot
+	 * commits, so a crash between them collects it again, never not */
+	if (digest_collect(env, m, lc, text, len) == -1)
+		return -1;
 	header_return_path(text, len, from, sizeof(from));
 	snprintf(sender, sizeof(sender), "%s-owner@%s", m->list, m->domain);
 	memset(&init, 0, sizeof(init));

@@ -10,6 +10,7 @@
 #ifndef MJQ_LISTFN_H
 #define MJQ_LISTFN_H
 
+#include "digest.h"
 #include "dsn.h"
 #include "listfn_aside.h"
 #include "listfn_list.h"

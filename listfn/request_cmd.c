@@ -27,6 +27,8 @@
 #include "moderate_cmd.h"
 #include "listfn_msg.h"
 #include "request_cmd.h"
+#include "request_set.h"
+#include "request_token.h"
 #include "spool_token.h"
 
 #define REQUEST_INFO_MAX 4096
@@ -48,6 +50,13 @@ static const char request_help[] =
     "                                mailbox bounced (and works again);\n"
     "                                with a probe's token, to the\n"
     "                                address the probe reached\n"
+    "  set <list> <mode> [address]   how you get the list (confirmed as\n"
+    "                                subscribe is):\n"
+    "                                  each          every post\n"
+    "                                  digest        a MIME digest\n"
+    "                                  digest-plain  a plain-text digest\n"
+    "                                  nomail        nothing for now, still\n"
+    "                                                subscribed\n"
     "\n"
     "For moderators, with a token from a held post's notice (one in\n"
     "the body counts instead of one in the Subject):\n"
@@ -55,91 +64,6 @@ static const char request_help[] =
     "  approve <token>               the post goes to the list\n"
     "  reject <token> [reason]       the post goes back to its poster\n"
     "  discard <token>               the post is dropped\n";
-
-/* request_list_ok - the list exists in the message's domain */
-static int
-request_list_ok(struct request *r, const char *list)
-{
-	char path[PATH_MAX];
-	struct stat sb;
-
-	return name_check_list(list) == NULL &&
-	       listconf_path(path, sizeof(path), r->env->s, r->m->domain, list,
-		   ".") == 0 &&
-	       stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-/* request_is_owner - addr is one of the list's owners */
-static int
-request_is_owner(const struct listconf *lc, const char *addr)
-{
-	char **v;
-	size_t n, i;
-	int r = 0;
-
-	if (listconf_split(lc->owners, &v, &n) == -1)
-		return 0;
-	for (i = 0; i < n && !r; i++)
-		r = strcasecmp(v[i], addr) == 0;
-	listconf_free_vec(v, n);
-	return r;
-}
-
-/* request_ours - addr is one of this server's own addresses: a list
- * must never be subscribed to itself or to majordomo */
-static int
-request_ours(const struct request *r, const char *list, const char *addr)
-{
-	const char *at = strrchr(addr, '@');
-	size_t n = at ? (size_t)(at - addr) : 0, k = strlen(list);
-
-	if (at == NULL || strcasecmp(at + 1, r->m->domain) != 0)
-		return 0;
-	return (n == 9 && strncasecmp(addr, "majordomo", 9) == 0) ||
-	       (n >= k && strncasecmp(addr, list, k) == 0);
-}
-
-/* request_token - a token for action on list and addr, mailed to addr
- * (or the list's owners, for approval); none when the reply rate limit
- * keeps that message back; 0 or -1 */
-static int
-request_token(struct request *r, const char *action, const char *list,
-    const char *addr, struct reply *to)
-{
-	char text[SPOOL_TOKEN_TEXT_MAX], token[SPOOL_TOKEN_LEN + 1], life[64];
-	int n;
-
-	if ((n = reply_rate(r->env, r->m, to)) != 1)
-		return n;
-	n = snprintf(text, sizeof(text),
-	    "action %s\ndomain %s\nlist %s\naddress %s\nrequester %s\n", action,
-	    r->m->domain, list, addr, r->requester);
-	if (n < 0 || (size_t)n >= sizeof(text) ||
-	    spool_token_create(r->env->s->spool_dir, text, (size_t)n, token,
-		sizeof(token)) == -1) {
-		log_warn("%s: cannot create a token", r->m->name);
-		return -1;
-	}
-	spool_token_sweep(r->env->s->spool_dir,
-	    r->env->ls->request_token_lifetime, time(NULL));
-	(void)strlcpy(to->token, token, sizeof(to->token)); /* it fits */
-	to->ntokens++;
-	clock_span_words(
-	    r->env->ls->request_token_lifetime, life, sizeof(life));
-	fprintf(to->fp,
-	    "Someone (%s) asked to %s <%s> %s the list %s@%s.\n"
-	    "To confirm, reply to this message, or send a message to\n"
-	    "%s with this line:\n"
-	    "\n"
-	    "confirm %s\n"
-	    "\n"
-	    "The request expires in %s.  If you did not ask for\n"
-	    "this, ignore this message: nothing changes without it.\n\n",
-	    r->requester, strcmp(action, "unsubscribe") == 0 ? "remove" : "add",
-	    addr, strcmp(action, "unsubscribe") == 0 ? "from" : "to", list,
-	    r->m->domain, r->rs.from, token, life);
-	return 0;
-}
 
 /* request_change - subscribe or unsubscribe: a token to the address */
 static int
@@ -171,8 +95,8 @@ request_change(struct request *r, const struct cmd *c, enum subs_op op)
 		    member ? "already" : "not", c->list, r->m->domain);
 		return 0;
 	}
-	return request_token(
-	    r, op == SUBS_ADD ? "subscribe" : "unsubscribe", c->list, addr, to);
+	return request_token(r, op == SUBS_ADD ? "subscribe" : "unsubscribe",
+	    c->list, addr, NULL, to);
 }
 
 /* request_lists - the lists of the domain; with addr, only its own */
@@ -254,14 +178,29 @@ request_who_disabled(FILE *fp, const struct subs_disabled *d)
 	    day, d->why, d->probes);
 }
 
+/* request_who_line - a subscriber's line: its mode when not each, and
+ * why its delivery is disabled, if it is */
+static void
+request_who_line(
+    FILE *fp, const struct subs_mode_ent *e, const struct subs_disabled *d)
+{
+	if (d != NULL)
+		request_who_disabled(fp, d);
+	else if (e->mode != SUBS_EACH)
+		fprintf(fp, "  %s (%s)\n", e->addr, subs_mode_name(e->mode));
+	else
+		fprintf(fp, "  %s\n", e->addr);
+}
+
 /* request_who - the subscribers, to whom the list's who_access allows;
- * the disabled ones marked */
+ * the disabled ones and the modes other than each marked */
 static int
 request_who(struct request *r, const struct cmd *c)
 {
-	char err[512], **v;
+	char err[512];
 	const struct subs_disabled *d;
 	struct subs_disabled *off = NULL;
+	struct subs_mode_ent *v;
 	struct listconf lc;
 	size_t n, i, k, noff = 0;
 	int ok;
@@ -289,18 +228,16 @@ request_who(struct request *r, const struct cmd *c)
 	}
 	if (subs_disabled_load(r->env->s, r->m->domain, c->list, &off, &noff) ==
 		-1 ||
-	    listconf_subscribers(r->env->s, r->m->domain, c->list, &v, &n, err,
+	    subs_mode_list(r->env->s, r->m->domain, c->list, &v, &n, err,
 		sizeof(err)) == -1) {
 		free(off);
 		return -1;
 	}
-	for (i = 0, k = 0; i < n; i++)
-		if ((d = subs_disabled_find(off, noff, v[i])) == NULL)
-			fprintf(r->main->fp, "  %s\n", v[i]);
-		else {
+	for (i = 0, k = 0; i < n; i++) {
+		if ((d = subs_disabled_find(off, noff, v[i].addr)) != NULL)
 			k++;
-			request_who_disabled(r->main->fp, d);
-		}
+		request_who_line(r->main->fp, &v[i], d);
+	}
 	if (k == 0)
 		fprintf(r->main->fp, "\n%zu subscriber(s).\n\n", n);
 	else
@@ -308,7 +245,7 @@ request_who(struct request *r, const struct cmd *c)
 		    "\n%zu subscriber(s), %zu of them disabled after "
 		    "bounces.\n\n",
 		    n, k);
-	listconf_free_vec(v, n);
+	free(v);
 	free(off);
 	return 0;
 }
@@ -407,42 +344,13 @@ request_approval(struct request *r, const struct listconf *lc, const char *list,
 		    "<%s> asks to join %s@%s and has confirmed the address.\n"
 		    "As an owner, approve it as below.\n\n",
 		    addr, list, r->m->domain);
-		ok = request_token(r, "approve", list, addr, to);
+		ok = request_token(r, "approve", list, addr, NULL, to);
 	}
 	listconf_free_vec(v, n);
 	fprintf(r->main->fp,
 	    "%s the owners of %s to approve the subscription of <%s>.\n\n",
 	    n ? "Asked" : "Could not ask (the list has none)", list, addr);
 	return ok;
-}
-
-/* request_refused - say why a token cannot be used */
-static void
-request_refused(
-    struct request *r, const struct cmd *c, enum spool_token_status st)
-{
-	log_notice("%s: confirm from <%s>: token %s", r->m->name, r->requester,
-	    spool_token_why(st));
-	fprintf(
-	    r->main->fp, "The token %s %s.\n\n", c->token, spool_token_why(st));
-}
-
-/* request_spend - spend the token whose change has just committed: 0, or
- * 1 when another runner spent it first (told in the reply), -1 on I/O
- * errors (the request is tried again; the change was idempotent) */
-static int
-request_spend(struct request *r, const struct cmd *c)
-{
-	enum spool_token_status st;
-
-	if (spool_token_use(r->env->s->spool_dir, c->token, &st) == -1) {
-		log_warn("%s: cannot spend token %s", r->m->name, c->token);
-		return -1;
-	}
-	if (st == SPOOL_TOKEN_OK)
-		return 0;
-	request_refused(r, c, st);
-	return 1;
 }
 
 /* request_confirm - use a token: the change it was issued for, then the
@@ -479,6 +387,8 @@ request_confirm(struct request *r, const struct cmd *c)
 		log_warnx("%s: list %s: %s", r->m->name, list, err);
 		return -1;
 	}
+	if (strcmp(action, "set") == 0)
+		return request_set_confirm(r, c, text, list, addr);
 	if (strcmp(action, "subscribe") == 0 && lc.subscribe_approval)
 		return request_approval(r, &lc, list, addr) == -1 ||
 			       request_spend(r, c) == -1
@@ -537,6 +447,8 @@ request_cmd(struct request *r, const struct cmd *c)
 		return request_confirm(r, c);
 	case CMD_ENABLE:
 		return request_enable(r, c);
+	case CMD_SET:
+		return request_set(r, c);
 	case CMD_APPROVE:
 	case CMD_REJECT:
 	case CMD_DISCARD:

@@ -18,6 +18,7 @@
 #include "cmd_mime.h"
 #include "cmd_parse.h"
 #include "names.h"
+#include "subs_mode.h"
 
 /* What each verb takes: a list, an address, a token, and for reject the
  * rest of the line as its reason; ARG_TOKEN_OPT, a token after the list
@@ -28,7 +29,8 @@ enum {
 	ARG_ADDR = 4,
 	ARG_TOKEN = 8,
 	ARG_REASON = 16,
-	ARG_TOKEN_OPT = 32
+	ARG_TOKEN_OPT = 32,
+	ARG_MODE = 64
 };
 
 static const struct cmd_parse_verb {
@@ -47,6 +49,7 @@ static const struct cmd_parse_verb {
     {"which", CMD_WHICH, ARG_ADDR},
     {"who", CMD_WHO, ARG_LIST},
     {"enable", CMD_ENABLE, ARG_LIST | ARG_TOKEN_OPT},
+    {"set", CMD_SET, ARG_LIST | ARG_MODE | ARG_ADDR},
     {"confirm", CMD_CONFIRM, ARG_TOKEN},
     {"approve", CMD_APPROVE, ARG_TOKEN},
     {"reject", CMD_REJECT, ARG_TOKEN | ARG_REASON},
@@ -104,6 +107,13 @@ cmd_parse_word(struct cmd *c, int args, char *w)
 			return cmd_parse_fail(c, "malformed address");
 		return 0;
 	}
+	/* set [list] mode [address]: the mode is the last word of the two */
+	if ((args & ARG_MODE) && c->list[0] != '\0' && c->mode == -1) {
+		if ((c->mode = subs_mode_parse(w, n)) == -1)
+			return cmd_parse_fail(c, "unknown mode (digest, "
+						 "digest-plain, each, nomail)");
+		return 0;
+	}
 	if (args & (ARG_LIST | ARG_LIST_OPT)) {
 		for (i = 0; w[i] != '\0'; i++)
 			w[i] = (char)tolower((unsigned char)w[i]);
@@ -144,6 +154,7 @@ cmd_parse_line(const char *line, size_t len, const char *deflist, struct cmd *c)
 	if (v == NULL)
 		return cmd_parse_fail(c, "unknown command");
 	c->verb = v->verb;
+	c->mode = -1;
 	while ((w = strtok_r(NULL, " \t", &save)) != NULL) {
 		if (cmd_parse_word(c, v->args, w) == -1)
 			return -1;
@@ -152,6 +163,14 @@ cmd_parse_line(const char *line, size_t len, const char *deflist, struct cmd *c)
 			strlcpy(c->reason, save, sizeof(c->reason));
 			break;
 		}
+	}
+	if ((v->args & ARG_MODE) && c->mode == -1) {
+		/* one word: the mode, for the default list */
+		if ((c->mode = subs_mode_parse(c->list, strlen(c->list))) == -1)
+			return cmd_parse_fail(c,
+			    "which mode? (set LIST digest|digest-plain|each|"
+			    "nomail)");
+		c->list[0] = '\0';
 	}
 	if ((v->args & ARG_TOKEN) && c->token[0] == '\0')
 		return cmd_parse_fail(c, "which token? (confirm TOKEN)");
@@ -175,7 +194,8 @@ cmd_parse_same(const struct cmd_set *out, const struct cmd *c)
 		if (out->cmd[i].verb == c->verb && c->verb != CMD_UNKNOWN &&
 		    strcmp(out->cmd[i].list, c->list) == 0 &&
 		    strcasecmp(out->cmd[i].addr, c->addr) == 0 &&
-		    strcmp(out->cmd[i].token, c->token) == 0)
+		    strcmp(out->cmd[i].token, c->token) == 0 &&
+		    out->cmd[i].mode == c->mode)
 			return 1;
 	return 0;
 }

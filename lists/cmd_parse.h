@@ -40,6 +40,7 @@ enum cmd_verb {
 	CMD_APPROVE, /* moderation: a held post goes out */
 	CMD_REJECT,  /* ... is returned to its poster, with the reason */
 	CMD_DISCARD, /* ... is dropped silently */
+	CMD_SET,     /* the subscriber's mode (subs_mode.h), confirmed */
 	CMD_SKIPPED, /* a command that is not run: reported, error says why */
 };
 
@@ -50,6 +51,7 @@ struct cmd {
 	char token[CMD_TOKEN_MAX + 1]; /* confirm, approve, reject, discard;
 					  enable: a probe's, or "" */
 	char reason[CMD_LINE_MAX + 1]; /* reject: the rest of the line */
+	int mode;		       /* set: enum subs_mode */
 	char line[CMD_LINE_MAX + 1];   /* as written, for the reply */
 	const char *error;	       /* CMD_UNKNOWN, CMD_SKIPPED: why */
 };

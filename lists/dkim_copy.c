@@ -34,8 +34,8 @@ static const char *const dkim_copy_headers[] = {"from", "sender", "reply-to",
     "to", "cc", "subject", "date", "message-id", "in-reply-to", "references",
     "list-id", "list-post", "list-help", "list-unsubscribe",
     "list-unsubscribe-post", "list-subscribe", "list-owner", "list-archive",
-    "mime-version", "content-type", "content-transfer-encoding", "content-id",
-    "content-description", "content-disposition"};
+    "archived-at", "mime-version", "content-type", "content-transfer-encoding",
+    "content-id", "content-description", "content-disposition"};
 #define DKIM_NSIGN (sizeof(dkim_copy_headers) / sizeof(dkim_copy_headers[0]))
 
 /* A signed field of a copy, in message order, and its canonical form

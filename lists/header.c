@@ -73,3 +73,19 @@ header_sent_size(const char *text, size_t len)
 	line = (size_t)(nl + 1 - text);
 	return line <= HEADER_ADDED_RP_MAX ? len - line : len;
 }
+
+/* header_field_end - the end of the header field starting at p (before
+ * hend, the header's end), its continuation lines included */
+const char *
+header_field_end(const char *p, const char *hend)
+{
+	const char *nl;
+
+	for (;;) {
+		if ((nl = memchr(p, '\n', (size_t)(hend - p))) == NULL)
+			return hend;
+		p = nl + 1;
+		if (p >= hend || (*p != ' ' && *p != '\t'))
+			return p;
+	}
+}

@@ -1,7 +1,9 @@
 /*
  * listconf.c - a list's configuration and subscribers, from [lists] dir:
  * <dir>/<domain>/<list>/config (INI, section [list]) and
- * <dir>/<domain>/<list>/subscribers (one address per line, # comments).
+ * <dir>/<domain>/<list>/subscribers (one address per line, # comments;
+ * a word after the address is the subscriber's mode, subs_mode.h: a line
+ * without one is "each", so a list written before modes reads the same).
  *
  * Read at expansion time only: the subscribers become the message's state
  * file, so what is read here is never read again for that message.
@@ -21,6 +23,7 @@
 #include "log.h"
 #include "listconf.h"
 #include "posting_conf.h"
+#include "subs_mode.h"
 
 #define L(f) offsetof(struct listconf, f)
 #define LSTR(n, f)                                                             \
@@ -62,6 +65,11 @@ static const struct conf_key listconf_keys[] = {
     {"verp", CONF_BOOL, "no", 0, 1, L(verp), NULL},
     LSTR("archive", archive),
     LSTR("unsubscribe_url", unsubscribe_url),
+    LSTR("archive_url", archive_url),
+    LSTR("archived_at_url", archived_at_url),
+    {"digest", CONF_BOOL, "no", 0, 1, L(digest), NULL},
+    {"digest_size", CONF_SIZE, "40k", 1024, 1LL << 30, L(digest_size), NULL},
+    {"digest_hour", CONF_INT, "0", 0, 23, L(digest_hour), NULL},
     {"subscribe_approval", CONF_BOOL, "no", 0, 1, L(subscribe_approval), NULL},
     {"who_access", CONF_STR, "owners", 0,
 	sizeof(((struct listconf *)0)->who_access), L(who_access), NULL},
@@ -203,18 +211,6 @@ listconf_load(const struct settings *s, const char *domain, const char *list,
 	return conf_load(path, 1, listconf_section, lc, err, errlen);
 }
 
-/* listconf_cmp - qsort: addresses, case-insensitively */
-static int
-listconf_cmp(const void *a, const void *b)
-{
-	return strcasecmp(*(char *const *)a, *(char *const *)b);
-}
-
-struct listconf_vec {
-	char ***v;
-	size_t *n, cap;
-};
-
 /* listconf_push - append a copy of an address */
 static int
 listconf_push(char ***v, size_t *n, size_t *cap, const char *addr)
@@ -267,14 +263,36 @@ listconf_same(void *arg, off_t off, const char *addr)
 }
 
 /* A non-empty line of the subscribers file, as listconf_subscribers_scan
- * hands it over: its address cleaned (listconf_clean), not yet checked. */
+ * hands it over: its address cleaned (listconf_clean), not yet checked,
+ * and its mode (an unknown word is each, with a warning). */
 struct listconf_line {
 	FILE *fp;
 	const char *path;
 	size_t lineno;
 	off_t off; /* of the address in the file */
 	const char *addr;
+	enum subs_mode mode;
 };
+
+/* listconf_mode - cut the mode word off the cleaned line p (the address
+ * ends at its first blank) into l->mode */
+static void
+listconf_mode(char *p, struct listconf_line *l)
+{
+	char *w = p + strcspn(p, " \t\r\v\f");
+	int mode;
+
+	l->mode = SUBS_EACH;
+	if (*w == '\0')
+		return;
+	*w++ = '\0';
+	w += strspn(w, " \t\r\v\f");
+	if ((mode = subs_mode_parse(w, strlen(w))) == -1)
+		log_warnx("%s:%zu: unknown mode \"%.32s\": each", l->path,
+		    l->lineno, w);
+	else
+		l->mode = (enum subs_mode)mode;
+}
 
 /* listconf_subscribers_scan - fn(arg, line) for each non-empty line of
  * the list's subscribers file, in order, with only that line in core;
@@ -286,7 +304,7 @@ listconf_subscribers_scan(const struct settings *s, const char *domain,
     void *arg, char *err, size_t errlen)
 {
 	char path[PATH_MAX], *line = NULL, *p;
-	struct listconf_line l = {NULL, path, 0, 0, NULL};
+	struct listconf_line l = {NULL, path, 0, 0, NULL, SUBS_EACH};
 	size_t lcap = 0;
 	off_t off = 0;
 	ssize_t len;
@@ -311,6 +329,7 @@ listconf_subscribers_scan(const struct settings *s, const char *domain,
 			continue;
 		l.off = off + (p - line);
 		l.addr = p;
+		listconf_mode(p, &l);
 		if ((k = fn(arg, &l)) == -1) {
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			goto done;
@@ -328,9 +347,11 @@ done:
 	return r;
 }
 
-/* The caller of listconf_subscribers_each, and the repeats seen. */
+/* The caller of listconf_subscribers_each (fn) or _each_mode (fnm), and
+ * the repeats seen. */
 struct listconf_each {
 	int (*fn)(void *arg, const char *addr);
+	int (*fnm)(void *arg, const char *addr, enum subs_mode mode);
 	void *arg;
 	struct addr_set seen;
 };
@@ -356,6 +377,8 @@ listconf_each_line(void *arg, const struct listconf_line *l)
 		log_warnx("%s: duplicate address %s skipped", l->path, l->addr);
 		return 0;
 	}
+	if (e->fnm != NULL)
+		return e->fnm(e->arg, l->addr, l->mode) == -1 ? -1 : 0;
 	return e->fn(e->arg, l->addr) == -1 ? -1 : 0;
 }
 
@@ -369,7 +392,24 @@ listconf_subscribers_each(const struct settings *s, const char *domain,
     const char *list, int (*fn)(void *arg, const char *addr), void *arg,
     char *err, size_t errlen)
 {
-	struct listconf_each e = {fn, arg, {NULL, 0, 0}};
+	struct listconf_each e = {fn, NULL, arg, {NULL, 0, 0}};
+	int r;
+
+	r = listconf_subscribers_scan(
+	    s, domain, list, listconf_each_line, &e, err, errlen);
+	addr_set_free(&e.seen);
+	return r;
+}
+
+/* listconf_subscribers_each_mode - as listconf_subscribers_each, with
+ * each subscriber's mode */
+int
+listconf_subscribers_each_mode(const struct settings *s, const char *domain,
+    const char *list,
+    int (*fn)(void *arg, const char *addr, enum subs_mode mode), void *arg,
+    char *err, size_t errlen)
+{
+	struct listconf_each e = {NULL, fn, arg, {NULL, 0, 0}};
 	int r;
 
 	r = listconf_subscribers_scan(
@@ -423,39 +463,6 @@ listconf_subscribers_find(const struct settings *s, const char *domain,
 		return 0;
 	return listconf_subscribers_scan(
 	    s, domain, list, listconf_find_line, &f, err, errlen);
-}
-
-/* listconf_collect - listconf_subscribers_each's callback for a vector */
-static int
-listconf_collect(void *arg, const char *addr)
-{
-	struct listconf_vec *v = arg;
-
-	return listconf_push(v->v, v->n, &v->cap, addr);
-}
-
-/* listconf_subscribers - the list's subscribers, checked, sorted and
- * without duplicates, as a vector (for commands on small lists; a post
- * reads them with listconf_subscribers_each); a missing file is an
- * empty list */
-int
-listconf_subscribers(const struct settings *s, const char *domain,
-    const char *list, char ***out, size_t *n, char *err, size_t errlen)
-{
-	struct listconf_vec v = {out, n, 0};
-
-	*out = NULL;
-	*n = 0;
-	if (listconf_subscribers_each(
-		s, domain, list, listconf_collect, &v, err, errlen) == -1) {
-		listconf_free_vec(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return -1;
-	}
-	if (*n > 1)
-		qsort(*out, *n, sizeof(**out), listconf_cmp);
-	return 0;
 }
 
 /* listconf_split - addresses separated by commas or spaces */

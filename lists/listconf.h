@@ -9,6 +9,7 @@
 
 #include "settings.h"
 #include "names.h"
+#include "subs_mode.h"
 
 struct listconf {
 	char owners[2048];
@@ -18,6 +19,12 @@ struct listconf {
 	int verp;
 	char archive[PATH_MAX];	   /* a maildir that keeps every post */
 	char unsubscribe_url[512]; /* one-click links (RFC 8058), or "" */
+	char archive_url[512];	   /* List-Archive's template, or "" */
+	char archived_at_url[512]; /* Archived-At's template, or "" */
+	/* digests (listfn/digest.c) */
+	int digest;	       /* posts are collected for digests */
+	long long digest_size; /* an issue when the posts reach it */
+	long long digest_hour; /* an issue daily at this hour */
 	/* request and bounce handling (request.c, bounce.c) */
 	int subscribe_approval;
 	char who_access[16];
@@ -53,11 +60,13 @@ int listconf_load(const struct settings *s, const char *domain,
 int listconf_subscribers_each(const struct settings *s, const char *domain,
     const char *list, int (*fn)(void *arg, const char *addr), void *arg,
     char *err, size_t errlen);
+int listconf_subscribers_each_mode(const struct settings *s, const char *domain,
+    const char *list,
+    int (*fn)(void *arg, const char *addr, enum subs_mode mode), void *arg,
+    char *err, size_t errlen);
 int listconf_subscribers_find(const struct settings *s, const char *domain,
     const char *list, const char *const *addr, int *found, size_t n, char *err,
     size_t errlen);
-int listconf_subscribers(const struct settings *s, const char *domain,
-    const char *list, char ***out, size_t *n, char *err, size_t errlen);
 int listconf_split(const char *text, char ***out, size_t *n);
 void listconf_free_vec(char **v, size_t n);
 int listconf_path(char *buf, size_t len, const struct settings *s,

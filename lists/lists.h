@@ -13,6 +13,7 @@
 
 #include "addr_set.h"
 #include "arc.h"
+#include "archive_url.h"
 #include "arf_parse.h"
 #include "bounce_class.h"
 #include "bounce_parse.h"
@@ -31,6 +32,7 @@
 #include "rcpt_head.h"
 #include "subs_disabled.h"
 #include "subs_edit.h"
+#include "subs_mode.h"
 #include "unsub_token.h"
 
 #endif

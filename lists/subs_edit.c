@@ -25,20 +25,21 @@
 #include "subs_since.h"
 #include "unsub_token.h"
 
-/* subs_edit_is - the line (without its newline) subscribes addr */
+/* subs_edit_is - the line (without its newline) subscribes addr: its
+ * first word, whatever mode word follows it (subs_mode.c) */
 static int
 subs_edit_is(const char *line, size_t len, const char *addr)
 {
 	const char *e = memchr(line, '#', len);
-	size_t alen = strlen(addr);
+	size_t alen = strlen(addr), k = 0;
 
 	if (e != NULL)
 		len = (size_t)(e - line);
 	while (len > 0 && isspace((unsigned char)*line))
 		line++, len--;
-	while (len > 0 && isspace((unsigned char)line[len - 1]))
-		len--;
-	return len == alen && strncasecmp(line, addr, len) == 0;
+	while (k < len && !isspace((unsigned char)line[k]))
+		k++;
+	return k == alen && strncasecmp(line, addr, k) == 0;
 }
 
 /* subs_edit - add or remove addr; 1 changed, 0 already so, -1 error */

@@ -181,6 +181,9 @@ queuerun_claim(struct queuerun *q, double now)
 			q->next_expire = (time_t)now + MODERATE_EXPIRE_EVERY;
 			if (moderate_expire(&q->fn, (time_t)now) > 0)
 				now = clock_now();
+			/* digests due (or half sent by a crash) go out */
+			if (digest_sweep(&q->fn) > 0)
+				now = clock_now();
 		}
 		walk_scan(q, now, &p);
 	}

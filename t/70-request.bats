@@ -316,3 +316,75 @@ confirm_fails_then_works() {
 	[ -z "$(queue_files)" ]
 	[ -z "$(find "$SPOOL/QUEUE" -name '.*.try')" ]
 }
+
+@test "set: a token to the subscriber; confirmed, the mode is a word on its line; who shows it; a post skips digest and nomail readers" {
+	printf 'dig@users.test\nnom@users.test  # on holiday\n' >>"$SUBS"
+	request dig@users.test "set mylist digest" -l mylist -q
+	runq
+	tok=$(token_of dig@users.test)
+	[ ${#tok} -eq 32 ]
+	last dig@users.test | grep -q 'asked to set how <dig@users.test> gets the list mylist@example.org to "digest"'
+	# nothing changes before the confirmation
+	grep -qx dig@users.test "$SUBS"
+	request dig@users.test "confirm $tok" -l mylist -q
+	runq
+	last dig@users.test | grep -qx '<dig@users.test> now gets mylist@example.org as: digest.'
+	request nom@users.test "set nomail" -l mylist -q
+	runq
+	request nom@users.test "confirm $(token_of nom@users.test)" -l mylist -q
+	runq
+	# the address, its mode, the comment kept
+	[ "$(cat "$SUBS")" = $'old@users.test\ndig@users.test digest\nnom@users.test nomail # on holiday' ]
+	# the same mode again: said, nothing written
+	request nom@users.test "set mylist nomail" -l mylist -q
+	runq
+	request nom@users.test "confirm $(token_of nom@users.test)" -l mylist -q
+	runq
+	last nom@users.test | grep -qx '<nom@users.test> already gets mylist@example.org as: nomail.'
+	request boss@owner.test who -l mylist -q
+	runq
+	last boss@owner.test | grep -qx '  dig@users.test (digest)'
+	last boss@owner.test | grep -qx '  nom@users.test (nomail)'
+	last boss@owner.test | grep -qx '  old@users.test'
+	last boss@owner.test | grep -qx '3 subscriber(s).'
+	# a post goes to each readers only (digests are t/89's)
+	printf 'From: old@users.test\nSubject: post\n\nhello\n' | send -l mylist -r -f old@users.test
+	runq
+	[ "$(mails old@users.test)" -eq 1 ]
+	[ "$(mails dig@users.test)" -eq 2 ]
+	[ "$(mails nom@users.test)" -eq 4 ]
+	# each again: the word goes
+	request dig@users.test "set mylist each" -l mylist -q
+	runq
+	request dig@users.test "confirm $(token_of dig@users.test)" -l mylist -q
+	runq
+	grep -qx dig@users.test "$SUBS"
+	# unsubscribe removes a subscriber whatever its mode
+	request nom@users.test "unsubscribe mylist" -l mylist -q
+	runq
+	request nom@users.test "confirm $(token_of nom@users.test)" -l mylist -q
+	runq
+	run -1 grep -q nom@ "$SUBS"
+}
+
+@test "set: an owner sets a subscriber's mode, the token mailed to the owner; a stranger's set goes to the address; not subscribed is told" {
+	request boss@owner.test "set mylist digest-plain old@users.test" -l mylist -q
+	runq
+	[ "$(mails old@users.test)" -eq 0 ]
+	tok=$(token_of boss@owner.test)
+	[ ${#tok} -eq 32 ]
+	request boss@owner.test "confirm $tok" -l mylist -q
+	runq
+	grep -qx 'old@users.test digest-plain' "$SUBS"
+	last old@users.test | grep -qx '<old@users.test> now gets mylist@example.org as: digest-plain.'
+	# not an owner: the token goes to the address concerned
+	request eve@users.test "set mylist nomail old@users.test" -l mylist -q
+	runq
+	last eve@users.test | grep -qx 'Your request was mailed to <old@users.test> for confirmation.'
+	[ -n "$(token_of old@users.test)" ]
+	grep -qx 'old@users.test digest-plain' "$SUBS"
+	request eve@users.test "set mylist digest" -l mylist -q
+	runq
+	last eve@users.test | grep -qx '<eve@users.test> is not subscribed to mylist@example.org.'
+	[ -z "$(token_of eve@users.test)" ]
+}

@@ -238,3 +238,27 @@ enable list=mylist token=0123abcdef456789
 error: malformed token: enable mylist 0123abcdef456789 more
 error: malformed token: enable mylist bad-token" ]
 }
+
+@test "set: list, mode and address; the list may be left out for <list>-request; unknown modes are errors" {
+	run "$PARSE" <<-'EOF'
+	Subject: modes
+
+	set mylist digest
+	set mylist Digest-Plain bob@example.org
+	set mylist nomail
+	set mylist each
+	set other weekly
+	set mylist
+	EOF
+	[ "$status" -eq 0 ]
+	[ "$output" = "set list=mylist mode=digest
+set list=mylist addr=bob@example.org mode=digest-plain
+set list=mylist mode=nomail
+set list=mylist mode=each
+error: unknown mode (digest, digest-plain, each, nomail): set other weekly
+error: which mode? (set LIST digest|digest-plain|each|nomail): set mylist" ]
+	run "$PARSE" -l mylist <<<$'Subject: x\n\nset digest\nset nomail al@example.org\n'
+	[ "$output" = $'set list=mylist mode=digest\nset list=mylist addr=al@example.org mode=nomail' ]
+	run "$PARSE" <<<$'Subject: x\n\nset digest\n'
+	[ "$output" = "error: which list? (give its name): set digest" ]
+}

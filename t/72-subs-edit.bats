@@ -61,3 +61,32 @@ setup() {
 	# bob after cy: the edit read the file only once the lock was free.
 	[ "$(cat "$SUBS")" = $'ann@example.net\ncy@example.net\nbob@example.net' ]
 }
+
+@test "modes: a word after the address, set and cleared in place; removal and add see the address whatever its mode; an unknown word reads as each" {
+	printf '# the team\nann@example.net\n  Bob@Example.NET  # bob\ncy@example.net digest\n' >"$SUBS"
+	run "$SUBSEDIT" -C "$CONF" example.org mylist set bob@example.net nomail
+	[ "$status" -eq 0 ]
+	run "$SUBSEDIT" -C "$CONF" example.org mylist set bob@example.net nomail
+	[ "$status" -eq 1 ]
+	run "$SUBSEDIT" -C "$CONF" example.org mylist set cy@example.net each
+	[ "$status" -eq 0 ]
+	run "$SUBSEDIT" -C "$CONF" example.org mylist set ann@example.net digest-plain
+	[ "$status" -eq 0 ]
+	run "$SUBSEDIT" -C "$CONF" example.org mylist set nobody@example.net digest
+	[ "$status" -eq 3 ]
+	[ "$(cat "$SUBS")" = $'# the team\nann@example.net digest-plain\n  Bob@Example.NET nomail # bob\ncy@example.net' ]
+	run "$SUBSEDIT" -C "$CONF" example.org mylist add ann@example.net
+	[ "$status" -eq 1 ]
+	run "$SUBSEDIT" -C "$CONF" example.org mylist remove bob@example.net
+	[ "$status" -eq 0 ]
+	[ "$(cat "$SUBS")" = $'# the team\nann@example.net digest-plain\ncy@example.net' ]
+	# a typo in a hand edit: the subscriber still gets every post
+	printf 'dee@example.net weekly\n' >>"$SUBS"
+	printf 'From: ann@example.net\nSubject: x\n\nx\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f ann@example.net
+	printf '[list]\nposting = open\n' >"$LISTS/example.org/mylist/config"
+	printf '[transport_map]\n* = discard:\n' >>"$CONF"
+	runq
+	grep -q 'subscribers:4: unknown mode "weekly": each' "$BATS_TEST_TMPDIR/run.log"
+	grep -q 'nrcpt=2' "$BATS_TEST_TMPDIR/run.log"
+}

@@ -442,3 +442,35 @@ assert e[0]["error"].startswith("cannot read DKIM key "), e'
 		run -1 "$VERIFY" -n 2 "$f" "$KEYS"
 	done
 }
+
+@test "archive links: List-Archive and Archived-At (the Message-ID percent-encoded) on a post, signed, also per copy; a poster's own go" {
+	printf '[list]\nposting = open\ndmarc_mitigation = none\narchive_url = https://arch.example.org/$LIST/\narchived_at_url = https://arch.example.org/$DOMAIN/$LIST/m/$MSGID\n' \
+		>"$LISTS/example.org/mylist/config"
+	printf 'From: <alice@users.test>\nSubject: hi\nMessage-ID: <a/b+c@users.test>\nArchived-At: <https://evil.test/x>\nList-Archive: <https://evil.test/>\n\nhello\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f alice@users.test
+	runq
+	f=$(received)
+	[ "$(header List-Archive "$f")" = "List-Archive: <https://arch.example.org/mylist/>" ]
+	[ "$(header Archived-At "$f")" = "Archived-At: <https://arch.example.org/example.org/mylist/m/a%2Fb%2Bc@users.test>" ]
+	run -1 grep -q evil.test "$f"
+	verify_all
+	h=$(header DKIM-Signature "$f" | tr -d ' \t' | tr ';' '\n' | sed -n 's/^h=//p' | tr 'A-Z' 'a-z')
+	[[ ":$h:" == *":list-archive:"* && ":$h:" == *":archived-at:"* ]]
+	# another Archived-At breaks the signature
+	sed 's|/m/a%2Fb|/m/x%2Fb|' "$f" >"$BATS_TEST_TMPDIR/forged"
+	run -1 "$VERIFY" "$BATS_TEST_TMPDIR/forged" "$KEYS"
+	# one-click copies: signed each with the archive links
+	SECRET=$BATS_TEST_TMPDIR/unsubscribe.secret
+	printf '[unsubscribe]\nsecret_file = %s\n' "$SECRET" >>"$CONF"
+	"$TOP/scripts/mjq-unsubsecret" "$SECRET"
+	printf 'unsubscribe_url = https://lists.example.org/u\n' >>"$LISTS/example.org/mylist/config"
+	rm -f "$BATS_TEST_TMPDIR"/s/save/new/*
+	post alice@users.test
+	runq
+	[ "$(received | wc -l)" -eq 2 ]
+	for f in $(received); do
+		[ "$(header List-Archive "$f")" = "List-Archive: <https://arch.example.org/mylist/>" ]
+		header Archived-At "$f" | grep -q '^Archived-At: <https://arch.example.org/example.org/mylist/m/[0-9]*@users.test>$'
+	done
+	verify_all
+}

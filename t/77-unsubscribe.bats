@@ -398,3 +398,14 @@ link_in() {
 	[ "$(cat "$SUBS")" = "" ]
 	[ "$(queue_files)" = "" ]
 }
+
+@test "one-click unsubscribe removes a subscriber in any mode (digest, nomail)" {
+	printf 'ann@users.test digest\nbob+x@users.test nomail # away\ncarl@users.test digest-plain\n' >"$SUBS"
+	for a in ann@users.test bob+x@users.test carl@users.test; do
+		run one_click "$(link "$a")"
+		[ "$output" = 200 ]
+	done
+	runq
+	[ "$(grep -c . "$SUBS")" -eq 0 ]
+	grep -q 'one-click unsubscribe: <bob+x@users.test> is now off mylist@example.org' "$RUNLOG"
+}

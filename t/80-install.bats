@@ -289,7 +289,7 @@ example_keys() {
 	[ "$status" -eq 0 ]
 	cfg=$LISTS/example.org/mylist/config
 	uncomment "$cfg" >"$cfg.new" && mv "$cfg.new" "$cfg"
-	[ "$(grep -c '^[a-z_]* =' "$cfg")" -eq 23 ]
+	[ "$(grep -c '^[a-z_]* =' "$cfg")" -eq 28 ]
 	echo sub@d.test >"$LISTS/example.org/mylist/subscribers"
 	printf '[transport_map]\nd.test = maildir:%s/mail/${user}\n' "$BATS_TEST_TMPDIR" >>"$CONF"
 	# posting = subscribers is in force: the subscriber posts

@@ -68,6 +68,8 @@ main(int argc, char **argv)
 			printf(" addr=%s", c->addr);
 		if (c->token[0])
 			printf(" token=%s", c->token);
+		if (c->verb == CMD_SET)
+			printf(" mode=%s", subs_mode_name(c->mode));
 		printf("\n");
 	}
 	if (set->truncated)

@@ -1,0 +1,151 @@
+/*
+ * request_token.c - the confirmation tokens a request mails out (a
+ * subscription change, a mode, an owner's approval), and the checks each
+ * command makes before it acts on a list: used by request_cmd.c and
+ * request_set.c alike.
+ */
+#include <sys/stat.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "clock.h"
+#include "lists.h"
+#include "log.h"
+#include "listfn_msg.h"
+#include "request_token.h"
+#include "spool_token.h"
+
+/* request_list_ok - the list exists in the message's domain */
+int
+request_list_ok(struct request *r, const char *list)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+
+	return name_check_list(list) == NULL &&
+	       listconf_path(path, sizeof(path), r->env->s, r->m->domain, list,
+		   ".") == 0 &&
+	       stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* request_is_owner - addr is one of the list's owners */
+int
+request_is_owner(const struct listconf *lc, const char *addr)
+{
+	char **v;
+	size_t n, i;
+	int r = 0;
+
+	if (listconf_split(lc->owners, &v, &n) == -1)
+		return 0;
+	for (i = 0; i < n && !r; i++)
+		r = strcasecmp(v[i], addr) == 0;
+	listconf_free_vec(v, n);
+	return r;
+}
+
+/* request_ours - addr is one of this server's own addresses: a list
+ * must never be subscribed to itself or to majordomo */
+int
+request_ours(const struct request *r, const char *list, const char *addr)
+{
+	const char *at = strrchr(addr, '@');
+	size_t n = at ? (size_t)(at - addr) : 0, k = strlen(list);
+
+	if (at == NULL || strcasecmp(at + 1, r->m->domain) != 0)
+		return 0;
+	return (n == 9 && strncasecmp(addr, "majordomo", 9) == 0) ||
+	       (n >= k && strncasecmp(addr, list, k) == 0);
+}
+
+/* request_token_what - what the token does, in words */
+static void
+request_token_what(char *buf, size_t len, const char *action, const char *addr,
+    const char *mode, const char *list, const char *domain)
+{
+	if (strcmp(action, "set") == 0)
+		snprintf(buf, len, "set how <%s> gets the list %s@%s to \"%s\"",
+		    addr, list, domain, mode);
+	else if (strcmp(action, "unsubscribe") == 0)
+		snprintf(buf, len, "remove <%s> from the list %s@%s", addr,
+		    list, domain);
+	else
+		snprintf(
+		    buf, len, "add <%s> to the list %s@%s", addr, list, domain);
+}
+
+/* request_token - a token for action on list and addr (and mode, for
+ * set) mailed to addr (or the list's owners, for approval, or the owner
+ * who sets a subscriber's mode); none when the reply rate limit keeps
+ * that message back; 0 or -1 */
+int
+request_token(struct request *r, const char *action, const char *list,
+    const char *addr, const char *mode, struct reply *to)
+{
+	char text[SPOOL_TOKEN_TEXT_MAX], token[SPOOL_TOKEN_LEN + 1], life[64];
+	char what[600];
+	int n;
+
+	if ((n = reply_rate(r->env, r->m, to)) != 1)
+		return n;
+	n = snprintf(text, sizeof(text),
+	    "action %s\ndomain %s\nlist %s\naddress %s\nrequester %s\n%s%s%s",
+	    action, r->m->domain, list, addr, r->requester, mode ? "mode " : "",
+	    mode ? mode : "", mode ? "\n" : "");
+	if (n < 0 || (size_t)n >= sizeof(text) ||
+	    spool_token_create(r->env->s->spool_dir, text, (size_t)n, token,
+		sizeof(token)) == -1) {
+		log_warn("%s: cannot create a token", r->m->name);
+		return -1;
+	}
+	spool_token_sweep(r->env->s->spool_dir,
+	    r->env->ls->request_token_lifetime, time(NULL));
+	(void)strlcpy(to->token, token, sizeof(to->token)); /* it fits */
+	to->ntokens++;
+	clock_span_words(
+	    r->env->ls->request_token_lifetime, life, sizeof(life));
+	request_token_what(
+	    what, sizeof(what), action, addr, mode, list, r->m->domain);
+	fprintf(to->fp,
+	    "Someone (%s) asked to %s.\n"
+	    "To confirm, reply to this message, or send a message to\n"
+	    "%s with this line:\n"
+	    "\n"
+	    "confirm %s\n"
+	    "\n"
+	    "The request expires in %s.  If you did not ask for\n"
+	    "this, ignore this message: nothing changes without it.\n\n",
+	    r->requester, what, r->rs.from, token, life);
+	return 0;
+}
+
+/* request_refused - say why a token cannot be used */
+void
+request_refused(
+    struct request *r, const struct cmd *c, enum spool_token_status st)
+{
+	log_notice("%s: confirm from <%s>: token %s", r->m->name, r->requester,
+	    spool_token_why(st));
+	fprintf(
+	    r->main->fp, "The token %s %s.\n\n", c->token, spool_token_why(st));
+}
+
+/* request_spend - spend the token whose change has just committed: 0, or
+ * 1 when another runner spent it first (told in the reply), -1 on I/O
+ * errors (the request is tried again; the change was idempotent) */
+int
+request_spend(struct request *r, const struct cmd *c)
+{
+	enum spool_token_status st;
+
+	if (spool_token_use(r->env->s->spool_dir, c->token, &st) == -1) {
+		log_warn("%s: cannot spend token %s", r->m->name, c->token);
+		return -1;
+	}
+	if (st == SPOOL_TOKEN_OK)
+		return 0;
+	request_refused(r, c, st);
+	return 1;
+}

@@ -1,0 +1,30 @@
+/*
+ * request_token.h - the confirmation tokens a request mails out, and the
+ * checks every command makes before it acts on a list (request_token.c).
+ */
+#ifndef MJQ_REQUEST_TOKEN_H
+#define MJQ_REQUEST_TOKEN_H
+
+#include "lists.h"
+#include "request_cmd.h"
+#include "spool_token.h"
+
+/* request_list_ok - the list exists in the request's domain */
+int request_list_ok(struct request *r, const char *list);
+/* request_is_owner - addr is one of the list's owners */
+int request_is_owner(const struct listconf *lc, const char *addr);
+/* request_ours - addr is one of this server's own addresses */
+int request_ours(const struct request *r, const char *list, const char *addr);
+/* request_token - a token for action on list and addr (with mode, for
+ * set, or NULL), mailed in to's answer; 0 or -1 */
+int request_token(struct request *r, const char *action, const char *list,
+    const char *addr, const char *mode, struct reply *to);
+
+/* request_refused - say why a token cannot be used */
+void request_refused(
+    struct request *r, const struct cmd *c, enum spool_token_status st);
+/* request_spend - spend the token whose change has just committed: 0,
+ * 1 another runner spent it first (told in the reply), -1 I/O error */
+int request_spend(struct request *r, const struct cmd *c);
+
+#endif

@@ -1,0 +1,301 @@
+#!/usr/bin/env bats
+# Subscriber modes and digests end to end (listfn/digest.c,
+# spool-layout/spool_digest*.c): posts collected, issued by size and by
+# the hour (a runner whose clock a test can move), each kind of reader
+# getting its own; every digest checked by Python's email package
+# (t/tools/mj_digestcheck.py) and python3-dkim (mj_dkimverify.py).
+
+load helpers
+load request_helpers
+bats_require_minimum_version 1.5.0
+
+CHECK=$TOP/t/tools/mj_digestcheck.py
+VERIFY=$TOP/t/tools/mj_dkimverify.py
+
+# setup_file - a runner whose clock a test can move (make fault-runner:
+# MJQ_TEST_CLOCK_OFFSET, honoured by a test build only)
+setup_file() {
+	make -s -C "$TOP" fault-runner FAULT_DIR="$BATS_FILE_TMPDIR" >/dev/null
+}
+
+setup() {
+	MAIL=$BATS_TEST_TMPDIR/mail
+	RUNLOG=$BATS_TEST_TMPDIR/runner.log
+	mjq_setup <<-EOF
+	[dkim]
+	sign = yes
+	selectors = s1
+	[transport_map]
+	* = maildir:$MAIL/\${recipient}
+	EOF
+	mjq_list example.org mylist each@users.test dig@users.test plain@users.test nom@users.test
+	SUBS=$LISTS/example.org/mylist/subscribers
+	printf 'each@users.test\ndig@users.test digest\nplain@users.test digest-plain\nnom@users.test nomail\n' >"$SUBS"
+	# the daily hour twelve hours away: due only when the clock moves
+	HOUR=$(((10#$(date +%H) + 12) % 24))
+	printf '[list]\nowners = boss@owner.test\nposting = open\ndmarc_mitigation = none\ndigest = yes\ndigest_size = 1m\ndigest_hour = %s\narchive_url = https://arch.example.org/$LIST/\n' \
+		"$HOUR" >"$LISTS/example.org/mylist/config"
+	KEYS=$LISTS/example.org/.dkim
+	"$TOP/scripts/mjq-dkimkey" -C "$CONF" example.org s1 >/dev/null
+	DIGEST=$SPOOL/state/digest/example.org/mylist
+	MJ_QUEUERUN=$BATS_FILE_TMPDIR/mj_queuerun
+	export MJQ_TEST_CLOCK_OFFSET=0
+}
+
+# post N [FROM] - post number N, about 1 KB
+post() {
+	local from=${2:-poster$1@users.test}
+	{
+		printf 'From: Poster %s <%s>\nTo: mylist@example.org\nSubject: post %s\nDate: Wed, 25 Nov 2026 10:00:00 +0000\nMessage-ID: <p%s@users.test>\n\n' \
+			"$1" "$from" "$1" "$1"
+		for i in $(seq 1 14); do printf 'line %02d of post %s: some words to fill the digest\n' "$i" "$1"; done
+	} | "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f "$from"
+}
+
+# digests ADDR - ADDR's messages, oldest first
+digests() {
+	ls -tr "$MAIL/$1/new"/* 2>/dev/null
+}
+
+# collected - the posts waiting in the collection
+collected() {
+	find "$DIGEST/posts" -type f 2>/dev/null | wc -l
+}
+
+@test "a subscriber in each mode across 30 posts and two digests (by size, then by the hour): MIME and plain, parsed, DKIM-verified" {
+	for n in $(seq 1 19); do post "$n"; done
+	runq
+	[ "$(collected)" -eq 19 ]
+	[ "$(mails each@users.test)" -eq 19 ]
+	[ "$(mails dig@users.test)" -eq 0 ]
+	# the 20th post fills it: an issue by size (one byte more than the
+	# 19 hold)
+	size=$(cat "$DIGEST"/posts/* | wc -c)
+	sed -i "s/^digest_size = .*/digest_size = $((size + 1))/" "$LISTS/example.org/mylist/config"
+	post 20
+	runq
+	[ "$(collected)" -eq 0 ]
+	[ "$(mails each@users.test)" -eq 20 ]
+	[ "$(mails dig@users.test)" -eq 1 ]
+	[ "$(mails plain@users.test)" -eq 1 ]
+	grep -q 'mylist@example.org: digest volume 1 issue 1 made: 20 post(s), 1 MIME and 1 plain reader(s)' "$RUNLOG"
+	for n in $(seq 21 30); do post "$n"; done
+	runq
+	[ "$(collected)" -eq 10 ]
+	[ "$(mails dig@users.test)" -eq 1 ]
+	# a day later the hour has come: the rest
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	[ "$(collected)" -eq 0 ]
+	[ "$(mails each@users.test)" -eq 30 ]
+	[ "$(mails nom@users.test)" -eq 0 ]
+	[ "$(mails dig@users.test)" -eq 2 ]
+	[ "$(mails plain@users.test)" -eq 2 ]
+	grep -q 'digest volume 1 issue 2 made: 10 post(s)' "$RUNLOG"
+	for a in dig@users.test plain@users.test; do
+		i=0
+		for f in $(digests "$a"); do
+			i=$((i + 1))
+			run "$VERIFY" -n 1 "$f" "$KEYS"
+			[ "$status" -eq 0 ]
+			run "$CHECK" "$f"
+			[ "$status" -eq 0 ]
+			[ "${lines[0]}" = "mylist Digest, Vol 1, Issue $i" ]
+			printf '%s\n' "${lines[@]:1}" >>"$BATS_TEST_TMPDIR/$a.posts"
+			grep -qx 'List-Id: <mylist.example.org>' "$f"
+			grep -qx 'List-Archive: <https://arch.example.org/mylist/>' "$f"
+			grep -qx 'From: <mylist-request@example.org>' "$f"
+		done
+		# every post once, each with its poster (in the order they were
+		# collected: a runner takes the posts of one walk in any order)
+		[ "$(sort "$BATS_TEST_TMPDIR/$a.posts")" = "$(for n in $(seq 1 30); do echo "Poster $n <poster$n@users.test> | post $n"; done | sort)" ]
+		# the first issue has the first 20
+		[ "$(head -20 "$BATS_TEST_TMPDIR/$a.posts" | sed 's/.*| post //' | sort -n | tail -1)" -eq 20 ]
+	done
+	# MIME and plain are told apart
+	grep -q '^Content-Type: multipart/digest' "$(digests dig@users.test | head -1)"
+	grep -q '^Content-Type: text/plain' "$(digests plain@users.test | head -1)"
+	grep -qx 'End of mylist Digest V1 #2' "$(digests plain@users.test | tail -1)"
+	[ -z "$(queue_files)" ]
+}
+
+# token ACTION ADDR - the moderation token for ACTION in ADDR's newest mail
+token() {
+	last "$2" | sed -n "s/^$1 \\([0-9a-f]\\{32\\}\\)\$/\\1/p" | head -1
+}
+
+@test "a held post enters the digest only when approved; a DMARC-munged post keeps its poster's From in the digest" {
+	printf '[list]\nowners = boss@owner.test\nposting = subscribers\ndmarc_mitigation = munge\ndigest = yes\ndigest_hour = %s\n' \
+		"$HOUR" >"$LISTS/example.org/mylist/config"
+	post 1 each@users.test
+	post 2 stranger@users.test
+	runq
+	[ "$(collected)" -eq 1 ]
+	[ "$(find "$SPOOL/HOLD" -type f ! -name '.*' | wc -l)" -eq 1 ]
+	# the copy of each reader: the list's From (munged)
+	last each@users.test | grep -q '^From: .*<mylist@example.org>'
+	approve=$(token approve boss@owner.test)
+	[ ${#approve} -eq 32 ]
+	printf 'From: <boss@owner.test>\nSubject: approve %s\n\n' "$approve" |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f boss@owner.test
+	runq
+	[ "$(collected)" -eq 2 ]
+	[ "$(mails each@users.test)" -eq 2 ]
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	[ "$(collected)" -eq 0 ]
+	for a in dig@users.test plain@users.test; do
+		f=$(digests "$a")
+		[ "$(echo "$f" | wc -l)" -eq 1 ]
+		run "$CHECK" "$f"
+		[ "$status" -eq 0 ]
+		[ "${lines[1]}" = "Poster 1 <each@users.test> | post 1" ]
+		[ "${lines[2]}" = "Poster 2 <stranger@users.test> | post 2" ]
+		run "$VERIFY" -n 1 "$f" "$KEYS"
+		[ "$status" -eq 0 ]
+	done
+}
+
+@test "digest = no: nothing is collected, digest and nomail readers get nothing, each readers every post" {
+	sed -i 's/^digest = yes/digest = no/' "$LISTS/example.org/mylist/config"
+	for n in 1 2 3; do post "$n"; done
+	runq
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	[ ! -e "$DIGEST" ]
+	[ "$(mails each@users.test)" -eq 3 ]
+	[ "$(mails dig@users.test)" -eq 0 ]
+	[ "$(mails plain@users.test)" -eq 0 ]
+	[ "$(mails nom@users.test)" -eq 0 ]
+}
+
+@test "a new year starts a new volume at issue 1; the counter file says where the list is" {
+	post 1
+	runq
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	grep -qx 'issue 1' "$DIGEST/counter"
+	grep -qx 'volume 1' "$DIGEST/counter"
+	# the counter as a year ago
+	sed -i "s/^year .*/year $(($(date +%Y) - 1))/" "$DIGEST/counter"
+	post 2
+	runq
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	grep -qx 'volume 2' "$DIGEST/counter"
+	grep -qx 'issue 1' "$DIGEST/counter"
+	last dig@users.test | grep -qx 'Subject: mylist Digest, Vol 2, Issue 1'
+	[ ! -e "$DIGEST/issue" ]
+}
+
+# Crash points (spool-layout/README, "Digests"): the runner killed
+# (SIGKILL, strace's fault injection) as it enters the system call of a
+# step, so the step is not done; the next runner must send every post in
+# one issue, each kind once.
+
+# three_posts - three posts collected, no issue yet
+three_posts() {
+	command -v strace >/dev/null || skip "no strace"
+	for n in 1 2 3; do post "$n"; done
+	runq
+	[ "$(collected)" -eq 3 ]
+}
+
+# one_issue_each - after the crash, the next runner (a day later, so the
+# hour has come): each digest reader got issue 1 once with the three
+# posts, and nothing is left behind
+one_issue_each() {
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	for a in dig@users.test plain@users.test; do
+		[ "$(mails "$a")" -eq 1 ] || { echo "$a: $(mails "$a") digests" >&2; return 1; }
+		run "$CHECK" "$(digests "$a")"
+		[ "$status" -eq 0 ]
+		[ "${lines[0]}" = "mylist Digest, Vol 1, Issue 1" ]
+		[ "$(printf '%s\n' "${lines[@]:1}" | sed 's/.*| //' | sort)" = $'post 1\npost 2\npost 3' ]
+	done
+	[ "$(collected)" -eq 0 ]
+	[ ! -e "$DIGEST/issue" ] && [ ! -e "$DIGEST/issue.tmp" ]
+	grep -qx 'issue 1' "$DIGEST/counter"
+	[ -z "$(find "$SPOOL/QUEUE" -type f)" ] || { find "$SPOOL/QUEUE" -type f >&2; return 1; }
+}
+
+# issue_crash CALL PATH - the issuing runner killed at CALL on PATH
+issue_crash() {
+	MJQ_TEST_CLOCK_OFFSET=86400 crash_at "$1" "$2"
+}
+
+@test "crash at D1 (issue.tmp renamed to issue): the issue is made again, nothing was sent" {
+	three_posts
+	issue_crash rename "$DIGEST/issue.tmp"
+	[ -d "$DIGEST/issue.tmp" ] && [ ! -e "$DIGEST/issue" ]
+	[ "$(mails dig@users.test)" -eq 0 ]
+	one_issue_each
+}
+
+@test "crash at D2 (a post's unlink from posts/): the issue goes on, the post in it once" {
+	three_posts
+	e=$(ls "$DIGEST/posts" | head -1)
+	issue_crash unlink "$DIGEST/posts/$e"
+	[ -d "$DIGEST/issue" ]
+	# that post still there (those before it in the issue may be gone)
+	[ -f "$DIGEST/posts/$e" ]
+	one_issue_each
+}
+
+@test "crash at D3 (the MIME state's link into QUEUE/, then the message's rename, then the staged state's unlink): each kind sent once" {
+	three_posts
+	issue_crash link "$DIGEST/issue/digest.state"
+	[ -f "$DIGEST/issue/digest" ]
+	issue_crash rename "$DIGEST/issue/digest"
+	# the state linked, its message not: an orphan the walk removes
+	[ -f "$DIGEST/issue/digest" ]
+	[ "$(find "$SPOOL/QUEUE" -name '.*digest' | wc -l)" -eq 1 ]
+	issue_crash unlink "$DIGEST/issue/digest.state"
+	# sent: the message is in QUEUE/, no longer in issue/
+	[ ! -e "$DIGEST/issue/digest" ]
+	[ -f "$DIGEST/issue/digest-plain" ]
+	one_issue_each
+}
+
+@test "crash at D3 of the plain digest (its message's rename): the MIME one is not sent again" {
+	three_posts
+	issue_crash rename "$DIGEST/issue/digest-plain"
+	[ ! -e "$DIGEST/issue/digest" ]
+	[ -f "$DIGEST/issue/digest-plain" ]
+	one_issue_each
+}
+
+@test "crash at D4 (the counter's rename, then issue/'s removal): no issue twice, the counter right" {
+	three_posts
+	issue_crash rename "$DIGEST/issue/counter"
+	[ -f "$DIGEST/issue/counter" ]
+	[ ! -e "$DIGEST/counter" ]
+	MJQ_TEST_CLOCK_OFFSET=86400 crash_run -P "$DIGEST/issue" -e trace=rmdir -e inject=rmdir:signal=SIGKILL
+	grep -qx 'issue 1' "$DIGEST/counter"
+	[ -d "$DIGEST/issue" ]
+	one_issue_each
+}
+
+# fnv PATH - the 64-bit FNV-1a hash of a file, as the collection names it
+fnv() {
+	python3 -c 'import sys
+h = 0xcbf29ce484222325
+for b in open(sys.argv[1], "rb").read():
+    h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+print("%016x" % h)' "$1"
+}
+
+@test "crash at C2 (the post's link into posts/) and at P2 (its state file's link, after the collection): the post is collected once, delivered once" {
+	command -v strace >/dev/null || skip "no strace"
+	post 1
+	f=$(queue_files)
+	name=$(basename "$f")
+	crash_at link "$DIGEST/posts/10-10-$(fnv "$SPOOL/$f")-$name"
+	[ "$(collected)" -eq 0 ]
+	[ "$(mails each@users.test)" -eq 0 ]
+	crash_at link "$SPOOL/QUEUE/10/example.org/10/list/.$name"
+	[ "$(collected)" -eq 1 ]
+	[ "$(mails each@users.test)" -eq 0 ]
+	runq
+	[ "$(mails each@users.test)" -eq 1 ]
+	[ "$(collected)" -eq 1 ]
+	post 2
+	post 3
+	runq
+	one_issue_each
+}
