@@ -411,6 +411,55 @@ again_post() {
 	grep -q 'status=sent (.*), tls=trusted$' "$T/run.log"
 }
 
+# hang_start - a policy server that accepts and never says a word
+# (mj_testsmtpd, silent from its greeting on: the TLS handshake hangs);
+# sets WEB_PORT
+hang_start() {
+	smtpd_start hang --silent greeting
+	WEB_PORT=$PORT
+}
+
+@test "a policy server that never answers: the fetch gives up after smtp_mta_sts_timeout; none cached: delivered without MTA-STS, logged" {
+	hang_start
+	zone sts.test 1
+	server other
+	configure sts.test 'smtp_mta_sts_timeout = 1s' 'smtp_mta_sts_wait = 30s'
+	post sts.test
+	SECONDS=0
+	runq
+	# given up after the fetch's 1 s, long before the 30 s of waiting
+	[ "$SECONDS" -lt 10 ]
+	grep -q 'cannot fetch the MTA-STS policy of sts.test: https://mta-sts.sts.test/.well-known/mta-sts.txt: .*timed out after 1[0-9][0-9][0-9] milliseconds.*; delivering without MTA-STS$' "$T/run.log"
+	run -1 grep -q 'not known yet' "$T/run.log"
+	grep -q 'status=sent (.*), tls=trusted$' "$T/run.log"
+	[ "$(delivered)" -eq 1 ]
+}
+
+@test "a policy server that never answers, a policy cached: the fetch gives up, the cached policy stays in force" {
+	policy_file sts.test enforce 86400 mx1.sts.test
+	web_start
+	zone sts.test 1
+	server mx
+	configure sts.test 'smtp_mta_sts_refresh = 1s' 'smtp_mta_sts_timeout = 1s' \
+		'smtp_mta_sts_wait = 30s'
+	post sts.test
+	runq
+	grep -q 'status=sent (.*), tls=verified$' "$T/run.log"
+	# the id changes; the policy server now hangs on the same port
+	web_stop
+	smtpd_start hang --silent greeting --port "$WEB_PORT"
+	zone sts.test 2
+	sleep 1.1
+	SECONDS=0
+	again_post
+	[ "$SECONDS" -lt 10 ]
+	grep -q 'cannot fetch the MTA-STS policy of sts.test: .*timed out after 1[0-9][0-9][0-9] milliseconds.*; the cached policy stays$' "$T/run.log"
+	grep -q 'status=sent (.*), tls=verified$' "$T/run.log"
+	[ "$(delivered)" -eq 2 ]
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
+	[[ "$output" == *$'\nmta-sts: sts.test enforce id=1 '* ]]
+}
+
 @test "a changed id fetches the policy again; an unchanged id does not" {
 	policy_file sts.test enforce 86400 mx1.sts.test
 	web_start
@@ -557,4 +606,27 @@ dane_run() {
 	dane_run tlsa
 	grep -q '_[0-9]*._tcp.mx1.sts.test TLSA' "$T/dns/log"
 	grep -q 'status=sent (.*), tls=verified$' "$T/run.log"
+}
+
+@test "status while the server runs: the policy its runner fetched, in text and in -j" {
+	policy_file sts.test enforce 86400 mx1.sts.test
+	web_start
+	zone sts.test 1
+	server mx
+	configure sts.test
+	printf '[queueserv]\nmax_runners = 1\nqueue_run_delay = 1h\n' >>"$CONF"
+	queueserv_start
+	run "$MJ_QUEUESERV" -C "$CONF" status -j
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"mta_sts":[]'* ]]
+	post sts.test
+	wait_for 30 grep -q 'status=sent (.*), tls=verified$' "$QS_LOG"
+	[ -n "$(runner_pids)" ]
+	run "$MJ_QUEUESERV" -C "$CONF" status
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\nmta-sts: sts.test enforce id=1 expires=8640'[0-9]'s mx=mx1.sts.test'* ]]
+	run "$MJ_QUEUESERV" -C "$CONF" status -j
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"mta_sts":[{"domain":"sts.test","mode":"enforce","id":"1","max_age":86400,"expires_in":'8640[0-9]',"mx":["mx1.sts.test"]}]'* ]]
+	echo "$output" | python3 -m json.tool >/dev/null
 }
