@@ -630,3 +630,52 @@ dane_run() {
 	[[ "$output" == *'"mta_sts":[{"domain":"sts.test","mode":"enforce","id":"1","max_age":86400,"expires_in":'8640[0-9]',"mx":["mx1.sts.test"]}]'* ]]
 	echo "$output" | python3 -m json.tool >/dev/null
 }
+
+@test "mj_stsfetch: the policy on standard output (0), why not in one line (1), a bad call (64); the runner does not link libcurl" {
+	local f=$TOP/stsfetch/mj_stsfetch
+	policy_file sts.test enforce 86400 mx1.sts.test
+	web_start
+	run -0 "$f" -A "$C/ca.crt" -c "127.0.0.1:$WEB_PORT" sts.test
+	[ "$output" = "$(cat "$T/www/mta-sts.sts.test/.well-known/mta-sts.txt")" ]
+	# -m: the size limit, the transfer cut past it
+	run -1 "$f" -A "$C/ca.crt" -c "127.0.0.1:$WEB_PORT" -m 20 sts.test
+	[ "$output" = 'https://mta-sts.sts.test/.well-known/mta-sts.txt: policy too large' ]
+	# the system store does not know the test CA
+	run -1 "$f" -c "127.0.0.1:$WEB_PORT" sts.test
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == 'https://mta-sts.sts.test/.well-known/mta-sts.txt: SSL certificate problem: '* ]]
+	run -64 "$f"
+	run -64 "$f" -t 0 sts.test
+	run -64 "$f" 'evil.test/x?'
+	run -64 "$f" 'user@evil.test'
+	run -1 grep -q libcurl <(ldd "$MJ_QUEUERUN")
+	grep -q libcurl <(ldd "$f")
+}
+
+@test "the runner's own deadline kills an mj_stsfetch that hangs; without mj_stsfetch MTA-STS is off, logged" {
+	local b=$T/bin
+	mkdir -p "$b"
+	cp "$MJ_QUEUERUN" "$b/"
+	# a helper that notes its call and hangs, in a child of its own
+	printf '#!/bin/sh\necho "$@" >%s/args\nsleep 60\n' "$T" >"$b/mj_stsfetch"
+	chmod 755 "$b/mj_stsfetch"
+	zone sts.test 1
+	server other
+	configure sts.test 'smtp_mta_sts_timeout = 1s' 'smtp_mta_sts_wait = 30s'
+	post sts.test
+	SECONDS=0
+	MJ_QUEUERUN=$b/mj_queuerun runq
+	[ "$SECONDS" -lt 15 ]
+	[ "$(cat "$T/args")" = "-m 65536 -t 1000 -A $C/ca.crt -c 127.0.0.1:1 -- sts.test" ]
+	grep -q 'cannot fetch the MTA-STS policy of sts.test: mj_stsfetch killed after 6 s; delivering without MTA-STS$' "$T/run.log"
+	grep -q 'status=sent (.*), tls=trusted$' "$T/run.log"
+	run -1 pgrep -f "sleep 60"
+	# no mj_stsfetch beside the runner, nor in ../stsfetch/
+	rm "$b/mj_stsfetch"
+	: >"$T/dns/log"
+	post sts.test
+	MJ_QUEUERUN=$b/mj_queuerun runq
+	grep -q "MTA-STS off: cannot find mj_stsfetch beside $b\$" "$T/run.log"
+	run -1 grep -q '_mta-sts' "$T/dns/log"
+	[ "$(delivered)" -eq 2 ]
+}
