@@ -679,3 +679,37 @@ dane_run() {
 	run -1 grep -q '_mta-sts' "$T/dns/log"
 	[ "$(delivered)" -eq 2 ]
 }
+
+@test "enforce: after a TLS failure at the first matching MX the next matching one is tried and gets the mail; the unmatched MX never, clear text never" {
+	cert mx2 mx2.sts.test
+	policy_file sts.test enforce 86400 mx1.sts.test mx2.sts.test
+	web_start
+	# one server behind every MX name: its certificate names mx2 only,
+	# so mx1 fails verification; mx.elsewhere.test, preferred, is not in
+	# the policy
+	{
+		echo "sts.test MX 5 mx.elsewhere.test"
+		echo "sts.test MX 10 mx1.sts.test"
+		echo "sts.test MX 20 mx2.sts.test"
+		echo "mx.elsewhere.test A 127.0.0.1"
+		echo "mx1.sts.test A 127.0.0.1"
+		echo "mx2.sts.test A 127.0.0.1"
+		echo "_mta-sts.sts.test TXT v=STSv1; id=1"
+	} >"$T/zone"
+	dnsd_start "$T/zone"
+	server mx2 --stats "$T/s/stats"
+	configure sts.test
+	post sts.test
+	runq
+	grep -q 'to=<u1@sts.test>, relay=mx2.sts.test\[127.0.0.1\]:[0-9]*, .*status=sent (.*), tls=verified$' "$T/run.log"
+	[ "$(delivered)" -eq 1 ]
+	# two sessions: mx1's, ended after STARTTLS by the failed
+	# verification, and mx2's, the one handshake the server finished
+	grep -q '^sessions=2 ' "$T/s/stats"
+	[ "$(cat "$T/s/tls")" = "2 TLSv1.3 resumed=0 sni=mx2.sts.test" ]
+	[ "$(awk '$1 == 1 { print $3 }' "$T/s/trace" | tr '\n' ' ')" = "EHLO STARTTLS " ]
+	# in clear text nothing but EHLO and STARTTLS, in either session
+	[ "$(awk '$1 == 2 && ++n <= 2 { print $3 }' "$T/s/trace" | tr '\n' ' ')" = "EHLO STARTTLS " ]
+	grep -q 'mx1.sts.test.*certificate verification failed: hostname mismatch' "$T/run.log"
+	run -1 grep -q 'mx.elsewhere.test\[' "$T/run.log"
+}
