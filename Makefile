@@ -192,11 +192,13 @@ stsfetch/mj_stsfetch: $(STSF_SRC:.c=.o) $(LIBCOMMON)
 # make fault-runner FAULT_DIR=dir: dir/mj_queuerun, the runner with
 # test_fault.c and listfn_clock.c built with MJQ_TEST_FAULTS (their
 # objects, linked before the libraries, replace the libraries' plain
-# ones: crashes on request, a clock shifted by MJQ_TEST_CLOCK_OFFSET);
+# ones: crashes on request, a clock shifted by MJQ_TEST_CLOCK_OFFSET),
+# and beside it a link to mj_stsfetch, which a runner looks for there;
 # for the tests only (t/69, t/73).
 fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) \
-    $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
+    $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON) stsfetch/mj_stsfetch
 	@test -n "$(FAULT_DIR)" || { echo "fault-runner: FAULT_DIR=dir" >&2; exit 2; }
+	ln -sf $(CURDIR)/stsfetch/mj_stsfetch $(FAULT_DIR)/mj_stsfetch
 	$(CC) $(CPPFLAGS) -DMJQ_TEST_FAULTS $(ALL_CFLAGS) -c \
 	    -o $(FAULT_DIR)/test_fault.o queuerun/test_fault.c
 	$(CC) $(CPPFLAGS) -DMJQ_TEST_FAULTS $(ALL_CFLAGS) -c \
