@@ -20,6 +20,49 @@
 #include "clock.h"
 #include "deliver_spawn.h"
 
+/* deliver_spawn_actions - the child's descriptors: standard input in
+ * (or /dev/null), standard output (and error) the pipe's write end w;
+ * 0 or an errno value */
+static int
+deliver_spawn_actions(
+    posix_spawn_file_actions_t *fa, int in, int w, enum deliver_spawn_err e)
+{
+	int rc;
+
+	if ((rc = posix_spawn_file_actions_init(fa)) != 0)
+		return rc;
+	if ((rc = in != -1 ? posix_spawn_file_actions_adddup2(fa, in, 0)
+			   : posix_spawn_file_actions_addopen(
+				 fa, 0, "/dev/null", O_RDONLY, 0)) != 0 ||
+	    (rc = posix_spawn_file_actions_adddup2(fa, w, 1)) != 0 ||
+	    (e == DELIVER_SPAWN_ERR_PIPE &&
+		(rc = posix_spawn_file_actions_adddup2(fa, w, 2)) != 0))
+		posix_spawn_file_actions_destroy(fa);
+	return rc;
+}
+
+/* deliver_spawn_attr - the child's signals reset and unblocked, a
+ * process group of its own; 0 or an errno value */
+static int
+deliver_spawn_attr(posix_spawnattr_t *attr)
+{
+	sigset_t none, all;
+	int rc;
+
+	if ((rc = posix_spawnattr_init(attr)) != 0)
+		return rc;
+	sigemptyset(&none);
+	sigfillset(&all);
+	if ((rc = posix_spawnattr_setsigmask(attr, &none)) != 0 ||
+	    (rc = posix_spawnattr_setsigdefault(attr, &all)) != 0 ||
+	    (rc = posix_spawnattr_setpgroup(attr, 0)) != 0 ||
+	    (rc = posix_spawnattr_setflags(
+		 attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+			   POSIX_SPAWN_SETPGROUP)) != 0)
+		posix_spawnattr_destroy(attr);
+	return rc;
+}
+
 /* deliver_spawn - start argv[0] with envp; 0 with the child's pid and
  * the read end of its output, or an errno value */
 int
@@ -28,32 +71,17 @@ deliver_spawn(char *const argv[], char *const envp[], int in,
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	sigset_t none, all;
 	int po[2], rc;
 
 	if (pipe2(po, O_CLOEXEC) == -1)
 		return errno;
-	posix_spawn_file_actions_init(&fa);
-	if (in != -1)
-		posix_spawn_file_actions_adddup2(&fa, in, 0);
-	else
-		posix_spawn_file_actions_addopen(
-		    &fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-	if (e == DELIVER_SPAWN_ERR_PIPE)
-		posix_spawn_file_actions_adddup2(&fa, po[1], 2);
-	posix_spawnattr_init(&attr);
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
-					    POSIX_SPAWN_SETSIGDEF |
-					    POSIX_SPAWN_SETPGROUP);
-	rc = posix_spawn(pid, argv[0], &fa, &attr, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
+	if ((rc = deliver_spawn_actions(&fa, in, po[1], e)) == 0) {
+		if ((rc = deliver_spawn_attr(&attr)) == 0) {
+			rc = posix_spawn(pid, argv[0], &fa, &attr, argv, envp);
+			posix_spawnattr_destroy(&attr);
+		}
+		posix_spawn_file_actions_destroy(&fa);
+	}
 	close(po[1]);
 	if (rc != 0) {
 		close(po[0]);
