@@ -71,14 +71,36 @@ domain_ok(const char *d)
 			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") == n;
 }
 
+/* fetch - the policy of domain to standard output (exit 0), or why not
+ * (exit 1); buf holds at most max bytes */
+static int
+fetch(const char *domain, const struct stsfetch_conf *cf, char *buf, size_t max)
+{
+	char why[512];
+	size_t len;
+	int rc = 0;
+
+	if (stsfetch_http_init() == -1) {
+		printf("mj_stsfetch: libcurl cannot start\n");
+		return fflush(stdout) == 0 ? 1 : EX_IOERR;
+	}
+	if (stsfetch_http(domain, cf, buf, max, &len, why, sizeof(why)) == -1) {
+		why[strcspn(why, "\r\n")] = '\0';
+		printf("%s\n", why);
+		rc = fflush(stdout) == 0 ? 1 : EX_IOERR;
+	} else if (io_write_all(STDOUT_FILENO, buf, len) == -1)
+		rc = EX_IOERR;
+	stsfetch_http_cleanup();
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct stsfetch_conf cf = {"", "", STSFETCH_MS_DEFAULT};
 	long max = STSFETCH_MAX_DEFAULT;
-	char why[512], *buf;
-	size_t len;
-	int c;
+	char *buf;
+	int c, rc;
 
 	/* Descriptors a runner did not mark close-on-exec are not ours. */
 	closefrom(STDERR_FILENO + 1);
@@ -109,17 +131,7 @@ main(int argc, char **argv)
 	}
 	if ((buf = malloc((size_t)max)) == NULL)
 		err(EX_OSERR, "malloc");
-	if (stsfetch_http_init() == -1) {
-		printf("mj_stsfetch: libcurl cannot start\n");
-		return 1;
-	}
-	if (stsfetch_http(argv[optind], &cf, buf, (size_t)max, &len, why,
-		sizeof(why)) == -1) {
-		why[strcspn(why, "\r\n")] = '\0';
-		printf("%s\n", why);
-		return fflush(stdout) == 0 ? 1 : EX_IOERR;
-	}
-	if (io_write_all(STDOUT_FILENO, buf, len) == -1)
-		return EX_IOERR;
-	return 0;
+	rc = fetch(argv[optind], &cf, buf, (size_t)max);
+	free(buf);
+	return rc;
 }

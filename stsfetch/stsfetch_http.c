@@ -31,6 +31,13 @@ stsfetch_http_init(void)
 	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1;
 }
 
+/* stsfetch_http_cleanup - libcurl's global clean-up, once, at the end */
+void
+stsfetch_http_cleanup(void)
+{
+	curl_global_cleanup();
+}
+
 /* stsfetch_http_write - libcurl's write callback: keep what fits, stop
  * the transfer when the body is too large */
 static size_t

@@ -16,6 +16,7 @@ struct stsfetch_conf {
 };
 
 int stsfetch_http_init(void);
+void stsfetch_http_cleanup(void);
 int stsfetch_http(const char *domain, const struct stsfetch_conf *, char *buf,
     size_t buflen, size_t *len, char *why, size_t whylen);
 
