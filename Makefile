@@ -15,6 +15,9 @@
 #                        owner mail, requests, moderation, bounces, DSNs)
 #   enqueue/*.c       -> enqueue/mj_enqueue
 #   queueserv/*.c     -> queueserv/mj_queueserv
+#   stsfetch/*.c      -> stsfetch/mj_stsfetch (an MTA-STS policy over
+#                        HTTPS with libcurl, for the runners: the one
+#                        program that links libcurl)
 #   queuerun/*.c      -> queuerun/libqueuerun.a (all but mj_queuerun.c,
 #                        the main), queuerun/mj_queuerun
 #   schedsim/*.c      -> schedsim/mj_schedsim
@@ -57,8 +60,8 @@ LDLIBS   += -linih -lbsd -lm -pthread -lcrypto
 # liblists finds organizational domains with libpsl: only what links
 # liblists needs it.
 LISTS_LIBS = -lpsl
-# libsmtp fetches MTA-STS policies with libcurl (OpenSSL flavour): only
-# what links libsmtp needs it.
+# mj_stsfetch fetches MTA-STS policies with libcurl (OpenSSL flavour):
+# only it links libcurl, so that a runner does without its libraries.
 CURL_LIBS = -lcurl
 
 # make SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer everywhere.
@@ -100,6 +103,7 @@ LISTFN_SRC := $(wildcard listfn/*.c)
 ENQ_SRC    := $(wildcard enqueue/*.c)
 UNSUB_SRC  := $(wildcard unsubscribe/*.c)
 QS_SRC     := $(wildcard queueserv/*.c)
+STSF_SRC   := $(wildcard stsfetch/*.c)
 QR_MAIN    := $(wildcard queuerun/mj_queuerun.c)
 QR_SRC     := $(filter-out $(QR_MAIN),$(wildcard queuerun/*.c))
 SIM_SRC    := $(wildcard schedsim/*.c)
@@ -123,6 +127,9 @@ PROGS += queueserv/mj_queueserv
 endif
 ifneq ($(QR_MAIN),)
 PROGS += queuerun/mj_queuerun
+endif
+ifneq ($(STSF_SRC),)
+PROGS += stsfetch/mj_stsfetch
 endif
 ifneq ($(SIM_SRC),)
 PROGS += schedsim/mj_schedsim
@@ -182,21 +189,25 @@ queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) \
     $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) $(CURL_LIBS) -lssl -lcrypto -lresolv
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
+stsfetch/mj_stsfetch: $(STSF_SRC:.c=.o) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CURL_LIBS) -lbsd
 # make fault-runner FAULT_DIR=dir: dir/mj_queuerun, the runner with
 # test_fault.c and listfn_clock.c built with MJQ_TEST_FAULTS (their
 # objects, linked before the libraries, replace the libraries' plain
-# ones: crashes on request, a clock shifted by MJQ_TEST_CLOCK_OFFSET);
+# ones: crashes on request, a clock shifted by MJQ_TEST_CLOCK_OFFSET),
+# and beside it a link to mj_stsfetch, which a runner looks for there;
 # for the tests only (t/69, t/73).
 fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) \
-    $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
+    $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON) stsfetch/mj_stsfetch
 	@test -n "$(FAULT_DIR)" || { echo "fault-runner: FAULT_DIR=dir" >&2; exit 2; }
+	ln -sf $(CURDIR)/stsfetch/mj_stsfetch $(FAULT_DIR)/mj_stsfetch
 	$(CC) $(CPPFLAGS) -DMJQ_TEST_FAULTS $(ALL_CFLAGS) -c \
 	    -o $(FAULT_DIR)/test_fault.o queuerun/test_fault.c
 	$(CC) $(CPPFLAGS) -DMJQ_TEST_FAULTS $(ALL_CFLAGS) -c \
 	    -o $(FAULT_DIR)/listfn_clock.o listfn/listfn_clock.c
 	$(CC) $(LDFLAGS) -o $(FAULT_DIR)/mj_queuerun $(QR_MAIN:.c=.o) \
-	    $(FAULT_DIR)/test_fault.o $(FAULT_DIR)/listfn_clock.o $(filter %.a,$^) $(LDLIBS) $(LISTS_LIBS) $(CURL_LIBS) -lssl -lcrypto -lresolv
+	    $(FAULT_DIR)/test_fault.o $(FAULT_DIR)/listfn_clock.o $(filter %.a,$^) $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
 schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 TOOL_LIBS := $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) \
@@ -211,7 +222,7 @@ t/tools/mj_testsmtpd: $(SMTPD_SRC:.c=.o)
 t/tools/preload_%.so: t/tools/preload_%.c
 	$(CC) $(CPPFLAGS) -std=c11 $(WARN) $(OPT) -g -fPIC -shared -o $@ $< -ldl
 t/tools/%: t/tools/%.c $(TOOL_LIBS)
-	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) $(CURL_LIBS) -lssl -lcrypto -lresolv
+	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
 
 # SYSCONFDIR compiled in: the stamp changes only when the value does
 common/settings_path.o: CPPFLAGS += -DMJQ_SYSCONFDIR='"$(SYSCONFDIR)"'
@@ -243,7 +254,7 @@ test:
 # sched/ is left out on purpose: a pure library (no I/O, no clock reads,
 # no globals) whose files are the sections of postfix-scheduler.txt and
 # act on each other as qmgr's do (README, "Layout of the source").
-CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv smtp lists spool-layout
+CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv stsfetch smtp lists spool-layout
 deps-graph: all
 	@sh scripts/deps-graph.sh
 	@st=0; for d in $(CALLGRAPH_DIRS); do \
@@ -290,7 +301,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	$(AR) rcs $@ $^
 t/fuzz/bin/%: t/fuzz/%.c $(FUZZ_LIB)
 	$(FUZZ_CC) $(CPPFLAGS) -iquote queuerun $(FUZZ_CFLAGS) -fsanitize=fuzzer \
-	    -o $@ $< $(FUZZ_LIB) $(LDLIBS) $(LISTS_LIBS) $(CURL_LIBS) -lresolv
+	    -o $@ $< $(FUZZ_LIB) $(LDLIBS) $(LISTS_LIBS) -lresolv
 -include $(wildcard $(FUZZ_OBJDIR)/*/*.d)
 fuzz:
 	@sh scripts/deps.sh fuzz

@@ -26,6 +26,7 @@
 
 #include "clock.h"
 #include "deliver_local.h"
+#include "deliver_spawn.h"
 #include "io.h"
 #include "deliver_batch.h"
 #include "lists.h"
@@ -181,43 +182,6 @@ deliver_pipe_status(struct deliver_batch *b, int status, const char *out)
 	deliver_batch_all(b, DELIVER_DEFERRED, 0, "4.3.0", text);
 }
 
-/* deliver_pipe_read - the command's output (the first line kept) until
- * it closes, or -1 at the deadline */
-static int
-deliver_pipe_read(int fd, double deadline, char *out, size_t outlen)
-{
-	struct pollfd pfd = {fd, POLLIN, 0};
-	size_t n = 0;
-	char buf[1024];
-	ssize_t r;
-	int ms;
-
-	out[0] = '\0';
-	for (;;) {
-		ms = (int)((deadline - clock_now()) * 1000);
-		if (ms <= 0)
-			return -1;
-		if (poll(&pfd, 1, ms) == -1 && errno != EINTR)
-			return -1;
-		if ((r = read(fd, buf, sizeof(buf))) == 0)
-			break;
-		if (r == -1) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			break;
-		}
-		if (n + 1 < outlen) {
-			size_t k = (size_t)r < outlen - 1 - n ? (size_t)r
-							      : outlen - 1 - n;
-			memcpy(out + n, buf, k);
-			n += k;
-			out[n] = '\0';
-		}
-	}
-	out[strcspn(out, "\r\n")] = '\0';
-	return 0;
-}
-
 /* deliver_pipe - run the command of the nexthop over the batch */
 void
 deliver_pipe(struct deliver_batch *b)
@@ -225,10 +189,8 @@ deliver_pipe(struct deliver_batch *b)
 	char *argv[DELIVER_ARGS_MAX], *block = NULL, path[64], out[200];
 	char env_sender[NAME_ADDR_MAX + 8], env_rcpt[NAME_ADDR_MAX + 12];
 	char *envp[] = {"PATH=/usr/bin:/bin", env_sender, env_rcpt, NULL};
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, all;
-	int in = -1, po[2] = {-1, -1}, status, timed_out;
+	int in = -1, po = -1, status, timed_out;
+	size_t n;
 	pid_t pid;
 
 	(void)strlcpy(b->relay, "pipe", sizeof(b->relay));
@@ -241,43 +203,25 @@ deliver_pipe(struct deliver_batch *b)
 	}
 	/* A private open file description: its own offset at 0. */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", b->datafd);
-	if ((in = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
-	    pipe2(po, O_CLOEXEC) == -1) {
+	if ((in = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
 		deliver_batch_all(
 		    b, DELIVER_DEFERRED, 0, "4.3.0", strerror(errno));
 		goto done;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in, 0);
-	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, po[1], 2);
-	posix_spawnattr_init(&attr);
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
-					    POSIX_SPAWN_SETSIGDEF |
-					    POSIX_SPAWN_SETPGROUP);
-	errno = posix_spawn(&pid, argv[0], &fa, &attr, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	close(po[1]);
-	po[1] = -1;
-	if (errno != 0) {
+	if ((errno = deliver_spawn(
+		 argv, envp, in, DELIVER_SPAWN_ERR_PIPE, &pid, &po)) != 0) {
 		snprintf(out, sizeof(out), "cannot run %s: %s", argv[0],
 		    strerror(errno));
 		deliver_batch_all(b, DELIVER_DEFERRED, 0, "4.3.0", out);
 		goto done;
 	}
-	timed_out = deliver_pipe_read(po[0],
+	/* The first line of what the command says goes into the DSN. */
+	timed_out = deliver_spawn_read(po,
 			clock_now() + (double)b->params->pipe_timeout, out,
-			sizeof(out)) == -1;
-	if (timed_out)
-		kill(-pid, SIGKILL);
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
+			sizeof(out) - 1, &n) == -1;
+	out[n < sizeof(out) - 1 ? n : sizeof(out) - 1] = '\0';
+	out[strcspn(out, "\r\n")] = '\0';
+	status = deliver_spawn_wait(pid, timed_out);
 	if (timed_out)
 		deliver_batch_all(b, DELIVER_DEFERRED, 0, "4.4.2",
 		    "command timed out (pipe_timeout)");
@@ -286,8 +230,8 @@ deliver_pipe(struct deliver_batch *b)
 done:
 	if (in != -1)
 		close(in);
-	if (po[0] != -1)
-		close(po[0]);
+	if (po != -1)
+		close(po);
 	free(block);
 }
 

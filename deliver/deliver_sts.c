@@ -14,7 +14,8 @@
  *   2. look up the TXT record _mta-sts.<domain> (3.1);
  *   3. when it names an id other than the cached policy's, or the cached
  *      policy would expire before the next look, fetch the policy over
- *      HTTPS (smtp/mta_sts_fetch.c) and parse it (smtp/mta_sts.c);
+ *      HTTPS (mj_stsfetch, deliver_sts_fetch.c) and parse it
+ *      (smtp/mta_sts.c);
  *   4. write the outcome back: a new policy, the cached one kept (no TXT
  *      record, or a fetch that failed while the cached one is valid,
  *      5.1), or no policy; release the claim; wake the waiters.
@@ -33,6 +34,7 @@
 
 #include "clock.h"
 #include "deliver_sts.h"
+#include "deliver_sts_fetch.h"
 #include "log.h"
 #include "spool_sts.h"
 
@@ -203,14 +205,12 @@ static int
 deliver_sts_fetch(struct deliver_sts_job *j, const struct delivery_params *p)
 {
 	static char buf[MTA_STS_POLICY_MAX];
-	struct mta_sts_fetch_conf cf = {p->mta_sts_cafile,
-	    p->mta_sts_connect_to, (long)p->mta_sts_timeout * 1000};
 	char why[300];
 	size_t len;
 
 	/* buf is the policy thread's own: there is one per runner. */
-	if (mta_sts_fetch(j->domain, &cf, buf, sizeof(buf), &len, why,
-		sizeof(why)) == -1 ||
+	if (deliver_sts_fetch_run(
+		j->domain, p, buf, sizeof(buf), &len, why, sizeof(why)) == -1 ||
 	    mta_sts_policy_parse(buf, len, &j->pol, why, sizeof(why)) == -1) {
 		(void)strlcpy(j->error, why, sizeof(j->error));
 		return -1;
@@ -373,10 +373,8 @@ deliver_sts_open(const char *spool, const struct delivery_params *p, char *err,
 {
 	if (!p->mta_sts)
 		return 0;
-	if (mta_sts_fetch_init() == -1) {
-		snprintf(err, errlen, "libcurl cannot start");
+	if (deliver_sts_fetch_find(err, errlen) == -1)
 		return -1;
-	}
 	if (spool_sts_open(&deliver_sts_cache, spool, 1) == -1) {
 		snprintf(err, errlen, "cannot open %s/%s: %m", spool,
 		    SPOOL_STS_FILE);

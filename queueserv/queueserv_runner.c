@@ -24,52 +24,24 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "selfpath.h"
 #include "queueserv.h"
 
 #define RUNNER_FD 3
-
-/* runner_try - use path if it is an executable */
-static int
-runner_try(struct qs *qs, const char *path)
-{
-	if (access(path, X_OK) == -1)
-		return -1;
-	if (realpath(path, qs->runner) == NULL)
-		return -1;
-	return 0;
-}
 
 /* queueserv_runner_find - the configured program, or mj_queuerun beside
  * us (installed), or ../queuerun/mj_queuerun (the build tree) */
 int
 queueserv_runner_find(struct qs *qs, char *err, size_t errlen)
 {
-	char self[PATH_MAX], path[PATH_MAX + 32];
 	const char *conf = qs->s.queueserv_runner_program;
-	char *slash;
-	ssize_t n;
 
-	if (conf[0] != '\0') {
-		if (runner_try(qs, conf) == 0)
-			return 0;
-		snprintf(err, errlen, "runner_program %s: %s", conf,
-		    strerror(errno));
-		return -1;
-	}
-	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) == -1) {
-		snprintf(err, errlen, "/proc/self/exe: %s", strerror(errno));
-		return -1;
-	}
-	self[n] = '\0';
-	if ((slash = strrchr(self, '/')) != NULL)
-		*slash = '\0';
-	snprintf(path, sizeof(path), "%s/mj_queuerun", self);
-	if (runner_try(qs, path) == 0)
+	if (conf[0] == '\0')
+		return selfpath_sibling("mj_queuerun", "queuerun", qs->runner,
+		    sizeof(qs->runner), err, errlen);
+	if (access(conf, X_OK) == 0 && realpath(conf, qs->runner) != NULL)
 		return 0;
-	snprintf(path, sizeof(path), "%s/../queuerun/mj_queuerun", self);
-	if (runner_try(qs, path) == 0)
-		return 0;
-	snprintf(err, errlen, "cannot find mj_queuerun beside %s", self);
+	snprintf(err, errlen, "runner_program %s: %s", conf, strerror(errno));
 	return -1;
 }
 

@@ -2,7 +2,7 @@
 # deps-graph.sh - the include graph between the source folders, and a
 # check that every arrow points down the layers:
 #
-#   programs (enqueue/ queueserv/ schedsim/ unsubscribe/ t/)
+#   programs (enqueue/ queueserv/ schedsim/ stsfetch/ unsubscribe/ t/)
 #     -> queuerun/ -> listfn/ deliver/ queuectl/ -> sched/ smtp/ lists/ -> spool-layout/
 #     -> common/
 #
@@ -31,7 +31,7 @@ layer() {
 	esac
 }
 dirs=""
-for d in enqueue queueserv unsubscribe queuerun listfn deliver queuectl schedsim sched smtp lists \
+for d in enqueue queueserv stsfetch unsubscribe queuerun listfn deliver queuectl schedsim sched smtp lists \
     spool-layout common t/tools t/tools/testsmtpd t/fuzz; do
 	[ -d "$d" ] && dirs="$dirs $d"
 done

@@ -4,7 +4,8 @@
  * and its policy (OpenSSL), and the DNS look-ups that turn a nexthop
  * into addresses to try (MX, A/AAAA), DANE records (TLSA) and TXT
  * records (DMARC policies), and MTA-STS (RFC 8461): the policy and TXT
- * parsers, MX patterns, the policy's HTTPS fetch with libcurl.
+ * parsers, MX patterns.  The policy's HTTPS fetch is a program of its
+ * own (stsfetch/mj_stsfetch), so that no runner links libcurl.
  */
 #ifndef MJQ_SMTP_H
 #define MJQ_SMTP_H
@@ -19,6 +20,5 @@
 #include "smtp_tls.h"
 #include "smtp_xact.h"
 #include "mta_sts.h"
-#include "mta_sts_fetch.h"
 
 #endif

@@ -411,6 +411,55 @@ again_post() {
 	grep -q 'status=sent (.*), tls=trusted$' "$T/run.log"
 }
 
+# hang_start - a policy server that accepts and never says a word
+# (mj_testsmtpd, silent from its greeting on: the TLS handshake hangs);
+# sets WEB_PORT
+hang_start() {
+	smtpd_start hang --silent greeting
+	WEB_PORT=$PORT
+}
+
+@test "a policy server that never answers: the fetch gives up after smtp_mta_sts_timeout; none cached: delivered without MTA-STS, logged" {
+	hang_start
+	zone sts.test 1
+	server other
+	configure sts.test 'smtp_mta_sts_timeout = 1s' 'smtp_mta_sts_wait = 30s'
+	post sts.test
+	SECONDS=0
+	runq
+	# given up after the fetch's 1 s, long before the 30 s of waiting
+	[ "$SECONDS" -lt 10 ]
+	grep -q 'cannot fetch the MTA-STS policy of sts.test: https://mta-sts.sts.test/.well-known/mta-sts.txt: .*timed out after 1[0-9][0-9][0-9] milliseconds.*; delivering without MTA-STS$' "$T/run.log"
+	run -1 grep -q 'not known yet' "$T/run.log"
+	grep -q 'status=sent (.*), tls=trusted$' "$T/run.log"
+	[ "$(delivered)" -eq 1 ]
+}
+
+@test "a policy server that never answers, a policy cached: the fetch gives up, the cached policy stays in force" {
+	policy_file sts.test enforce 86400 mx1.sts.test
+	web_start
+	zone sts.test 1
+	server mx
+	configure sts.test 'smtp_mta_sts_refresh = 1s' 'smtp_mta_sts_timeout = 1s' \
+		'smtp_mta_sts_wait = 30s'
+	post sts.test
+	runq
+	grep -q 'status=sent (.*), tls=verified$' "$T/run.log"
+	# the id changes; the policy server now hangs on the same port
+	web_stop
+	smtpd_start hang --silent greeting --port "$WEB_PORT"
+	zone sts.test 2
+	sleep 1.1
+	SECONDS=0
+	again_post
+	[ "$SECONDS" -lt 10 ]
+	grep -q 'cannot fetch the MTA-STS policy of sts.test: .*timed out after 1[0-9][0-9][0-9] milliseconds.*; the cached policy stays$' "$T/run.log"
+	grep -q 'status=sent (.*), tls=verified$' "$T/run.log"
+	[ "$(delivered)" -eq 2 ]
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
+	[[ "$output" == *$'\nmta-sts: sts.test enforce id=1 '* ]]
+}
+
 @test "a changed id fetches the policy again; an unchanged id does not" {
 	policy_file sts.test enforce 86400 mx1.sts.test
 	web_start
@@ -557,4 +606,110 @@ dane_run() {
 	dane_run tlsa
 	grep -q '_[0-9]*._tcp.mx1.sts.test TLSA' "$T/dns/log"
 	grep -q 'status=sent (.*), tls=verified$' "$T/run.log"
+}
+
+@test "status while the server runs: the policy its runner fetched, in text and in -j" {
+	policy_file sts.test enforce 86400 mx1.sts.test
+	web_start
+	zone sts.test 1
+	server mx
+	configure sts.test
+	printf '[queueserv]\nmax_runners = 1\nqueue_run_delay = 1h\n' >>"$CONF"
+	queueserv_start
+	run "$MJ_QUEUESERV" -C "$CONF" status -j
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"mta_sts":[]'* ]]
+	post sts.test
+	wait_for 30 grep -q 'status=sent (.*), tls=verified$' "$QS_LOG"
+	[ -n "$(runner_pids)" ]
+	run "$MJ_QUEUESERV" -C "$CONF" status
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\nmta-sts: sts.test enforce id=1 expires=8640'[0-9]'s mx=mx1.sts.test'* ]]
+	run "$MJ_QUEUESERV" -C "$CONF" status -j
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"mta_sts":[{"domain":"sts.test","mode":"enforce","id":"1","max_age":86400,"expires_in":'8640[0-9]',"mx":["mx1.sts.test"]}]'* ]]
+	echo "$output" | python3 -m json.tool >/dev/null
+}
+
+@test "mj_stsfetch: the policy on standard output (0), why not in one line (1), a bad call (64); the runner does not link libcurl" {
+	local f=$TOP/stsfetch/mj_stsfetch
+	policy_file sts.test enforce 86400 mx1.sts.test
+	web_start
+	run -0 "$f" -A "$C/ca.crt" -c "127.0.0.1:$WEB_PORT" sts.test
+	[ "$output" = "$(cat "$T/www/mta-sts.sts.test/.well-known/mta-sts.txt")" ]
+	# -m: the size limit, the transfer cut past it
+	run -1 "$f" -A "$C/ca.crt" -c "127.0.0.1:$WEB_PORT" -m 20 sts.test
+	[ "$output" = 'https://mta-sts.sts.test/.well-known/mta-sts.txt: policy too large' ]
+	# the system store does not know the test CA
+	run -1 "$f" -c "127.0.0.1:$WEB_PORT" sts.test
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == 'https://mta-sts.sts.test/.well-known/mta-sts.txt: SSL certificate problem: '* ]]
+	run -64 "$f"
+	run -64 "$f" -t 0 sts.test
+	run -64 "$f" 'evil.test/x?'
+	run -64 "$f" 'user@evil.test'
+	run -1 grep -q libcurl <(ldd "$MJ_QUEUERUN")
+	grep -q libcurl <(ldd "$f")
+}
+
+@test "the runner's own deadline kills an mj_stsfetch that hangs; without mj_stsfetch MTA-STS is off, logged" {
+	local b=$T/bin
+	mkdir -p "$b"
+	cp "$MJ_QUEUERUN" "$b/"
+	# a helper that notes its call and hangs, in a child of its own
+	printf '#!/bin/sh\necho "$@" >%s/args\nsleep 60\n' "$T" >"$b/mj_stsfetch"
+	chmod 755 "$b/mj_stsfetch"
+	zone sts.test 1
+	server other
+	configure sts.test 'smtp_mta_sts_timeout = 1s' 'smtp_mta_sts_wait = 30s'
+	post sts.test
+	SECONDS=0
+	MJ_QUEUERUN=$b/mj_queuerun runq
+	[ "$SECONDS" -lt 15 ]
+	[ "$(cat "$T/args")" = "-m 65536 -t 1000 -A $C/ca.crt -c 127.0.0.1:1 -- sts.test" ]
+	grep -q 'cannot fetch the MTA-STS policy of sts.test: mj_stsfetch killed after 6 s; delivering without MTA-STS$' "$T/run.log"
+	grep -q 'status=sent (.*), tls=trusted$' "$T/run.log"
+	run -1 pgrep -f "sleep 60"
+	# no mj_stsfetch beside the runner, nor in ../stsfetch/
+	rm "$b/mj_stsfetch"
+	: >"$T/dns/log"
+	post sts.test
+	MJ_QUEUERUN=$b/mj_queuerun runq
+	grep -q "MTA-STS off: cannot find mj_stsfetch beside $b\$" "$T/run.log"
+	run -1 grep -q '_mta-sts' "$T/dns/log"
+	[ "$(delivered)" -eq 2 ]
+}
+
+@test "enforce: after a TLS failure at the first matching MX the next matching one is tried and gets the mail; the unmatched MX never, clear text never" {
+	cert mx2 mx2.sts.test
+	policy_file sts.test enforce 86400 mx1.sts.test mx2.sts.test
+	web_start
+	# one server behind every MX name: its certificate names mx2 only,
+	# so mx1 fails verification; mx.elsewhere.test, preferred, is not in
+	# the policy
+	{
+		echo "sts.test MX 5 mx.elsewhere.test"
+		echo "sts.test MX 10 mx1.sts.test"
+		echo "sts.test MX 20 mx2.sts.test"
+		echo "mx.elsewhere.test A 127.0.0.1"
+		echo "mx1.sts.test A 127.0.0.1"
+		echo "mx2.sts.test A 127.0.0.1"
+		echo "_mta-sts.sts.test TXT v=STSv1; id=1"
+	} >"$T/zone"
+	dnsd_start "$T/zone"
+	server mx2 --stats "$T/s/stats"
+	configure sts.test
+	post sts.test
+	runq
+	grep -q 'to=<u1@sts.test>, relay=mx2.sts.test\[127.0.0.1\]:[0-9]*, .*status=sent (.*), tls=verified$' "$T/run.log"
+	[ "$(delivered)" -eq 1 ]
+	# two sessions: mx1's, ended after STARTTLS by the failed
+	# verification, and mx2's, the one handshake the server finished
+	grep -q '^sessions=2 ' "$T/s/stats"
+	[ "$(cat "$T/s/tls")" = "2 TLSv1.3 resumed=0 sni=mx2.sts.test" ]
+	[ "$(awk '$1 == 1 { print $3 }' "$T/s/trace" | tr '\n' ' ')" = "EHLO STARTTLS " ]
+	# in clear text nothing but EHLO and STARTTLS, in either session
+	[ "$(awk '$1 == 2 && ++n <= 2 { print $3 }' "$T/s/trace" | tr '\n' ' ')" = "EHLO STARTTLS " ]
+	grep -q 'mx1.sts.test.*certificate verification failed: hostname mismatch' "$T/run.log"
+	run -1 grep -q 'mx.elsewhere.test\[' "$T/run.log"
 }

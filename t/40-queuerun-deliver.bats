@@ -219,6 +219,24 @@ saved() {
 	grep -qx 'delivered ok@d.test' "$st"
 }
 
+@test "pipe transport: a command that hangs without a word is killed at pipe_timeout, with what it started, and deferred" {
+	printf '#!/bin/sh\nsleep 300 &\necho $! >%s/child\nwait\n' "$BATS_TEST_TMPDIR" \
+		>"$BATS_TEST_TMPDIR/hang"
+	chmod +x "$BATS_TEST_TMPDIR/hang"
+	printf '[transport:pipe]\npipe_timeout = 1s\n[transport_map]\nd.test = pipe:%s/hang\nex.org = discard:\n' \
+		"$BATS_TEST_TMPDIR" >>"$CONF"
+	mjq_list ex.org l u@d.test
+	post ex.org l
+	SECONDS=0
+	RUNQ_TIMEOUT=30 runq
+	[ "$SECONDS" -lt 10 ]
+	grep -q 'to=<u@d.test>, relay=pipe, .*dsn=4.4.2, status=deferred (command timed out (pipe_timeout))$' \
+		"$BATS_TEST_TMPDIR/run.log"
+	# the command's own child went with it (its process group)
+	run ! alive "$(cat "$BATS_TEST_TMPDIR/child")"
+	grep -qx 'deferred  u@d.test' "$(state_files)"
+}
+
 @test "owner mail goes to the owners with the original sender" {
 	smtpd_start s
 	printf '[transport_map]\nex.org = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"

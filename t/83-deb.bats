@@ -90,6 +90,9 @@ sink_got() {
 	pid=$(cat /var/spool/mjq/queueserv.pid)
 	[ "$(ps -o user= -p "$pid")" = mjq ]
 	dpkg-query -W -f='${Status}\n' mjq | grep -qx 'install ok installed'
+	# the policy fetcher beside the runner, the one program with libcurl
+	[ -x /usr/sbin/mj_stsfetch ]
+	[ -z "$(ldd /usr/sbin/mj_queuerun | grep libcurl)" ]
 	# postinst: the user and the directories, the first mjq.conf
 	getent passwd mjq | grep -q ':/var/lib/mjq:/usr/sbin/nologin$'
 	[ "$(stat -c '%a %U:%G' /var/spool/mjq)" = "750 mjq:mjq" ]
@@ -124,6 +127,7 @@ sink_got() {
 	[ "$status" -eq 0 ]
 	gone "$pid"
 	[ ! -e /usr/sbin/mj_queueserv ]
+	[ ! -e /usr/sbin/mj_stsfetch ]
 	[ -f /etc/mjq/mjq.conf ]
 	[ -d /var/spool/mjq ]
 	[ -f /var/lib/mjq/lists/example.org/t83/subscribers ]

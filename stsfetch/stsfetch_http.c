@@ -1,44 +1,49 @@
 /*
- * mta_sts_fetch.c - an MTA-STS policy over HTTPS with libcurl (RFC 8461
+ * stsfetch_http.c - an MTA-STS policy over HTTPS with libcurl (RFC 8461
  * 3.3): HTTPS only, the server's certificate verified for
  * mta-sts.<domain> against the system CA store or a CAfile, redirects
  * refused (not followed, and a 3xx is a failure), the body bounded by the
- * caller's buffer (at most MTA_STS_POLICY_MAX: the transfer is cut past
- * it), the whole transfer bounded in time, status 200 and a media type
- * of text/plain required.  No proxy, no cookies, no other protocol.
+ * caller's buffer (mj_stsfetch -m: the transfer is cut past it), the
+ * whole transfer bounded in time, status 200 and a media type of
+ * text/plain required.  No proxy, no cookies, no other protocol.
  *
- * One easy handle per fetch: fetches are rare (a policy is cached for
- * its max_age), and a handle kept between them would keep a connection
- * open to a web server we may never ask again.
+ * One easy handle per fetch, and one fetch per mj_stsfetch process.
  */
 #include <curl/curl.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include "mta_sts_fetch.h"
+#include "stsfetch_http.h"
 
 /* The body as it comes: cut off when it does not fit. */
-struct mta_sts_body {
+struct stsfetch_body {
 	char *buf;
 	size_t cap, len;
 	int over;
 };
 
-/* mta_sts_fetch_init - libcurl's global set-up, once, before any thread
+/* stsfetch_http_init - libcurl's global set-up, once, before any thread
  * fetches; -1 when it fails */
 int
-mta_sts_fetch_init(void)
+stsfetch_http_init(void)
 {
 	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1;
 }
 
-/* mta_sts_fetch_write - libcurl's write callback: keep what fits, stop
+/* stsfetch_http_cleanup - libcurl's global clean-up, once, at the end */
+void
+stsfetch_http_cleanup(void)
+{
+	curl_global_cleanup();
+}
+
+/* stsfetch_http_write - libcurl's write callback: keep what fits, stop
  * the transfer when the body is too large */
 static size_t
-mta_sts_fetch_write(char *p, size_t size, size_t n, void *arg)
+stsfetch_http_write(char *p, size_t size, size_t n, void *arg)
 {
-	struct mta_sts_body *b = arg;
+	struct stsfetch_body *b = arg;
 
 	n *= size;
 	if (n > b->cap - b->len) {
@@ -50,9 +55,9 @@ mta_sts_fetch_write(char *p, size_t size, size_t n, void *arg)
 	return n;
 }
 
-/* mta_sts_fetch_check - status 200 and text/plain, after the transfer */
+/* stsfetch_http_check - status 200 and text/plain, after the transfer */
 static int
-mta_sts_fetch_check(CURL *h, char *why, size_t whylen)
+stsfetch_http_check(CURL *h, char *why, size_t whylen)
 {
 	const char *ct = NULL;
 	long code = 0;
@@ -78,11 +83,10 @@ mta_sts_fetch_check(CURL *h, char *why, size_t whylen)
 	return 0;
 }
 
-/* mta_sts_fetch_setup - the options of one fetch */
+/* stsfetch_http_setup - the options of one fetch */
 static int
-mta_sts_fetch_setup(CURL *h, const char *url,
-    const struct mta_sts_fetch_conf *cf, struct curl_slist *to,
-    struct mta_sts_body *b, char *err)
+stsfetch_http_setup(CURL *h, const char *url, const struct stsfetch_conf *cf,
+    struct curl_slist *to, struct stsfetch_body *b, char *err)
 {
 	int bad = 0;
 
@@ -98,7 +102,7 @@ mta_sts_fetch_setup(CURL *h, const char *url,
 	bad |= curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE,
 		   (curl_off_t)b->cap) != CURLE_OK;
 	bad |= curl_easy_setopt(
-		   h, CURLOPT_WRITEFUNCTION, mta_sts_fetch_write) != CURLE_OK;
+		   h, CURLOPT_WRITEFUNCTION, stsfetch_http_write) != CURLE_OK;
 	bad |= curl_easy_setopt(h, CURLOPT_WRITEDATA, b) != CURLE_OK;
 	bad |= curl_easy_setopt(h, CURLOPT_ERRORBUFFER, err) != CURLE_OK;
 	bad |=
@@ -111,13 +115,13 @@ mta_sts_fetch_setup(CURL *h, const char *url,
 	return bad ? -1 : 0;
 }
 
-/* mta_sts_fetch - the policy of domain into buf (len bytes); 0, or -1
+/* stsfetch_http - the policy of domain into buf (len bytes); 0, or -1
  * with why */
 int
-mta_sts_fetch(const char *domain, const struct mta_sts_fetch_conf *cf,
-    char *buf, size_t buflen, size_t *len, char *why, size_t whylen)
+stsfetch_http(const char *domain, const struct stsfetch_conf *cf, char *buf,
+    size_t buflen, size_t *len, char *why, size_t whylen)
 {
-	struct mta_sts_body b = {buf, buflen, 0, 0};
+	struct stsfetch_body b = {buf, buflen, 0, 0};
 	char url[400], to[400], err[CURL_ERROR_SIZE] = "";
 	struct curl_slist *tol = NULL;
 	CURLcode rc;
@@ -143,14 +147,14 @@ mta_sts_fetch(const char *domain, const struct mta_sts_fetch_conf *cf,
 		curl_slist_free_all(tol);
 		return -1;
 	}
-	if (mta_sts_fetch_setup(h, url, cf, tol, &b, err) == -1)
+	if (stsfetch_http_setup(h, url, cf, tol, &b, err) == -1)
 		snprintf(why, whylen, "cannot set libcurl's options");
 	else if ((rc = curl_easy_perform(h)) != CURLE_OK)
 		snprintf(why, whylen, "%s: %s", url,
 		    b.over || rc == CURLE_FILESIZE_EXCEEDED ? "policy too large"
 		    : err[0]				    ? err
 			     : curl_easy_strerror(rc));
-	else if (mta_sts_fetch_check(h, why, whylen) == 0) {
+	else if (stsfetch_http_check(h, why, whylen) == 0) {
 		*len = b.len;
 		r = 0;
 	}
