@@ -221,15 +221,20 @@ bounce_prose(const char *p, size_t len, struct bounce_found *bf)
 {
 	const char *end = p + len, *nl, *e, *gt, *line, *since = NULL;
 	int after = 0, i, last = -1;
+	size_t n;
 
 	for (; p < end; p = nl + 1) {
 		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
 			nl = end;
 		line = p;
-		for (e = nl; e > p && isspace((unsigned char)e[-1]); e--)
+		/* the line's length, trailing space off, as a size: gcc's
+		 * -fsanitize build cannot see that e - p is never negative */
+		for (n = (size_t)(nl - p);
+		     n > 0 && isspace((unsigned char)p[n - 1]); n--)
 			;
-		if (memmem(p, (size_t)(e - p), "failed", 6) != NULL ||
-		    memmem(p, (size_t)(e - p), "fatal error", 11) != NULL)
+		e = p + n;
+		if (memmem(p, n, "failed", 6) != NULL ||
+		    memmem(p, n, "fatal error", 11) != NULL)
 			after = 1;
 		i = -2;
 		if (*p == '<' &&
