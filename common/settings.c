@@ -108,6 +108,15 @@ static const struct conf_key unsubscribe_keys[] = {
 	S(unsubscribe_per_minute), NULL},
 };
 
+static const struct conf_key cluster_keys[] = {
+    STRKEY("redis", "", cluster_redis),
+    STRKEY("password", "", cluster_password),
+    STRKEY("node_name", "", cluster_node),
+    {"lease_time", CONF_DURATION, "30s", 2, 3600, S(cluster_lease_time), NULL},
+    {"expected_nodes", CONF_INT, "1", 1, 1000, S(cluster_expected_nodes), NULL},
+    {"timeout_ms", CONF_INT, "250", 10, 60000, S(cluster_timeout_ms), NULL},
+};
+
 #define TABLE(name, keys)                                                      \
 	{                                                                      \
 		name, keys, sizeof(keys) / sizeof(keys[0])                     \
@@ -127,6 +136,7 @@ static const struct settings_table {
     TABLE("arc", arc_keys),
     TABLE("dmarc", dmarc_keys),
     TABLE("unsubscribe", unsubscribe_keys),
+    TABLE("cluster", cluster_keys),
 };
 #define NTABLES (sizeof(settings_tables) / sizeof(settings_tables[0]))
 

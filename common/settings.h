@@ -68,6 +68,13 @@ struct settings {
 	long long unsubscribe_token_lifetime;
 	long long unsubscribe_address_per_hour; /* one-click POSTs, 0 none */
 	long long unsubscribe_per_minute;	/* all of them, 0 none */
+	/* [cluster] (cluster/: limits shared with other hosts in Redis) */
+	char cluster_redis[PATH_MAX]; /* host:port or a socket path; "": off */
+	char cluster_password[128];
+	char cluster_node[64]; /* "": the host name */
+	long long cluster_lease_time;
+	long long cluster_expected_nodes;
+	long long cluster_timeout_ms;
 };
 
 int settings_load(struct settings *s, const char *path, int missing_ok,

@@ -1,0 +1,32 @@
+/*
+ * cluster_script.h - the Lua scripts Redis runs for the shared limits
+ * (cluster_script.c): their names, sources, and the keys of one
+ * destination.
+ */
+#ifndef MJQ_CLUSTER_SCRIPT_H
+#define MJQ_CLUSTER_SCRIPT_H
+
+#include <stddef.h>
+
+enum cluster_script {
+	CLUSTER_SCRIPT_TAKE,  /* dead? lease? rate? then take */
+	CLUSTER_SCRIPT_RENEW, /* push the expiry of leases held */
+	CLUSTER_SCRIPT_DEAD,  /* set or clear the dead time */
+	CLUSTER_SCRIPT_N
+};
+
+/* What CLUSTER_SCRIPT_TAKE answers first ({code, ms}). */
+#define CLUSTER_TAKE_GO 0
+#define CLUSTER_TAKE_FULL 1
+#define CLUSTER_TAKE_RATE 2
+#define CLUSTER_TAKE_DEAD 3
+
+/* cluster_script_source - the Lua text of a script */
+const char *cluster_script_source(enum cluster_script s);
+/* cluster_script_keys - the Redis keys of destination key: leases, rate
+ * and dead, each "mjq:{key}:what" (one hash slot: a Redis Cluster runs
+ * each script on one node); -1 when they do not fit */
+int cluster_script_keys(
+    const char *key, char *lease, char *rate, char *dead, size_t len);
+
+#endif
