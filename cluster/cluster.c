@@ -240,10 +240,14 @@ cluster_tick(struct cluster *c, double now, cluster_open_fn *open, void *arg)
 	struct cluster_key **pp, *k;
 	int renew, want, n, idle = 0;
 
+	/* Back to Redis as soon as it answers, leases held or not. */
+	if (c->r.mode == CLUSTER_FALLBACK)
+		(void)cluster_redis_up(&c->r, now);
 	if (c->keys == NULL)
-		return 0;
-	renew = (cluster_redis_up(&c->r, now) &&
-		 (now >= c->next_renew || c->r.reconnected));
+		return c->r.ctx == NULL && c->r.mode == CLUSTER_FALLBACK
+			   ? c->r.next_try
+			   : 0;
+	renew = c->r.ctx != NULL && (now >= c->next_renew || c->r.reconnected);
 	c->r.reconnected = 0;
 	for (pp = &c->keys; (k = *pp) != NULL;) {
 		n = open(arg, k->tag);

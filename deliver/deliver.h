@@ -15,4 +15,9 @@
 #include "delivery_conf.h"
 #include "deliver_sts.h"
 
+/* deliver_sessions_open - this runner's SMTP sessions to nexthop open
+ * now, idle ones included (deliver_cache.c); what [cluster] leases are
+ * kept for */
+int deliver_sessions_open(const char *nexthop);
+
 #endif

@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "deliver.h"
 #include "deliver_cache.h"
 
 /* One nexthop's sessions. */
@@ -272,4 +273,17 @@ deliver_cache_reap(double now, int all)
 		dead = c->next;
 		deliver_cache_free(c);
 	}
+}
+
+/* deliver_sessions_open - sessions to nexthop open (deliver.h) */
+int
+deliver_sessions_open(const char *nexthop)
+{
+	struct deliver_host *h;
+	int n;
+
+	pthread_mutex_lock(&deliver_cache_mu);
+	n = (h = deliver_cache_host(nexthop, 0)) != NULL ? h->open : 0;
+	pthread_mutex_unlock(&deliver_cache_mu);
+	return n;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "deliver.h"
+#include "dest_cluster.h"
 #include "dest_share.h"
 #include "dispatch.h"
 #include "fail_log.h"
@@ -293,7 +294,10 @@ dispatch_run(struct queuerun *q, double now)
 			if (q->admit_slot >= 0)
 				spool_dest_release(
 				    &q->share, q->admit_rec, q->admit_slot);
+			if (q->admit_cluster)
+				dest_cluster_release(q, e, now);
 			q->admit_rec = q->admit_slot = -1;
+			q->admit_cluster = 0;
 			sched_core_done(
 			    q->sched, e, SCHED_FAIL_OTHER, now, NULL);
 			break;

@@ -1,0 +1,183 @@
+#!/usr/bin/env bats
+# t/54-cluster.bats - several mjq hosts sharing their limits through
+# Redis ([cluster], cluster/): a private redis-server on a unix socket in
+# the test's directory, three mj_queueserv nodes with their own spools,
+# configurations and lists, one receiver (mj_testsmtpd) that answers 421
+# beyond N sessions at once, counted by itself (--stats).
+#
+# With destination_concurrency_limit = N on every node the nodes take a
+# lease per session from Redis, so the receiver never sees more than N
+# sessions, refuses none, and every recipient arrives once.  A node
+# killed with -9 stops renewing its leases: they expire within
+# lease_time and the others take them; restarted, it finishes its own
+# messages from its spool.  With Redis stopped the nodes go on under
+# their local shares (limit / expected_nodes) and nothing is lost;
+# Redis back, they share again.  The scripts themselves are checked
+# with mj_clustertry (one lease, rate and dead step each).
+
+bats_require_minimum_version 1.5.0
+load helpers
+load smtp_helpers
+
+MJ_CLUSTERTRY=$TOP/t/tools/mj_clustertry
+MJQ_LIST_POSTING=open
+
+setup() {
+	command -v redis-server >/dev/null || skip "redis-server is not installed"
+	REDIS=$BATS_TEST_TMPDIR/redis
+	NODES=
+}
+
+teardown() {
+	local i
+	for i in $NODES; do
+		node_stop "$i"
+	done
+	servers_stop
+	redis_stop
+}
+
+# redis_start - a private redis-server on $REDIS/sock (no port, nothing
+# saved); returns once it answers
+redis_start() {
+	mkdir -p "$REDIS"
+	redis-server --port 0 --unixsocket "$REDIS/sock" --unixsocketperm 700 \
+		--save '' --appendonly no --dir "$REDIS" \
+		>>"$REDIS/log" 2>&1 3>&- &
+	echo $! >"$REDIS/pid"
+	wait_for 10 redis_ping
+}
+
+# redis_ping - the private Redis answers
+redis_ping() {
+	[ "$(redis-cli -s "$REDIS/sock" ping 2>/dev/null)" = PONG ]
+}
+
+# redis_stop - stop it (kill, wait until its socket is gone)
+redis_stop() {
+	[ -f "$REDIS/pid" ] || return 0
+	stop_pid "$(cat "$REDIS/pid")"
+	rm -f "$REDIS/pid" "$REDIS/sock"
+}
+
+# node_setup I RCPTS [INI...] - node I's spool, lists and config under
+# $BATS_TEST_TMPDIR/nI: a list big@ex.org of RCPTS subscribers
+# nI-K@d.test, d.test sent to the receiver at $PORT, [cluster] on the
+# private Redis; extra INI lines appended
+node_setup() {
+	local i=$1 rcpts=$2 d=$BATS_TEST_TMPDIR/n$1
+	shift 2
+	mkdir -p "$d/spool/tmp" "$d/spool/QUEUE" "$d/lists/ex.org/big"
+	seq -f "n$i-%g@d.test" 1 "$rcpts" >"$d/lists/ex.org/big/subscribers"
+	printf '[list]\nposting = open\n' >"$d/lists/ex.org/big/config"
+	{
+		printf '[dkim]\nsign = no\n'
+		printf '[spool]\ndir = %s\n[lists]\ndir = %s\n' "$d/spool" "$d/lists"
+		printf '[enqueue]\nstart_server = no\n'
+		cat <<-EOF2
+			[queueserv]
+			runner_program = $MJ_QUEUERUN
+			max_runners = 2
+			min_runners = 2
+			queue_run_delay = 1s
+			[delivery]
+			destination_recipient_limit = 10
+			minimal_backoff_time = 1s
+			maximal_backoff_time = 2s
+			[transport_map]
+			d.test = smtp:[127.0.0.1]:$PORT
+			[cluster]
+			redis = $REDIS/sock
+			node_name = n$i
+			lease_time = 3s
+			expected_nodes = 3
+		EOF2
+		printf '%s\n' "$@"
+	} >"$d/mjq.conf"
+}
+
+# node_start I - node I's mj_queueserv in the background (log
+# $BATS_TEST_TMPDIR/nI/log, pid in nI/pid); returns once it answers
+node_start() {
+	local d=$BATS_TEST_TMPDIR/n$1
+	"$MJ_QUEUESERV" -f -d -C "$d/mjq.conf" </dev/null >>"$d/log" 2>&1 3>&- &
+	echo $! >"$d/pid"
+	NODES="$NODES $1"
+	wait_for 10 "$MJ_QUEUESERV" -C "$d/mjq.conf" status >/dev/null 2>&1
+}
+
+# node_stop I - stop node I's server (SIGTERM, SIGKILL after 10 s)
+node_stop() {
+	local p
+	p=$(cat "$BATS_TEST_TMPDIR/n$1/pid" 2>/dev/null) || return 0
+	if alive "$p"; then
+		kill -TERM "$p" 2>/dev/null
+		wait_for 10 eval "! alive $p" || kill -KILL "$p" 2>/dev/null
+	fi
+	rm -f "$BATS_TEST_TMPDIR/n$1/pid"
+}
+
+# node_post I - a post to node I's list
+node_post() {
+	printf 'From: p@example.net\nSubject: from n%s\n\nhello\n' "$1" |
+		"$MJ_ENQUEUE" -C "$BATS_TEST_TMPDIR/n$1/mjq.conf" -d ex.org -l big \
+			-r -f p@example.net
+}
+
+# node_queue I - node I's outstanding messages
+node_queue() {
+	find "$BATS_TEST_TMPDIR/n$1/spool/QUEUE" -type f ! -name '.*' | wc -l
+}
+
+# received - recipients the receiver accepted
+received() {
+	wc -l <"$BATS_TEST_TMPDIR/s/log" | tr -d ' '
+}
+
+# drained TOTAL - the receiver has TOTAL recipients and every node's
+# queue is empty
+drained() {
+	local i
+	[ "$(received)" -ge "$1" ] || return 1
+	for i in $NODES; do
+		[ "$(node_queue "$i")" -eq 0 ] || return 1
+	done
+}
+
+# stat NAME - a field of the receiver's --stats line
+stat() {
+	tr ' ' '\n' <"$BATS_TEST_TMPDIR/s/stats" | sed -n "s/^$1=//p"
+}
+
+# once TOTAL - every recipient arrived, none twice
+once() {
+	local dup
+	dup=$(sed 's/.* //' "$BATS_TEST_TMPDIR/s/log" | sort | uniq -d | head -3)
+	echo "received $(received) of $1; twice: ${dup:-none}"
+	[ -z "$dup" ]
+	[ "$(received)" -eq "$1" ]
+}
+
+@test "three nodes with the destination's limit N: the receiver never sees more than N sessions and refuses none" {
+	redis_start
+	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats"
+	for i in 1 2 3; do
+		node_setup "$i" 400 "[transport:smtp]" "destination_concurrency_limit = 3"
+		node_start "$i"
+	done
+	for i in 1 2 3; do
+		node_post "$i"
+	done
+	wait_for 120 drained 1200
+	cat "$BATS_TEST_TMPDIR/s/stats"
+	[ "$(stat refused)" -eq 0 ]
+	[ "$(stat max_open)" -le 3 ]
+	[ "$(stat max_open)" -ge 2 ]
+	once 1200
+	# the nodes shared: status says so, and the leases are in Redis
+	run "$MJ_QUEUESERV" -C "$BATS_TEST_TMPDIR/n1/mjq.conf" status
+	[[ "$output" == *"cluster: node n1, Redis $REDIS/sock: limits shared for "* ]]
+	redis-cli -s "$REDIS/sock" --scan --pattern 'mjq:*' >"$BATS_TEST_TMPDIR/keys"
+	grep -qx 'mjq:{smtp:\[127.0.0.1\]:'"$PORT"'}:lease' "$BATS_TEST_TMPDIR/keys" ||
+		{ cat "$BATS_TEST_TMPDIR/keys"; false; }
+}
