@@ -33,7 +33,6 @@
 
 /* How soon a destination refused a lease is asked again (seconds). */
 #define DEST_CLUSTER_POLL 0.1
-#define DEST_CLUSTER_KEY_MAX 400
 
 /* dest_share_key - the destination's key (dest_cluster.h) */
 int
@@ -128,38 +127,39 @@ dest_cluster_admit(struct queuerun *q, const char *transport,
 	}
 }
 
-/* dest_cluster_release - a delivery under a lease of e's destination
- * ended, or did not start after all */
+/* dest_cluster_ref - what the outcome of a delivery to e's
+ * destination needs, copied while e lives (sched_core_done frees it) */
 void
-dest_cluster_release(struct queuerun *q, struct sched_entry *e, double now)
+dest_cluster_ref(const struct queuerun *q, struct sched_entry *e,
+    struct dest_cluster_ref *ref)
 {
 	const char *nh = sched_entry_nexthop(e);
-	char key[DEST_CLUSTER_KEY_MAX];
 
-	if (q->cluster != NULL &&
-	    dest_share_key(sched_entry_transport(e), nh, key, sizeof(key)) == 0)
-		cluster_done(q->cluster, key, deliver_sessions_open(nh), now);
+	ref->ok = q->cluster != NULL &&
+		  dest_share_key(sched_entry_transport(e), nh, ref->key,
+		      sizeof(ref->key)) == 0 &&
+		  strlcpy(ref->nexthop, nh, sizeof(ref->nexthop)) <
+		      sizeof(ref->nexthop);
 }
 
-/* dest_cluster_done - the lease kept for an open session, or given
- * back; a change of the dead state told to every node */
+/* dest_cluster_done - a delivery to ref's destination ended, or did not
+ * start after all: its lease (leased) kept for the session while it is
+ * open, else given back; a change of the dead state told to every node
+ * (st: after the feedback, was_dead: before; NULL: unknown) */
 void
-dest_cluster_done(struct queuerun *q, const struct qr_batch *b, int was_dead,
-    const struct sched_dest_state *st, double now)
+dest_cluster_done(struct queuerun *q, const struct dest_cluster_ref *ref,
+    int leased, int was_dead, const struct sched_dest_state *st, double now)
 {
-	const char *tr = sched_entry_transport(b->entry);
-	const char *nh = sched_entry_nexthop(b->entry);
-	char key[DEST_CLUSTER_KEY_MAX];
-
-	if (b->cluster)
-		dest_cluster_release(q, b->entry, now);
-	if (q->cluster == NULL ||
-	    dest_share_key(tr, nh, key, sizeof(key)) == -1)
+	if (!ref->ok)
 		return;
+	if (leased)
+		cluster_done(q->cluster, ref->key,
+		    deliver_sessions_open(ref->nexthop), now);
 	if (st != NULL && st->ds.dead && !was_dead)
-		cluster_dead(q->cluster, key, st->ds.dead_until - now, now);
+		cluster_dead(
+		    q->cluster, ref->key, st->ds.dead_until - now, now);
 	else if (st != NULL && !st->ds.dead && was_dead)
-		cluster_dead(q->cluster, key, 0, now);
+		cluster_dead(q->cluster, ref->key, 0, now);
 }
 
 /* dest_cluster_sessions - cluster_open_fn: our sessions to a nexthop */

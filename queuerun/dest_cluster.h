@@ -11,8 +11,9 @@
 #include "cluster.h"
 #include "sched.h"
 
+#define DEST_CLUSTER_KEY_MAX 400
+
 struct queuerun;
-struct qr_batch;
 
 /* dest_cluster_open - [cluster] on: Redis is reached on first use */
 void dest_cluster_open(struct queuerun *q);
@@ -28,15 +29,22 @@ enum cluster_mode dest_cluster_mode(
  * now, with st telling the scheduler why (rate time, dead) */
 int dest_cluster_admit(struct queuerun *q, const char *transport,
     const char *nexthop, double now, struct sched_dest_state *st);
-/* dest_cluster_release - a delivery under a lease of e's destination
- * ended, or did not start after all */
-void dest_cluster_release(
-    struct queuerun *q, struct sched_entry *e, double now);
-/* dest_cluster_done - b's delivery ended: its lease kept for the
- * session while it stays open, else given back; the dead state told to
- * the other nodes when it changed (was_dead: before the feedback) */
-void dest_cluster_done(struct queuerun *q, const struct qr_batch *b,
-    int was_dead, const struct sched_dest_state *st, double now);
+/* What the outcome of a delivery needs of its destination. */
+struct dest_cluster_ref {
+	int ok; /* [cluster] on and the key built */
+	char key[DEST_CLUSTER_KEY_MAX];
+	char nexthop[DEST_CLUSTER_KEY_MAX];
+};
+
+/* dest_cluster_ref - ref for e's destination, copied while e lives */
+void dest_cluster_ref(const struct queuerun *q, struct sched_entry *e,
+    struct dest_cluster_ref *ref);
+/* dest_cluster_done - a delivery to ref's destination ended, or did not
+ * start after all: its lease (leased) kept for the session while it is
+ * open, else given back; the dead state told to the other nodes when it
+ * changed (st after the feedback, was_dead before; st NULL: unknown) */
+void dest_cluster_done(struct queuerun *q, const struct dest_cluster_ref *ref,
+    int leased, int was_dead, const struct sched_dest_state *st, double now);
 /* dest_cluster_tick - renew, trim, retry; when next (epoch s), or 0 */
 double dest_cluster_tick(struct queuerun *q, double now);
 /* dest_share_key - the destination's key, the one place it is built:

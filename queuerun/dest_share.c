@@ -208,11 +208,16 @@ dest_share_done(
 	struct sched_dest_state st;
 	struct spool_dest_rec *r;
 	int flags, busy, mine, idx = b->share_rec, havelock, shared = 0;
+	struct dest_cluster_ref ref;
 	int was_dead = 0;
 
+	/* (the entry, and with it tr and nh, may be gone after
+	 * sched_core_done) */
+	dest_cluster_ref(q, b->entry, &ref);
 	if (b->share_slot < 0 || sd->fd == -1) {
-		dest_cluster_done(q, b, 0, NULL, now);
-		return sched_core_done(q->sched, b->entry, o, now, NULL);
+		flags = sched_core_done(q->sched, b->entry, o, now, NULL);
+		dest_cluster_done(q, &ref, b->cluster, 0, NULL, now);
+		return flags;
 	}
 	havelock = spool_dest_lock(sd) == 0;
 	r = &sd->rec[idx];
@@ -225,7 +230,8 @@ dest_share_done(
 		was_dead = st.ds.dead;
 	}
 	flags = sched_core_done(q->sched, b->entry, o, now, &st);
-	dest_cluster_done(q, b, was_dead, shared ? &st : NULL, now);
+	dest_cluster_done(
+	    q, &ref, b->cluster, was_dead, shared ? &st : NULL, now);
 	if (shared) {
 		dest_share_put(r, &st, now);
 		dest_share_count(r, b, o, now);

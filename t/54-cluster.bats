@@ -63,7 +63,7 @@ redis_stop() {
 # node_setup I RCPTS [INI...] - node I's spool, lists and config under
 # $BATS_TEST_TMPDIR/nI: a list big@ex.org of RCPTS subscribers
 # nI-K@d.test, d.test sent to the receiver at $PORT, [cluster] on the
-# private Redis; extra INI lines appended
+# private Redis (none when NO_CLUSTER is set); extra INI lines appended
 node_setup() {
 	local i=$1 rcpts=$2 d=$BATS_TEST_TMPDIR/n$1
 	shift 2
@@ -86,12 +86,10 @@ node_setup() {
 			maximal_backoff_time = 2s
 			[transport_map]
 			d.test = smtp:[127.0.0.1]:$PORT
-			[cluster]
-			redis = $REDIS/sock
-			node_name = n$i
-			lease_time = 3s
-			expected_nodes = 3
 		EOF2
+		[ -n "${NO_CLUSTER:-}" ] ||
+			printf '[cluster]\nredis = %s\nnode_name = n%s\n%s\n%s\n' \
+				"$REDIS/sock" "$i" "lease_time = 3s" "expected_nodes = 3"
 		printf '%s\n' "$@"
 	} >"$d/mjq.conf"
 }
@@ -149,6 +147,12 @@ stat() {
 	tr ' ' '\n' <"$BATS_TEST_TMPDIR/s/stats" | sed -n "s/^$1=//p"
 }
 
+# no_crash - no runner of any node died of a fault
+no_crash() {
+	run -1 grep -h 'signal 11\|signal 6\|Segmentation\|Aborted' \
+		"$BATS_TEST_TMPDIR"/n*/log
+}
+
 # once TOTAL - every recipient arrived, none twice
 once() {
 	local dup
@@ -174,10 +178,156 @@ once() {
 	[ "$(stat max_open)" -le 3 ]
 	[ "$(stat max_open)" -ge 2 ]
 	once 1200
+	no_crash
 	# the nodes shared: status says so, and the leases are in Redis
 	run "$MJ_QUEUESERV" -C "$BATS_TEST_TMPDIR/n1/mjq.conf" status
 	[[ "$output" == *"cluster: node n1, Redis $REDIS/sock: limits shared for "* ]]
 	redis-cli -s "$REDIS/sock" --scan --pattern 'mjq:*' >"$BATS_TEST_TMPDIR/keys"
 	grep -qx 'mjq:{smtp:\[127.0.0.1\]:'"$PORT"'}:lease' "$BATS_TEST_TMPDIR/keys" ||
 		{ cat "$BATS_TEST_TMPDIR/keys"; false; }
+}
+
+@test "the same three nodes without [cluster]: each keeps only its own limit, and the receiver refuses sessions (what the leases prevent)" {
+	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats"
+	for i in 1 2 3; do
+		NO_CLUSTER=1 node_setup "$i" 400 "[transport:smtp]" "destination_concurrency_limit = 3"
+		node_start "$i"
+	done
+	for i in 1 2 3; do
+		node_post "$i"
+	done
+	wait_for 120 drained 1200
+	cat "$BATS_TEST_TMPDIR/s/stats"
+	[ "$(stat refused)" -gt 0 ]
+	once 1200
+	run "$MJ_QUEUESERV" -C "$BATS_TEST_TMPDIR/n1/mjq.conf" status
+	[[ "$output" != *"cluster:"* ]]
+}
+
+# node_kill I - kill -9 node I: its server and its runners at once
+node_kill() {
+	local p
+	p=$(cat "$BATS_TEST_TMPDIR/n$1/pid")
+	kill -KILL "$p" $(pgrep -P "$p") 2>/dev/null
+	wait_for 5 eval "! alive $p"
+	rm -f "$BATS_TEST_TMPDIR/n$1/pid"
+}
+
+# leases PATTERN - the lease members of d.test's key matching PATTERN
+leases() {
+	redis-cli -s "$REDIS/sock" zrange "mjq:{smtp:[127.0.0.1]:$PORT}:lease" 0 -1 |
+		grep -c "$1"
+}
+
+@test "kill -9 of a node mid-post: its leases expire within lease_time, the others take them; restarted it finishes its own messages" {
+	local t0 t1
+	redis_start
+	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats" \
+		--delay eod=20
+	for i in 1 2 3; do
+		node_setup "$i" 1000 "[transport:smtp]" "destination_concurrency_limit = 3"
+		node_start "$i"
+	done
+	for i in 1 2 3; do
+		node_post "$i"
+	done
+	# node 1 is delivering: it holds leases
+	wait_for 30 eval '[ "$(grep -c "to=<n1-" "$BATS_TEST_TMPDIR/s/log")" -ge 100 ] && [ "$(leases "^n1:")" -ge 1 ]'
+	node_kill 1
+	t0=$(date +%s.%N)
+	# its leases stay until they expire (3 s), then the others hold them
+	wait_for 10 eval '[ "$(leases "^n1:")" -eq 0 ]'
+	t1=$(date +%s.%N)
+	echo "n1's leases gone after $(echo "$t1 - $t0" | bc) s"
+	[ "$(echo "$t1 - $t0 <= 4" | bc)" -eq 1 ]
+	wait_for 10 eval '[ "$(leases "^n[23]:")" -ge 2 ]'
+	NODES="2 3"
+	wait_for 120 eval '[ "$(node_queue 2)" -eq 0 ] && [ "$(node_queue 3)" -eq 0 ]'
+	# node 1's post is still in its spool; restarted, it finishes it
+	[ "$(node_queue 1)" -eq 1 ]
+	[ "$(grep -c "to=<n1-" "$BATS_TEST_TMPDIR/s/log")" -lt 1000 ]
+	node_start 1
+	wait_for 120 drained 3000
+	cat "$BATS_TEST_TMPDIR/s/stats"
+	[ "$(stat refused)" -eq 0 ]
+	[ "$(stat max_open)" -le 3 ]
+	# every recipient once, but for node 1's batches in flight at the kill
+	# (delivered, not yet marked; at most 2 runners x 10 recipients... per
+	# thread)
+	[ "$(sed 's/.* //' "$BATS_TEST_TMPDIR/s/log" | sort -u | wc -l)" -eq 3000 ]
+	[ -z "$(sed 's/.* //' "$BATS_TEST_TMPDIR/s/log" | sort | uniq -d | grep -v 'to=<n1-')" ]
+	[ "$(received)" -le $((3000 + 60)) ]
+	no_crash
+}
+
+@test "Redis stopped mid-run: the nodes go on under their local shares, nothing lost; Redis back: shared again" {
+	redis_start
+	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats" \
+		--delay eod=20
+	for i in 1 2 3; do
+		node_setup "$i" 1500 "[transport:smtp]" "destination_concurrency_limit = 3"
+		node_start "$i"
+	done
+	for i in 1 2 3; do
+		node_post "$i"
+	done
+	wait_for 30 eval '[ "$(received)" -ge 600 ]'
+	redis_stop
+	for i in 1 2 3; do
+		wait_for 10 eval "'$MJ_QUEUESERV' -C '$BATS_TEST_TMPDIR/n$i/mjq.conf' status |
+			grep -q 'unreachable, local shares'"
+	done
+	# delivery goes on without Redis
+	local n=$(received)
+	wait_for 30 eval '[ "$(received)" -ge $((n + 300)) ]'
+	run "$MJ_QUEUESERV" -C "$BATS_TEST_TMPDIR/n1/mjq.conf" status -j
+	python3 -c 'import json,sys; c = json.load(sys.stdin)["cluster"]
+assert c["node"] == "n1" and c["state"] == "local" and c["expected_nodes"] == 3, c' <<<"$output"
+	run "$MJ_QUEUESERV" -C "$BATS_TEST_TMPDIR/n1/mjq.conf" status -p
+	[[ "$output" == *'mjq_cluster_shared{node="n1"} 0'* ]]
+	redis_start
+	for i in 1 2 3; do
+		wait_for 10 eval "'$MJ_QUEUESERV' -C '$BATS_TEST_TMPDIR/n$i/mjq.conf' status |
+			grep -q 'limits shared'"
+	done
+	run "$MJ_QUEUESERV" -C "$BATS_TEST_TMPDIR/n1/mjq.conf" status -p
+	[[ "$output" == *'mjq_cluster_shared{node="n1"} 1'* ]]
+	wait_for 120 drained 4500
+	once 4500
+	no_crash
+	# each runner said it once, and said it was back
+	for i in 1 2 3; do
+		grep 'cluster' "$BATS_TEST_TMPDIR/n$i/log"
+		[ "$(grep -c 'cluster: Redis at .* unreachable' "$BATS_TEST_TMPDIR/n$i/log")" -ge 1 ]
+		[ "$(grep -c 'cluster: Redis at .* unreachable' "$BATS_TEST_TMPDIR/n$i/log")" -le 2 ]
+		grep -q 'cluster: Redis at .* is back; limits are shared again' "$BATS_TEST_TMPDIR/n$i/log"
+		cat "$BATS_TEST_TMPDIR/n$i/log" | grep cluster
+	done
+}
+
+@test "a rate limit of R per minute to one destination across three nodes holds within 5%" {
+	local c0 c1 t0 t1 rate
+	redis_start
+	smtpd_start s
+	for i in 1 2 3; do
+		node_setup "$i" 300 "[transport:smtp]" "destination_recipient_limit = 1" \
+			"destination_rate_limit = 600/1m"
+		node_start "$i"
+	done
+	for i in 1 2 3; do
+		node_post "$i"
+	done
+	wait_for 30 eval '[ "$(received)" -ge 10 ]'
+	c0=$(received) t0=$(date +%s.%N)
+	# the measurement is a window of time: 10 s, 100 deliveries at R
+	sleep 10
+	c1=$(received) t1=$(date +%s.%N)
+	rate=$(echo "($c1 - $c0) * 60 / ($t1 - $t0)" | bc -l)
+	echo "measured $rate per minute for 600"
+	[ "$(echo "$rate <= 630" | bc)" -eq 1 ]
+	[ "$(echo "$rate >= 570" | bc)" -eq 1 ]
+	# the three nodes each took part
+	for i in 1 2 3; do
+		grep -q "to=<n$i-" "$BATS_TEST_TMPDIR/s/log"
+	done
 }

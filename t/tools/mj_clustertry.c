@@ -17,6 +17,7 @@
  * The tag of every key is the key; open sessions for tick are 0.
  * Exit 0, or 64 for a bad step.
  */
+#include <signal.h>
 #include <sysexits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,8 @@ main(int argc, char **argv)
 		return EX_USAGE;
 	}
 	(void)log_open("mj_clustertry", LOG_TO_STDERR);
+	/* A write to a Redis that went away fails; it does not kill us. */
+	(void)signal(SIGPIPE, SIG_IGN);
 	memset(&s, 0, sizeof(s));
 	(void)strlcpy(s.cluster_redis, argv[1], sizeof(s.cluster_redis));
 	if (getenv("MJQ_CLUSTER_NODE") != NULL)
