@@ -24,7 +24,6 @@
 #include "cluster_redis.h"
 #include "log.h"
 
-#define CLUSTER_KEY_MAX 512
 #define CLUSTER_MEMBER_MAX 96
 /* Members renewed or released in one round trip at most. */
 #define CLUSTER_CHUNK 32
@@ -36,8 +35,7 @@ struct cluster_key {
 	int held;  /* leases: ids[0..held) */
 	int cap;
 	unsigned long *ids;
-	char lease[CLUSTER_KEY_MAX], rate[CLUSTER_KEY_MAX],
-	    dead[CLUSTER_KEY_MAX];
+	struct cluster_rkeys rk;
 };
 
 struct cluster {
@@ -87,8 +85,7 @@ cluster_key_find(struct cluster *c, const char *key, const char *tag)
 	if (tag == NULL || (k = calloc(1, sizeof(*k))) == NULL)
 		return NULL;
 	if ((k->key = strdup(key)) == NULL || (k->tag = strdup(tag)) == NULL ||
-	    cluster_script_keys(
-		key, k->lease, k->rate, k->dead, sizeof(k->lease)) == -1) {
+	    cluster_script_keys(key, &k->rk) == -1) {
 		free(k->key);
 		free(k->tag);
 		free(k);
@@ -114,7 +111,7 @@ cluster_members(struct cluster *c, struct cluster_key *k,
     const unsigned long *ids, int n, int renew, double now)
 {
 	char mem[CLUSTER_CHUNK][CLUSTER_MEMBER_MAX], ms[32];
-	const char *argv[CLUSTER_CHUNK + 2], *keys[1] = {k->lease};
+	const char *argv[CLUSTER_CHUNK + 2], *keys[1] = {k->rk.lease};
 	redisReply *rep;
 	int i, j, argc;
 
@@ -123,7 +120,7 @@ cluster_members(struct cluster *c, struct cluster_key *k,
 		argc = 0;
 		if (!renew) {
 			argv[argc++] = "ZREM";
-			argv[argc++] = k->lease;
+			argv[argc++] = k->rk.lease;
 		} else
 			argv[argc++] = ms;
 		for (j = 0; j < CLUSTER_CHUNK && i + j < n; j++) {
@@ -155,11 +152,12 @@ cluster_trim(struct cluster *c, struct cluster_key *k, int want, double now)
 
 /* cluster_take - may a delivery to key start (cluster.h) */
 enum cluster_answer
-cluster_take(struct cluster *c, const char *key, const char *tag, int limit,
-    double interval, double now, double *wait)
+cluster_take(struct cluster *c, const char *key, const char *tag,
+    const struct cluster_limits *lim, double now, double *wait)
 {
-	char member[CLUSTER_MEMBER_MAX] = "", lease[32], lim[16], iv[32];
-	const char *args[4] = {member, lease, lim, iv}, *keys[3];
+	char member[CLUSTER_MEMBER_MAX] = "", lease[32], limit[16], iv[32],
+	     initial[16];
+	const char *args[5] = {member, lease, limit, iv, initial}, *keys[4];
 	struct cluster_key *k;
 	redisReply *rep;
 	unsigned long *ids;
@@ -180,11 +178,15 @@ cluster_take(struct cluster *c, const char *key, const char *tag, int limit,
 		cluster_member(c, ++c->next_id, member);
 	}
 	(void)snprintf(lease, sizeof(lease), "%lld", c->lease_ms);
-	(void)snprintf(lim, sizeof(lim), "%d", limit);
-	(void)snprintf(iv, sizeof(iv), "%lld", (long long)(interval * 1000));
-	keys[0] = k->lease, keys[1] = k->rate, keys[2] = k->dead;
+	(void)snprintf(limit, sizeof(limit), "%d", lim->limit);
+	(void)snprintf(
+	    iv, sizeof(iv), "%lld", (long long)(lim->interval * 1000));
+	(void)snprintf(initial, sizeof(initial), "%d",
+	    lim->initial > 0 ? lim->initial : 1);
+	keys[0] = k->rk.lease, keys[1] = k->rk.rate, keys[2] = k->rk.dead;
+	keys[3] = k->rk.cap;
 	if ((rep = cluster_redis_run(
-		 &c->r, CLUSTER_SCRIPT_TAKE, 3, keys, 4, args, now)) == NULL)
+		 &c->r, CLUSTER_SCRIPT_TAKE, 4, keys, 5, args, now)) == NULL)
 		return CLUSTER_LOCAL;
 	if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
 		freeReplyObject(rep);
@@ -216,26 +218,53 @@ cluster_done(struct cluster *c, const char *key, int open, double now)
 	cluster_trim(c, k, open > k->inuse ? open : k->inuse, now);
 }
 
+/* cluster_script1 - a script on one destination's keys: which (its
+ * Redis keys), and one or two arguments; the reply freed */
+static void
+cluster_script1(struct cluster *c, enum cluster_script s, const char *key,
+    int which, long long a1, long long a2, double now)
+{
+	struct cluster_rkeys rk;
+	char arg[2][32];
+	const char *keys[2], *args[2] = {arg[0], arg[1]};
+	redisReply *rep;
+	int nkeys = 0;
+
+	if (cluster_script_keys(key, &rk) == -1)
+		return;
+	if (which & 1)
+		keys[nkeys++] = rk.lease;
+	if (which & 2)
+		keys[nkeys++] = rk.dead;
+	if (which & 4)
+		keys[nkeys++] = rk.cap;
+	(void)snprintf(arg[0], sizeof(arg[0]), "%lld", a1);
+	(void)snprintf(arg[1], sizeof(arg[1]), "%lld", a2);
+	if ((rep = cluster_redis_run(&c->r, s, nkeys, keys,
+		 s == CLUSTER_SCRIPT_LEARN ? 2 : 1, args, now)) != NULL)
+		freeReplyObject(rep);
+}
+
 /* cluster_dead - tell every node the destination died, or lives */
 void
 cluster_dead(struct cluster *c, const char *key, double secs, double now)
 {
-	char lease[CLUSTER_KEY_MAX], rate[CLUSTER_KEY_MAX],
-	    dead[CLUSTER_KEY_MAX], ms[32];
-	const char *keys[1] = {dead}, *args[1] = {ms};
-	redisReply *rep;
+	cluster_script1(
+	    c, CLUSTER_SCRIPT_DEAD, key, 2, (long long)(secs * 1000), 0, now);
+}
 
-	if (cluster_script_keys(key, lease, rate, dead, sizeof(dead)) == -1)
-		return;
-	(void)snprintf(ms, sizeof(ms), "%lld", (long long)(secs * 1000));
-	if ((rep = cluster_redis_run(
-		 &c->r, CLUSTER_SCRIPT_DEAD, 1, keys, 1, args, now)) != NULL)
-		freeReplyObject(rep);
+/* cluster_learn - the receiver's session limit, for every node */
+void
+cluster_learn(
+    struct cluster *c, const char *key, int refused, double learn, double now)
+{
+	cluster_script1(c, CLUSTER_SCRIPT_LEARN, key, 1 | 4,
+	    (long long)(learn * 1000), refused, now);
 }
 
 /* cluster_tick - trim, renew, forget; when to be called again */
 double
-cluster_tick(struct cluster *c, double now, cluster_open_fn *open, void *arg)
+cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 {
 	struct cluster_key **pp, *k;
 	int renew, want, n, idle = 0;
@@ -250,7 +279,9 @@ cluster_tick(struct cluster *c, double now, cluster_open_fn *open, void *arg)
 	renew = c->r.ctx != NULL && (now >= c->next_renew || c->r.reconnected);
 	c->r.reconnected = 0;
 	for (pp = &c->keys; (k = *pp) != NULL;) {
-		n = open(arg, k->tag);
+		if ((n = ss->refused(ss->arg, k->tag)) > 0 && c->r.ctx != NULL)
+			cluster_learn(c, k->key, n, ss->learn, now);
+		n = ss->open(ss->arg, k->tag);
 		want = n > k->inuse ? n : k->inuse;
 		cluster_trim(c, k, want, now);
 		if (renew && k->held > 0)

@@ -50,9 +50,16 @@ enum cluster_mode {
 
 struct cluster;
 
-/* The sessions of this runner open to a lease's tag (idle ones
- * included): leases are kept for them. */
-typedef int cluster_open_fn(void *arg, const char *tag);
+/* What cluster_tick asks the caller of a lease's tag: its sessions open
+ * (idle ones included), whose leases are kept, and the new sessions
+ * the receiver refused (421) since the last tick, which teach every
+ * node its limit (cluster_learn) for learn seconds. */
+struct cluster_sessions {
+	int (*open)(void *arg, const char *tag);
+	int (*refused)(void *arg, const char *tag);
+	void *arg;
+	double learn;
+};
 
 /* cluster_open - the [cluster] settings; NULL when off ([cluster] redis
  * empty) or without memory (said in the log).  Redis is reached on
@@ -60,24 +67,38 @@ typedef int cluster_open_fn(void *arg, const char *tag);
 struct cluster *cluster_open(const struct settings *s);
 /* cluster_close - give every lease back and disconnect */
 void cluster_close(struct cluster *c);
-/* cluster_take - may a delivery to key start?  limit: leases of the key
- * over all nodes (0: no limit); interval: seconds between starts over
- * all nodes (0: none); tag: what cluster_open_fn is asked about.  *wait:
- * seconds until it may (FULL: a lease expires at the latest; RATE: the
- * bucket; DEAD: the probe time) */
+/* A destination's limits over all nodes, as this node knows them. */
+struct cluster_limits {
+	int limit;	 /* sessions (leases) at once; 0: none */
+	double interval; /* seconds between starts; 0: none */
+	double learn;	 /* how long a session limit the receiver taught
+			    holds before one more is tried (seconds) */
+	int initial;	 /* sessions at first, over all nodes */
+};
+
+/* cluster_take - may a delivery to key start?  tag: what
+ * cluster_tick asks about (struct cluster_sessions).  *wait: seconds until it
+ * may (FULL: a lease expires at the latest; RATE: the bucket; DEAD: the probe)
+ */
 enum cluster_answer cluster_take(struct cluster *c, const char *key,
-    const char *tag, int limit, double interval, double now, double *wait);
+    const char *tag, const struct cluster_limits *lim, double now,
+    double *wait);
 /* cluster_done - a delivery CLUSTER_GO let start has ended; open: the
  * sessions to its tag still open, whose leases are kept */
 void cluster_done(struct cluster *c, const char *key, int open, double now);
+/* cluster_learn - the receiver refused `refused` sessions (421) while
+ * the leases held were its sessions: the limit it takes, for all nodes,
+ * until learn seconds have passed */
+void cluster_learn(
+    struct cluster *c, const char *key, int refused, double learn, double now);
 /* cluster_dead - the destination died (for secs seconds), or came back
  * (secs 0): told to every node */
 void cluster_dead(struct cluster *c, const char *key, double secs, double now);
 /* cluster_tick - renew the leases held, give back those of sessions
- * that closed, reconnect; returns when it wants to be called again
- * (epoch s), 0 for no need */
+ * that closed, learn from refusals, reconnect; returns when it wants to
+ * be called again (epoch s), 0 for no need */
 double cluster_tick(
-    struct cluster *c, double now, cluster_open_fn *open, void *arg);
+    struct cluster *c, double now, const struct cluster_sessions *ss);
 /* cluster_state - shared or fallback (CLUSTER_OFF for NULL), and since
  * when (epoch s) */
 enum cluster_mode cluster_state(const struct cluster *c, double *since);

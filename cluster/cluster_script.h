@@ -12,6 +12,7 @@ enum cluster_script {
 	CLUSTER_SCRIPT_TAKE,  /* dead? lease? rate? then take */
 	CLUSTER_SCRIPT_RENEW, /* push the expiry of leases held */
 	CLUSTER_SCRIPT_DEAD,  /* set or clear the dead time */
+	CLUSTER_SCRIPT_LEARN, /* the server refused a session: cap */
 	CLUSTER_SCRIPT_N
 };
 
@@ -21,12 +22,19 @@ enum cluster_script {
 #define CLUSTER_TAKE_RATE 2
 #define CLUSTER_TAKE_DEAD 3
 
+#define CLUSTER_RKEY_MAX 512
+
+/* The Redis keys of one destination, "mjq:{KEY}:what" (one hash slot: a
+ * Redis Cluster runs each script on one node). */
+struct cluster_rkeys {
+	char lease[CLUSTER_RKEY_MAX], rate[CLUSTER_RKEY_MAX],
+	    dead[CLUSTER_RKEY_MAX], cap[CLUSTER_RKEY_MAX];
+};
+
 /* cluster_script_source - the Lua text of a script */
 const char *cluster_script_source(enum cluster_script s);
-/* cluster_script_keys - the Redis keys of destination key: leases, rate
- * and dead, each "mjq:{key}:what" (one hash slot: a Redis Cluster runs
- * each script on one node); -1 when they do not fit */
-int cluster_script_keys(
-    const char *key, char *lease, char *rate, char *dead, size_t len);
+/* cluster_script_keys - the Redis keys of destination key; -1 when they
+ * do not fit */
+int cluster_script_keys(const char *key, struct cluster_rkeys *k);
 
 #endif

@@ -37,6 +37,7 @@ struct deliver_host {
 	int open;	/* in use, idle, or being opened */
 	int connecting; /* being opened */
 	int limit;	/* sessions the server took when it refused (-1: -) */
+	int refused; /* refusals not yet asked for (deliver_sessions_refused) */
 	double until;	/* the limit holds until then */
 	char nexthop[]; /* NUL-terminated */
 };
@@ -80,7 +81,8 @@ deliver_cache_forget(double now)
 	struct deliver_host **pp, *h;
 
 	for (pp = &deliver_cache_hosts; (h = *pp) != NULL;)
-		if (h->open == 0 && h->connecting == 0 && now >= h->until) {
+		if (h->open == 0 && h->connecting == 0 && now >= h->until &&
+		    h->refused == 0) {
 			*pp = h->next;
 			free(h);
 		} else
@@ -202,6 +204,7 @@ deliver_cache_failed(struct deliver_cached *c, int refused, double ttl)
 	if ((h = deliver_cache_host(c->nexthop, 0)) != NULL) {
 		h->connecting--;
 		h->open--;
+		h->refused += refused;
 		if (refused && ttl > 0) {
 			h->limit = h->open;
 			h->until = clock_now() +
@@ -284,6 +287,23 @@ deliver_sessions_open(const char *nexthop)
 
 	pthread_mutex_lock(&deliver_cache_mu);
 	n = (h = deliver_cache_host(nexthop, 0)) != NULL ? h->open : 0;
+	pthread_mutex_unlock(&deliver_cache_mu);
+	return n;
+}
+
+/* deliver_sessions_refused - new sessions to nexthop the server refused
+ * (421) since the last call (deliver.h) */
+int
+deliver_sessions_refused(const char *nexthop)
+{
+	struct deliver_host *h;
+	int n = 0;
+
+	pthread_mutex_lock(&deliver_cache_mu);
+	if ((h = deliver_cache_host(nexthop, 0)) != NULL) {
+		n = h->refused;
+		h->refused = 0;
+	}
 	pthread_mutex_unlock(&deliver_cache_mu);
 	return n;
 }

@@ -58,6 +58,17 @@ dest_cluster_show(struct queuerun *q)
 	__atomic_store_n(&h->cluster_since, (int64_t)since, __ATOMIC_RELAXED);
 }
 
+/* dest_cluster_learn_time - how long a session limit the receiver
+ * taught holds: the SMTP session cache time, as for one runner
+ * (deliver_cache.c), a second at least */
+static double
+dest_cluster_learn_time(const struct queuerun *q)
+{
+	long long t = q->dc->transport[DELIVER_SMTP].cache_time;
+
+	return t > 1 ? (double)t : 1.0;
+}
+
 /* dest_cluster_open - [cluster] on: the leases' bookkeeping */
 void
 dest_cluster_open(struct queuerun *q)
@@ -92,6 +103,7 @@ dest_cluster_admit(struct queuerun *q, const char *transport,
     const char *nexthop, double now, struct sched_dest_state *st)
 {
 	char key[DEST_CLUSTER_KEY_MAX];
+	struct cluster_limits lim;
 	enum cluster_answer a;
 	double wait;
 
@@ -99,8 +111,11 @@ dest_cluster_admit(struct queuerun *q, const char *transport,
 	if (dest_cluster_mode(q, transport) == CLUSTER_OFF ||
 	    dest_share_key(transport, nexthop, key, sizeof(key)) == -1)
 		return 1;
-	a = cluster_take(
-	    q->cluster, key, nexthop, st->limit, st->rate_interval, now, &wait);
+	lim.limit = st->limit;
+	lim.interval = st->rate_interval;
+	lim.learn = dest_cluster_learn_time(q);
+	lim.initial = q->dc->sched_transport[DELIVER_SMTP].initial_concurrency;
+	a = cluster_take(q->cluster, key, nexthop, &lim, now, &wait);
 	dest_cluster_show(q);
 	switch (a) {
 	case CLUSTER_GO:
@@ -152,6 +167,7 @@ dest_cluster_done(struct queuerun *q, const struct dest_cluster_ref *ref,
 {
 	if (!ref->ok)
 		return;
+
 	if (leased)
 		cluster_done(q->cluster, ref->key,
 		    deliver_sessions_open(ref->nexthop), now);
@@ -162,23 +178,36 @@ dest_cluster_done(struct queuerun *q, const struct dest_cluster_ref *ref,
 		cluster_dead(q->cluster, ref->key, 0, now);
 }
 
-/* dest_cluster_sessions - cluster_open_fn: our sessions to a nexthop */
+/* dest_cluster_open_n - our sessions open to a nexthop */
 static int
-dest_cluster_sessions(void *arg, const char *tag)
+dest_cluster_open_n(void *arg, const char *tag)
 {
 	(void)arg;
 	return deliver_sessions_open(tag);
+}
+
+/* dest_cluster_refused_n - our sessions the nexthop refused lately */
+static int
+dest_cluster_refused_n(void *arg, const char *tag)
+{
+	(void)arg;
+	return deliver_sessions_refused(tag);
 }
 
 /* dest_cluster_tick - renew, trim, and ask refused destinations again */
 double
 dest_cluster_tick(struct queuerun *q, double now)
 {
+	struct cluster_sessions ss;
 	double next;
 
 	if (q->cluster == NULL)
 		return 0;
-	next = cluster_tick(q->cluster, now, dest_cluster_sessions, q);
+	ss.open = dest_cluster_open_n;
+	ss.refused = dest_cluster_refused_n;
+	ss.arg = q;
+	ss.learn = dest_cluster_learn_time(q);
+	next = cluster_tick(q->cluster, now, &ss);
 	if (q->cluster_retry > 0 && now >= q->cluster_retry) {
 		q->cluster_retry = 0;
 		if (q->sched != NULL)

@@ -9,6 +9,8 @@
  *     done KEY OPEN            -> "done" (a delivery ended, OPEN sessions
  *                                 still open keep their leases)
  *     dead KEY SECS            -> "dead" (0: alive again)
+ *     learn KEY REFUSED        -> "learnt" (the receiver refused REFUSED
+ *                                 sessions: the cap, for 1 s)
  *     tick                     -> "tick" (renew, trim, reconnect)
  *     sleep SECS               -> "slept"
  *     state                    -> "shared", "fallback" or "off"
@@ -28,7 +30,8 @@
 #include "cluster.h"
 #include "log.h"
 
-/* no_sessions - cluster_open_fn: this tool opens none */
+/* no_sessions - struct cluster_sessions' counts: this tool opens
+ * none, and none is refused */
 static int
 no_sessions(void *arg, const char *tag)
 {
@@ -43,12 +46,17 @@ step(struct cluster *c, char **argv, int argc)
 	static const char *const answers[] = {
 	    "go", "full", "rate", "dead", "local"};
 	static const char *const modes[] = {"off", "shared", "fallback"};
+	struct cluster_sessions ss = {no_sessions, no_sessions, NULL, 1};
+	struct cluster_limits lim;
 	enum cluster_answer a;
 	double wait, since;
 
 	if (strcmp(argv[0], "take") == 0 && argc >= 4) {
-		a = cluster_take(c, argv[1], argv[1], atoi(argv[2]),
-		    atof(argv[3]), clock_now(), &wait);
+		lim.limit = atoi(argv[2]);
+		lim.interval = atof(argv[3]);
+		lim.learn = 1;
+		lim.initial = 2;
+		a = cluster_take(c, argv[1], argv[1], &lim, clock_now(), &wait);
 		if (a == CLUSTER_GO || a == CLUSTER_LOCAL)
 			printf("%s\n", answers[a]);
 		else
@@ -65,8 +73,13 @@ step(struct cluster *c, char **argv, int argc)
 		printf("dead\n");
 		return 3;
 	}
+	if (strcmp(argv[0], "learn") == 0 && argc >= 3) {
+		cluster_learn(c, argv[1], atoi(argv[2]), 1, clock_now());
+		printf("learnt\n");
+		return 3;
+	}
 	if (strcmp(argv[0], "tick") == 0) {
-		(void)cluster_tick(c, clock_now(), no_sessions, NULL);
+		(void)cluster_tick(c, clock_now(), &ss);
 		printf("tick\n");
 		return 1;
 	}
