@@ -162,6 +162,65 @@ once() {
 	[ "$(received)" -eq "$1" ]
 }
 
+# try [ENV=V...] STEP... - mj_clustertry on the private Redis
+try() {
+	local e=()
+	while [[ "$1" == *=* ]]; do
+		e+=("$1")
+		shift
+	done
+	env "${e[@]}" "$MJ_CLUSTERTRY" "$REDIS/sock" "$@"
+}
+
+@test "the scripts: leases up to the limit, expiry of a dead holder's, the shared window, the rate bucket, the dead time, the fallback" {
+	redis_start
+	# two leases of a limit of 2, then full until one is given back
+	run try MJQ_CLUSTER_NODE=a take k 2 0 take k 2 0 take k 2 0 done k 0 take k 2 0
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = go ]
+	[ "${lines[1]}" = go ]
+	[[ "${lines[2]}" == "full "* ]]
+	[ "${lines[3]}" = done ]
+	[ "${lines[4]}" = go ]
+	# a holder killed with -9 keeps its leases only until they expire
+	MJQ_CLUSTER_NODE=b MJQ_CLUSTER_LEASE=2 "$MJ_CLUSTERTRY" "$REDIS/sock" \
+		take k 2 0 take k 2 0 hold >"$BATS_TEST_TMPDIR/hold" 3>&- &
+	local holder=$!
+	wait_for 5 grep -qx held "$BATS_TEST_TMPDIR/hold"
+	run try take k 2 0
+	[[ "$output" == "full "* ]]
+	kill -KILL "$holder"
+	wait "$holder" || true
+	run try take k 2 0
+	[[ "$output" == "full "* ]]
+	wait_for 4 eval '[ "$(try take k 2 0)" = go ]'
+	# without a limit the shared window starts at 2 (mj_clustertry's
+	# initial), and a refusal brings it down to the leases held less one
+	run try take w 0 0 take w 0 0 take w 0 0 learn w 1 take w 0 0
+	[ "${lines[0]}" = go ]
+	[ "${lines[1]}" = go ]
+	[[ "${lines[2]}" == "full "* ]]
+	[ "${lines[3]}" = learnt ]
+	[[ "${lines[4]}" == "full "* ]]
+	[ "$(redis-cli -s "$REDIS/sock" hget 'mjq:{w}:cap' n)" -eq 1 ]
+	# the rate bucket: 0.2 s apart over everyone
+	run try take r 0 0.2 take r 0 0.2 sleep 0.2 take r 0 0.2
+	[ "${lines[0]}" = go ]
+	[[ "${lines[1]}" =~ ^rate\ 0\.(1[5-9]|20) ]]
+	[ "${lines[3]}" = go ]
+	# a dead time told by one node holds for the others, then ends
+	run try dead d 1 take d 0 0 sleep 1 take d 0 0
+	[[ "${lines[1]}" == "dead "* ]]
+	[ "${lines[3]}" = go ]
+	# Redis gone: local, said once; back: shared
+	redis_stop
+	run try take k 2 0 take k 2 0 state
+	[ "${lines[1]}" = local ]
+	[ "${lines[2]}" = local ]
+	[ "${lines[3]}" = fallback ]
+	[ "$(grep -c unreachable <<<"$output")" -eq 1 ]
+}
+
 @test "three nodes with the destination's limit N: the receiver never sees more than N sessions and refuses none" {
 	redis_start
 	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats"
