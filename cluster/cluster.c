@@ -11,10 +11,10 @@
  * delivery (cluster_done) or when cluster_tick sees that idle sessions
  * closed.  A delivery that finds held > inuse needs no new lease (it
  * takes an idle session, or opens one under the spare lease), so a
- * runner draining a large post to one destination asks Redis for a new
- * lease only when its sessions grow; every start still asks for the
- * rate and the dead state when a rate is set (one round trip per
- * delivery, never per recipient).
+ * runner draining a large post to one destination asks Redis only when
+ * its sessions grow (a new lease, the dead state with it) and, with a
+ * rate set, at each start (one round trip per delivery, never per
+ * recipient).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +176,12 @@ cluster_take(struct cluster *c, const char *key, const char *tag,
 			k->cap += 8;
 		}
 		cluster_member(c, ++c->next_id, member);
+	}
+	/* A spare lease and no rate: nothing to ask (the dead state comes
+	 * with the next new lease, or from our own feedback). */
+	if (member[0] == '\0' && lim->interval <= 0) {
+		k->inuse++;
+		return CLUSTER_GO;
 	}
 	(void)snprintf(lease, sizeof(lease), "%lld", c->lease_ms);
 	(void)snprintf(limit, sizeof(limit), "%d", lim->limit);
