@@ -65,9 +65,9 @@ queueserv_cluster_json(
 		return;
 	}
 	fprintf(fp, ",\"cluster\":{\"node\":");
-	status_json_str(fp, node);
+	queueserv_json_str(fp, node);
 	fprintf(fp, ",\"redis\":");
-	status_json_str(fp, qs->s.cluster_redis);
+	queueserv_json_str(fp, qs->s.cluster_redis);
 	fprintf(fp,
 	    ",\"state\":\"%s\",\"expected_nodes\":%lld,\"since\":", state,
 	    qs->s.cluster_expected_nodes);

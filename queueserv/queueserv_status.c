@@ -314,22 +314,6 @@ status_text_dests(const struct counts *k, time_t now, FILE *fp)
 	}
 }
 
-/* status_json_str - a JSON string (quotes, backslashes, controls) */
-void
-status_json_str(FILE *fp, const char *s)
-{
-	fputc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(fp, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(fp, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, fp);
-	}
-	fputc('"', fp);
-}
-
 /* status_json_dests - the destination table as a JSON array member */
 static void
 status_json_dests(const struct counts *k, time_t now, FILE *fp)
@@ -346,9 +330,9 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 	for (i = 0; i < k->ndests; i++) {
 		d = &k->dests[i];
 		fprintf(fp, "%s{\"transport\":", i ? "," : "");
-		status_json_str(fp, d->r.transport);
+		queueserv_json_str(fp, d->r.transport);
 		fprintf(fp, ",\"nexthop\":");
-		status_json_str(fp, d->r.nexthop);
+		queueserv_json_str(fp, d->r.nexthop);
 		fprintf(fp,
 		    ",\"delivered\":%llu,\"deferred\":%llu,\"bounced\":%llu,"
 		    "\"window\":%d,\"busy\":%d,\"positive_feedback\":%.4f,"
@@ -368,12 +352,12 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 		/* tls: the last session's state; null before any */
 		fprintf(fp, "\"tls\":");
 		if (d->r.tls != SPOOL_DEST_TLS_UNKNOWN)
-			status_json_str(fp, spool_dest_tls_name(d->r.tls));
+			queueserv_json_str(fp, spool_dest_tls_name(d->r.tls));
 		else
 			fprintf(fp, "null");
 		fprintf(fp, ",\"last_error\":");
 		if (d->r.last_error[0]) {
-			status_json_str(fp, d->r.last_error);
+			queueserv_json_str(fp, d->r.last_error);
 			fprintf(fp, ",\"last_error_at\":%lld",
 			    (long long)d->r.error_at);
 		} else
@@ -413,16 +397,16 @@ status_json_incidents(const struct counts *k, time_t now, FILE *fp)
 	for (i = 0; i < k->nincidents; i++) {
 		in = &k->incidents[i];
 		fprintf(fp, "%s{\"list\":", i ? "," : "");
-		status_json_str(fp, in->list);
+		queueserv_json_str(fp, in->list);
 		fprintf(fp, ",\"destination\":");
-		status_json_str(fp, in->dest);
+		queueserv_json_str(fp, in->dest);
 		fprintf(fp, ",\"class\":");
-		status_json_str(fp, in->class);
+		queueserv_json_str(fp, in->class);
 		fprintf(fp,
 		    ",\"count\":%lld,\"total\":%lld,\"since\":%lld,"
 		    "\"last_age\":%lld,\"reply\":",
 		    in->count, in->total, in->since, (long long)now - in->last);
-		status_json_str(fp, in->reply);
+		queueserv_json_str(fp, in->reply);
 		fprintf(fp, "}");
 	}
 	fprintf(fp, "]");
@@ -555,9 +539,9 @@ status_json(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 	for (i = 0, sep = ""; i < k->ndomains; i++)
 		if (status_dkim(qs, k->domains[i], err, sizeof(err))) {
 			fprintf(fp, "%s{\"domain\":", sep);
-			status_json_str(fp, k->domains[i]);
+			queueserv_json_str(fp, k->domains[i]);
 			fprintf(fp, ",\"error\":");
-			status_json_str(fp, err);
+			queueserv_json_str(fp, err);
 			fprintf(fp, "}");
 			sep = ",";
 		}

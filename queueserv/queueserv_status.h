@@ -52,8 +52,8 @@ struct counts {
 	long long cluster_since; /* (spool_dest.h's header) */
 };
 
-/* status_json_str - a JSON string (queueserv_status.c) */
-void status_json_str(FILE *fp, const char *s);
+/* queueserv_json_str - a JSON string (queueserv_json.c) */
+void queueserv_json_str(FILE *fp, const char *s);
 
 /* queueserv_cluster.c: [cluster], shared or on local shares */
 void queueserv_cluster_text(
