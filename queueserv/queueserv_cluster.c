@@ -53,17 +53,16 @@ queueserv_cluster_text(
 		    (long long)now - k->cluster_since);
 }
 
-/* queueserv_cluster_json - ,"cluster":{...} or null */
+/* queueserv_cluster_json - ,"cluster":{...}, nothing when off */
 void
 queueserv_cluster_json(
     const struct qs *qs, const struct counts *k, time_t now, FILE *fp)
 {
 	const char *state, *node;
 
-	if ((state = queueserv_cluster_state(qs, k, &node)) == NULL) {
-		fprintf(fp, ",\"cluster\":null");
+	/* Off: no member at all, so the object is what it was without. */
+	if ((state = queueserv_cluster_state(qs, k, &node)) == NULL)
 		return;
-	}
 	fprintf(fp, ",\"cluster\":{\"node\":");
 	queueserv_json_str(fp, node);
 	fprintf(fp, ",\"redis\":");
