@@ -162,6 +162,23 @@ once() {
 	[ "$(received)" -eq "$1" ]
 }
 
+# three_nodes RCPTS [SMTPD-OPTION...] - the receiver (421 beyond 3
+# sessions, --stats, the options), three nodes with the destination's
+# limit 3 and RCPTS subscribers each, and a post to each at once
+three_nodes() {
+	local rcpts=$1 i
+	shift
+	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats" "$@"
+	for i in 1 2 3; do
+		node_setup "$i" "$rcpts" "[transport:smtp]" \
+			"destination_concurrency_limit = 3"
+		node_start "$i"
+	done
+	for i in 1 2 3; do
+		node_post "$i"
+	done
+}
+
 # try [ENV=V...] STEP... - mj_clustertry on the private Redis
 try() {
 	local e=()
@@ -223,14 +240,7 @@ try() {
 
 @test "three nodes with the destination's limit N: the receiver never sees more than N sessions and refuses none" {
 	redis_start
-	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats"
-	for i in 1 2 3; do
-		node_setup "$i" 400 "[transport:smtp]" "destination_concurrency_limit = 3"
-		node_start "$i"
-	done
-	for i in 1 2 3; do
-		node_post "$i"
-	done
+	three_nodes 400
 	wait_for 120 drained 1200
 	cat "$BATS_TEST_TMPDIR/s/stats"
 	[ "$(stat refused)" -eq 0 ]
@@ -247,14 +257,7 @@ try() {
 }
 
 @test "the same three nodes without [cluster]: each keeps only its own limit, and the receiver refuses sessions (what the leases prevent)" {
-	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats"
-	for i in 1 2 3; do
-		NO_CLUSTER=1 node_setup "$i" 400 "[transport:smtp]" "destination_concurrency_limit = 3"
-		node_start "$i"
-	done
-	for i in 1 2 3; do
-		node_post "$i"
-	done
+	NO_CLUSTER=1 three_nodes 400
 	wait_for 120 drained 1200
 	cat "$BATS_TEST_TMPDIR/s/stats"
 	[ "$(stat refused)" -gt 0 ]
@@ -281,15 +284,7 @@ leases() {
 @test "kill -9 of a node mid-post: its leases expire within lease_time, the others take them; restarted it finishes its own messages" {
 	local t0 t1
 	redis_start
-	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats" \
-		--delay eod=20
-	for i in 1 2 3; do
-		node_setup "$i" 1000 "[transport:smtp]" "destination_concurrency_limit = 3"
-		node_start "$i"
-	done
-	for i in 1 2 3; do
-		node_post "$i"
-	done
+	three_nodes 1000 --delay eod=20
 	# node 1 is delivering: it holds leases
 	wait_for 30 eval '[ "$(grep -c "to=<n1-" "$BATS_TEST_TMPDIR/s/log")" -ge 100 ] && [ "$(leases "^n1:")" -ge 1 ]'
 	node_kill 1
@@ -310,9 +305,8 @@ leases() {
 	cat "$BATS_TEST_TMPDIR/s/stats"
 	[ "$(stat refused)" -eq 0 ]
 	[ "$(stat max_open)" -le 3 ]
-	# every recipient once, but for node 1's batches in flight at the kill
-	# (delivered, not yet marked; at most 2 runners x 10 recipients... per
-	# thread)
+	# every recipient once, but for node 1's batches in flight at the
+	# kill (delivered, not yet marked: a few of 10 recipients each)
 	[ "$(sed 's/.* //' "$BATS_TEST_TMPDIR/s/log" | sort -u | wc -l)" -eq 3000 ]
 	[ -z "$(sed 's/.* //' "$BATS_TEST_TMPDIR/s/log" | sort | uniq -d | grep -v 'to=<n1-')" ]
 	[ "$(received)" -le $((3000 + 60)) ]
@@ -321,15 +315,7 @@ leases() {
 
 @test "Redis stopped mid-run: the nodes go on under their local shares, nothing lost; Redis back: shared again" {
 	redis_start
-	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats" \
-		--delay eod=20
-	for i in 1 2 3; do
-		node_setup "$i" 1500 "[transport:smtp]" "destination_concurrency_limit = 3"
-		node_start "$i"
-	done
-	for i in 1 2 3; do
-		node_post "$i"
-	done
+	three_nodes 1500 --delay eod=20
 	wait_for 30 eval '[ "$(received)" -ge 600 ]'
 	redis_stop
 	for i in 1 2 3; do
