@@ -81,8 +81,7 @@ deliver_cache_forget(double now)
 	struct deliver_host **pp, *h;
 
 	for (pp = &deliver_cache_hosts; (h = *pp) != NULL;)
-		if (h->open == 0 && h->connecting == 0 && now >= h->until &&
-		    h->refused == 0) {
+		if (h->open == 0 && h->connecting == 0 && now >= h->until) {
 			*pp = h->next;
 			free(h);
 		} else

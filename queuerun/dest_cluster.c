@@ -52,7 +52,9 @@ dest_cluster_show(struct queuerun *q)
 	double since;
 	int mode = (int)cluster_state(q->cluster, &since);
 
-	if (h == NULL)
+	/* A runner that has not used Redis yet has nothing to say (and
+	 * would hide what one that has found). */
+	if (h == NULL || since == 0)
 		return;
 	__atomic_store_n(&h->cluster, mode, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->cluster_since, (int64_t)since, __ATOMIC_RELAXED);

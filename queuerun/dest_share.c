@@ -140,7 +140,7 @@ dest_share_admit(void *arg, const char *transport, const char *nexthop,
 		ok = now >= r->ds.dead_until && busy == 0; /* one probe */
 	else
 		ok = busy < r->ds.window &&
-		     (cm != CLUSTER_FALLBACK ||
+		     (cm != CLUSTER_FALLBACK || limit <= 0 ||
 			 busy < cluster_share(q->cluster, limit));
 	/* Shared in Redis: the cluster's bucket, not the table's; with
 	 * Redis gone this node's share of the rate. */
