@@ -417,3 +417,31 @@ refusals() {
 	echo "refused: one node $one, three nodes $three"
 	[ "$three" -le $((one * 3 / 2 + 4)) ]
 }
+
+@test "a destination one node found dead is deferred by the others without a connection until its probe time" {
+	redis_start
+	# (no session cache: a 421 fails its delivery at once, negative
+	# feedback, and a pseudo-cohort of them declares the destination
+	# dead)
+	smtpd_start s --reply greeting='421 4.3.2 go away' \
+		--stats "$BATS_TEST_TMPDIR/s/stats"
+	for i in 1 2; do
+		node_setup "$i" 20 "[transport:smtp]" "minimal_backoff_time = 60s" \
+			"maximal_backoff_time = 120s" "smtp_connection_cache_time = 0" \
+			"destination_recipient_limit = 1"
+		node_start "$i"
+	done
+	node_post 1
+	# node 1's sessions meet 421: the destination is dead, for all
+	wait_for 30 eval '[ -n "$(redis-cli -s "$REDIS/sock" get "mjq:{smtp:[127.0.0.1]:$PORT}:dead")" ]'
+	wait_for 10 grep -q 'status=deferred' "$BATS_TEST_TMPDIR/n1/log"
+	local sessions=$(stat sessions)
+	[ "$sessions" -ge 1 ]
+	node_post 2
+	wait_for 30 grep -q 'status=deferred (delivery temporarily suspended' \
+		"$BATS_TEST_TMPDIR/n2/log"
+	# node 2 deferred its 20 recipients without opening a session
+	[ "$(stat sessions)" -eq "$sessions" ]
+	[ "$(grep -c 'to=<n2-.*status=deferred' "$BATS_TEST_TMPDIR/n2/log")" -eq 20 ]
+	no_crash
+}
