@@ -16,6 +16,7 @@
  * rate set, at each start (one round trip per delivery, never per
  * recipient).
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,6 +63,10 @@ cluster_open(const struct settings *s)
 		return NULL;
 	}
 	cluster_redis_init(&c->r, s);
+	/* hiredis writes with send(2) without MSG_NOSIGNAL: a Redis that
+	 * goes away must fail a command, not kill the runner (mj_queuerun
+	 * -1 included, which has no other socket to ignore it for). */
+	(void)signal(SIGPIPE, SIG_IGN);
 	if (s->cluster_node[0] != '\0')
 		(void)strlcpy(c->node, s->cluster_node, sizeof(c->node));
 	else if (gethostname(c->node, sizeof(c->node)) == -1)

@@ -149,7 +149,7 @@ stat() {
 
 # no_crash - no runner of any node died of a fault
 no_crash() {
-	run -1 grep -h 'signal 11\|signal 6\|Segmentation\|Aborted' \
+	run -1 grep -h 'signal 11\|signal 6\|signal 13\|Segmentation\|Aborted' \
 		"$BATS_TEST_TMPDIR"/n*/log
 }
 
