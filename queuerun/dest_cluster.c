@@ -17,9 +17,9 @@
  * Redis unreachable (CLUSTER_FALLBACK): the local table alone, with
  * this node's share of the window limit and of the rate
  * (dest_share_admit asks dest_cluster_mode); the delivery that found
- * Redis gone is not started but asked again at once under the shares,
- * so nothing is held for Redis.  The mode is written to the table's
- * header for the status.
+ * Redis gone is not started but asked again DEST_CLUSTER_POLL later
+ * under the shares, so nothing is held for Redis.  The mode is written to the
+ * table's header for the status.
  *
  * Only SMTP destinations are shared: a maildir or pipe is this host's.
  */
@@ -137,9 +137,9 @@ dest_cluster_admit(struct queuerun *q, const char *transport,
 	case CLUSTER_FULL:
 	case CLUSTER_LOCAL:
 	default:
-		/* FULL: asked again soon; LOCAL: at once, under the shares */
-		q->cluster_retry =
-		    now + (a == CLUSTER_FULL ? DEST_CLUSTER_POLL : 0);
+		/* FULL: asked again soon; LOCAL: as soon, under the shares
+		 * (a lease that found no memory: again soon, not at once) */
+		q->cluster_retry = now + DEST_CLUSTER_POLL;
 		return 0;
 	}
 }
