@@ -7,6 +7,8 @@
 #   sched/*.c         -> sched/libsched.a     (the pure scheduler)
 #   smtp/*.c          -> smtp/libsmtp.a       (SMTP client, TLS, DNS)
 #   lists/*.c         -> lists/liblists.a     (what a list is)
+#   cluster/*.c       -> cluster/libcluster.a (limits shared by several
+#                        hosts through Redis, with hiredis)
 #   deliver/*.c       -> deliver/libdeliver.a (the delivery threads and
 #                        the transports: batches in, results out)
 #   queuectl/*.c      -> queuectl/libqueuectl.a (the operator's commands:
@@ -54,7 +56,8 @@ WARN      = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Werror
 CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
             -Icommon -Ispool-layout \
-            -iquote sched -iquote smtp -iquote lists -iquote deliver \
+            -iquote sched -iquote smtp -iquote lists -iquote cluster \
+            -iquote deliver \
             -iquote queuectl -iquote listfn
 LDLIBS   += -linih -lbsd -lm -pthread -lcrypto
 # liblists finds organizational domains with libpsl: only what links
@@ -63,6 +66,8 @@ LISTS_LIBS = -lpsl
 # mj_stsfetch fetches MTA-STS policies with libcurl (OpenSSL flavour):
 # only it links libcurl, so that a runner does without its libraries.
 CURL_LIBS = -lcurl
+# libcluster talks to Redis with hiredis: only what links it needs it.
+CLUSTER_LIBS = -lhiredis
 
 # make SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer everywhere.
 # mj_enqueue runs once per incoming message: linked statically it skips
@@ -97,6 +102,7 @@ SPOOL_SRC  := $(wildcard spool-layout/*.c)
 SCHED_SRC  := $(wildcard sched/*.c)
 SMTP_SRC   := $(wildcard smtp/*.c)
 LISTS_SRC  := $(wildcard lists/*.c)
+CLUSTER_SRC := $(wildcard cluster/*.c)
 DELIVER_SRC := $(wildcard deliver/*.c)
 QCTL_SRC   := $(wildcard queuectl/*.c)
 LISTFN_SRC := $(wildcard listfn/*.c)
@@ -116,6 +122,7 @@ LIBSPOOL  := spool-layout/libspool.a
 LIBSCHED  := sched/libsched.a
 LIBSMTP   := smtp/libsmtp.a
 LIBLISTS  := lists/liblists.a
+LIBCLUSTER := cluster/libcluster.a
 LIBDELIVER := deliver/libdeliver.a
 LIBQCTL   := queuectl/libqueuectl.a
 LIBLISTFN := listfn/liblistfn.a
@@ -164,6 +171,9 @@ $(LIBSMTP): $(SMTP_SRC:.c=.o)
 $(LIBLISTS): $(LISTS_SRC:.c=.o)
 	@rm -f $@
 	$(AR) rcs $@ $^
+$(LIBCLUSTER): $(CLUSTER_SRC:.c=.o)
+	@rm -f $@
+	$(AR) rcs $@ $^
 $(LIBDELIVER): $(DELIVER_SRC:.c=.o)
 	@rm -f $@
 	$(AR) rcs $@ $^
@@ -188,8 +198,8 @@ unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) \
 queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) \
-    $(LIBSMTP) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
+    $(LIBSMTP) $(LIBLISTS) $(LIBCLUSTER) $(LIBSPOOL) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) $(CLUSTER_LIBS) -lssl -lcrypto -lresolv
 stsfetch/mj_stsfetch: $(STSF_SRC:.c=.o) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CURL_LIBS) -lbsd
 # make fault-runner FAULT_DIR=dir: dir/mj_queuerun, the runner with
@@ -199,7 +209,7 @@ stsfetch/mj_stsfetch: $(STSF_SRC:.c=.o) $(LIBCOMMON)
 # and beside it a link to mj_stsfetch, which a runner looks for there;
 # for the tests only (t/69, t/73).
 fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) \
-    $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON) stsfetch/mj_stsfetch
+    $(LIBLISTS) $(LIBCLUSTER) $(LIBSPOOL) $(LIBCOMMON) stsfetch/mj_stsfetch
 	@test -n "$(FAULT_DIR)" || { echo "fault-runner: FAULT_DIR=dir" >&2; exit 2; }
 	ln -sf $(CURDIR)/stsfetch/mj_stsfetch $(FAULT_DIR)/mj_stsfetch
 	$(CC) $(CPPFLAGS) -DMJQ_TEST_FAULTS $(ALL_CFLAGS) -c \
@@ -207,11 +217,11 @@ fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(
 	$(CC) $(CPPFLAGS) -DMJQ_TEST_FAULTS $(ALL_CFLAGS) -c \
 	    -o $(FAULT_DIR)/listfn_clock.o listfn/listfn_clock.c
 	$(CC) $(LDFLAGS) -o $(FAULT_DIR)/mj_queuerun $(QR_MAIN:.c=.o) \
-	    $(FAULT_DIR)/test_fault.o $(FAULT_DIR)/listfn_clock.o $(filter %.a,$^) $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
+	    $(FAULT_DIR)/test_fault.o $(FAULT_DIR)/listfn_clock.o $(filter %.a,$^) $(LDLIBS) $(LISTS_LIBS) $(CLUSTER_LIBS) -lssl -lcrypto -lresolv
 schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 TOOL_LIBS := $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) \
-    $(LIBSPOOL) $(LIBCOMMON)
+    $(LIBCLUSTER) $(LIBSPOOL) $(LIBCOMMON)
 # mj_enqueue linked dynamically, for valgrind (t/60-valgrind.bats): in the
 # static binary valgrind cannot replace malloc and reports glibc's own
 # start-up as errors; these are the very same objects.
@@ -222,7 +232,7 @@ t/tools/mj_testsmtpd: $(SMTPD_SRC:.c=.o)
 t/tools/preload_%.so: t/tools/preload_%.c
 	$(CC) $(CPPFLAGS) -std=c11 $(WARN) $(OPT) -g -fPIC -shared -o $@ $< -ldl
 t/tools/%: t/tools/%.c $(TOOL_LIBS)
-	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) -lssl -lcrypto -lresolv
+	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) $(CLUSTER_LIBS) -lssl -lcrypto -lresolv
 
 # SYSCONFDIR compiled in: the stamp changes only when the value does
 common/settings_path.o: CPPFLAGS += -DMJQ_SYSCONFDIR='"$(SYSCONFDIR)"'
@@ -247,14 +257,14 @@ test:
 
 # make deps-graph: the include graph between folders, checked to point
 # only down the layers (programs -> queuerun/ -> listfn/ deliver/ queuectl/ ->
-# sched/ smtp/ lists/ -> spool-layout/ -> common/) and to enter each
+# sched/ smtp/ lists/ cluster/ -> spool-layout/ -> common/) and to enter each
 # library through its public header, and the file-level call graph (from the
 # objects' symbols) of each folder in CALLGRAPH_DIRS, checked to have no
 # cycle; every folder is shown, then a cycle in any fails the target.
 # sched/ is left out on purpose: a pure library (no I/O, no clock reads,
 # no globals) whose files are the sections of postfix-scheduler.txt and
 # act on each other as qmgr's do (README, "Layout of the source").
-CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv stsfetch smtp lists spool-layout
+CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv stsfetch smtp lists cluster spool-layout
 deps-graph: all
 	@sh scripts/deps-graph.sh
 	@st=0; for d in $(CALLGRAPH_DIRS); do \
@@ -286,7 +296,7 @@ FUZZ_CFLAGS   = -std=c11 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) \
                 -DADDR_SET_TAG_BITS=2
 FUZZ_OBJDIR   = t/fuzz/bin/obj
 FUZZ_LIB_SRC := $(COMMON_SRC) $(SPOOL_SRC) $(SCHED_SRC) $(SMTP_SRC) \
-                $(LISTS_SRC) $(DELIVER_SRC) $(QCTL_SRC) $(LISTFN_SRC) $(QR_SRC) \
+                $(LISTS_SRC) $(CLUSTER_SRC) $(DELIVER_SRC) $(QCTL_SRC) $(LISTFN_SRC) $(QR_SRC) \
                 $(filter-out enqueue/mj_enqueue.c,$(ENQ_SRC))
 FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,$(FUZZ_LIB_SRC))
 FUZZ_LIB     := t/fuzz/bin/libmjqfuzz.a
@@ -301,7 +311,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	$(AR) rcs $@ $^
 t/fuzz/bin/%: t/fuzz/%.c $(FUZZ_LIB)
 	$(FUZZ_CC) $(CPPFLAGS) -iquote queuerun $(FUZZ_CFLAGS) -fsanitize=fuzzer \
-	    -o $@ $< $(FUZZ_LIB) $(LDLIBS) $(LISTS_LIBS) -lresolv
+	    -o $@ $< $(FUZZ_LIB) $(LDLIBS) $(LISTS_LIBS) $(CLUSTER_LIBS) -lresolv
 -include $(wildcard $(FUZZ_OBJDIR)/*/*.d)
 fuzz:
 	@sh scripts/deps.sh fuzz

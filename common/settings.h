@@ -56,6 +56,13 @@ struct settings {
 	long long queuerun_starvation_age;
 	long long queuerun_active_limit;
 	long long queuerun_max_crashes;
+	/* [cluster] (cluster/: limits shared with other hosts in Redis) */
+	char cluster_redis[PATH_MAX]; /* host:port or a socket path; "": off */
+	char cluster_password[128];
+	char cluster_node[64]; /* "": the host name */
+	long long cluster_lease_time;
+	long long cluster_expected_nodes;
+	long long cluster_timeout_ms;
 };
 
 /* One fixed section: its keys, whose offsets point into a struct. */

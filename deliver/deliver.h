@@ -17,4 +17,13 @@
 #include "delivery_domain.h"
 #include "deliver_sts.h"
 
+/* deliver_sessions_open - this runner's SMTP sessions to nexthop open
+ * now, idle ones included (deliver_cache.c); what [cluster] leases are
+ * kept for */
+int deliver_sessions_open(const char *nexthop);
+/* deliver_sessions_refused - new sessions to nexthop the server refused
+ * with 421 since the last call (deliver_cache.c): what [cluster] teaches
+ * the other nodes */
+int deliver_sessions_refused(const char *nexthop);
+
 #endif

@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "deliver.h"
 #include "deliver_cache.h"
 
 /* One nexthop's sessions. */
@@ -40,6 +41,7 @@ struct deliver_host {
 	int open;	/* in use, idle, or being opened */
 	int connecting; /* being opened */
 	int limit;	/* sessions the server took when it refused (-1: -) */
+	int refused; /* refusals not yet asked for (deliver_sessions_refused) */
 	double until;	/* the limit holds until then */
 	char nexthop[]; /* NUL-terminated */
 };
@@ -205,6 +207,7 @@ deliver_cache_failed(struct deliver_cached *c, int refused, double ttl)
 	if ((h = deliver_cache_host(c->nexthop, 0)) != NULL) {
 		h->connecting--;
 		h->open--;
+		h->refused += refused;
 		if (refused && ttl > 0) {
 			h->limit = h->open;
 			h->until = clock_now() +
@@ -276,4 +279,34 @@ deliver_cache_reap(double now, int all)
 		dead = c->next;
 		deliver_cache_free(c);
 	}
+}
+
+/* deliver_sessions_open - sessions to nexthop open (deliver.h) */
+int
+deliver_sessions_open(const char *nexthop)
+{
+	struct deliver_host *h;
+	int n;
+
+	pthread_mutex_lock(&deliver_cache_mu);
+	n = (h = deliver_cache_host(nexthop, 0)) != NULL ? h->open : 0;
+	pthread_mutex_unlock(&deliver_cache_mu);
+	return n;
+}
+
+/* deliver_sessions_refused - new sessions to nexthop the server refused
+ * (421) since the last call (deliver.h) */
+int
+deliver_sessions_refused(const char *nexthop)
+{
+	struct deliver_host *h;
+	int n = 0;
+
+	pthread_mutex_lock(&deliver_cache_mu);
+	if ((h = deliver_cache_host(nexthop, 0)) != NULL) {
+		n = h->refused;
+		h->refused = 0;
+	}
+	pthread_mutex_unlock(&deliver_cache_mu);
+	return n;
 }

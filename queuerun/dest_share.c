@@ -26,9 +26,16 @@
  *
  * Without the table (it cannot be made, or is full) a runner schedules on
  * its own, as a lone runner always may.
+ *
+ * With [cluster] (dest_cluster.c) an SMTP delivery the table admits
+ * also needs a lease from Redis, and the rate is Redis's rather than
+ * the table's; while Redis cannot be reached the table holds this
+ * node's shares instead: the window at most limit / expected_nodes, the
+ * rate interval times expected_nodes.
  */
 #include <string.h>
 
+#include "dest_cluster.h"
 #include "dest_share.h"
 #include "dest_wait.h"
 #include "log.h"
@@ -41,6 +48,7 @@ void
 dest_share_open(struct queuerun *q)
 {
 	q->admit_rec = q->admit_slot = -1;
+	dest_cluster_open(q);
 	if (spool_dest_open(&q->share, q->s->spool_dir, 1) == -1)
 		log_warn("cannot open %s/%s; destination concurrency is "
 			 "not shared with other runners",
@@ -110,18 +118,20 @@ dest_share_admit(void *arg, const char *transport, const char *name, double now,
 	struct sched_dest_state local;
 	struct spool_dest_rec *r;
 	const struct qr_dest *d;
+	enum cluster_mode cm = dest_cluster_mode(q, transport);
 	double interval = st->rate_interval, tat;
-	int idx, busy, mine, ok, slot = -1;
+	int idx, busy, mine, ok, slot = -1, limit = st->limit;
 
 	/* The scheduler's name is "source->nexthop" with a source; the
-	 * record keeps the two apart. */
+	 * record keeps the two apart.  The cluster's key is the name. */
 	if (sd->fd == -1 || (d = qr_dest_find(q, transport, name)) == NULL ||
 	    spool_dest_lock(sd) == -1)
-		return 1;
+		return dest_cluster_admit(q, transport, name, now, st);
 	if ((idx = spool_dest_find(
 		 sd, transport, d->nexthop, qr_dest_source(d), 1, now)) == -1) {
 		spool_dest_unlock(sd);
-		return 1; /* table full: this one is ours alone */
+		/* table full: this one is ours alone (and the cluster's) */
+		return dest_cluster_admit(q, transport, name, now, st);
 	}
 	r = &sd->rec[idx];
 	if (r->ds.window < 0) {
@@ -138,7 +148,15 @@ dest_share_admit(void *arg, const char *transport, const char *name, double now,
 	if (r->ds.dead)
 		ok = now >= r->ds.dead_until && busy == 0; /* one probe */
 	else
-		ok = busy < r->ds.window;
+		ok = busy < r->ds.window &&
+		     (cm != CLUSTER_FALLBACK || limit <= 0 ||
+			 busy < cluster_share(q->cluster, limit));
+	/* Shared in Redis: the cluster's bucket, not the table's; with
+	 * Redis gone this node's share of the rate. */
+	if (cm == CLUSTER_SHARED)
+		interval = 0;
+	else if (cm == CLUSTER_FALLBACK)
+		interval *= cluster_nodes(q->cluster);
 	/* The rate is taken here, under the lock, so that every runner's
 	 * starts count at once; the scheduler is handed the time before
 	 * this start, and takes the same step on its own copy. */
@@ -150,8 +168,11 @@ dest_share_admit(void *arg, const char *transport, const char *name, double now,
 		ok = 0; /* more than SPOOL_DEST_SLOTS in flight */
 		r->ds.rate_tat = tat;
 	}
+	interval = st->rate_interval;
 	dest_share_get(r, busy - mine, st);
 	st->ds.rate_tat = tat;
+	st->limit = limit;
+	st->rate_interval = interval;
 	if (ok) {
 		q->admit_rec = idx;
 		q->admit_slot = slot;
@@ -162,6 +183,12 @@ dest_share_admit(void *arg, const char *transport, const char *name, double now,
 		q->share_seq_set = 1;
 	}
 	spool_dest_unlock(sd);
+	if (ok && cm == CLUSTER_SHARED &&
+	    !dest_cluster_admit(q, transport, name, now, st)) {
+		spool_dest_release(sd, idx, slot);
+		q->admit_rec = q->admit_slot = -1;
+		ok = 0;
+	}
 	return ok;
 }
 
@@ -173,7 +200,9 @@ dest_share_attach(struct queuerun *q, struct qr_batch *b)
 {
 	b->share_rec = q->admit_rec;
 	b->share_slot = q->admit_slot;
+	b->cluster = q->admit_cluster;
 	q->admit_rec = q->admit_slot = -1;
+	q->admit_cluster = 0;
 }
 
 /* dest_share_done - feedback through the shared state, then give the
@@ -189,9 +218,17 @@ dest_share_done(
 	struct sched_dest_state st;
 	struct spool_dest_rec *r;
 	int flags, busy, mine, idx = b->share_rec, havelock, shared = 0;
+	struct dest_cluster_ref ref;
+	int was_dead = 0;
 
-	if (b->share_slot < 0 || sd->fd == -1)
-		return sched_core_done(q->sched, b->entry, o, now, NULL);
+	/* (the entry, and with it tr and name, may be gone after
+	 * sched_core_done) */
+	dest_cluster_ref(q, b->entry, &ref);
+	if (b->share_slot < 0 || sd->fd == -1) {
+		flags = sched_core_done(q->sched, b->entry, o, now, NULL);
+		dest_cluster_done(q, &ref, b->cluster, 0, NULL, now);
+		return flags;
+	}
 	havelock = spool_dest_lock(sd) == 0;
 	r = &sd->rec[idx];
 	/* The record cannot change hands while we hold a slot in it. */
@@ -200,8 +237,11 @@ dest_share_done(
 		busy = spool_dest_busy(sd, idx, 0, &mine);
 		dest_share_get(r, busy - mine, &st);
 		shared = sched_dest_load(q->sched, tr, name, &st, now) == 0;
+		was_dead = st.ds.dead;
 	}
 	flags = sched_core_done(q->sched, b->entry, o, now, &st);
+	dest_cluster_done(
+	    q, &ref, b->cluster, was_dead, shared ? &st : NULL, now);
 	if (shared) {
 		dest_share_put(r, &st, now);
 		dest_share_count(r, b, o, now);
@@ -220,6 +260,7 @@ void
 dest_share_close(struct queuerun *q)
 {
 	dest_wait_stop(q);
+	dest_cluster_close(q);
 	if (q->share.fd != -1 || q->share.hdr != NULL)
 		spool_dest_close(&q->share);
 }

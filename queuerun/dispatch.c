@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "deliver.h"
+#include "dest_cluster.h"
 #include "dest_share.h"
 #include "dispatch.h"
 #include "fail_log.h"
@@ -267,6 +268,7 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 struct qr_batch *
 dispatch_run(struct queuerun *q, double now)
 {
+	struct dest_cluster_ref ref;
 	enum sched_action act;
 	struct sched_entry *e;
 	struct qr_batch *b;
@@ -279,7 +281,11 @@ dispatch_run(struct queuerun *q, double now)
 			if (q->admit_slot >= 0)
 				spool_dest_release(
 				    &q->share, q->admit_rec, q->admit_slot);
+			dest_cluster_ref(q, e, &ref);
+			dest_cluster_done(
+			    q, &ref, q->admit_cluster, 0, NULL, now);
 			q->admit_rec = q->admit_slot = -1;
+			q->admit_cluster = 0;
 			sched_core_done(
 			    q->sched, e, SCHED_FAIL_OTHER, now, NULL);
 			break;

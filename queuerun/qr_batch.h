@@ -23,6 +23,7 @@ struct qr_batch {
 	struct sched_entry *entry; /* the scheduler's, until dispatch_done */
 	uint32_t *rcpt;		   /* ids in the runner's recipient pool */
 	int share_rec, share_slot; /* shared table slot held, or -1 */
+	int cluster;		   /* a [cluster] lease is counted for it */
 };
 
 /* qr_batch_of - the runner's record of a batch the pool gave back */

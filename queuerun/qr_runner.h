@@ -35,6 +35,7 @@ struct sched;
 struct deliver_pool;
 struct dest_waiter;
 struct listwork;
+struct cluster;
 struct source_pick;
 
 struct queuerun {
@@ -67,6 +68,9 @@ struct queuerun {
 	struct dest_waiter *waiter; /* dest_wait.c */
 	struct listwork *listwork;  /* listwork.c */
 	int waiter_failed;	    /* its thread could not start */
+	struct cluster *cluster;    /* [cluster] leases (dest_cluster.c) */
+	int admit_cluster;	    /* the last admit holds a lease too */
+	double cluster_retry;	    /* ask refused destinations again then */
 	struct listfn_env fn;	    /* the list functions' environment */
 };
 

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "dest_cluster.h"
 #include "dest_wait.h"
 #include "dispatch.h"
 #include "lists.h"
@@ -217,7 +218,7 @@ queuerun_finish(struct queuerun *q, double now)
 int
 queuerun_step(struct queuerun *q, int *timeout_ms)
 {
-	double now = clock_now(), wait, next, wake;
+	double now = clock_now(), wait, next, wake, cwake;
 	struct qr_batch *b;
 
 	queuerun_collect(q, now);
@@ -225,6 +226,8 @@ queuerun_step(struct queuerun *q, int *timeout_ms)
 	/* Another runner gave back a slot we were refused. */
 	if (dest_wait_woken(q))
 		sched_core_shared_retry(q->sched, now);
+	/* Leases renewed and trimmed; refused ones asked again. */
+	cwake = dest_cluster_tick(q, now);
 	queuerun_claim(q, now);
 	queuerun_finish(q, now);
 	/* Batches for dead destinations end here, without a worker, so a
@@ -240,6 +243,8 @@ queuerun_step(struct queuerun *q, int *timeout_ms)
 	next = q->draining ? 0 : q->next_walk;
 	if ((wake = dispatch_wakeup(q)) > 0 && (next == 0 || wake < next))
 		next = wake;
+	if (cwake > 0 && (next == 0 || cwake < next))
+		next = cwake;
 	if (q->rescan && !q->draining &&
 	    q->nactive < q->s->queuerun_active_limit)
 		*timeout_ms = 0;

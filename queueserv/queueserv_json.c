@@ -1,12 +1,12 @@
 /*
- * queueserv_json.c - what the JSON forms of status share: a string with
- * its quotes, backslashes and control characters escaped.
+ * queueserv_json.c - a string as JSON, for every part of "status -j"
+ * (queueserv_status.c, queueserv_cluster.c).
  */
 #include <stdio.h>
 
 #include "queueserv_status.h"
 
-/* queueserv_json_str - a JSON string */
+/* queueserv_json_str - a JSON string (quotes, backslashes, controls) */
 void
 queueserv_json_str(FILE *fp, const char *s)
 {

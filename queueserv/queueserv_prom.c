@@ -254,6 +254,22 @@ prom_lists(const struct counts *k, FILE *fp)
 	    "Open incidents of a list.", prom_row_incidents);
 }
 
+/* prom_cluster - [cluster]: limits shared in Redis, or local shares */
+static void
+prom_cluster(const struct qs *qs, const struct counts *k, FILE *fp)
+{
+	const char *state, *node;
+
+	if ((state = queueserv_cluster_state(qs, k, &node)) == NULL)
+		return;
+	prom_family(fp, "mjq_cluster_shared", "gauge",
+	    "1 while the limits are shared with the other nodes in Redis, 0 "
+	    "while Redis cannot be reached and this node keeps its share.");
+	fprintf(fp, "mjq_cluster_shared{");
+	prom_label(fp, "node", node);
+	fprintf(fp, "} %d\n", strcmp(state, "local") != 0);
+}
+
 /* queueserv_prom - the whole exposition */
 void
 queueserv_prom(const struct qs *qs, const struct counts *k, FILE *fp)
@@ -268,6 +284,7 @@ queueserv_prom(const struct qs *qs, const struct counts *k, FILE *fp)
 	prom_deliveries(k, fp);
 	prom_incidents(k, fp);
 	prom_lists(k, fp);
+	prom_cluster(qs, k, fp);
 	prom_family(fp, "mjq_runners", "gauge", "Runner processes alive.");
 	fprintf(fp, "mjq_runners %d\n", queueserv_pool_live(qs));
 	prom_family(fp, "mjq_runners_max", "gauge", "[queueserv] max_runners.");

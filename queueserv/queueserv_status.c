@@ -220,6 +220,9 @@ status_dests(const struct qs *qs, struct counts *k)
 	if (spool_dest_open(&sd, qs->s.spool_dir, 0) == -1)
 		return 0; /* no runner has made it yet */
 	k->counts_since = sd.hdr->counts_since;
+	k->cluster = __atomic_load_n(&sd.hdr->cluster, __ATOMIC_RELAXED);
+	k->cluster_since =
+	    __atomic_load_n(&sd.hdr->cluster_since, __ATOMIC_RELAXED);
 	for (i = 0; i < SPOOL_DEST_RECORDS; i++) {
 		if (!sd.rec[i].used || sd.rec[i].ds.window < 0)
 			continue;
@@ -479,6 +482,7 @@ status_text(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 	queueserv_sts_text(qs->s.spool_dir, clock_now(), fp);
 	status_text_incidents(k, now, fp);
 	queueserv_lists_text(k, fp);
+	queueserv_cluster_text(qs, k, now, fp);
 	for (i = 0; i < k->ndomains; i++)
 		if (status_dkim(qs, k->domains[i], err, sizeof(err)))
 			fprintf(fp, "dkim: %s: %s (its mail waits)\n",
@@ -563,6 +567,7 @@ status_json(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 	fprintf(fp, "]");
 	status_json_incidents(k, now, fp);
 	queueserv_lists_json(k, fp);
+	queueserv_cluster_json(qs, k, now, fp);
 	fprintf(fp, "}\n");
 }
 

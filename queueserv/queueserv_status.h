@@ -63,7 +63,20 @@ struct counts {
 	size_t nincidents;
 	struct list_row *lists; /* walk order, gone lists last */
 	size_t nlists;
+	int cluster;		 /* [cluster] as the runners last saw it */
+	long long cluster_since; /* (spool_dest.h's header) */
 };
+
+/* queueserv_cluster.c: [cluster], shared or on local shares */
+void queueserv_cluster_text(
+    const struct qs *qs, const struct counts *k, time_t now, FILE *fp);
+void queueserv_cluster_json(
+    const struct qs *qs, const struct counts *k, time_t now, FILE *fp);
+/* queueserv_cluster_state - "shared", "local" (Redis unreachable: this
+ * node's shares) or "unused" (no delivery yet), NULL when [cluster] is
+ * off; *node: this node's name */
+const char *queueserv_cluster_state(
+    const struct qs *qs, const struct counts *k, const char **node);
 
 /* queueserv_sts.c: the MTA-STS policies in force */
 void queueserv_sts_text(const char *spool, double now, FILE *fp);

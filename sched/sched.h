@@ -79,7 +79,7 @@ struct sched_dest_state {
 	struct dest_state ds; /* window, feedback, dead, rate */
 	int busy;	      /* deliveries in flight */
 	long todo;	      /* entries waiting */
-	int limit;	      /* client-side concurrency limit in force */
+	int limit; /* client-side concurrency limit in force (to admit too) */
 	double rate_interval; /* to admit: seconds between starts (0: none) */
 };
 

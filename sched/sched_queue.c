@@ -365,6 +365,7 @@ sched_queue_admit(struct sched_queue *q, double now)
 	memset(&st, 0, sizeof(st));
 	st.ds.window = -1;
 	st.rate_interval = sched_rate_interval(&q->transport->p);
+	st.limit = sched_queue_limit(q);
 	ok = s->cb.admit(s->cb.arg, q->transport->name, q->name, now, &st);
 	if (st.ds.window >= 0)
 		sched_queue_load(q, &st, now);

@@ -1,11 +1,13 @@
 #!/bin/sh
 # scripts/deps.sh - make sure the Debian packages mjq needs are installed.
 #
-#   sh scripts/deps.sh build   compiler, libbsd, inih, OpenSSL, libpsl, libcurl
+#   sh scripts/deps.sh build   compiler, libbsd, inih, OpenSSL, libpsl, libcurl,
+#                              hiredis (the [cluster] limits shared in Redis)
 #   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace,
 #                              python3-dkim (the independent verifier),
 #                              debhelper and dpkg-dev (the .deb test),
-#                              clang-format (t/check-format)
+#                              clang-format (t/check-format), redis-server
+#                              (the private Redis of t/54-cluster.bats)
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
 #   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
 #   sh scripts/deps.sh deb     build + debhelper, dpkg-dev (make deb)
@@ -14,11 +16,11 @@
 # exact command to run and fails.
 set -eu
 
-build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-dev libcurl4-openssl-dev publicsuffix openssl"
+build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-dev libcurl4-openssl-dev libhiredis-dev publicsuffix openssl"
 deb="$build debhelper dpkg-dev"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
       time curl lighttpd lighttpd-mod-openssl chromium python3-dkim python3-nacl python3-prometheus-client
-      debhelper dpkg-dev clang-format"
+      debhelper dpkg-dev clang-format redis-server"
 bench="$test"
 fuzz="$build clang libclang-rt-dev"
 

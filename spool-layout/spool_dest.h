@@ -73,9 +73,12 @@ struct spool_dest_hdr {
 	char magic[32];
 	uint32_t records;
 	uint32_t recsize;
-	uint32_t release_seq; /* slots given back so far (a futex word) */
-	uint32_t waiters;     /* runners waiting for release_seq to move */
-	double counts_since;  /* the records' counts start here (epoch s) */
+	uint32_t release_seq;  /* slots given back so far (a futex word) */
+	uint32_t waiters;      /* runners waiting for release_seq to move */
+	double counts_since;   /* the records' counts start here (epoch s) */
+	int32_t cluster;       /* [cluster]: 0 off or not yet, 1 shared in
+				  Redis, 2 local shares (Redis unreachable) */
+	int64_t cluster_since; /* in that state since (epoch s) */
 };
 
 /* An open table: the mapping and the descriptor the locks belong to. */

@@ -64,3 +64,9 @@ bench() {
 	bench sched.sh
 	[[ "$output" == *"bytes per in-core recipient, batched 50 per entry: "* ]]
 }
+
+@test "cluster.sh: one node drains with [cluster] off and on, with the ratio" {
+	command -v redis-server >/dev/null || skip "redis-server is not installed"
+	bench cluster.sh 400 4
+	[[ "$output" =~ best:\ off\ [0-9]+\ rcpt/s,\ on\ [0-9]+\ rcpt/s,\ on/off\ [0-9.]+ ]]
+}

@@ -1,0 +1,365 @@
+/*
+ * cluster.c - the leases this runner holds in Redis, per destination
+ * key, and the public side of libcluster (cluster.h).
+ *
+ * Per key the runner counts its leases (held) and the deliveries that
+ * use them (inuse).  A delivery is covered by a lease from its start;
+ * the session it opened keeps the lease while it stays open, idle in
+ * the cache included, because the receiver counts open sessions, not
+ * deliveries.  So a lease is given back only when the runner holds more
+ * than max(deliveries, sessions open) for the key: at the end of a
+ * delivery (cluster_done) or when cluster_tick sees that idle sessions
+ * closed.  A delivery that finds held > inuse needs no new lease (it
+ * takes an idle session, or opens one under the spare lease), so a
+ * runner draining a large post to one destination asks Redis only when
+ * its sessions grow (a new lease, the dead state with it) and, with a
+ * rate set, at each start (one round trip per delivery, never per
+ * recipient).
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cluster.h"
+#include "cluster_redis.h"
+#include "log.h"
+
+#define CLUSTER_MEMBER_MAX 96
+/* Members renewed or released in one round trip at most. */
+#define CLUSTER_CHUNK 32
+
+struct cluster_key {
+	struct cluster_key *next;
+	char *key, *tag;
+	int inuse; /* deliveries running under these leases */
+	int held;  /* leases: ids[0..held) */
+	int cap;
+	unsigned long *ids;
+	struct cluster_rkeys rk;
+};
+
+struct cluster {
+	struct cluster_redis r;
+	char node[64];
+	long pid;
+	long long lease_ms;
+	int expected;
+	unsigned long next_id;
+	double next_renew;
+	struct cluster_key *keys;
+};
+
+/* cluster_open - the settings; NULL when off or without memory */
+struct cluster *
+cluster_open(const struct settings *s)
+{
+	struct cluster *c;
+
+	if (s->cluster_redis[0] == '\0')
+		return NULL;
+	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		log_warn("cluster: no memory; limits are not shared");
+		return NULL;
+	}
+	cluster_redis_init(&c->r, s);
+	/* hiredis writes with send(2) without MSG_NOSIGNAL: a Redis that
+	 * goes away must fail a command, not kill the runner (mj_queuerun
+	 * -1 included, which has no other socket to ignore it for). */
+	(void)signal(SIGPIPE, SIG_IGN);
+	if (s->cluster_node[0] != '\0')
+		(void)strlcpy(c->node, s->cluster_node, sizeof(c->node));
+	else if (gethostname(c->node, sizeof(c->node)) == -1)
+		(void)strlcpy(c->node, "node", sizeof(c->node));
+	c->node[sizeof(c->node) - 1] = '\0';
+	c->pid = (long)getpid();
+	c->lease_ms = s->cluster_lease_time * 1000;
+	c->expected = (int)s->cluster_expected_nodes;
+	return c;
+}
+
+/* cluster_key_find - the key's record, made when create is set */
+static struct cluster_key *
+cluster_key_find(struct cluster *c, const char *key, const char *tag)
+{
+	struct cluster_key *k;
+
+	for (k = c->keys; k != NULL; k = k->next)
+		if (strcmp(k->key, key) == 0)
+			return k;
+	if (tag == NULL || (k = calloc(1, sizeof(*k))) == NULL)
+		return NULL;
+	if ((k->key = strdup(key)) == NULL || (k->tag = strdup(tag)) == NULL ||
+	    cluster_script_keys(key, &k->rk) == -1) {
+		free(k->key);
+		free(k->tag);
+		free(k);
+		return NULL;
+	}
+	k->next = c->keys;
+	c->keys = k;
+	return k;
+}
+
+/* cluster_member - the lease member of id: node:pid:id */
+static void
+cluster_member(const struct cluster *c, unsigned long id, char *out)
+{
+	(void)snprintf(
+	    out, CLUSTER_MEMBER_MAX, "%s:%ld:%lu", c->node, c->pid, id);
+}
+
+/* cluster_members - a command or script with members ids[0..n) as its
+ * last arguments, in chunks; 0, or -1 when Redis failed */
+static int
+cluster_members(struct cluster *c, struct cluster_key *k,
+    const unsigned long *ids, int n, int renew, double now)
+{
+	char mem[CLUSTER_CHUNK][CLUSTER_MEMBER_MAX], ms[32];
+	const char *argv[CLUSTER_CHUNK + 2], *keys[1] = {k->rk.lease};
+	redisReply *rep;
+	int i, j, argc;
+
+	(void)snprintf(ms, sizeof(ms), "%lld", c->lease_ms);
+	for (i = 0; i < n; i += CLUSTER_CHUNK) {
+		argc = 0;
+		if (!renew) {
+			argv[argc++] = "ZREM";
+			argv[argc++] = k->rk.lease;
+		} else
+			argv[argc++] = ms;
+		for (j = 0; j < CLUSTER_CHUNK && i + j < n; j++) {
+			cluster_member(c, ids[i + j], mem[j]);
+			argv[argc++] = mem[j];
+		}
+		rep = renew ? cluster_redis_run(&c->r, CLUSTER_SCRIPT_RENEW, 1,
+				  keys, argc, argv, now)
+			    : cluster_redis_command(&c->r, argc, argv, now);
+		if (rep == NULL)
+			return -1;
+		freeReplyObject(rep);
+	}
+	return 0;
+}
+
+/* cluster_trim - give back the leases beyond want */
+static void
+cluster_trim(struct cluster *c, struct cluster_key *k, int want, double now)
+{
+	int n = k->held - want;
+
+	if (n <= 0)
+		return;
+	k->held = want;
+	if (c->r.ctx != NULL)
+		(void)cluster_members(c, k, k->ids + want, n, 0, now);
+}
+
+/* cluster_take - may a delivery to key start (cluster.h) */
+enum cluster_answer
+cluster_take(struct cluster *c, const char *key, const char *tag,
+    const struct cluster_limits *lim, double now, double *wait)
+{
+	char member[CLUSTER_MEMBER_MAX] = "", lease[32], limit[16], iv[32],
+	     initial[16];
+	const char *args[5] = {member, lease, limit, iv, initial}, *keys[4];
+	struct cluster_key *k;
+	redisReply *rep;
+	unsigned long *ids;
+	long long code, ms;
+
+	*wait = 0;
+	if (!cluster_redis_up(&c->r, now) ||
+	    (k = cluster_key_find(c, key, tag)) == NULL)
+		return CLUSTER_LOCAL;
+	if (k->held <= k->inuse) {
+		if (k->held == k->cap) {
+			if ((ids = reallocarray(
+				 k->ids, k->cap + 8, sizeof(*ids))) == NULL)
+				return CLUSTER_LOCAL;
+			k->ids = ids;
+			k->cap += 8;
+		}
+		cluster_member(c, ++c->next_id, member);
+	}
+	/* A spare lease and no rate: nothing to ask (the dead state comes
+	 * with the next new lease, or from our own feedback). */
+	if (member[0] == '\0' && lim->interval <= 0) {
+		k->inuse++;
+		return CLUSTER_GO;
+	}
+	(void)snprintf(lease, sizeof(lease), "%lld", c->lease_ms);
+	(void)snprintf(limit, sizeof(limit), "%d", lim->limit);
+	(void)snprintf(
+	    iv, sizeof(iv), "%lld", (long long)(lim->interval * 1000));
+	(void)snprintf(initial, sizeof(initial), "%d",
+	    lim->initial > 0 ? lim->initial : 1);
+	keys[0] = k->rk.lease, keys[1] = k->rk.rate, keys[2] = k->rk.dead;
+	keys[3] = k->rk.cap;
+	if ((rep = cluster_redis_run(
+		 &c->r, CLUSTER_SCRIPT_TAKE, 4, keys, 5, args, now)) == NULL)
+		return CLUSTER_LOCAL;
+	if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
+		freeReplyObject(rep);
+		return CLUSTER_LOCAL;
+	}
+	code = rep->element[0]->integer;
+	ms = rep->element[1]->integer;
+	freeReplyObject(rep);
+	*wait = ms > 0 ? (double)ms / 1000 : 0;
+	if (code != CLUSTER_TAKE_GO)
+		return code == CLUSTER_TAKE_FULL   ? CLUSTER_FULL
+		       : code == CLUSTER_TAKE_RATE ? CLUSTER_RATE
+						   : CLUSTER_DEAD;
+	if (member[0] != '\0')
+		k->ids[k->held++] = c->next_id;
+	k->inuse++;
+	return CLUSTER_GO;
+}
+
+/* cluster_done - a delivery ended; open sessions keep their leases */
+void
+cluster_done(struct cluster *c, const char *key, int open, double now)
+{
+	struct cluster_key *k;
+
+	if ((k = cluster_key_find(c, key, NULL)) == NULL || k->inuse == 0)
+		return;
+	k->inuse--;
+	cluster_trim(c, k, open > k->inuse ? open : k->inuse, now);
+}
+
+/* cluster_script1 - a script on one destination's keys: which (its
+ * Redis keys), and one or two arguments; the reply freed */
+static void
+cluster_script1(struct cluster *c, enum cluster_script s, const char *key,
+    int which, long long a1, long long a2, double now)
+{
+	struct cluster_rkeys rk;
+	char arg[2][32];
+	const char *keys[2], *args[2] = {arg[0], arg[1]};
+	redisReply *rep;
+	int nkeys = 0;
+
+	if (cluster_script_keys(key, &rk) == -1)
+		return;
+	if (which & 1)
+		keys[nkeys++] = rk.lease;
+	if (which & 2)
+		keys[nkeys++] = rk.dead;
+	if (which & 4)
+		keys[nkeys++] = rk.cap;
+	(void)snprintf(arg[0], sizeof(arg[0]), "%lld", a1);
+	(void)snprintf(arg[1], sizeof(arg[1]), "%lld", a2);
+	if ((rep = cluster_redis_run(&c->r, s, nkeys, keys,
+		 s == CLUSTER_SCRIPT_LEARN ? 2 : 1, args, now)) != NULL)
+		freeReplyObject(rep);
+}
+
+/* cluster_dead - tell every node the destination died, or lives */
+void
+cluster_dead(struct cluster *c, const char *key, double secs, double now)
+{
+	cluster_script1(
+	    c, CLUSTER_SCRIPT_DEAD, key, 2, (long long)(secs * 1000), 0, now);
+}
+
+/* cluster_learn - the receiver's session limit, for every node */
+void
+cluster_learn(
+    struct cluster *c, const char *key, int refused, double learn, double now)
+{
+	cluster_script1(c, CLUSTER_SCRIPT_LEARN, key, 1 | 4,
+	    (long long)(learn * 1000), refused, now);
+}
+
+/* cluster_tick - trim, renew, forget; when to be called again */
+double
+cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
+{
+	struct cluster_key **pp, *k;
+	int renew, want, n, idle = 0;
+
+	/* Back to Redis as soon as it answers, leases held or not. */
+	if (c->r.mode == CLUSTER_FALLBACK)
+		(void)cluster_redis_up(&c->r, now);
+	if (c->keys == NULL)
+		return c->r.ctx == NULL && c->r.mode == CLUSTER_FALLBACK
+			   ? c->r.next_try
+			   : 0;
+	renew = c->r.ctx != NULL && (now >= c->next_renew || c->r.reconnected);
+	c->r.reconnected = 0;
+	for (pp = &c->keys; (k = *pp) != NULL;) {
+		if ((n = ss->refused(ss->arg, k->tag)) > 0 && c->r.ctx != NULL)
+			cluster_learn(c, k->key, n, ss->learn, now);
+		n = ss->open(ss->arg, k->tag);
+		want = n > k->inuse ? n : k->inuse;
+		cluster_trim(c, k, want, now);
+		if (renew && k->held > 0)
+			(void)cluster_members(c, k, k->ids, k->held, 1, now);
+		if (k->held == 0 && k->inuse == 0) {
+			*pp = k->next;
+			free(k->key);
+			free(k->tag);
+			free(k->ids);
+			free(k);
+			continue;
+		}
+		idle |= k->held > k->inuse;
+		pp = &k->next;
+	}
+	if (renew)
+		c->next_renew = now + (double)c->lease_ms / 3000;
+	if (c->keys == NULL)
+		return 0;
+	if (c->r.ctx == NULL)
+		return c->r.next_try;
+	return idle && now + CLUSTER_IDLE_POLL < c->next_renew
+		   ? now + CLUSTER_IDLE_POLL
+		   : c->next_renew;
+}
+
+/* cluster_state - shared or fallback, and since when */
+enum cluster_mode
+cluster_state(const struct cluster *c, double *since)
+{
+	*since = c != NULL ? c->r.since : 0;
+	return c != NULL ? c->r.mode : CLUSTER_OFF;
+}
+
+/* cluster_share - this node's share of a limit while Redis is down */
+int
+cluster_share(const struct cluster *c, int limit)
+{
+	int n = cluster_nodes(c);
+
+	return limit <= 0 ? limit : (limit + n - 1) / n;
+}
+
+/* cluster_nodes - the expected nodes */
+int
+cluster_nodes(const struct cluster *c)
+{
+	return c != NULL ? c->expected : 1;
+}
+
+/* cluster_close - every lease back, disconnect */
+void
+cluster_close(struct cluster *c)
+{
+	struct cluster_key *k;
+
+	if (c == NULL)
+		return;
+	while ((k = c->keys) != NULL) {
+		c->keys = k->next;
+		if (c->r.ctx != NULL && k->held > 0)
+			(void)cluster_members(c, k, k->ids, k->held, 0, 0);
+		free(k->key);
+		free(k->tag);
+		free(k->ids);
+		free(k);
+	}
+	cluster_redis_close(&c->r);
+	free(c);
+}

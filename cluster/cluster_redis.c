@@ -1,0 +1,212 @@
+/*
+ * cluster_redis.c - the connection to Redis of one runner.
+ *
+ * The address is a unix socket path (it starts with '/') or host:port.
+ * Every command has timeout_ms to answer; a connection that fails,
+ * times out or breaks puts the runner into FALLBACK: it is logged once
+ * (the cause named), and a reconnect is tried at the next use
+ * CLUSTER_RETRY seconds later at the soonest, so a Redis that is down
+ * costs one failed connect a second, never a wait per delivery.  When a
+ * reconnect works (AUTH and SCRIPT LOAD included) that is logged once
+ * too, and `reconnected` tells the caller to add its leases back.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cluster_redis.h"
+#include "log.h"
+
+/* cluster_redis_init - the settings; not connected yet */
+void
+cluster_redis_init(struct cluster_redis *r, const struct settings *s)
+{
+	memset(r, 0, sizeof(*r));
+	(void)strlcpy(r->addr, s->cluster_redis, sizeof(r->addr));
+	(void)strlcpy(r->password, s->cluster_password, sizeof(r->password));
+	r->timeout_ms = (int)s->cluster_timeout_ms;
+	r->mode = CLUSTER_SHARED;
+}
+
+/* cluster_redis_down - the connection failed: close it, say so once */
+static void
+cluster_redis_down(struct cluster_redis *r, const char *why, double now)
+{
+	if (r->mode != CLUSTER_FALLBACK)
+		log_warnx("cluster: Redis at %s unreachable (%s); "
+			  "limits are this node's local shares until it "
+			  "returns",
+		    r->addr, why);
+	if (r->mode != CLUSTER_FALLBACK || r->since == 0)
+		r->since = now;
+	r->mode = CLUSTER_FALLBACK;
+	r->next_try = now + CLUSTER_RETRY;
+	if (r->ctx != NULL)
+		redisFree(r->ctx);
+	r->ctx = NULL;
+}
+
+/* cluster_redis_connect - a new context for the address, or NULL */
+static redisContext *
+cluster_redis_connect(const struct cluster_redis *r)
+{
+	struct timeval tv = {
+	    r->timeout_ms / 1000, (r->timeout_ms % 1000) * 1000};
+	char host[256], *colon;
+	long port;
+
+	if (r->addr[0] == '/')
+		return redisConnectUnixWithTimeout(r->addr, tv);
+	if (strlcpy(host, r->addr, sizeof(host)) >= sizeof(host) ||
+	    (colon = strrchr(host, ':')) == NULL)
+		return NULL;
+	*colon = '\0';
+	port = strtol(colon + 1, NULL, 10);
+	return redisConnectWithTimeout(host, (int)port, tv);
+}
+
+/* cluster_redis_load - AUTH, then SCRIPT LOAD of every script; NULL, or
+ * why not */
+static const char *
+cluster_redis_load(struct cluster_redis *r)
+{
+	redisReply *rep;
+	int i;
+
+	if (r->password[0] != '\0') {
+		rep = redisCommand(r->ctx, "AUTH %s", r->password);
+		if (rep == NULL)
+			return r->ctx->errstr;
+		i = rep->type == REDIS_REPLY_ERROR;
+		freeReplyObject(rep);
+		if (i)
+			return "AUTH refused";
+	}
+	for (i = 0; i < CLUSTER_SCRIPT_N; i++) {
+		rep = redisCommand(r->ctx, "SCRIPT LOAD %s",
+		    cluster_script_source((enum cluster_script)i));
+		if (rep == NULL)
+			return r->ctx->errstr;
+		if (rep->type != REDIS_REPLY_STRING || rep->len != 40) {
+			freeReplyObject(rep);
+			return "SCRIPT LOAD failed";
+		}
+		memcpy(r->sha[i], rep->str, 41);
+		freeReplyObject(rep);
+	}
+	return NULL;
+}
+
+/* cluster_redis_up - connected, or reconnected now when due */
+int
+cluster_redis_up(struct cluster_redis *r, double now)
+{
+	struct timeval tv = {
+	    r->timeout_ms / 1000, (r->timeout_ms % 1000) * 1000};
+	const char *why = "cannot set the timeout";
+
+	if (r->ctx != NULL)
+		return 1;
+	if (now < r->next_try)
+		return 0;
+	if ((r->ctx = cluster_redis_connect(r)) == NULL) {
+		cluster_redis_down(r, "bad address or no memory", now);
+		return 0;
+	}
+	if (r->ctx->err) {
+		cluster_redis_down(r, r->ctx->errstr, now);
+		return 0;
+	}
+	if (redisSetTimeout(r->ctx, tv) != REDIS_OK ||
+	    (why = cluster_redis_load(r)) != NULL) {
+		cluster_redis_down(r, r->ctx->err ? r->ctx->errstr : why, now);
+		return 0;
+	}
+	if (r->mode == CLUSTER_FALLBACK) {
+		log_warnx("cluster: Redis at %s is back; limits are "
+			  "shared again",
+		    r->addr);
+		r->reconnected = 1;
+	}
+	if (r->mode == CLUSTER_FALLBACK || r->since == 0)
+		r->since = now;
+	r->mode = CLUSTER_SHARED;
+	return 1;
+}
+
+/* cluster_redis_answer - a reply, checked: NULL when Redis failed (now
+ * down) or answered an error */
+static redisReply *
+cluster_redis_answer(struct cluster_redis *r, redisReply *rep, double now)
+{
+	if (rep == NULL) {
+		cluster_redis_down(r, r->ctx->errstr, now);
+		return NULL;
+	}
+	if (rep->type == REDIS_REPLY_ERROR) {
+		/* Not what the scripts expect: no sharing on its word. */
+		cluster_redis_down(r, rep->str, now);
+		freeReplyObject(rep);
+		return NULL;
+	}
+	return rep;
+}
+
+/* cluster_redis_command - a plain command */
+redisReply *
+cluster_redis_command(
+    struct cluster_redis *r, int argc, const char **argv, double now)
+{
+	if (!cluster_redis_up(r, now))
+		return NULL;
+	return cluster_redis_answer(
+	    r, redisCommandArgv(r->ctx, argc, argv, NULL), now);
+}
+
+/* How many keys and arguments a script call takes at most. */
+#define CLUSTER_REDIS_ARGS 64
+
+/* cluster_redis_run - EVALSHA; a script Redis forgot (restarted, or
+ * SCRIPT FLUSH) is loaded again and run once more */
+redisReply *
+cluster_redis_run(struct cluster_redis *r, enum cluster_script s, int nkeys,
+    const char *const *keys, int nargs, const char *const *args, double now)
+{
+	const char *argv[CLUSTER_REDIS_ARGS + 3];
+	char nk[16];
+	redisReply *rep;
+	const char *why;
+	int i, argc = 0, again;
+
+	if (nkeys + nargs > CLUSTER_REDIS_ARGS || !cluster_redis_up(r, now))
+		return NULL;
+	argv[argc++] = "EVALSHA";
+	argv[argc++] = r->sha[s];
+	(void)snprintf(nk, sizeof(nk), "%d", nkeys);
+	argv[argc++] = nk;
+	for (i = 0; i < nkeys; i++)
+		argv[argc++] = keys[i];
+	for (i = 0; i < nargs; i++)
+		argv[argc++] = args[i];
+	rep = redisCommandArgv(r->ctx, argc, argv, NULL);
+	again = rep != NULL && rep->type == REDIS_REPLY_ERROR &&
+		strncasecmp(rep->str, "NOSCRIPT", 8) == 0;
+	if (again) {
+		freeReplyObject(rep);
+		if ((why = cluster_redis_load(r)) != NULL) {
+			cluster_redis_down(r, why, now);
+			return NULL;
+		}
+		rep = redisCommandArgv(r->ctx, argc, argv, NULL);
+	}
+	return cluster_redis_answer(r, rep, now);
+}
+
+/* cluster_redis_close - disconnect */
+void
+cluster_redis_close(struct cluster_redis *r)
+{
+	if (r->ctx != NULL)
+		redisFree(r->ctx);
+	r->ctx = NULL;
+}

@@ -1,0 +1,42 @@
+/*
+ * cluster_redis.h - the connection to Redis of one runner
+ * (cluster_redis.c): connect, authenticate, load the scripts, run one,
+ * and know when Redis is down.
+ */
+#ifndef MJQ_CLUSTER_REDIS_H
+#define MJQ_CLUSTER_REDIS_H
+
+#include <hiredis/hiredis.h>
+
+#include "cluster.h"
+#include "cluster_script.h"
+
+struct cluster_redis {
+	redisContext *ctx; /* NULL: not connected */
+	char addr[PATH_MAX];
+	char password[128];
+	int timeout_ms;
+	char sha[CLUSTER_SCRIPT_N][41];
+	enum cluster_mode mode; /* SHARED or FALLBACK */
+	double since;		/* in that mode since (epoch s) */
+	double next_try;	/* no reconnect before this */
+	int reconnected;	/* came back since the last look */
+};
+
+/* cluster_redis_init - the settings; not connected yet */
+void cluster_redis_init(struct cluster_redis *r, const struct settings *s);
+/* cluster_redis_up - connected (or reconnected now, when due): 1, else 0 */
+int cluster_redis_up(struct cluster_redis *r, double now);
+/* cluster_redis_run - run a script with nkeys keys and nargs arguments;
+ * the reply (freeReplyObject), or NULL when Redis failed (now down) or
+ * answered an error (logged) */
+redisReply *cluster_redis_run(struct cluster_redis *r, enum cluster_script s,
+    int nkeys, const char *const *keys, int nargs, const char *const *args,
+    double now);
+/* cluster_redis_command - a plain command (argv); as cluster_redis_run */
+redisReply *cluster_redis_command(
+    struct cluster_redis *r, int argc, const char **argv, double now);
+/* cluster_redis_close - disconnect */
+void cluster_redis_close(struct cluster_redis *r);
+
+#endif

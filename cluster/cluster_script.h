@@ -1,0 +1,40 @@
+/*
+ * cluster_script.h - the Lua scripts Redis runs for the shared limits
+ * (cluster_script.c): their names, sources, and the keys of one
+ * destination.
+ */
+#ifndef MJQ_CLUSTER_SCRIPT_H
+#define MJQ_CLUSTER_SCRIPT_H
+
+#include <stddef.h>
+
+enum cluster_script {
+	CLUSTER_SCRIPT_TAKE,  /* dead? lease? rate? then take */
+	CLUSTER_SCRIPT_RENEW, /* push the expiry of leases held */
+	CLUSTER_SCRIPT_DEAD,  /* set or clear the dead time */
+	CLUSTER_SCRIPT_LEARN, /* the server refused a session: cap */
+	CLUSTER_SCRIPT_N
+};
+
+/* What CLUSTER_SCRIPT_TAKE answers first ({code, ms}). */
+#define CLUSTER_TAKE_GO 0
+#define CLUSTER_TAKE_FULL 1
+#define CLUSTER_TAKE_RATE 2
+#define CLUSTER_TAKE_DEAD 3
+
+#define CLUSTER_RKEY_MAX 512
+
+/* The Redis keys of one destination, "mjq:{KEY}:what" (one hash slot: a
+ * Redis Cluster runs each script on one node). */
+struct cluster_rkeys {
+	char lease[CLUSTER_RKEY_MAX], rate[CLUSTER_RKEY_MAX],
+	    dead[CLUSTER_RKEY_MAX], cap[CLUSTER_RKEY_MAX];
+};
+
+/* cluster_script_source - the Lua text of a script */
+const char *cluster_script_source(enum cluster_script s);
+/* cluster_script_keys - the Redis keys of destination key; -1 when they
+ * do not fit */
+int cluster_script_keys(const char *key, struct cluster_rkeys *k);
+
+#endif

@@ -1,0 +1,222 @@
+/*
+ * dest_cluster.c - the runner's side of the limits shared with other
+ * hosts through Redis ([cluster], cluster.h), beside the local
+ * destination table (dest_share.c) that the runners of this host share.
+ *
+ * A delivery to an SMTP destination starts when the local table allows
+ * it (the window of this host's runners) and then when the cluster
+ * does: a lease under the destination's concurrency limit over all
+ * nodes, the shared rate bucket, no other node's dead time.  The lease
+ * stays with the session the delivery opened as long as it is open
+ * (cluster.c), so the receiver never counts more sessions from all
+ * nodes than the limit.  A destination refused for want of a lease is
+ * asked again after DEST_CLUSTER_POLL (a lease freed on another host
+ * wakes nobody here), for the rate at the bucket's time, and a dead one
+ * at its probe time, as the scheduler does for its own.
+ *
+ * Redis unreachable (CLUSTER_FALLBACK): the local table alone, with
+ * this node's share of the window limit and of the rate
+ * (dest_share_admit asks dest_cluster_mode); the delivery that found
+ * Redis gone is not started but asked again DEST_CLUSTER_POLL later
+ * under the shares, so nothing is held for Redis.  The mode is written to the
+ * table's header for the status.
+ *
+ * Only SMTP destinations are shared: a maildir or pipe is this host's.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dest_cluster.h"
+#include "deliver.h"
+#include "qr_batch.h"
+#include "qr_runner.h"
+
+/* How soon a destination refused a lease is asked again (seconds). */
+#define DEST_CLUSTER_POLL 0.1
+
+/* dest_share_key - the destination's key (dest_cluster.h) */
+int
+dest_share_key(
+    const char *transport, const char *nexthop, char *key, size_t len)
+{
+	if ((size_t)snprintf(key, len, "%s:%s", transport, nexthop) >= len)
+		return -1;
+	return 0;
+}
+
+/* dest_cluster_show - the mode into the table's header, for status */
+static void
+dest_cluster_show(struct queuerun *q)
+{
+	struct spool_dest_hdr *h = q->share.hdr;
+	double since;
+	int mode = (int)cluster_state(q->cluster, &since);
+
+	/* A runner that has not used Redis yet has nothing to say (and
+	 * would hide what one that has found). */
+	if (h == NULL || since == 0)
+		return;
+	__atomic_store_n(&h->cluster, mode, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->cluster_since, (int64_t)since, __ATOMIC_RELAXED);
+}
+
+/* dest_cluster_learn_time - how long a session limit the receiver
+ * taught holds: the SMTP session cache time, as for one runner
+ * (deliver_cache.c), a second at least */
+static double
+dest_cluster_learn_time(const struct queuerun *q)
+{
+	long long t = q->dc->transport[DELIVER_SMTP].cache_time;
+
+	return t > 1 ? (double)t : 1.0;
+}
+
+/* dest_cluster_open - [cluster] on: the leases' bookkeeping */
+void
+dest_cluster_open(struct queuerun *q)
+{
+	q->cluster = cluster_open(q->s);
+	q->admit_cluster = 0;
+	q->cluster_retry = 0;
+}
+
+/* dest_cluster_close - every lease back */
+void
+dest_cluster_close(struct queuerun *q)
+{
+	cluster_close(q->cluster);
+	q->cluster = NULL;
+}
+
+/* dest_cluster_mode - how this destination's limits stand */
+enum cluster_mode
+dest_cluster_mode(const struct queuerun *q, const char *transport)
+{
+	double since;
+
+	if (q->cluster == NULL || strcmp(transport, "smtp") != 0)
+		return CLUSTER_OFF;
+	return cluster_state(q->cluster, &since);
+}
+
+/* dest_cluster_admit - a lease, the shared rate and dead state */
+int
+dest_cluster_admit(struct queuerun *q, const char *transport,
+    const char *nexthop, double now, struct sched_dest_state *st)
+{
+	char key[DEST_CLUSTER_KEY_MAX];
+	struct cluster_limits lim;
+	enum cluster_answer a;
+	double wait;
+
+	q->admit_cluster = 0;
+	if (dest_cluster_mode(q, transport) == CLUSTER_OFF ||
+	    dest_share_key(transport, nexthop, key, sizeof(key)) == -1)
+		return 1;
+	lim.limit = st->limit;
+	lim.interval = st->rate_interval;
+	lim.learn = dest_cluster_learn_time(q);
+	lim.initial = q->dc->sched_transport[DELIVER_SMTP].initial_concurrency;
+	a = cluster_take(q->cluster, key, nexthop, &lim, now, &wait);
+	dest_cluster_show(q);
+	switch (a) {
+	case CLUSTER_GO:
+		q->admit_cluster = 1;
+		return 1;
+	case CLUSTER_RATE:
+		if (now + wait > st->ds.rate_tat)
+			st->ds.rate_tat = now + wait;
+		return 0;
+	case CLUSTER_DEAD:
+		if (st->ds.window >= 0) {
+			st->ds.dead = 1;
+			st->ds.window = 0;
+			st->ds.dead_until = now + wait;
+		}
+		return 0;
+	case CLUSTER_FULL:
+	case CLUSTER_LOCAL:
+	default:
+		/* FULL: asked again soon; LOCAL: as soon, under the shares
+		 * (a lease that found no memory: again soon, not at once) */
+		q->cluster_retry = now + DEST_CLUSTER_POLL;
+		return 0;
+	}
+}
+
+/* dest_cluster_ref - what the outcome of a delivery to e's
+ * destination needs, copied while e lives (sched_core_done frees it) */
+void
+dest_cluster_ref(const struct queuerun *q, struct sched_entry *e,
+    struct dest_cluster_ref *ref)
+{
+	const char *nh = sched_entry_nexthop(e);
+
+	ref->ok = q->cluster != NULL &&
+		  dest_share_key(sched_entry_transport(e), nh, ref->key,
+		      sizeof(ref->key)) == 0 &&
+		  strlcpy(ref->nexthop, nh, sizeof(ref->nexthop)) <
+		      sizeof(ref->nexthop);
+}
+
+/* dest_cluster_done - a delivery to ref's destination ended, or did not
+ * start after all: its lease (leased) kept for the session while it is
+ * open, else given back; a change of the dead state told to every node
+ * (st: after the feedback, was_dead: before; NULL: unknown) */
+void
+dest_cluster_done(struct queuerun *q, const struct dest_cluster_ref *ref,
+    int leased, int was_dead, const struct sched_dest_state *st, double now)
+{
+	if (!ref->ok)
+		return;
+
+	if (leased)
+		cluster_done(q->cluster, ref->key,
+		    deliver_sessions_open(ref->nexthop), now);
+	if (st != NULL && st->ds.dead && !was_dead)
+		cluster_dead(
+		    q->cluster, ref->key, st->ds.dead_until - now, now);
+	else if (st != NULL && !st->ds.dead && was_dead)
+		cluster_dead(q->cluster, ref->key, 0, now);
+}
+
+/* dest_cluster_open_n - our sessions open to a nexthop */
+static int
+dest_cluster_open_n(void *arg, const char *tag)
+{
+	(void)arg;
+	return deliver_sessions_open(tag);
+}
+
+/* dest_cluster_refused_n - our sessions the nexthop refused lately */
+static int
+dest_cluster_refused_n(void *arg, const char *tag)
+{
+	(void)arg;
+	return deliver_sessions_refused(tag);
+}
+
+/* dest_cluster_tick - renew, trim, and ask refused destinations again */
+double
+dest_cluster_tick(struct queuerun *q, double now)
+{
+	struct cluster_sessions ss;
+	double next;
+
+	if (q->cluster == NULL)
+		return 0;
+	ss.open = dest_cluster_open_n;
+	ss.refused = dest_cluster_refused_n;
+	ss.arg = q;
+	ss.learn = dest_cluster_learn_time(q);
+	next = cluster_tick(q->cluster, now, &ss);
+	if (q->cluster_retry > 0 && now >= q->cluster_retry) {
+		q->cluster_retry = 0;
+		if (q->sched != NULL)
+			sched_core_shared_retry(q->sched, now);
+	}
+	if (q->cluster_retry > 0 && (next == 0 || q->cluster_retry < next))
+		next = q->cluster_retry;
+	dest_cluster_show(q);
+	return next;
+}
