@@ -11,9 +11,15 @@
  *   (digest_plain.c), separated by a line of 30 hyphens, and the
  *   trailer.
  *
- * A post keeps its own From in both: a list that rewrites the From of
- * posts for DMARC (dmarc_mitigation) still shows who wrote each one in
- * its digests, whose own From is the list's.
+ * On a list with one-click links (unsubscribe_url), List-Unsubscribe
+ * is left to each reader's own copy, as on a post (lists/rcpt_head.c,
+ * digest_expand.c).
+ *
+ * A post keeps its own From in both, in its entry and in the table of
+ * contents: the collection holds each post as it came (digest.c), so a
+ * list that rewrites the From of posts for DMARC (dmarc_mitigation)
+ * still shows who wrote each one in its digests, whose own From is the
+ * list's.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -120,9 +126,12 @@ digest_head(FILE *fp, const struct digest_issue *di, const char *kind)
 	    "List-Post: <mailto:%s@%s>\n"
 	    "List-Help: <mailto:majordomo@%s?subject=help>\n",
 	    date, l, d, l, d, l, di->volume, di->issue, msgid, l, d, l, d, d);
-	fprintf(fp,
-	    "List-Unsubscribe: <mailto:majordomo@%s?body=unsubscribe%%20%s>\n",
-	    d, l);
+	/* With one-click links each reader gets its own (rcpt_head.c). */
+	if (di->lc->unsubscribe_url[0] == '\0')
+		fprintf(fp,
+		    "List-Unsubscribe: <mailto:majordomo@%s?body=unsubscribe"
+		    "%%20%s>\n",
+		    d, l);
 	fprintf(fp,
 	    "List-Subscribe: <mailto:majordomo@%s?body=subscribe%%20%s>\n"
 	    "List-Owner: <mailto:%s-owner@%s>\n",
