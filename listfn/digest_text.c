@@ -7,12 +7,19 @@
  *   reader needs and the body as it came;
  * - digest-plain (RFC 1153): one text/plain message, the table of
  *   contents, then each post's Date, From, To, Cc, Subject and
- *   Message-ID and its text (the first text/plain part, decoded),
- *   separated by a line of 30 hyphens, and the trailer.
+ *   Message-ID and its text in UTF-8 with its attachments named
+ *   (digest_plain.c), separated by a line of 30 hyphens, and the
+ *   trailer.
  *
- * A post keeps its own From in both: a list that rewrites the From of
- * posts for DMARC (dmarc_mitigation) still shows who wrote each one in
- * its digests, whose own From is the list's.
+ * On a list with one-click links (unsubscribe_url), List-Unsubscribe
+ * is left to each reader's own copy, as on a post (lists/rcpt_head.c,
+ * digest_expand.c).
+ *
+ * A post keeps its own From in both, in its entry and in the table of
+ * contents: the collection holds each post as it came (digest.c), so a
+ * list that rewrites the From of posts for DMARC (dmarc_mitigation)
+ * still shows who wrote each one in its digests, whose own From is the
+ * list's.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -21,9 +28,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include "digest_plain.h"
 #include "digest_text.h"
-
-#define DIGEST_PLAIN_MAX (1 << 20) /* text taken from one post */
 
 /* Fields a post keeps in the MIME digest; the plain one keeps the first
  * six (RFC 1153's). */
@@ -118,12 +124,18 @@ digest_head(FILE *fp, const struct digest_issue *di, const char *kind)
 	    "Message-ID: <%s>\n"
 	    "List-Id: <%s.%s>\n"
 	    "List-Post: <mailto:%s@%s>\n"
-	    "List-Help: <mailto:majordomo@%s?subject=help>\n"
-	    "List-Unsubscribe: <mailto:majordomo@%s?body=unsubscribe%%20%s>\n"
+	    "List-Help: <mailto:majordomo@%s?subject=help>\n",
+	    date, l, d, l, d, l, di->volume, di->issue, msgid, l, d, l, d, d);
+	/* With one-click links each reader gets its own (rcpt_head.c). */
+	if (di->lc->unsubscribe_url[0] == '\0')
+		fprintf(fp,
+		    "List-Unsubscribe: <mailto:majordomo@%s?body=unsubscribe"
+		    "%%20%s>\n",
+		    d, l);
+	fprintf(fp,
 	    "List-Subscribe: <mailto:majordomo@%s?body=subscribe%%20%s>\n"
 	    "List-Owner: <mailto:%s-owner@%s>\n",
-	    date, l, d, l, d, l, di->volume, di->issue, msgid, l, d, l, d, d, d,
-	    l, d, l, l, d);
+	    d, l, l, d);
 	archive_url_fields(fp, di->lc->archive_url, "", l, d, NULL);
 	fprintf(
 	    fp, "Precedence: list\nX-Loop: %s@%s\nMIME-Version: 1.0\n", l, d);
@@ -172,36 +184,6 @@ digest_mime(FILE *fp, const struct digest_issue *di, int eight)
 	fprintf(fp, "--%s--\n", boundary);
 }
 
-/* digest_plain_body - a post's text for the plain digest: the first
- * text/plain part, decoded; a line of 30 hyphens (the separator) gets a
- * blank in front */
-static void
-digest_plain_body(FILE *fp, const struct digest_post *dp)
-{
-	char *text = NULL, *p, *nl;
-	size_t len = 0;
-
-	if (cmd_mime_plain(dp->text, dp->len, DIGEST_PLAIN_MAX, &text, &len) ==
-		-1 ||
-	    len == 0) {
-		fprintf(fp, "[This message has no plain text.]\n");
-		free(text);
-		return;
-	}
-	for (p = text; p < text + len; p = nl) {
-		if ((nl = memchr(p, '\n', (size_t)(text + len - p))) == NULL)
-			nl = text + len;
-		else
-			nl++;
-		if (strncmp(p, "------------------------------", 30) == 0)
-			fputc(' ', fp);
-		fwrite(p, 1, (size_t)(nl - p), fp);
-	}
-	if (text[len - 1] != '\n')
-		fputc('\n', fp);
-	free(text);
-}
-
 /* digest_plain - the RFC 1153 issue's header and body */
 static void
 digest_plain(FILE *fp, const struct digest_issue *di, int eight)
@@ -221,7 +203,7 @@ digest_plain(FILE *fp, const struct digest_issue *di, int eight)
 	for (i = 0; i < di->nposts; i++) {
 		digest_header(fp, &di->posts[i], NFIELDS_PLAIN, &body);
 		fputc('\n', fp);
-		digest_plain_body(fp, &di->posts[i]);
+		digest_plain_body(fp, di->posts[i].text, di->posts[i].len);
 		fprintf(fp, "\n------------------------------\n\n");
 	}
 	k = (size_t)snprintf(end, sizeof(end), "End of %s Digest V%lld #%lld",

@@ -29,6 +29,7 @@
 #include "listfn_state.h"
 #include "listfn_text.h"
 #include "expand_dmarc.h"
+#include "expand_head.h"
 #include "expand_list.h"
 #include "log.h"
 #include "moderate.h"
@@ -506,7 +507,6 @@ expand_list(
     struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
 {
 	struct listconf lc;
-	char err[PATH_MAX + 100];
 	int r;
 
 	if ((r = expand_list_conf(env, m, &lc)) != 0)
@@ -521,13 +521,5 @@ expand_list(
 		log_warn("%s: cannot prepare the text", m->name);
 		return -1;
 	}
-	rcpt_head_free(m->head);
-	if (rcpt_head_open(&m->head, env->ls, &lc, m->list, m->domain, err,
-		sizeof(err)) == -1) {
-		/* Never sent without the links the list promises. */
-		log_warnx("%s: one-click unsubscribe links: %s: deferred",
-		    m->name, err);
-		return -1;
-	}
-	return 0;
+	return expand_head(env, m, &lc);
 }

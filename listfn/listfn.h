@@ -11,6 +11,7 @@
 #define MJQ_LISTFN_H
 
 #include "digest.h"
+#include "digest_expand.h"
 #include "dsn.h"
 #include "listfn_aside.h"
 #include "listfn_list.h"

@@ -119,34 +119,48 @@ cmd_mime_delim(const char *p, const char *end, const char *b, size_t blen)
 	return 1;
 }
 
-/* cmd_mime_walk - the first part of the given type (depth first); its
- * body and transfer encoding; 0 found, -1 none */
-static int
-cmd_mime_walk(const char *text, size_t len, const char *want, int depth,
-    const char **body, size_t *blen, char *cte, size_t ctelen)
+/* cmd_mime_node - the part text (len bytes) described in *pt */
+static void
+cmd_mime_node(const char *text, size_t len, int depth, struct cmd_mime_part *pt)
 {
-	char ct[256], type[64], boundary[80];
-	const char *end = text + len, *hend = header_end(text, len);
-	const char *p, *part = NULL, *stop;
-	size_t bl;
-	int d;
+	const char *hend = header_end(text, len);
 
-	if (cmd_mime_header(text, len, "Content-Type", ct, sizeof(ct)) == -1)
-		(void)strlcpy(ct, "text/plain", sizeof(ct));
-	cmd_mime_type(ct, type, sizeof(type));
-	if (strcmp(type, want) == 0 ||
-	    (type[0] == '\0' && strcmp(want, "text/plain") == 0)) {
-		cmd_mime_header(
-		    text, len, "Content-Transfer-Encoding", cte, ctelen);
-		*body = hend;
-		*blen = (size_t)(end - hend);
-		return 0;
-	}
-	if (strncmp(type, "multipart/", 10) != 0 || depth >= CMD_MIME_DEPTH ||
-	    cmd_mime_param(ct, "boundary", boundary, sizeof(boundary)) == -1 ||
+	pt->text = text;
+	pt->len = len;
+	pt->body = hend;
+	pt->blen = (size_t)(text + len - hend);
+	pt->depth = depth;
+	if (cmd_mime_header(
+		text, len, "Content-Type", pt->ct, sizeof(pt->ct)) == -1)
+		(void)strlcpy(pt->ct, "text/plain", sizeof(pt->ct));
+	cmd_mime_type(pt->ct, pt->type, sizeof(pt->type));
+	if (cmd_mime_header(text, len, "Content-Transfer-Encoding", pt->cte,
+		sizeof(pt->cte)) == -1)
+		pt->cte[0] = '\0';
+}
+
+/* cmd_mime_visit - fn on the part text and, while fn returns 0, on
+ * each part of a multipart (depth first); what fn last returned */
+static int
+cmd_mime_visit(
+    const char *text, size_t len, int depth, cmd_mime_fn *fn, void *arg)
+{
+	struct cmd_mime_part pt;
+	char boundary[80];
+	const char *end = text + len, *p, *part = NULL, *stop;
+	size_t bl;
+	int d, r;
+
+	cmd_mime_node(text, len, depth, &pt);
+	if ((r = fn(arg, &pt)) != 0)
+		return r;
+	if (strncmp(pt.type, "multipart/", 10) != 0 ||
+	    depth >= CMD_MIME_DEPTH ||
+	    cmd_mime_param(pt.ct, "boundary", boundary, sizeof(boundary)) ==
+		-1 ||
 	    (bl = strlen(boundary)) == 0)
-		return -1;
-	for (p = hend; p < end; p = cmd_mime_next_line(p, end)) {
+		return 0;
+	for (p = pt.body; p < end; p = cmd_mime_next_line(p, end)) {
 		if ((d = cmd_mime_delim(p, end, boundary, bl)) == 0)
 			continue;
 		if (part != NULL) {
@@ -156,15 +170,61 @@ cmd_mime_walk(const char *text, size_t len, const char *want, int depth,
 				stop--;
 			if (stop > part && stop[-1] == '\r')
 				stop--;
-			if (cmd_mime_walk(part, (size_t)(stop - part), want,
-				depth + 1, body, blen, cte, ctelen) == 0)
-				return 0;
+			if ((r = cmd_mime_visit(part, (size_t)(stop - part),
+				 depth + 1, fn, arg)) != 0)
+				return r;
 		}
 		if (d == 2)
-			return -1;
+			return 0;
 		part = cmd_mime_next_line(p, end);
 	}
-	return -1;
+	return 0;
+}
+
+/* cmd_mime_each - fn on every part of the message, itself first, depth
+ * first, multiparts nested at most CMD_MIME_DEPTH deep, until fn returns
+ * non-zero; what fn last returned */
+int
+cmd_mime_each(const char *text, size_t len, cmd_mime_fn *fn, void *arg)
+{
+	return cmd_mime_visit(text, len, 0, fn, arg);
+}
+
+/* The first part of a type, as cmd_mime_walk looks for it. */
+struct cmd_mime_want {
+	const char *type;
+	struct cmd_mime_part found;
+};
+
+/* cmd_mime_match - cmd_mime_each's callback: 1 when p is of the type
+ * wanted (a part without a type is text/plain) */
+static int
+cmd_mime_match(void *arg, const struct cmd_mime_part *p)
+{
+	struct cmd_mime_want *w = arg;
+
+	if (strcmp(p->type, w->type) != 0 &&
+	    (p->type[0] != '\0' || strcmp(w->type, "text/plain") != 0))
+		return 0;
+	w->found = *p;
+	return 1;
+}
+
+/* cmd_mime_walk - the first part of the given type (depth first); its
+ * body and transfer encoding; 0 found, -1 none */
+static int
+cmd_mime_walk(const char *text, size_t len, const char *want, const char **body,
+    size_t *blen, char *cte, size_t ctelen)
+{
+	struct cmd_mime_want w;
+
+	w.type = want;
+	if (cmd_mime_each(text, len, cmd_mime_match, &w) != 1)
+		return -1;
+	*body = w.found.body;
+	*blen = w.found.blen;
+	(void)strlcpy(cte, w.found.cte, ctelen);
+	return 0;
 }
 
 /* cmd_mime_find - the raw body of the first part of a type */
@@ -174,8 +234,7 @@ cmd_mime_find(const char *text, size_t len, const char *type, const char **part,
 {
 	char cte[64];
 
-	return cmd_mime_walk(
-	    text, len, type, 0, part, partlen, cte, sizeof(cte));
+	return cmd_mime_walk(text, len, type, part, partlen, cte, sizeof(cte));
 }
 
 /* cmd_mime_b64 - the value of a base64 character, -1 for others */
@@ -326,6 +385,19 @@ cmd_mime_words(char *s)
 	free(out);
 }
 
+/* cmd_mime_decoded - a body in its transfer encoding (cte), decoded, at
+ * most max bytes (malloc'd, NUL-terminated) */
+int
+cmd_mime_decoded(const char *body, size_t blen, const char *cte, size_t max,
+    char **out, size_t *outlen)
+{
+	if ((*out = malloc(max + 1)) == NULL)
+		return -1;
+	*outlen = blen ? cmd_mime_decode(body, blen, cte, *out, max) : 0;
+	(*out)[*outlen] = '\0';
+	return 0;
+}
+
 /* cmd_mime_plain - the first text/plain part, decoded, at most max bytes
  * (malloc'd, NUL-terminated); an empty text when there is none */
 int
@@ -336,14 +408,10 @@ cmd_mime_plain(
 	char cte[64] = "";
 	size_t blen = 0;
 
-	if ((*out = malloc(max + 1)) == NULL)
-		return -1;
-	if (cmd_mime_walk(text, len, "text/plain", 0, &body, &blen, cte,
-		sizeof(cte)) == -1)
+	if (cmd_mime_walk(
+		text, len, "text/plain", &body, &blen, cte, sizeof(cte)) == -1)
 		blen = 0;
-	*outlen = blen ? cmd_mime_decode(body, blen, cte, *out, max) : 0;
-	(*out)[*outlen] = '\0';
-	return 0;
+	return cmd_mime_decoded(body, blen, cte, max, out, outlen);
 }
 
 /* cmd_mime_addr - the address of a From:/To: value: inside <> when

@@ -33,6 +33,7 @@
 #include "subs_disabled.h"
 #include "subs_edit.h"
 #include "subs_mode.h"
+#include "text_utf8.h"
 #include "unsub_token.h"
 
 #endif

@@ -215,6 +215,8 @@ expand_end(struct queuerun *q, struct qr_msg *m, int r)
 	if (r == 0 && m->lm.datafd == -1) {
 		if (strcmp(m->lm.st.kind, "post") == 0)
 			r = expand_list(&q->fn, &m->lm, m->map, m->maplen);
+		else if (digest_is_issue(m->lm.st.kind))
+			r = digest_expand(&q->fn, &m->lm, m->map, m->maplen);
 		else if ((r = listfn_text_plain(&m->lm, m->map, m->maplen)) ==
 			 -1)
 			log_warn("%s: cannot prepare the text", m->lm.name);

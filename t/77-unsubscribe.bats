@@ -409,3 +409,45 @@ link_in() {
 	[ "$(grep -c . "$SUBS")" -eq 0 ]
 	grep -q 'one-click unsubscribe: <bob+x@users.test> is now off mylist@example.org' "$RUNLOG"
 }
+
+@test "digest readers of a one-click list get their own link in each digest, signed as a post's copy, and the link unsubscribes them" {
+	printf '[dkim]\nsign = yes\nselectors = s1\n' >>"$CONF"
+	"$TOP/scripts/mjq-dkimkey" -C "$CONF" example.org s1 >/dev/null
+	printf 'ann@users.test digest\nbob+x@users.test\ncarl@users.test digest-plain\n' >"$SUBS"
+	printf '[list]\nposting = open\ndmarc_mitigation = none\nunsubscribe_url = %s\ndigest = yes\ndigest_size = 1k\n' \
+		"$WEB" >"$LISTS/example.org/mylist/config"
+	# one post over digest_size: an issue at once
+	{
+		printf 'From: bob+x@users.test\nSubject: big\n\n'
+		for i in $(seq 1 30); do printf 'line %02d of a post that fills a digest by itself\n' "$i"; done
+	} | "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f bob+x@users.test
+	runq
+	runq
+	grep -q 'digest volume 1 issue 1 made: 1 post(s), 1 MIME and 1 plain reader(s)' "$RUNLOG"
+	[ "$(mails bob+x@users.test)" -eq 1 ]
+	for a in ann@users.test carl@users.test; do
+		[ "$(mails "$a")" -eq 1 ]
+		last "$a" | grep -q '^Subject: mylist Digest, Vol 1, Issue 1$'
+		# one List-Unsubscribe, this reader's: the link and the mailto
+		[ "$(last "$a" | grep -c '^List-Unsubscribe:')" -eq 1 ]
+		last "$a" | grep -qx ' <mailto:majordomo@example.org?body=unsubscribe%20mylist>'
+		last "$a" | grep -qx 'List-Unsubscribe-Post: List-Unsubscribe=One-Click'
+		enc=$(printf '%s' "$a" | sed 's/@/%40/')
+		case $(link_in "$a") in "$WEB?l=mylist%40example.org&a=$enc&t="*"&s="*) ;; *) false ;; esac
+		# signed over both fields, per copy (python3-dkim)
+		f=$(ls -t "$MAIL/$a/new"/* | head -1)
+		run -0 "$TOP/t/tools/mj_dkimverify.py" -n 1 "$f" "$LISTS/example.org/.dkim"
+		h=$(tr -d '\n\t ' <"$f" | sed -n 's/.*DKIM-Signature:[^;]*;\(.*\)/\1/p' | tr ';' '\n' | sed -n 's/^h=//p' | head -1 | tr 'A-Z' 'a-z')
+		[[ ":$h:" == *":list-unsubscribe:list-unsubscribe-post:"* ]]
+	done
+	[ "$(link_in ann@users.test)" != "$(link_in carl@users.test)" ]
+	# each reader's own link takes that reader off, whatever its mode
+	for a in ann@users.test carl@users.test; do
+		run curl -s -o /dev/null -w '%{http_code}' -d 'List-Unsubscribe=One-Click' "$(link_in "$a")"
+		[ "$output" = 200 ]
+	done
+	runq
+	[ "$(cat "$SUBS")" = 'bob+x@users.test' ]
+	grep -q 'one-click unsubscribe: <ann@users.test> is now off mylist@example.org' "$RUNLOG"
+	grep -q 'one-click unsubscribe: <carl@users.test> is now off mylist@example.org' "$RUNLOG"
+}

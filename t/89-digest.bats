@@ -7,6 +7,7 @@
 
 load helpers
 load request_helpers
+load smtp_helpers
 bats_require_minimum_version 1.5.0
 
 CHECK=$TOP/t/tools/mj_digestcheck.py
@@ -40,6 +41,10 @@ setup() {
 	DIGEST=$SPOOL/state/digest/example.org/mylist
 	MJ_QUEUERUN=$BATS_FILE_TMPDIR/mj_queuerun
 	export MJQ_TEST_CLOCK_OFFSET=0
+}
+
+teardown() {
+	servers_stop
 }
 
 # post N [FROM] - post number N, about 1 KB
@@ -151,6 +156,85 @@ token() {
 		[ "${lines[2]}" = "Poster 2 <stranger@users.test> | post 2" ]
 		run "$VERIFY" -n 1 "$f" "$KEYS"
 		[ "$status" -eq 0 ]
+	done
+}
+
+@test "DMARC: a post from a p=reject domain, munged for each-mode readers, keeps its poster's address in both digests' entries and tables of contents" {
+	printf '_dmarc.strict.test\tTXT\tv=DMARC1; p=reject\n' >"$BATS_TEST_TMPDIR/zone"
+	dnsd_start "$BATS_TEST_TMPDIR/zone"
+	printf '[delivery]\ndns_server = 127.0.0.1:%s\n' "$DNS_PORT" >>"$CONF"
+	# the default mitigation: munge_if_strict
+	sed -i '/^dmarc_mitigation/d' "$LISTS/example.org/mylist/config"
+	post 1 alice@strict.test
+	post 2 bob@users.test
+	runq
+	grep -q '^_dmarc.strict.test TXT' "$BATS_TEST_TMPDIR/dns/log"
+	[ "$(mails each@users.test)" -eq 2 ]
+	[ "$(cat "$MAIL/each@users.test/new"/* | grep -c '^From: "Poster 1 via mylist" <mylist@example.org>$')" -eq 1 ]
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	for a in dig@users.test plain@users.test; do
+		f=$(digests "$a")
+		[ "$(echo "$f" | wc -l)" -eq 1 ]
+		# the checker fails a table of contents without each poster's
+		# address
+		run -0 "$CHECK" "$f"
+		[ "$(printf '%s\n' "${lines[@]:1}" | sort)" = $'Poster 1 <alice@strict.test> | post 1\nPoster 2 <bob@users.test> | post 2' ]
+		grep -q '^ *[12]\. post 1 (Poster 1 <alice@strict.test>)$' "$f"
+		grep -qx 'From: Poster 1 <alice@strict.test>' "$f"
+		run ! grep -q 'via mylist' "$f"
+		run -0 "$VERIFY" -n 1 "$f" "$KEYS"
+	done
+}
+
+# post_text FROM - a post from FROM whose header and body are on stdin
+post_text() {
+	"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f "$1"
+}
+
+# contains FILE PART - FILE holds the body of the post in PART as it is
+contains() {
+	python3 -c 'import sys
+d = open(sys.argv[1], "rb").read()
+b = open(sys.argv[2], "rb").read().split(b"\n\n", 1)[1]
+sys.exit(0 if b in d else 1)' "$1" "$2"
+}
+
+@test "charsets: ISO-8859-1 quoted-printable, UTF-8 base64 and windows-1252 come out right in the plain digest, attachments named, an unknown charset noted; the MIME digest keeps each post as it came" {
+	d=$BATS_TEST_TMPDIR/posts
+	mkdir "$d"
+	printf 'From: Ann <ann@users.test>\nSubject: latin1\nMIME-Version: 1.0\nContent-Type: text/plain; charset=ISO-8859-1\nContent-Transfer-Encoding: quoted-printable\n\nUn caf=E9 cr=E8me, s'"'"'il vous pla=EEt.\n' >"$d/1"
+	printf 'From: Bob <bob@users.test>\nSubject: utf8\nMIME-Version: 1.0\nContent-Type: text/plain; charset="utf-8"\nContent-Transfer-Encoding: base64\n\n%s\n' \
+		"$(printf 'A na\303\257ve caf\303\251 \342\200\224 \346\227\245\346\234\254\n' | base64 -w0)" >"$d/2"
+	printf 'From: Cy <cy@users.test>\nSubject: cp1252\nMIME-Version: 1.0\nContent-Type: text/plain; charset=windows-1252\nContent-Transfer-Encoding: 8bit\n\nPrice: 5 \200, \223quoted\224\n' >"$d/3"
+	printf 'From: Di <di@users.test>\nSubject: parts\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="m1"\n\n--m1\nContent-Type: multipart/alternative; boundary="a1"\n\n--a1\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\nGr=C3=BC=C3=9Fe\n--a1\nContent-Type: text/html; charset=utf-8\n\n<p>Gr&uuml;&szlig;e</p>\n--a1--\n--m1\nContent-Type: application/pdf; name="report.pdf"\nContent-Disposition: attachment; filename="report.pdf"\nContent-Transfer-Encoding: base64\n\nJVBERi0xLjQKJcOkw7zDtsOfCg==\n--m1--\n' >"$d/4"
+	printf 'From: Ed <ed@users.test>\nSubject: unknown\nMIME-Version: 1.0\nContent-Type: text/plain; charset=x-mjq-nothing\n\nok \377 end\n' >"$d/5"
+	for n in 1 2 3 4 5; do post_text "$(sed -n 's/^From: .*<\(.*\)>$/\1/p' "$d/$n")" <"$d/$n"; done
+	runq
+	[ "$(collected)" -eq 5 ]
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	p=$(digests plain@users.test)
+	m=$(digests dig@users.test)
+	[ "$(echo "$p" | wc -l)" -eq 1 ] && [ "$(echo "$m" | wc -l)" -eq 1 ]
+	run -0 "$VERIFY" -n 1 "$p" "$KEYS"
+	run -0 "$VERIFY" -n 1 "$m" "$KEYS"
+	# the plain digest, decoded by Python's email package
+	run -0 "$CHECK" -t "$p"
+	printf '%s\n' "${lines[@]}" >"$BATS_TEST_TMPDIR/plain.txt"
+	for want in "Un café crème, s'il vous plaît." "A naïve café — 日本" \
+		"Price: 5 €, “quoted”" "Grüße" "[attachment: report.pdf, application/pdf]" \
+		"ok � end" '[The charset "x-mjq-nothing" is unknown here: the text is read as UTF-8.]' \
+		"[1 byte(s) not valid in UTF-8 replaced with U+FFFD.]"; do
+		grep -qxF -- "$want" "$BATS_TEST_TMPDIR/plain.txt" || { echo "plain digest lacks: $want" >&2; cat "$BATS_TEST_TMPDIR/plain.txt" >&2; return 1; }
+	done
+	# neither the attachment's base64 nor the HTML twin
+	run ! grep -q 'JVBERi0\|<p>\|uuml' "$p"
+	# the MIME digest: each post's body as it came, which Python decodes
+	# itself
+	for n in 1 2 3 4 5; do contains "$m" "$d/$n" || { echo "post $n changed in the MIME digest" >&2; return 1; }; done
+	run -0 "$CHECK" -t "$m"
+	printf '%s\n' "${lines[@]}" >"$BATS_TEST_TMPDIR/mime.txt"
+	for want in "Un café crème, s'il vous plaît." "A naïve café — 日本" "Price: 5 €, “quoted”" "Grüße"; do
+		grep -qxF -- "$want" "$BATS_TEST_TMPDIR/mime.txt" || { echo "MIME digest lacks: $want" >&2; return 1; }
 	done
 }
 

@@ -2,14 +2,17 @@
 # mj_digestcheck.py - read a digest with Python's email package, not
 # mjq's code, for t/89-digest.bats.
 #
-#   mj_digestcheck.py MESSAGE
+#   mj_digestcheck.py [-t] MESSAGE
 #
 # Prints the digest's Subject, then one line per post in it: "From |
-# Subject".  A MIME digest must be multipart/digest whose first part is
+# Subject"; with -t, then "--- text" and each post's text as a reader
+# sees it (the plain digest's entry; in a MIME digest, the post's
+# text/plain part decoded from its charset and transfer encoding).  A MIME digest must be multipart/digest whose first part is
 # the text/plain table of contents and whose other parts are
 # message/rfc822; a plain one text/plain in RFC 1153's layout (the table
 # of contents, a line of 70 hyphens, posts separated by 30, the
-# trailer).  Each post listed in the table of contents in order.  Exit
+# trailer).  Each post listed in the table of contents in order, with
+# the address of its From.  Exit
 # 1, with the reason, when the digest is not so.
 import email
 import email.policy
@@ -23,11 +26,28 @@ def fail(why):
 
 
 def toc(text):
-    """the subjects of the table of contents"""
+    """(subject, author) of each line of the table of contents"""
     if "Today's Topics:" not in text:
         fail("no table of contents")
     body = text.split("Today's Topics:", 1)[1]
-    return re.findall(r"^ *\d+\. (.*) \(.*\)$", body, re.M)
+    return re.findall(r"^ *\d+\. (.*) \((.*)\)$", body, re.M)
+
+
+def entry(h, text):
+    """a post's (From, Subject, its address, text)"""
+    addrs = [a.addr_spec for a in h["From"].addresses]
+    return (str(h["From"]), str(h["Subject"]), addrs, text)
+
+
+def inner_text(inner):
+    """the text of a post in a MIME digest, as a mail reader shows it"""
+    body = inner.get_body(preferencelist=("plain",))
+    if body is None:
+        return ""
+    try:
+        return body.get_content()
+    except LookupError:  # a charset Python does not know either
+        return body.get_payload(decode=True).decode("utf-8", "replace")
 
 
 def mime(msg):
@@ -39,7 +59,7 @@ def mime(msg):
         if p.get_content_type() != "message/rfc822":
             fail("a part is " + p.get_content_type())
         inner = p.get_payload()[0]
-        posts.append((str(inner["From"]), str(inner["Subject"])))
+        posts.append(entry(inner, inner_text(inner)))
     return toc(parts[0].get_content()), posts
 
 
@@ -54,12 +74,16 @@ def plain(msg):
     posts = []
     for c in chunks[:-1]:
         h = email.message_from_string(c, policy=email.policy.default)
-        posts.append((str(h["From"]), str(h["Subject"])))
+        posts.append(entry(h, c.split("\n\n", 1)[1] if "\n\n" in c else ""))
     return toc(head), posts
 
 
 def main():
-    with open(sys.argv[1], "rb") as f:
+    args = sys.argv[1:]
+    text = args[:1] == ["-t"]
+    if text:
+        args = args[1:]
+    with open(args[0], "rb") as f:
         msg = email.message_from_binary_file(f, policy=email.policy.default)
     ct = msg.get_content_type()
     if ct == "multipart/digest":
@@ -68,12 +92,20 @@ def main():
         subjects, posts = plain(msg)
     else:
         fail("content type " + ct)
-    if subjects != [s for _, s in posts]:
+    if [s for s, _ in subjects] != [p[1] for p in posts]:
         fail("the table of contents does not list the posts: %r %r"
              % (subjects, posts))
+    for (_, author), p in zip(subjects, posts):
+        if not p[2] or any(a not in author for a in p[2]):
+            fail("the table of contents names %r for a post from %r"
+                 % (author, p[0]))
     print(msg["Subject"])
-    for frm, subj in posts:
-        print("%s | %s" % (frm, subj))
+    for p in posts:
+        print("%s | %s" % (p[0], p[1]))
+    if text:
+        print("--- text")
+        for p in posts:
+            print(p[3], end="" if p[3].endswith("\n") else "\n")
 
 
 main()

@@ -1,0 +1,13 @@
+/*
+ * digest_plain.h - a post's entry in an RFC 1153 digest
+ * (digest_plain.c): its text in UTF-8, its attachments named.
+ */
+#ifndef MJQ_DIGEST_PLAIN_H
+#define MJQ_DIGEST_PLAIN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+void digest_plain_body(FILE *fp, const char *text, size_t len);
+
+#endif

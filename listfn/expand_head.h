@@ -1,0 +1,14 @@
+/*
+ * expand_head.h - the header fields each recipient of a list's mail gets
+ * for itself (expand_head.c).
+ */
+#ifndef MJQ_EXPAND_HEAD_H
+#define MJQ_EXPAND_HEAD_H
+
+#include "lists.h"
+#include "listfn_msg.h"
+
+int expand_head(
+    struct listfn_env *env, struct listfn_msg *m, const struct listconf *lc);
+
+#endif
