@@ -20,5 +20,6 @@
 #include "smtp_tls.h"
 #include "smtp_xact.h"
 #include "mta_sts.h"
+#include "tlsrpt.h"
 
 #endif
