@@ -143,7 +143,12 @@ tlsrpt_run(const struct tlsrpt_rec *v, size_t n)
 {
 	size_t k;
 
-	for (k = 1; k < n && strcmp(v[0].line, v[k].line) == 0; k++)
+	for (k = 1;
+	     k < n && tlsrpt_same_policy(&v[0], &v[k]) &&
+	     strcmp(v[0].result, v[k].result) == 0 &&
+	     strcmp(v[0].mx, v[k].mx) == 0 && strcmp(v[0].rip, v[k].rip) == 0 &&
+	     strcmp(v[0].sip, v[k].sip) == 0;
+	     k++)
 		continue;
 	return k;
 }

@@ -14,7 +14,7 @@
 /* One session record (spool_tlsrpt.h's fields); records of a report
  * come sorted, so that equal ones are together. */
 struct tlsrpt_rec {
-	const char *line; /* the whole record, to compare */
+	const char *line; /* the whole record (to sort), then its domain */
 	const char *domain, *type, *policy, *result, *mx, *rip, *sip;
 };
 

@@ -97,7 +97,7 @@ static int
 tlsrpt_load(struct listfn_env *env, struct tlsrpt_day *d)
 {
 	char *line, *save = NULL;
-	size_t cap = 0;
+	size_t cap = 0, n = 0, i;
 
 	if (spool_tlsrpt_load(
 		env->s->spool_dir, d->day, 0, &d->text, &d->len) == -1 ||
@@ -108,11 +108,14 @@ tlsrpt_load(struct listfn_env *env, struct tlsrpt_day *d)
 		cap += *line == '\n';
 	if ((d->v = calloc(cap + 1, sizeof(*d->v))) == NULL)
 		return -1;
-	for (line = strtok_r(d->text, "\n", &save); line != NULL;
+	for (line = strtok_r(d->text, "\n", &save); line != NULL && n <= cap;
 	     line = strtok_r(NULL, "\n", &save))
-		if (d->n <= cap && tlsrpt_parse(line, &d->v[d->n]) == 0)
+		d->v[n++].line = line;
+	/* Sorted whole, before the fields are cut apart. */
+	qsort(d->v, n, sizeof(*d->v), tlsrpt_rec_cmp);
+	for (i = 0; i < n; i++)
+		if (tlsrpt_parse((char *)d->v[i].line, &d->v[d->n]) == 0)
 			d->n++;
-	qsort(d->v, d->n, sizeof(*d->v), tlsrpt_rec_cmp);
 	return 0;
 }
 
