@@ -19,6 +19,7 @@
 #include "names.h"
 #include "smtp_tls.h"
 #include "tlsrpt.h"
+#include "txt_record.h"
 
 /* tlsrpt_result - the RFC 8460 4.3 result type of s; NULL: success */
 const char *
@@ -58,15 +59,8 @@ tlsrpt_result(const struct smtp_session *s)
 	}
 }
 
-/* tlsrpt_wsp - space or tab */
-static int
-tlsrpt_wsp(int c)
-{
-	return c == ' ' || c == '\t';
-}
-
 /* tlsrpt_rua - the mailto: URIs of a rua value (n bytes) into out, one
- * a line; their number, or -1 */
+ * a line; their number */
 static int
 tlsrpt_rua(const char *v, size_t n, char *out, size_t outlen)
 {
@@ -78,11 +72,11 @@ tlsrpt_rua(const char *v, size_t n, char *out, size_t outlen)
 	for (u = v; u < end; u = e + 1) {
 		if ((e = memchr(u, ',', (size_t)(end - u))) == NULL)
 			e = end;
-		while (u < e && tlsrpt_wsp(*u))
+		while (u < e && (*u == ' ' || *u == '\t'))
 			u++;
 		if ((size_t)(e - u) < 8 || strncmp(u, "mailto:", 7) != 0)
 			continue; /* https:, or something else */
-		len = strcspn(u + 7, "? \t");
+		len = strcspn(u + 7, "? \t,");
 		if (len > (size_t)(e - u - 7))
 			len = (size_t)(e - u - 7);
 		if (len >= sizeof(addr) || count == TLSRPT_RUA_MAX)
@@ -99,56 +93,23 @@ tlsrpt_rua(const char *v, size_t n, char *out, size_t outlen)
 	return count;
 }
 
-/* tlsrpt_txt_one - one record after "v=TLSRPTv1": its rua; -1 invalid */
-static int
-tlsrpt_txt_one(const char *r, const char *end, char *out, size_t outlen)
-{
-	const char *f, *eq;
-	int have = -1;
-
-	while (r < end) {
-		while (r < end && tlsrpt_wsp(*r))
-			r++;
-		if (r == end)
-			break;
-		if (*r++ != ';')
-			return -1;
-		while (r < end && tlsrpt_wsp(*r))
-			r++;
-		if (r == end)
-			break; /* a trailing delimiter */
-		for (f = r; r < end && *r != ';'; r++)
-			continue;
-		if ((eq = memchr(f, '=', (size_t)(r - f))) == NULL || eq == f)
-			return -1;
-		if (eq - f == 3 && strncmp(f, "rua", 3) == 0 && have == -1)
-			have = tlsrpt_rua(
-			    eq + 1, (size_t)(r - eq - 1), out, outlen);
-	}
-	return have;
-}
-
 /* tlsrpt_txt_parse - the rua mailto: addresses of the one record */
 int
 tlsrpt_txt_parse(const char *txt, char *out, size_t outlen)
 {
-	const char *r = txt, *nl;
-	int found = 0, n = -1;
-	size_t len;
+	const char *r, *end, *key, *val;
+	size_t klen, vlen;
+	int n = -1, k;
 
 	if (outlen == 0)
 		return -1;
 	out[0] = '\0';
-	for (; *r != '\0'; r = *nl ? nl + 1 : nl) {
-		nl = r + strcspn(r, "\n");
-		len = (size_t)(nl - r);
-		if (len < 10 || strncmp(r, "v=TLSRPTv1", 10) != 0 ||
-		    (len > 10 && r[10] != ';' && !tlsrpt_wsp(r[10])))
-			continue;
-		if (found++ == 0)
-			n = tlsrpt_txt_one(r + 10, nl, out, outlen);
-	}
-	if (found != 1 || n < 0) {
+	if (txt_record_pick(txt, "v=TLSRPTv1", &r, &end) == -1)
+		return -1;
+	while ((k = txt_record_field(&r, end, &key, &klen, &val, &vlen)) == 1)
+		if (klen == 3 && strncmp(key, "rua", 3) == 0 && n == -1)
+			n = tlsrpt_rua(val, vlen, out, outlen);
+	if (k == -1 || n == -1) {
 		out[0] = '\0';
 		return -1;
 	}
