@@ -775,7 +775,7 @@ two_mx_zone() {
 	tlsrpt_setup
 	server mx2
 	configure sts.test
-	tlsrpt_conf 'organization = Example Lists' 'contact = postmaster@ex.org'
+	tlsrpt_conf 'organization = Example "Lists" é' 'contact = postmaster@ex.org'
 	post sts.test
 	day_run 0
 	# mx1 failed verification, mx2 got the mail: two sessions recorded
@@ -800,7 +800,9 @@ two_mx_zone() {
 	[ "${lines[3]}" = "header report-type: tlsrpt" ]
 	[ "${lines[4]}" = "part text/plain" ]
 	[ "${lines[5]}" = "part application/tlsrpt+json" ]
-	[ "${lines[6]}" = "report Example Lists | postmaster@ex.org | $id | ${day}T00:00:00Z | ${day}T23:59:59Z" ]
+	[ "${lines[6]}" = "report Example \"Lists\" é | postmaster@ex.org | $id | ${day}T00:00:00Z | ${day}T23:59:59Z" ]
+	# JSON in ASCII (RFC 8259 escapes), so the part needs no encoding
+	grep -qF '{"organization-name":"Example \"Lists\" \u00e9",' "$f"
 	[ "${lines[7]}" = "policy sts sts.test ok=1 failed=1 mx=mx1.sts.test,mx2.sts.test string=version: STSv1|mode: enforce|mx: mx1.sts.test|mx: mx2.sts.test|max_age: 86400" ]
 	[ "${lines[8]}" = "failure certificate-host-mismatch mx=mx1.sts.test ip=127.0.0.1 from=127.0.0.1 count=1" ]
 	[ "${#lines[@]}" -eq 9 ]
@@ -887,4 +889,17 @@ two_mx_zone() {
 	run -65 "$MJ_MTASTS" tlsrpt 'v=TLSRPTv10; rua=mailto:a@x'
 	run -65 "$MJ_MTASTS" tlsrpt 'v=TLSRPTv1'
 	run -65 "$MJ_MTASTS" tlsrpt 'rua=mailto:a@x; v=TLSRPTv1'
+}
+
+@test "TLS-RPT: a DANE session is recorded under its TLSA records; enable without a from address is refused, logged" {
+	printf '[tlsrpt]\nenable = yes\nfrom = tlsrpt@ex.org\n' >>"$CONF"
+	dane_run tlsa
+	grep -q 'status=sent (.*), tls=verified$' "$T/run.log"
+	day=$(date -u +%F)
+	[ "$(cat "$SPOOL/state/tlsrpt/$day")" = "$(printf 'sts.test\ttlsa\t3 1 1 %s\tsuccess\tmx1.sts.test\t127.0.0.1\t127.0.0.1' "$(tlsa mx)")" ]
+	printf '[tlsrpt]\nfrom = nobody\n' >>"$CONF"
+	post sts.test
+	runq
+	grep -q 'TLS-RPT off: \[tlsrpt\] from: "nobody" is not an address to send reports from$' "$T/run.log"
+	[ "$(wc -l <"$SPOOL/state/tlsrpt/$day")" -eq 1 ]
 }
