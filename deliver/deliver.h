@@ -4,7 +4,8 @@
  * a batch in, a result per recipient out), the delivery sections of
  * mjq.conf (delivery_conf.h, with the sending-address pools of
  * delivery_source.h and the domain look-up of delivery_domain.h) and the
- * MTA-STS policy thread (deliver_sts.h, which the runner opens and closes). The
+ * MTA-STS policy thread (deliver_sts.h, which the runner opens and closes)
+ * and the TLS-RPT session records (deliver_tlsrpt.h). The
  * transports behind the pool (smtp with its TLS glue, pipe, maildir, discard)
  * are the part's own.  The one header other parts include.
  */
@@ -16,6 +17,7 @@
 #include "delivery_conf.h"
 #include "delivery_domain.h"
 #include "deliver_sts.h"
+#include "deliver_tlsrpt.h"
 
 /* deliver_sessions_open - this runner's SMTP sessions to nexthop open
  * now, idle ones included (deliver_cache.c); what [cluster] leases are

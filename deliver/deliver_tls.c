@@ -8,6 +8,8 @@
  * (deliver_sts.c) at enforce (only MX hosts its patterns match, each at
  * verify with the MX host name, never clear text) or testing (as
  * before, what would have failed logged); smtp_tls_security_level.
+ * Each session's policy and result are recorded for TLS-RPT
+ * (deliver_tlsrpt.c).
  *
  * One TLS context per transport's parameters, made at first use and
  * shared by every worker thread of the runner: it holds the CA store and
@@ -24,6 +26,7 @@
 
 #include "deliver_sts.h"
 #include "deliver_tls.h"
+#include "deliver_tlsrpt.h"
 #include "log.h"
 #include "smtp.h"
 
@@ -230,6 +233,19 @@ deliver_tls_sts_get(const struct delivery_params *p, const char *nexthop,
 		deliver_sts_get(p, domain, sts);
 }
 
+/* deliver_tls_report - the session's record for TLS-RPT: sessions to
+ * a recipient domain's MX hosts where TLS was tried (not "[host]") */
+static void
+deliver_tls_report(const char *nexthop, const char *domain,
+    const struct smtp_tls_policy *pol, const struct deliver_sts_policy *sts,
+    const struct mx_target *mx, const struct smtp_session *s)
+{
+	struct deliver_tlsrpt_session t = {domain, sts, pol->tlsa, mx, s};
+
+	if (*nexthop != '[' && pol->level != SMTP_TLS_NONE)
+		deliver_tlsrpt_note(&t);
+}
+
 /* deliver_tls_open - a session to address i of l, from o, with STARTTLS as the
  * policy asks; at may a failed handshake is retried in clear text on a
  * new connection, as Postfix does; 0, or -1 with st saying why */
@@ -268,6 +284,7 @@ deliver_tls_open(const struct delivery_params *p, const char *nexthop,
 		ctx = deliver_tls_ctx(p, why, sizeof(why));
 	r = smtp_tls_start(
 	    s, ctx, &pol, o->helo, (int)(p->starttls_timeout * 1000), st);
+	deliver_tls_report(nexthop, domain, &pol, &sts, &l->v[i], s);
 	mx_tlsa_free(&tlsa);
 	if (r == 0 && s->tls != NULL &&
 	    smtp_tls_describe(s, line, sizeof(line)) > 0)

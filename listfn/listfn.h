@@ -3,9 +3,9 @@
  * done to a claimed message by its function (a post expanded to its
  * list, owner mail, a request, a moderator's command, an incoming
  * bounce), the mail the functions make (replies, notices, DSNs) and the
- * sweep of expired held posts.  They work against an environment and a
- * view of the message (listfn_msg.h), not the runner's state.  The one
- * header other parts include.
+ * sweep of expired held posts, and the daily TLS-RPT reports.  They work
+ * against an environment and a view of the message (listfn_msg.h), not the
+ * runner's state.  The one header other parts include.
  */
 #ifndef MJQ_LISTFN_H
 #define MJQ_LISTFN_H
@@ -14,6 +14,7 @@
 #include "digest_expand.h"
 #include "dsn.h"
 #include "listfn_aside.h"
+#include "listfn_clock.h"
 #include "listfn_list.h"
 #include "listfn_state.h"
 #include "listfn_text.h"
@@ -26,5 +27,6 @@
 #include "listfn_text.h"
 #include "moderate_expire.h"
 #include "request.h"
+#include "tlsrpt_sweep.h"
 
 #endif

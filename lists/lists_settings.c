@@ -52,12 +52,20 @@ static const struct conf_key unsubscribe_keys[] = {
 	S(unsubscribe_per_minute), NULL},
 };
 
+static const struct conf_key tlsrpt_keys[] = {
+    {"enable", CONF_BOOL, "no", 0, 1, S(tlsrpt_enable), NULL},
+    STRKEY("from", "", tlsrpt_from),
+    STRKEY("organization", "", tlsrpt_organization),
+    STRKEY("contact", "", tlsrpt_contact),
+};
+
 static const struct settings_table lists_settings_tables[] = {
     SETTINGS_TABLE("request", request_keys),
     SETTINGS_TABLE("dkim", dkim_keys),
     SETTINGS_TABLE("arc", arc_keys),
     SETTINGS_TABLE("dmarc", dmarc_keys),
     SETTINGS_TABLE("unsubscribe", unsubscribe_keys),
+    SETTINGS_TABLE("tlsrpt", tlsrpt_keys),
 };
 
 /* lists_settings_part - the list sections for settings_load, their

@@ -1,6 +1,7 @@
 /*
  * lists_settings.h - the list sections of mjq.conf (lists_settings.c):
- * [request], [dkim], [arc], [dmarc] and [unsubscribe], what lists/, the
+ * [request], [dkim], [arc], [dmarc], [unsubscribe] and [tlsrpt], what
+ * lists/, the
  * list functions (listfn/) and mj_unsubscribe read of the file.
  *
  * Every program that reads mjq.conf passes lists_settings_part to
@@ -36,6 +37,11 @@ struct lists_settings {
 	long long unsubscribe_token_lifetime;
 	long long unsubscribe_address_per_hour; /* one-click POSTs, 0 none */
 	long long unsubscribe_per_minute;	/* all of them, 0 none */
+	/* [tlsrpt] (listfn/tlsrpt_sweep.c: daily TLS-RPT reports, RFC 8460) */
+	int tlsrpt_enable;
+	char tlsrpt_from[512];	       /* the reports' From: and sender */
+	char tlsrpt_organization[256]; /* "": the From domain */
+	char tlsrpt_contact[512];      /* "": the From address */
 };
 
 struct settings_part lists_settings_part(struct lists_settings *ls);

@@ -79,6 +79,12 @@ queuerun_open(const struct settings *s, const struct lists_settings *ls,
 	if (deliver_sts_open(
 		s->spool_dir, &dc->transport[DELIVER_SMTP], err, errlen) == -1)
 		log_warnx("MTA-STS off: %s", err);
+	/* TLS-RPT: sessions recorded on the list functions' clock (a test
+	 * build's can be moved), reports made by the claim's sweep. */
+	if (tlsrpt_check(&q->fn, err, errlen) == -1)
+		log_warnx("TLS-RPT off: %s", err);
+	else if (ls->tlsrpt_enable)
+		deliver_tlsrpt_open(s->spool_dir, listfn_now);
 	q->rescan = 1;
 	/* A line an earlier process with this pid left in state/runners
 	 * would otherwise be read as this runner's death. */
@@ -184,6 +190,9 @@ queuerun_claim(struct queuerun *q, double now)
 				now = clock_now();
 			/* digests due (or half sent by a crash) go out */
 			if (digest_sweep(&q->fn) > 0)
+				now = clock_now();
+			/* a finished day's TLS-RPT reports go out */
+			if (tlsrpt_sweep(&q->fn) > 0)
 				now = clock_now();
 		}
 		walk_scan(q, now, &p);
@@ -351,6 +360,7 @@ queuerun_close(struct queuerun *q)
 	listwork_free(q);
 	deliver_pool_stop(q->pool);
 	deliver_sts_close();
+	deliver_tlsrpt_close();
 	queuerun_collect(q, clock_now());
 	queuerun_finish(q, clock_now());
 	queuerun_release_all(q);

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "mta_sts.h"
+#include "txt_record.h"
 
 const char *const mta_sts_mode_names[4] = {"-", "enforce", "testing", "none"};
 
@@ -189,44 +190,28 @@ mta_sts_policy_parse(const char *text, size_t len, struct mta_sts_policy *p,
 	return 0;
 }
 
-/* mta_sts_txt_one - one record "v=STSv1; id=...; ..." : its id; -1
- * when it is not valid */
+/* mta_sts_txt_one - the fields of the record [r, end): its id; -1 when
+ * it is not valid */
 static int
-mta_sts_txt_one(const char *r, size_t len, char *id, size_t idlen)
+mta_sts_txt_one(const char *r, const char *end, char *id, size_t idlen)
 {
-	const char *end = r + len, *f, *eq;
-	size_t n;
-	int have = 0;
+	const char *key, *val;
+	size_t klen, vlen, i;
+	int have = 0, k;
 
-	r += 7; /* "v=STSv1" */
-	while (r < end) {
-		while (r < end && mta_sts_wsp(*r))
-			r++;
-		if (r == end)
-			break;
-		if (*r++ != ';')
-			return -1;
-		while (r < end && mta_sts_wsp(*r))
-			r++;
-		if (r == end)
-			break; /* a trailing delimiter */
-		for (f = r; r < end && *r != ';' && !mta_sts_wsp(*r); r++)
+	while ((k = txt_record_field(&r, end, &key, &klen, &val, &vlen)) == 1) {
+		if (klen != 2 || strncmp(key, "id", 2) != 0 || have)
 			continue;
-		if ((eq = memchr(f, '=', (size_t)(r - f))) == NULL || eq == f)
+		if (vlen < 1 || vlen > MTA_STS_ID_MAX || vlen >= idlen)
 			return -1;
-		if (eq - f == 2 && strncmp(f, "id", 2) == 0 && !have) {
-			n = (size_t)(r - eq - 1);
-			if (n < 1 || n > MTA_STS_ID_MAX || n >= idlen)
+		for (i = 0; i < vlen; i++)
+			if (!isalnum((unsigned char)val[i]))
 				return -1;
-			for (f = eq + 1; f < r; f++)
-				if (!isalnum((unsigned char)*f))
-					return -1;
-			memcpy(id, eq + 1, n);
-			id[n] = '\0';
-			have = 1;
-		}
+		memcpy(id, val, vlen);
+		id[vlen] = '\0';
+		have = 1;
 	}
-	return have ? 0 : -1;
+	return k == 0 && have ? 0 : -1;
 }
 
 /* mta_sts_txt_parse - the id of the TXT records of _mta-sts.<domain>
@@ -236,21 +221,11 @@ mta_sts_txt_one(const char *r, size_t len, char *id, size_t idlen)
 int
 mta_sts_txt_parse(const char *txt, char *id, size_t idlen)
 {
-	const char *r = txt, *nl;
-	int found = 0, ok = -1;
-	size_t len;
+	const char *r, *end;
 
 	id[0] = '\0';
-	for (; *r != '\0'; r = *nl ? nl + 1 : nl) {
-		nl = r + strcspn(r, "\n");
-		len = (size_t)(nl - r);
-		if (len < 7 || strncmp(r, "v=STSv1", 7) != 0 ||
-		    (len > 7 && r[7] != ';' && !mta_sts_wsp(r[7])))
-			continue;
-		if (found++ == 0)
-			ok = mta_sts_txt_one(r, len, id, idlen);
-	}
-	if (found != 1 || ok != 0) {
+	if (txt_record_pick(txt, "v=STSv1", &r, &end) == -1 ||
+	    mta_sts_txt_one(r, end, id, idlen) == -1) {
 		id[0] = '\0';
 		return -1;
 	}

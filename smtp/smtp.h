@@ -4,8 +4,9 @@
  * and its policy (OpenSSL), and the DNS look-ups that turn a nexthop
  * into addresses to try (MX, A/AAAA), DANE records (TLSA) and TXT
  * records (DMARC policies), and MTA-STS (RFC 8461): the policy and TXT
- * parsers, MX patterns.  The policy's HTTPS fetch is a program of its
- * own (stsfetch/mj_stsfetch), so that no runner links libcurl.
+ * parsers, MX patterns, and TLS-RPT (RFC 8460): a session's result
+ * type, the _smtp._tls record.  The policy's HTTPS fetch is a program of
+ * its own (stsfetch/mj_stsfetch), so that no runner links libcurl.
  */
 #ifndef MJQ_SMTP_H
 #define MJQ_SMTP_H
@@ -20,5 +21,6 @@
 #include "smtp_tls.h"
 #include "smtp_xact.h"
 #include "mta_sts.h"
+#include "tlsrpt.h"
 
 #endif

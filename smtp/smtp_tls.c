@@ -732,6 +732,14 @@ smtp_tls_describe(const struct smtp_session *s, char *buf, size_t len)
 	return n < 0 ? 0 : (size_t)n;
 }
 
+/* smtp_tls_verify_error - the first certificate error the chain check
+ * noted on s (an X509_V_ERR_* code), 0 for none or no TLS */
+int
+smtp_tls_verify_error(const struct smtp_session *s)
+{
+	return s->tls != NULL ? s->tls->verify_err : 0;
+}
+
 /* smtp_tls_state_name - "none", "anonymous", ..., "verified" */
 const char *
 smtp_tls_state_name(const struct smtp_session *s)

@@ -73,5 +73,6 @@ int smtp_tls_start(struct smtp_session *, struct smtp_tls_ctx *,
     const struct smtp_tls_policy *, const char *, int, struct smtp_status *);
 size_t smtp_tls_describe(const struct smtp_session *, char *, size_t);
 const char *smtp_tls_state_name(const struct smtp_session *);
+int smtp_tls_verify_error(const struct smtp_session *);
 
 #endif

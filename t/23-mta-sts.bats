@@ -4,7 +4,11 @@
 # end to end: mj_testdns serving _mta-sts TXT and MX records, lighttpd
 # with TLS and a test CA serving the policies at
 # https://mta-sts.<domain>/.well-known/mta-sts.txt, mj_testsmtpd sinks
-# with certificates for the MX names from that CA.
+# with certificates for the MX names from that CA.  Last, TLS-RPT (RFC
+# 8460): the sessions of a day reported the next day (a runner whose
+# clock a test can move, make fault-runner) to the rua of _smtp._tls,
+# the report read by Python (t/tools/mj_tlsrptcheck.py) and its DKIM
+# signature checked by python3-dkim (mj_dkimverify.py).
 
 load helpers
 load smtp_helpers
@@ -115,6 +119,7 @@ setup_file() {
 		mta-sts.ctype.test
 	cat "$C/web.crt" "$C/web.key" >"$C/web.pem"
 	for n in mx other web; do [ -s "$C/$n.crt" ] || return 1; done
+	make -s -C "$TOP" fault-runner FAULT_DIR="$BATS_FILE_TMPDIR" >/dev/null
 }
 
 setup() {
@@ -194,6 +199,7 @@ zone() {
 		echo "$dom MX 10 mx1.sts.test"
 		echo "mx1.sts.test A 127.0.0.1"
 		[ -z "$id" ] || echo "_mta-sts.$dom TXT v=STSv1; id=$id"
+		[ -z "${ZONE_EXTRA:-}" ] || printf '%s\n' "$ZONE_EXTRA"
 	} >"$T/zone"
 	if [ -n "$DNS_PORT" ]; then
 		stop_pid "$DNS_PID"
@@ -712,4 +718,188 @@ dane_run() {
 	[ "$(awk '$1 == 2 && ++n <= 2 { print $3 }' "$T/s/trace" | tr '\n' ' ')" = "EHLO STARTTLS " ]
 	grep -q 'mx1.sts.test.*certificate verification failed: hostname mismatch' "$T/run.log"
 	run -1 grep -q 'mx.elsewhere.test\[' "$T/run.log"
+}
+
+# tlsrpt_setup - the runner whose clock moves (at day 0 now), the rua's
+# server "r" (sets RPORT), ex.org's DKIM key s1
+tlsrpt_setup() {
+	MJ_QUEUERUN=$BATS_FILE_TMPDIR/mj_queuerun
+	export MJQ_TEST_CLOCK_OFFSET=0
+	smtpd_start r
+	RPORT=$PORT
+	printf '[dkim]\nsign = yes\nselectors = s1\n' >>"$CONF"
+	mkdir -p "$LISTS/ex.org"
+	"$TOP/scripts/mjq-dkimkey" -C "$CONF" ex.org s1 >/dev/null
+	[ -s "$LISTS/ex.org/.dkim/s1.key" ]
+}
+
+# tlsrpt_conf [INI...] - after configure: mail to rua.test goes to "r";
+# [tlsrpt] on, from tlsrpt@ex.org
+tlsrpt_conf() {
+	{
+		printf 'rua.test = smtp:[127.0.0.1]:%s\n' "$RPORT"
+		printf '[tlsrpt]\nenable = yes\nfrom = tlsrpt@ex.org\n'
+		for l in "$@"; do echo "$l"; done
+	} >>"$CONF"
+}
+
+# day_run N - a runner pass on day N (0 today)
+day_run() {
+	MJQ_TEST_CLOCK_OFFSET=$(($1 * 86400)) runq
+}
+
+# reports - the messages the rua's server got
+reports() {
+	find "$T/r/save" -type f 2>/dev/null | sort
+}
+
+# two_mx_zone - sts.test's MX mx1 and mx2 behind one server, and the
+# TLSRPT record asking for reports at reports@rua.test
+two_mx_zone() {
+	{
+		echo "sts.test MX 10 mx1.sts.test"
+		echo "sts.test MX 20 mx2.sts.test"
+		echo "mx1.sts.test A 127.0.0.1"
+		echo "mx2.sts.test A 127.0.0.1"
+		echo "_mta-sts.sts.test TXT v=STSv1; id=1"
+		echo "_smtp._tls.sts.test TXT v=TLSRPTv1; rua=https://r.test/x,mailto:reports@rua.test"
+	} >"$T/zone"
+	dnsd_start "$T/zone"
+}
+
+@test "TLS-RPT: a day's sessions under an enforce policy, one verified, one with a certificate for another name: the next day one report to the rua, its JSON, RFC 8460 fields and DKIM; never twice" {
+	cert mx2 mx2.sts.test
+	policy_file sts.test enforce 86400 mx1.sts.test mx2.sts.test
+	web_start
+	two_mx_zone
+	tlsrpt_setup
+	server mx2
+	configure sts.test
+	tlsrpt_conf 'organization = Example "Lists" é' 'contact = postmaster@ex.org'
+	post sts.test
+	day_run 0
+	# mx1 failed verification, mx2 got the mail: two sessions recorded
+	grep -q 'relay=mx2.sts.test\[127.0.0.1\]:[0-9]*, .*status=sent (.*), tls=verified$' "$T/run.log"
+	day=$(date -u +%F)
+	[ "$(wc -l <"$SPOOL/state/tlsrpt/$day")" -eq 2 ]
+	[ -z "$(reports)" ]
+	# the day is not over: no report yet, the records stay
+	day_run 0
+	[ -z "$(reports)" ]
+	[ -s "$SPOOL/state/tlsrpt/$day" ]
+	day_run 1
+	[ "$(reports | wc -l)" -eq 1 ]
+	f=$(reports)
+	id="$day.sts.test@ex.org"
+	grep -q "TLS-RPT report of $day for sts.test to <reports@rua.test>, Report-ID $id$" "$T/run.log"
+	run "$TOP/t/tools/mj_tlsrptcheck.py" "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "header TLS-Report-Domain: sts.test" ]
+	[ "${lines[1]}" = "header TLS-Report-Submitter: ex.org" ]
+	[ "${lines[2]}" = "header Subject: Report Domain: sts.test Submitter: ex.org Report-ID: <$id>" ]
+	[ "${lines[3]}" = "header report-type: tlsrpt" ]
+	[ "${lines[4]}" = "part text/plain" ]
+	[ "${lines[5]}" = "part application/tlsrpt+json" ]
+	[ "${lines[6]}" = "report Example \"Lists\" é | postmaster@ex.org | $id | ${day}T00:00:00Z | ${day}T23:59:59Z" ]
+	# JSON in ASCII (RFC 8259 escapes), so the part needs no encoding
+	grep -qF '{"organization-name":"Example \"Lists\" \u00e9",' "$f"
+	[ "${lines[7]}" = "policy sts sts.test ok=1 failed=1 mx=mx1.sts.test,mx2.sts.test string=version: STSv1|mode: enforce|mx: mx1.sts.test|mx: mx2.sts.test|max_age: 86400" ]
+	[ "${lines[8]}" = "failure certificate-host-mismatch mx=mx1.sts.test ip=127.0.0.1 from=127.0.0.1 count=1" ]
+	[ "${#lines[@]}" -eq 9 ]
+	grep -q '^Content-Type: multipart/report; report-type="tlsrpt";' "$f"
+	tr -d "\r" <"$f" | grep -qx "Content-Disposition: attachment;"
+	grep -Eq "filename=\"ex.org!sts.test![0-9]+![0-9]+.json\"" "$f"
+	tr -d "\r" <"$f" | grep -qx "From: <tlsrpt@ex.org>"
+	run "$TOP/t/tools/mj_dkimverify.py" -n 1 "$f" "$LISTS/ex.org/.dkim"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "pass a=rsa-sha256 s=s1 d=ex.org"* ]]
+	# the records are gone; the next sweeps, that day and the next, send
+	# nothing again (the report's own delivery went to "[host]": no
+	# policy domain, no record)
+	[ -z "$(ls "$SPOOL/state/tlsrpt" | grep -v '^lock$')" ]
+	day_run 1
+	day_run 2
+	[ "$(reports | wc -l)" -eq 1 ]
+	[ -z "$(queue_files)" ]
+}
+
+@test "TLS-RPT: a policy domain without a _smtp._tls record gets no report; one listed in the day's .sent (a crash after its report was queued) gets none again" {
+	policy_file sts.test enforce 86400 mx1.sts.test
+	web_start
+	zone sts.test 1
+	tlsrpt_setup
+	server mx
+	configure sts.test
+	tlsrpt_conf
+	post sts.test
+	day_run 0
+	grep -q 'status=sent (.*), tls=verified$' "$T/run.log"
+	day=$(date -u +%F)
+	[ "$(cut -f1,2,4 "$SPOOL/state/tlsrpt/$day")" = "$(printf 'sts.test\tsts\tsuccess')" ]
+	day_run 1
+	grep -q '_smtp._tls.sts.test TXT' "$T/dns/log"
+	[ -z "$(reports)" ]
+	[ ! -e "$SPOOL/state/tlsrpt/$day" ]
+	# now with a record, but the domain's report of the day noted as
+	# queued already
+	ZONE_EXTRA='_smtp._tls.sts.test TXT v=TLSRPTv1; rua=mailto:reports@rua.test'
+	zone sts.test 1
+	post sts.test
+	day_run 0
+	[ -s "$SPOOL/state/tlsrpt/$day" ]
+	echo sts.test >"$SPOOL/state/tlsrpt/$day.sent"
+	day_run 1
+	[ -z "$(reports)" ]
+	[ ! -e "$SPOOL/state/tlsrpt/$day" ]
+	[ ! -e "$SPOOL/state/tlsrpt/$day.sent" ]
+}
+
+@test "TLS-RPT: off by default, no record is kept; STARTTLS stripped under enforce is reported as starttls-not-supported" {
+	policy_file sts.test enforce 86400 mx1.sts.test
+	web_start
+	ZONE_EXTRA='_smtp._tls.sts.test TXT v=TLSRPTv1; rua=mailto:reports@rua.test'
+	zone sts.test 1
+	tlsrpt_setup
+	server none
+	configure sts.test
+	printf 'rua.test = smtp:[127.0.0.1]:%s\n' "$RPORT" >>"$CONF"
+	post sts.test
+	day_run 0
+	grep -q 'dsn=4.7.4, status=deferred' "$T/run.log"
+	[ ! -e "$SPOOL/state/tlsrpt" ]
+	printf '[tlsrpt]\nenable = yes\nfrom = tlsrpt@ex.org\n' >>"$CONF"
+	make_due
+	day_run 0
+	day_run 1
+	[ "$(reports | wc -l)" -eq 1 ]
+	run "$TOP/t/tools/mj_tlsrptcheck.py" "$(reports)"
+	[ "${lines[7]}" = "policy sts sts.test ok=0 failed=1 mx=mx1.sts.test string=version: STSv1|mode: enforce|mx: mx1.sts.test|max_age: 86400" ]
+	[ "${lines[8]}" = "failure starttls-not-supported mx=mx1.sts.test ip=127.0.0.1 from=127.0.0.1 count=1" ]
+}
+
+@test "TLS-RPT: the rua of the TXT record: mailto: addresses only, exactly one v=TLSRPTv1 record" {
+	run "$MJ_MTASTS" tlsrpt 'v=TLSRPTv1; rua=mailto:a@x.test,https://r.test/x, mailto:b@y.test?subject=x'
+	[ "$status" -eq 0 ]
+	[ "$output" = $'a@x.test\nb@y.test' ]
+	run "$MJ_MTASTS" tlsrpt $'v=spf1 -all\nv=TLSRPTv1;rua=mailto:c@z.test;'
+	[ "$output" = c@z.test ]
+	run -0 "$MJ_MTASTS" tlsrpt 'v=TLSRPTv1; rua=https://r.test/'
+	[ "$output" = "" ]
+	run -65 "$MJ_MTASTS" tlsrpt $'v=TLSRPTv1;rua=mailto:a@x\nv=TLSRPTv1;rua=mailto:b@x'
+	run -65 "$MJ_MTASTS" tlsrpt 'v=TLSRPTv10; rua=mailto:a@x'
+	run -65 "$MJ_MTASTS" tlsrpt 'v=TLSRPTv1'
+	run -65 "$MJ_MTASTS" tlsrpt 'rua=mailto:a@x; v=TLSRPTv1'
+}
+
+@test "TLS-RPT: a DANE session is recorded under its TLSA records; enable without a from address is refused, logged" {
+	printf '[tlsrpt]\nenable = yes\nfrom = tlsrpt@ex.org\n' >>"$CONF"
+	dane_run tlsa
+	grep -q 'status=sent (.*), tls=verified$' "$T/run.log"
+	day=$(date -u +%F)
+	[ "$(cat "$SPOOL/state/tlsrpt/$day")" = "$(printf 'sts.test\ttlsa\t3 1 1 %s\tsuccess\tmx1.sts.test\t127.0.0.1\t127.0.0.1' "$(tlsa mx)")" ]
+	printf '[tlsrpt]\nfrom = nobody\n' >>"$CONF"
+	post sts.test
+	runq
+	grep -q 'TLS-RPT off: \[tlsrpt\] from: "nobody" is not an address to send reports from$' "$T/run.log"
+	[ "$(wc -l <"$SPOOL/state/tlsrpt/$day")" -eq 1 ]
 }

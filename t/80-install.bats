@@ -138,11 +138,11 @@ example_keys() {
 			"$SPOOL" "$LISTS"
 	} >"$BATS_TEST_TMPDIR/all.conf"
 	# every setting is in force: the keys, the [transport:smtp],
-	# [transport_map] and [tls_policy] examples (99 lines); 15 sections;
+	# [transport_map] and [tls_policy] examples (103 lines); 16 sections;
 	# then this test's 3 and 3
 	run -1 grep -q '^#[^ ]' "$BATS_TEST_TMPDIR/all.conf"
-	[ "$(grep -c '^[A-Za-z0-9_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((99 + 3)) ]
-	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((15 + 3)) ]
+	[ "$(grep -c '^[A-Za-z0-9_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((103 + 3)) ]
+	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((16 + 3)) ]
 	mjq_list example.org mylist
 	run "$ROOT/usr/sbin/mj_enqueue" -C "$BATS_TEST_TMPDIR/all.conf" \
 		-d example.org -l mylist -r <<<$'Subject: x\n\nbody\n'

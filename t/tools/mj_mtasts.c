@@ -5,6 +5,9 @@
  *	mj_mtasts policy FILE        "mode max_age mx,mx" or the error, 65
  *	mj_mtasts txt TEXT           the id, or exit 65 (no valid record)
  *	mj_mtasts match PATTERN HOST exit 0 when HOST matches, else 1
+ *	mj_mtasts tlsrpt TEXT        the rua mailto: addresses of a TLS-RPT
+ *	                             TXT record (smtp/tlsrpt.c), one a line,
+ *	                             or exit 65 (no valid record)
  */
 #include <err.h>
 #include <fcntl.h>
@@ -42,11 +45,11 @@ policy(const char *path)
 	return 0;
 }
 
-/* main - one of the three commands */
+/* main - one of the four commands */
 int
 main(int argc, char **argv)
 {
-	char id[MTA_STS_ID_MAX + 1];
+	char id[MTA_STS_ID_MAX + 1], rua[1024];
 
 	if (argc == 3 && strcmp(argv[1], "policy") == 0)
 		return policy(argv[2]);
@@ -56,8 +59,14 @@ main(int argc, char **argv)
 		printf("%s\n", id);
 		return 0;
 	}
+	if (argc == 3 && strcmp(argv[1], "tlsrpt") == 0) {
+		if (tlsrpt_txt_parse(argv[2], rua, sizeof(rua)) == -1)
+			return EX_DATAERR;
+		printf("%s", rua);
+		return 0;
+	}
 	if (argc == 4 && strcmp(argv[1], "match") == 0)
 		return mta_sts_mx_match(argv[2], argv[3]) ? 0 : 1;
 	errx(EX_USAGE, "usage: mj_mtasts policy FILE | txt TEXT | match "
-		       "PATTERN HOST");
+		       "PATTERN HOST | tlsrpt TEXT");
 }
