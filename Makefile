@@ -188,14 +188,19 @@ $(LIBQR): $(QR_SRC:.c=.o)
 	$(AR) rcs $@ $^
 
 # mj_enqueue checks the whole of mjq.conf: of liblists it links the list
-# sections' table (lists_settings.o) and nothing else.
+# sections' table (lists_settings.o) and nothing else, of libcluster the
+# [cluster] table (cluster_settings.o, no hiredis) and nothing else; so
+# do mj_unsubscribe and mj_queueserv of libcluster.
 LISTS_TABLE := lists/lists_settings.o
-enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LISTS_TABLE) $(LIBSPOOL) $(LIBCOMMON)
+CLUSTER_TABLE := cluster/cluster_settings.o
+enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LISTS_TABLE) $(CLUSTER_TABLE) \
+    $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) $(ENQ_STATIC) -o $@ $^ $(ENQ_LIBS)
-unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) \
-    $(LIBCOMMON)
+unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \
+    $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
+queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \
+    $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 queuerun/mj_queuerun: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) \
     $(LIBSMTP) $(LIBLISTS) $(LIBCLUSTER) $(LIBSPOOL) $(LIBCOMMON)
@@ -225,7 +230,8 @@ TOOL_LIBS := $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMT
 # mj_enqueue linked dynamically, for valgrind (t/60-valgrind.bats): in the
 # static binary valgrind cannot replace malloc and reports glibc's own
 # start-up as errors; these are the very same objects.
-t/tools/mj_enqueue_dyn: $(ENQ_SRC:.c=.o) $(LISTS_TABLE) $(LIBSPOOL) $(LIBCOMMON)
+t/tools/mj_enqueue_dyn: $(ENQ_SRC:.c=.o) $(LISTS_TABLE) $(CLUSTER_TABLE) \
+    $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ENQ_LIBS)
 t/tools/mj_testsmtpd: $(SMTPD_SRC:.c=.o)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lssl -lcrypto

@@ -52,29 +52,29 @@ struct cluster {
 
 /* cluster_open - the settings; NULL when off or without memory */
 struct cluster *
-cluster_open(const struct settings *s)
+cluster_open(const struct cluster_settings *cs)
 {
 	struct cluster *c;
 
-	if (s->cluster_redis[0] == '\0')
+	if (cs->cluster_redis[0] == '\0')
 		return NULL;
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
 		log_warn("cluster: no memory; limits are not shared");
 		return NULL;
 	}
-	cluster_redis_init(&c->r, s);
+	cluster_redis_init(&c->r, cs);
 	/* hiredis writes with send(2) without MSG_NOSIGNAL: a Redis that
 	 * goes away must fail a command, not kill the runner (mj_queuerun
 	 * -1 included, which has no other socket to ignore it for). */
 	(void)signal(SIGPIPE, SIG_IGN);
-	if (s->cluster_node[0] != '\0')
-		(void)strlcpy(c->node, s->cluster_node, sizeof(c->node));
+	if (cs->cluster_node[0] != '\0')
+		(void)strlcpy(c->node, cs->cluster_node, sizeof(c->node));
 	else if (gethostname(c->node, sizeof(c->node)) == -1)
 		(void)strlcpy(c->node, "node", sizeof(c->node));
 	c->node[sizeof(c->node) - 1] = '\0';
 	c->pid = (long)getpid();
-	c->lease_ms = s->cluster_lease_time * 1000;
-	c->expected = (int)s->cluster_expected_nodes;
+	c->lease_ms = cs->cluster_lease_time * 1000;
+	c->expected = (int)cs->cluster_expected_nodes;
 	return c;
 }
 

@@ -1,6 +1,6 @@
 /*
  * cluster.h - limits shared by several mjq hosts through Redis (libcluster,
- * [cluster] in mjq.conf; README, "Several hosts").
+ * [cluster] in mjq.conf: cluster_settings.h; README, "Several hosts").
  *
  * The spool stays local to each host; only the limits are shared: per
  * destination key (an opaque string the caller builds) concurrency
@@ -24,7 +24,7 @@
 #ifndef MJQ_CLUSTER_H
 #define MJQ_CLUSTER_H
 
-#include "settings.h"
+#include "cluster_settings.h"
 
 /* How soon a reconnect to Redis is tried after it failed (seconds). */
 #define CLUSTER_RETRY 1.0
@@ -64,7 +64,7 @@ struct cluster_sessions {
 /* cluster_open - the [cluster] settings; NULL when off ([cluster] redis
  * empty) or without memory (said in the log).  Redis is reached on
  * first use. */
-struct cluster *cluster_open(const struct settings *s);
+struct cluster *cluster_open(const struct cluster_settings *cs);
 /* cluster_close - give every lease back and disconnect */
 void cluster_close(struct cluster *c);
 /* A destination's limits over all nodes, as this node knows them. */

@@ -19,12 +19,12 @@
 
 /* cluster_redis_init - the settings; not connected yet */
 void
-cluster_redis_init(struct cluster_redis *r, const struct settings *s)
+cluster_redis_init(struct cluster_redis *r, const struct cluster_settings *cs)
 {
 	memset(r, 0, sizeof(*r));
-	(void)strlcpy(r->addr, s->cluster_redis, sizeof(r->addr));
-	(void)strlcpy(r->password, s->cluster_password, sizeof(r->password));
-	r->timeout_ms = (int)s->cluster_timeout_ms;
+	(void)strlcpy(r->addr, cs->cluster_redis, sizeof(r->addr));
+	(void)strlcpy(r->password, cs->cluster_password, sizeof(r->password));
+	r->timeout_ms = (int)cs->cluster_timeout_ms;
 	r->mode = CLUSTER_SHARED;
 }
 

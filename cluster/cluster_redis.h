@@ -24,7 +24,8 @@ struct cluster_redis {
 };
 
 /* cluster_redis_init - the settings; not connected yet */
-void cluster_redis_init(struct cluster_redis *r, const struct settings *s);
+void cluster_redis_init(
+    struct cluster_redis *r, const struct cluster_settings *cs);
 /* cluster_redis_up - connected (or reconnected now, when due): 1, else 0 */
 int cluster_redis_up(struct cluster_redis *r, double now);
 /* cluster_redis_run - run a script with nkeys keys and nargs arguments;

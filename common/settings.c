@@ -70,22 +70,12 @@ static const struct conf_key queuerun_keys[] = {
     {"max_crashes", CONF_INT, "3", 1, 1000, S(queuerun_max_crashes), NULL},
 };
 
-static const struct conf_key cluster_keys[] = {
-    STRKEY("redis", "", cluster_redis),
-    STRKEY("password", "", cluster_password),
-    STRKEY("node_name", "", cluster_node),
-    {"lease_time", CONF_DURATION, "30s", 2, 3600, S(cluster_lease_time), NULL},
-    {"expected_nodes", CONF_INT, "1", 1, 1000, S(cluster_expected_nodes), NULL},
-    {"timeout_ms", CONF_INT, "250", 10, 60000, S(cluster_timeout_ms), NULL},
-};
-
 static const struct settings_table settings_tables[] = {
     SETTINGS_TABLE("spool", spool_keys),
     SETTINGS_TABLE("lists", lists_keys),
     SETTINGS_TABLE("enqueue", enqueue_keys),
     SETTINGS_TABLE("queueserv", queueserv_keys),
     SETTINGS_TABLE("queuerun", queuerun_keys),
-    SETTINGS_TABLE("cluster", cluster_keys),
 };
 #define NTABLES (sizeof(settings_tables) / sizeof(settings_tables[0]))
 

@@ -6,11 +6,13 @@
  *
  * The other sections belong to the parts that use them, and each part
  * keeps its table beside its code: the list sections ([request], [dkim],
- * [arc], [dmarc], [unsubscribe]) in lists/lists_settings.c, the delivery
- * sections ([delivery], [transport:NAME], [transport_map], [tls_policy])
- * in deliver/delivery_conf.c.  A program hands settings_load the parts it
- * reads as struct settings_part; every program passes the list part, so
- * that each accepts the whole file and refuses an unknown key anywhere.
+ * [arc], [dmarc], [unsubscribe]) in lists/lists_settings.c, [cluster] in
+ * cluster/cluster_settings.c, the delivery sections ([delivery],
+ * [transport:NAME], [transport_map], [tls_policy]) in
+ * deliver/delivery_conf.c.  A program hands settings_load the parts it
+ * reads as struct settings_part; every program passes the list part and
+ * the cluster part, so that each accepts the whole file and refuses an
+ * unknown key anywhere.
  * The delivery sections, when no part claims them, are accepted unchecked
  * (mj_enqueue and the others that never use them; mj_queueserv's runners
  * check them).
@@ -56,13 +58,6 @@ struct settings {
 	long long queuerun_starvation_age;
 	long long queuerun_active_limit;
 	long long queuerun_max_crashes;
-	/* [cluster] (cluster/: limits shared with other hosts in Redis) */
-	char cluster_redis[PATH_MAX]; /* host:port or a socket path; "": off */
-	char cluster_password[128];
-	char cluster_node[64]; /* "": the host name */
-	long long cluster_lease_time;
-	long long cluster_expected_nodes;
-	long long cluster_timeout_ms;
 };
 
 /* One fixed section: its keys, whose offsets point into a struct. */

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "enqueue.h"
 #include "lists.h"
 
@@ -133,8 +134,9 @@ int
 main(int argc, char **argv)
 {
 	struct enqueue_args a;
-	struct lists_settings ls; /* read to be checked, not used */
-	struct settings_part part = lists_settings_part(&ls);
+	struct lists_settings ls;   /* read to be checked, not used */
+	struct cluster_settings cs; /* likewise */
+	struct settings_part parts[2];
 	struct settings s;
 	char err[512];
 	int r;
@@ -143,7 +145,9 @@ main(int argc, char **argv)
 	umask(027);
 	if ((r = enqueue_args_parse(&a, argc, argv)) != 0)
 		return r;
-	if (settings_load(&s, &part, 1,
+	parts[0] = lists_settings_part(&ls);
+	parts[1] = cluster_settings_part(&cs);
+	if (settings_load(&s, parts, 2,
 		a.config ? a.config : SETTINGS_DEFAULT_FILE, a.config == NULL,
 		err, sizeof(err)) == -1) {
 		fprintf(stderr, "mj_enqueue: %s\n", err);

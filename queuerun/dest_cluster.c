@@ -75,7 +75,7 @@ dest_cluster_learn_time(const struct queuerun *q)
 void
 dest_cluster_open(struct queuerun *q)
 {
-	q->cluster = cluster_open(q->s);
+	q->cluster = cluster_open(q->cs);
 	q->admit_cluster = 0;
 	q->cluster_retry = 0;
 }

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "deliver.h"
 #include "lists.h"
 #include "log.h"
@@ -101,7 +102,8 @@ main(int argc, char **argv)
 	const char *config = NULL;
 	struct delivery_conf dc;
 	struct lists_settings ls;
-	struct settings_part parts[2];
+	struct cluster_settings cs;
+	struct settings_part parts[3];
 	struct settings s;
 	struct queuerun *q;
 	char err[512], *end;
@@ -163,14 +165,15 @@ main(int argc, char **argv)
 	log_open("mj_queuerun",
 	    (o.fd != -1 && !fg) || admin ? LOG_TO_SYSLOG : LOG_TO_STDERR);
 	log_set_debug(debug);
-	/* The file is read once, with the list sections and the delivery
-	 * sections.  Listing, checking and the operator's commands need no
-	 * delivery sections: without their part they are accepted
+	/* The file is read once, with the list sections, [cluster] and
+	 * the delivery sections.  Listing, checking and the operator's commands
+	 * need no delivery sections: without their part they are accepted
 	 * unchecked, so a broken one does not stop them. */
 	delivery_conf_init(&dc);
 	parts[0] = lists_settings_part(&ls);
-	parts[1] = delivery_conf_part(&dc);
-	if (settings_load(&s, parts, list || check || admin ? 1 : 2,
+	parts[1] = cluster_settings_part(&cs);
+	parts[2] = delivery_conf_part(&dc);
+	if (settings_load(&s, parts, list || check || admin ? 2 : 3,
 		config ? config : SETTINGS_DEFAULT_FILE, config == NULL, err,
 		sizeof(err)) == -1 ||
 	    (!list && !check && !admin &&
@@ -185,7 +188,7 @@ main(int argc, char **argv)
 		return queuectl_admin(&s, op, target, stdout);
 	if (check)
 		return qr_check(&s);
-	if ((q = queuerun_open(&s, &ls, &dc, err, sizeof(err))) == NULL) {
+	if ((q = queuerun_open(&s, &ls, &cs, &dc, err, sizeof(err))) == NULL) {
 		log_errx("%s", err);
 		delivery_conf_free(&dc);
 		return EX_CONFIG;

@@ -36,13 +36,15 @@ struct deliver_pool;
 struct dest_waiter;
 struct listwork;
 struct cluster;
+struct cluster_settings;
 struct source_pick;
 
 struct queuerun {
 	const struct settings *s;
-	const struct delivery_conf *dc; /* parsed once, by the caller */
-	struct qr_msg *active;		/* the active set */
-	struct qr_msg *sync_list;	/* outcomes written, not yet synced */
+	const struct cluster_settings *cs; /* [cluster], parsed once too */
+	const struct delivery_conf *dc;	   /* parsed once, by the caller */
+	struct qr_msg *active;		   /* the active set */
+	struct qr_msg *sync_list; /* outcomes written, not yet synced */
 	int nactive;
 	long done;
 	int rescan, draining, idle_walk;

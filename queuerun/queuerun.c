@@ -50,12 +50,13 @@
 #include "walk.h"
 #include "deliver.h"
 
-/* queuerun_open - a runner for this spool with these list and delivery
- * sections (parsed once, by the caller, and kept by it until
+/* queuerun_open - a runner for this spool with these list, cluster and
+ * delivery sections (parsed once, by the caller, and kept by it until
  * queuerun_close) */
 struct queuerun *
 queuerun_open(const struct settings *s, const struct lists_settings *ls,
-    const struct delivery_conf *dc, char *err, size_t errlen)
+    const struct cluster_settings *cs, const struct delivery_conf *dc,
+    char *err, size_t errlen)
 {
 	struct queuerun *q;
 
@@ -64,6 +65,7 @@ queuerun_open(const struct settings *s, const struct lists_settings *ls,
 		return NULL;
 	}
 	q->s = s;
+	q->cs = cs;
 	q->dc = dc;
 	q->fn.s = s;
 	q->fn.ls = ls;

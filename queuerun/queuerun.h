@@ -19,13 +19,14 @@
 
 struct queuerun;
 struct lists_settings;
+struct cluster_settings;
 
-/* queuerun_open - set up a runner for this spool, with the list and
- * delivery sections the caller parsed (with the settings, in one
- * settings_load) and keeps until queuerun_close; NULL with err */
+/* queuerun_open - set up a runner for this spool, with the list,
+ * cluster and delivery sections the caller parsed (with the settings, in
+ * one settings_load) and keeps until queuerun_close; NULL with err */
 struct queuerun *queuerun_open(const struct settings *s,
-    const struct lists_settings *ls, const struct delivery_conf *dc, char *err,
-    size_t errlen);
+    const struct lists_settings *ls, const struct cluster_settings *cs,
+    const struct delivery_conf *dc, char *err, size_t errlen);
 /* queuerun_rescan - walk the spool again at the next step (new mail) */
 void queuerun_rescan(struct queuerun *q);
 /* queuerun_step - make progress without blocking; *timeout_ms is set to

@@ -99,16 +99,18 @@ qs_usage(void)
 	return EX_USAGE;
 }
 
-/* qs_load - read the configuration into s and ls; the spool made
+/* qs_load - read the configuration into s, ls and cs; the spool made
  * absolute */
 static int
 qs_load(const struct qs *qs, struct settings *s, struct lists_settings *ls,
-    char *err, size_t errlen)
+    struct cluster_settings *cs, char *err, size_t errlen)
 {
-	struct settings_part part = lists_settings_part(ls);
+	struct settings_part parts[2];
 	char real[PATH_MAX];
 
-	if (settings_load(s, &part, 1,
+	parts[0] = lists_settings_part(ls);
+	parts[1] = cluster_settings_part(cs);
+	if (settings_load(s, parts, 2,
 		qs->config[0] ? qs->config : SETTINGS_DEFAULT_FILE,
 		qs->config[0] == '\0', err, errlen) == -1)
 		return -1;
@@ -138,6 +140,7 @@ static int
 qs_reload(struct qs *qs, char *err, size_t errlen)
 {
 	struct lists_settings nls;
+	struct cluster_settings ncs;
 	struct settings ns;
 	struct client *nc;
 
@@ -145,7 +148,7 @@ qs_reload(struct qs *qs, char *err, size_t errlen)
 		snprintf(err, errlen, "stopping");
 		return -1;
 	}
-	if (qs_load(qs, &ns, &nls, err, errlen) == -1) {
+	if (qs_load(qs, &ns, &nls, &ncs, err, errlen) == -1) {
 		log_warnx("reload: %s; keeping the running configuration", err);
 		return -1;
 	}
@@ -156,6 +159,7 @@ qs_reload(struct qs *qs, char *err, size_t errlen)
 	}
 	qs->s = ns;
 	qs->ls = nls;
+	qs->cs = ncs;
 	if (queueserv_runner_find(qs, err, errlen) == -1) {
 		log_warnx("reload: %s", err);
 		return -1;
@@ -559,7 +563,7 @@ main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if (qs_load(&qs, &qs.s, &qs.ls, err, sizeof(err)) == -1) {
+	if (qs_load(&qs, &qs.s, &qs.ls, &qs.cs, err, sizeof(err)) == -1) {
 		fprintf(stderr, "mj_queueserv: %s\n", err);
 		return EX_CONFIG;
 	}

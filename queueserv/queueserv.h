@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "cluster.h"
 #include "lists.h"
 #include "settings.h"
 
@@ -103,9 +104,10 @@ struct client {
 
 struct qs {
 	struct settings s;
-	struct lists_settings ls; /* the list sections: status checks DKIM */
-	char config[PATH_MAX];	  /* absolute, "" for the default file */
-	char runner[PATH_MAX];	  /* the mj_queuerun program */
+	struct lists_settings ls;   /* the list sections: status checks DKIM */
+	struct cluster_settings cs; /* [cluster]: status shows the node */
+	char config[PATH_MAX];	    /* absolute, "" for the default file */
+	char runner[PATH_MAX];	    /* the mj_queuerun program */
 	char sock_path[PATH_MAX];
 	int foreground, debug;
 	int listen_fd;

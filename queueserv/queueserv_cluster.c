@@ -18,10 +18,10 @@ queueserv_cluster_state(
 {
 	static char host[64];
 
-	if (qs->s.cluster_redis[0] == '\0')
+	if (qs->cs.cluster_redis[0] == '\0')
 		return NULL;
-	if (qs->s.cluster_node[0] != '\0')
-		*node = qs->s.cluster_node;
+	if (qs->cs.cluster_node[0] != '\0')
+		*node = qs->cs.cluster_node;
 	else {
 		if (gethostname(host, sizeof(host)) == -1)
 			(void)strlcpy(host, "node", sizeof(host));
@@ -42,7 +42,7 @@ queueserv_cluster_text(
 
 	if ((state = queueserv_cluster_state(qs, k, &node)) == NULL)
 		return;
-	fprintf(fp, "cluster: node %s, Redis %s: ", node, qs->s.cluster_redis);
+	fprintf(fp, "cluster: node %s, Redis %s: ", node, qs->cs.cluster_redis);
 	if (strcmp(state, "unused") == 0)
 		fprintf(fp, "no delivery yet\n");
 	else
@@ -66,10 +66,10 @@ queueserv_cluster_json(
 	fprintf(fp, ",\"cluster\":{\"node\":");
 	queueserv_json_str(fp, node);
 	fprintf(fp, ",\"redis\":");
-	queueserv_json_str(fp, qs->s.cluster_redis);
+	queueserv_json_str(fp, qs->cs.cluster_redis);
 	fprintf(fp,
 	    ",\"state\":\"%s\",\"expected_nodes\":%lld,\"since\":", state,
-	    qs->s.cluster_expected_nodes);
+	    qs->cs.cluster_expected_nodes);
 	if (strcmp(state, "unused") == 0)
 		fprintf(fp, "null,\"for\":null}");
 	else

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # The configuration loader (common/conf.c, common/settings.c, with the
-# list sections of lists/lists_settings.c), through mj_enqueue, and the
-# list sections through every program that reads mjq.conf: every error
-# names file, line, section and key.
+# list sections of lists/lists_settings.c and [cluster] of
+# cluster/cluster_settings.c), through mj_enqueue, and those sections
+# through every program that reads mjq.conf: every error names file,
+# line, section and key.
 
 load helpers
 load smtp_helpers
@@ -157,7 +158,7 @@ every_reader() {
 	done
 }
 
-@test "every program that reads mjq.conf takes the list sections, and refuses a misspelled key there with file and line" {
+@test "every program that reads mjq.conf takes the list sections and [cluster], and refuses a misspelled key there with file and line" {
 	"$TOP/scripts/mjq-unsubsecret" "$BATS_TEST_TMPDIR/secret"
 	# a key of each list section (lists/lists_settings.c), in force
 	printf '[request]\ntoken_lifetime = 2d\n[arc]\nseal = no\n[dmarc]\nnegative_ttl = 1m\n[unsubscribe]\nsecret_file = %s\n[dkim]\nselectors = s1\n' \
@@ -169,4 +170,14 @@ every_reader() {
 	sed -i '$d' "$CONF"
 	printf 'sign = yes\n[unsubscribe]\ntoken_lifetime = 1h\n' >>"$CONF"
 	every_reader bad "$CONF:22: [unsubscribe] token_lifetime: value 3600 out of range [86400, 315360000]"
+	# [cluster] (cluster/cluster_settings.c), in force (no redis: off)
+	sed -i '$d' "$CONF"
+	printf 'token_lifetime = 2d\n[cluster]\nexpected_nodes = 2\nnode_name = n1\n' >>"$CONF"
+	every_reader ok
+	printf 'node_nmae = n2\n' >>"$CONF"
+	every_reader bad "$CONF:26: [cluster] node_nmae: unknown key"
+	# and its own range
+	sed -i '$d' "$CONF"
+	printf 'timeout_ms = 5\n' >>"$CONF"
+	every_reader bad "$CONF:26: [cluster] timeout_ms: value 5 out of range [10, 60000]"
 }

@@ -31,7 +31,8 @@ uncomment() {
 code_keys() {
 	awk '/struct conf_key [a-z]+_keys\[\]/ {
 		sec = $5; sub(/_keys.*/, "", sec) } { print sec, $0 }' \
-		"$TOP/common/settings.c" "$TOP/lists/lists_settings.c" |
+		"$TOP/common/settings.c" "$TOP/lists/lists_settings.c" \
+		"$TOP/cluster/cluster_settings.c" |
 		sed -nE 's/^([a-z]+) +STRKEY\("([a-z0-9_]+)", "([^"]*)".*/\1 \2 \3/p
 		         s/^([a-z]+) +\{"([a-z0-9_]+)", CONF_[A-Z]+, "([^"]*)".*/\1 \2 \3/p'
 	sed -nE 's/^ *D(STR|DUR|FUNC)\("([A-Za-z0-9_]+)", "([^"]*)".*/delivery \2 \3/p

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "lists.h"
 #include "log.h"
 #include "spool_poke.h"
@@ -118,7 +119,8 @@ int
 main(void)
 {
 	struct lists_settings ls;
-	struct settings_part part = lists_settings_part(&ls);
+	struct cluster_settings cs; /* read to be checked, not used */
+	struct settings_part parts[2];
 	struct settings s;
 	struct unsub_secret us;
 	struct unsub_link l;
@@ -138,7 +140,9 @@ main(void)
 	if (unsub_cgi_link(getenv("QUERY_STRING"), &l) == -1)
 		return unsub_refuse(400, "Bad Request", NULL,
 		    "This unsubscribe link is incomplete or damaged.", head);
-	if (settings_load(&s, &part, 1, unsub_config(), 0, err, sizeof(err)) ==
+	parts[0] = lists_settings_part(&ls);
+	parts[1] = cluster_settings_part(&cs);
+	if (settings_load(&s, parts, 2, unsub_config(), 0, err, sizeof(err)) ==
 		-1 ||
 	    unsub_secret_load(
 		&us, ls.unsubscribe_secret_file, err, sizeof(err)) == -1) {

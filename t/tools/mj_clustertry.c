@@ -104,7 +104,7 @@ step(struct cluster *c, char **argv, int argc)
 int
 main(int argc, char **argv)
 {
-	struct settings s;
+	struct cluster_settings s;
 	struct cluster *c;
 	int n;
 

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "lists.h"
 #include "log.h"
 #include "settings.h"
@@ -111,7 +112,9 @@ main(int argc, char **argv)
 	struct listconf lc;
 	struct dkim_conf dc;
 	struct lists_settings ls;
-	struct settings_part lsp = lists_settings_part(&ls);
+	struct cluster_settings cs;
+	struct settings_part lsp[2] = {
+	    lists_settings_part(&ls), cluster_settings_part(&cs)};
 	struct settings s;
 	char why[PATH_MAX + 200], *text, *head;
 	size_t len, headlen;
@@ -146,7 +149,7 @@ main(int argc, char **argv)
 	    sizeof(lc.unsubscribe_url))
 		errx(2, "-u: too long");
 	log_open("mj_copysign", LOG_TO_STDERR);
-	if (settings_load(&s, &lsp, 1, conf, 0, why, sizeof(why)) == -1 ||
+	if (settings_load(&s, lsp, 2, conf, 0, why, sizeof(why)) == -1 ||
 	    dkim_conf_load(&s, &ls, domain, &dc, why, sizeof(why)) == -1 ||
 	    (ds = dkim_sign_open(why, sizeof(why))) == NULL ||
 	    rcpt_head_open(&h, &ls, &lc, list, domain, why, sizeof(why)) == -1)

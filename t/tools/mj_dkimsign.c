@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "lists.h"
 #include "log.h"
 #include "settings.h"
@@ -40,7 +41,9 @@ main(int argc, char **argv)
 	struct arc_verdict *arc = NULL;
 	struct dkim_signer *ds;
 	struct lists_settings ls;
-	struct settings_part part = lists_settings_part(&ls);
+	struct cluster_settings cs;
+	struct settings_part part[2] = {
+	    lists_settings_part(&ls), cluster_settings_part(&cs)};
 	struct settings s;
 	struct dkim_conf dc;
 	char why[PATH_MAX + 200], *text = NULL, *sig;
@@ -69,7 +72,7 @@ main(int argc, char **argv)
 	if (conf == NULL || argc - optind != 2)
 		goto usage;
 	log_open("mj_dkimsign", LOG_TO_STDERR);
-	if (settings_load(&s, &part, 1, conf, 0, why, sizeof(why)) == -1 ||
+	if (settings_load(&s, part, 2, conf, 0, why, sizeof(why)) == -1 ||
 	    dkim_conf_load(&s, &ls, argv[optind], &dc, why, sizeof(why)) ==
 		-1 ||
 	    (ds = dkim_sign_open(why, sizeof(why))) == NULL)

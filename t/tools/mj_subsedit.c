@@ -13,13 +13,16 @@
 
 #include "log.h"
 #include "settings.h"
+#include "cluster.h"
 #include "lists.h"
 
 int
 main(int argc, char **argv)
 {
 	struct lists_settings ls;
-	struct settings_part part = lists_settings_part(&ls);
+	struct cluster_settings cs;
+	struct settings_part part[2] = {
+	    lists_settings_part(&ls), cluster_settings_part(&cs)};
 	struct settings s;
 	char err[512];
 	int r;
@@ -31,7 +34,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	log_open("mj_subsedit", LOG_TO_STDERR);
-	if (settings_load(&s, &part, 1, argv[2], 0, err, sizeof(err)) == -1) {
+	if (settings_load(&s, part, 2, argv[2], 0, err, sizeof(err)) == -1) {
 		fprintf(stderr, "mj_subsedit: %s\n", err);
 		return 2;
 	}
