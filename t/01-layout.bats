@@ -167,13 +167,13 @@ sections() {
 
 @test "common/ keeps only the shared sections of mjq.conf; the list sections live in lists/, [cluster] in cluster/" {
 	[ "$(sections "$TOP/common/settings.c")" = "spool lists enqueue queueserv queuerun " ]
-	[ "$(sections "$TOP/lists/lists_settings.c")" = "request dkim arc dmarc unsubscribe " ]
+	[ "$(sections "$TOP/lists/lists_settings.c")" = "request dkim arc dmarc unsubscribe tlsrpt " ]
 	[ "$(sections "$TOP/cluster/cluster_settings.c")" = "cluster " ]
 	# and struct settings has no field of theirs
-	run -1 grep -nE '^[[:space:]]+[a-z ]+ (dkim|arc|dmarc|unsubscribe|request|cluster)_[a-z_0-9]+(\[|;)' \
+	run -1 grep -nE '^[[:space:]]+[a-z ]+ (dkim|arc|dmarc|unsubscribe|request|tlsrpt|cluster)_[a-z_0-9]+(\[|;)' \
 		"$TOP/common/settings.h"
 	# the pattern does find such a field (a broken one must not pass)
-	run -0 grep -cE '^[[:space:]]+[a-z ]+ (dkim|arc|dmarc|unsubscribe|request|cluster)_[a-z_0-9]+(\[|;)' \
+	run -0 grep -cE '^[[:space:]]+[a-z ]+ (dkim|arc|dmarc|unsubscribe|request|tlsrpt|cluster)_[a-z_0-9]+(\[|;)' \
 		"$TOP/lists/lists_settings.h" "$TOP/cluster/cluster_settings.h"
 	# the [cluster] table calls nothing (no hiredis, no libcluster):
 	# mj_enqueue links its object alone, and of libcluster only it
