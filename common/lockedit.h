@@ -7,7 +7,8 @@
  * takes the same lock, e.g. `flock subscribers.lock vi subscribers`.
  * The new text goes to "<file>.tmp", is fsync'd, renamed over the file,
  * and the directory is fsync'd: a reader sees the old file or the new
- * one, and a crash keeps one of them whole.
+ * one, and a crash keeps one of them whole.  lockedit_lines.c makes
+ * the new text line by line through a caller's callback.
  */
 #ifndef MJQ_LOCKEDIT_H
 #define MJQ_LOCKEDIT_H
