@@ -7,13 +7,15 @@
  * takes the same lock, e.g. `flock subscribers.lock vi subscribers`.
  * The new text goes to "<file>.tmp", is fsync'd, renamed over the file,
  * and the directory is fsync'd: a reader sees the old file or the new
- * one, and a crash keeps one of them whole.
+ * one, and a crash keeps one of them whole.  lockedit_lines.c makes
+ * the new text line by line through a caller's callback.
  */
 #ifndef MJQ_LOCKEDIT_H
 #define MJQ_LOCKEDIT_H
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define LOCKEDIT_WAIT_MS 30000	/* a lock held longer is an error */
 #define LOCKEDIT_MAX (64 << 20) /* a larger file is not "small" */
@@ -28,5 +30,28 @@ struct lockedit {
 int lockedit_open(struct lockedit *le, const char *path);
 int lockedit_commit(struct lockedit *le, const char *text, size_t len);
 void lockedit_close(struct lockedit *le);
+
+/* What a line callback of lockedit_lines answers (or -1: give up). */
+#define LOCKEDIT_KEEP 0	   /* the line again, with its newline */
+#define LOCKEDIT_DROP 1	   /* nothing (fn may have written lines itself) */
+#define LOCKEDIT_REPLACE 2 /* what fn wrote to out, then the newline */
+/* What it answers to the end call (line NULL). */
+#define LOCKEDIT_COMMIT 0 /* the new text replaces the file */
+#define LOCKEDIT_LEAVE 1  /* the file stays as it is */
+
+/* lockedit_lines's flag: the text is records, one a line (strtok-like):
+ * it ends at a NUL byte, blank lines are left out, and every line
+ * written again ends in a newline, the last one too */
+#define LOCKEDIT_RECORDS 1
+
+/* fn(arg, out, line, len): a line of the old text, its newline cut (a
+ * NUL in its place, so fn may change it), len bytes; once more with
+ * line NULL after the last, for what goes at the end */
+typedef int lockedit_line_fn(void *arg, FILE *out, char *line, size_t len);
+
+int lockedit_lines(struct lockedit *le, int flags, lockedit_line_fn *fn,
+    void *arg, char **out, size_t *outlen);
+int lockedit_rewrite(
+    const char *path, int flags, lockedit_line_fn *fn, void *arg);
 
 #endif

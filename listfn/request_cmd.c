@@ -82,14 +82,8 @@ request_change(struct request *r, const struct cmd *c, enum subs_op op)
 		    addr);
 		return 0;
 	}
-	if ((to = reply_for(&r->rs, addr)) == NULL ||
-	    (member = subs_edit_member(
-		 r->env->s, r->m->domain, c->list, addr)) == -1)
+	if ((member = request_member_reply(r, c->list, addr, addr, &to)) == -1)
 		return -1;
-	if (to != r->main)
-		fprintf(r->main->fp,
-		    "Your request was mailed to <%s> for confirmation.\n\n",
-		    addr);
 	if (member == (op == SUBS_ADD)) {
 		fprintf(to->fp, "<%s> is %s subscribed to %s@%s.\n\n", addr,
 		    member ? "already" : "not", c->list, r->m->domain);
@@ -205,16 +199,9 @@ request_who(struct request *r, const struct cmd *c)
 	size_t n, i, k, noff = 0;
 	int ok;
 
-	if (!request_list_ok(r, c->list)) {
-		fprintf(r->main->fp, "There is no list %s here.\n\n", c->list);
-		return 0;
-	}
-	if (listconf_load(r->env->s, r->m->domain, c->list, &lc, err,
-		sizeof(err)) == -1) {
-		log_warnx("%s: list %s: %s", r->m->name, c->list, err);
-		return -1;
-	}
-	ok = request_is_owner(&lc, r->requester);
+	if ((ok = request_list_load(r, c->list, &lc)) != 1)
+		return ok;
+	ok = listconf_in(lc.owners, r->requester);
 	if (!ok && strcmp(lc.who_access, "open") == 0)
 		ok = 1;
 	else if (!ok && strcmp(lc.who_access, "subscribers") == 0 &&

@@ -25,28 +25,15 @@ request_set(struct request *r, const struct cmd *c)
 	const char *addr = c->addr[0] ? c->addr : r->requester;
 	struct listconf lc;
 	struct reply *to;
-	char err[512];
 	int member, owner;
 
-	if (!request_list_ok(r, c->list)) {
-		fprintf(r->main->fp, "There is no list %s here.\n\n", c->list);
-		return 0;
-	}
-	if (listconf_load(r->env->s, r->m->domain, c->list, &lc, err,
-		sizeof(err)) == -1) {
-		log_warnx("%s: list %s: %s", r->m->name, c->list, err);
-		return -1;
-	}
+	if ((owner = request_list_load(r, c->list, &lc)) != 1)
+		return owner;
 	owner = strcasecmp(addr, r->requester) != 0 &&
-		request_is_owner(&lc, r->requester);
-	if ((to = reply_for(&r->rs, owner ? r->requester : addr)) == NULL ||
-	    (member = subs_edit_member(
-		 r->env->s, r->m->domain, c->list, addr)) == -1)
+		listconf_in(lc.owners, r->requester);
+	if ((member = request_member_reply(
+		 r, c->list, addr, owner ? r->requester : addr, &to)) == -1)
 		return -1;
-	if (to != r->main)
-		fprintf(r->main->fp,
-		    "Your request was mailed to <%s> for confirmation.\n\n",
-		    addr);
 	if (!member) {
 		fprintf(to->fp, "<%s> is not subscribed to %s@%s.\n\n", addr,
 		    c->list, r->m->domain);

@@ -30,20 +30,43 @@ request_list_ok(struct request *r, const char *list)
 	       stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-/* request_is_owner - addr is one of the list's owners */
+/* request_list_load - c's list read into lc: 1; 0 no such list (the
+ * reply says so); -1 its configuration cannot be read (logged) */
 int
-request_is_owner(const struct listconf *lc, const char *addr)
+request_list_load(struct request *r, const char *list, struct listconf *lc)
 {
-	char **v;
-	size_t n, i;
-	int r = 0;
+	char err[512];
 
-	if (listconf_split(lc->owners, &v, &n) == -1)
+	if (!request_list_ok(r, list)) {
+		fprintf(r->main->fp, "There is no list %s here.\n\n", list);
 		return 0;
-	for (i = 0; i < n && !r; i++)
-		r = strcasecmp(v[i], addr) == 0;
-	listconf_free_vec(v, n);
-	return r;
+	}
+	if (listconf_load(
+		r->env->s, r->m->domain, list, lc, err, sizeof(err)) == -1) {
+		log_warnx("%s: list %s: %s", r->m->name, list, err);
+		return -1;
+	}
+	return 1;
+}
+
+/* request_member_reply - the reply that goes to to_addr (the main
+ * reply says a confirmation was mailed to addr when it is another one)
+ * in *to, and whether addr is subscribed to list: 1, 0, or -1 error */
+int
+request_member_reply(struct request *r, const char *list, const char *addr,
+    const char *to_addr, struct reply **to)
+{
+	int member;
+
+	if ((*to = reply_for(&r->rs, to_addr)) == NULL ||
+	    (member = subs_edit_member(r->env->s, r->m->domain, list, addr)) ==
+		-1)
+		return -1;
+	if (*to != r->main)
+		fprintf(r->main->fp,
+		    "Your request was mailed to <%s> for confirmation.\n\n",
+		    addr);
+	return member;
 }
 
 /* request_ours - addr is one of this server's own addresses: a list

@@ -11,8 +11,14 @@
 
 /* request_list_ok - the list exists in the request's domain */
 int request_list_ok(struct request *r, const char *list);
-/* request_is_owner - addr is one of the list's owners */
-int request_is_owner(const struct listconf *lc, const char *addr);
+/* request_list_load - the list's configuration: 1; 0 no such list (the
+ * reply says so); -1 error (logged) */
+int request_list_load(struct request *r, const char *list, struct listconf *lc);
+/* request_member_reply - the reply for to_addr in *to (the main one
+ * notes a confirmation mailed to addr), and whether addr is subscribed
+ * to list: 1, 0, or -1 error */
+int request_member_reply(struct request *r, const char *list, const char *addr,
+    const char *to_addr, struct reply **to);
 /* request_ours - addr is one of this server's own addresses */
 int request_ours(const struct request *r, const char *list, const char *addr);
 /* request_token - a token for action on list and addr (with mode, for

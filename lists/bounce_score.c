@@ -88,18 +88,65 @@ score_merge(struct score_day *d, size_t *n, enum bounce_class class, time_t now,
 	return 1;
 }
 
+/* What bounce_score_add's walk is given and finds. */
+struct score_walk {
+	const char *addr;
+	enum bounce_class class;
+	time_t now;
+	const struct bounce_rule *rule;
+	struct score_day d[SCORE_DAYS_MAX];
+	size_t n;
+	int rose;
+	long long *score;
+};
+
+/* score_line - lockedit_lines' callback: the other addresses' lines
+ * stay; addr's counts are read, and its line, with class at now
+ * counted, goes to the end unless the score reached the threshold */
+static int
+score_line(void *arg, FILE *fp, char *line, size_t len)
+{
+	struct score_walk *sw = arg;
+	size_t alen = strlen(sw->addr), i;
+
+	(void)len;
+	if (line != NULL) {
+		if (strncasecmp(line, sw->addr, alen) != 0 ||
+		    (line[alen] != ' ' && line[alen] != '\0'))
+			return LOCKEDIT_KEEP;
+		if (sw->n == 0) /* one line per address; a second is dropped */
+			sw->n =
+			    score_read(line + alen, sw->rule, sw->now, sw->d);
+		return LOCKEDIT_DROP;
+	}
+	sw->rose = score_merge(sw->d, &sw->n, sw->class, sw->now, sw->rule);
+	for (*sw->score = 0, i = 0; i < sw->n; i++)
+		*sw->score += sw->rule->weight[sw->d[i].class];
+	if (sw->rule->threshold == 0 || *sw->score < sw->rule->threshold) {
+		fprintf(fp, "%s", sw->addr);
+		for (i = 0; i < sw->n; i++)
+			fprintf(fp, " %lld:%c", sw->d[i].t,
+			    score_letter(sw->d[i].class));
+		fprintf(fp, "\n");
+	}
+	return LOCKEDIT_COMMIT;
+}
+
 /* bounce_score_add - count class for addr now, one count a day */
 int
 bounce_score_add(const struct settings *s, const char *domain, const char *list,
     const char *addr, enum bounce_class class, time_t now,
     const struct bounce_rule *rule, long long *score)
 {
-	struct score_day d[SCORE_DAYS_MAX];
-	char path[PATH_MAX], *out = NULL, *line, *save = NULL;
-	size_t outlen = 0, alen = strlen(addr), n = 0, i;
+	struct score_walk sw = {.addr = addr,
+	    .class = class,
+	    .now = now,
+	    .rule = rule,
+	    .score = score};
+	char path[PATH_MAX], *out = NULL;
 	struct lockedit le;
-	FILE *fp = NULL;
-	int rose, ok = -1;
+	size_t outlen = 0;
+	int ok = -1;
 
 	if ((unsigned)class >= BOUNCE_CLASSES ||
 	    listconf_path(path, sizeof(path), s, domain, list, "bounces") == -1)
@@ -108,35 +155,10 @@ bounce_score_add(const struct settings *s, const char *domain, const char *list,
 		log_warn("cannot lock and read %s", path);
 		return -1;
 	}
-	if ((fp = open_memstream(&out, &outlen)) == NULL)
-		goto done;
-	for (line = strtok_r(le.text, "\n", &save); line != NULL;
-	     line = strtok_r(NULL, "\n", &save))
-		if (strncasecmp(line, addr, alen) != 0 ||
-		    (line[alen] != ' ' && line[alen] != '\0'))
-			fprintf(fp, "%s\n", line);
-		else if (n == 0) /* one line per address; a second is dropped */
-			n = score_read(line + alen, rule, now, d);
-	rose = score_merge(d, &n, class, now, rule);
-	for (*score = 0, i = 0; i < n; i++)
-		*score += rule->weight[d[i].class];
-	if (rule->threshold == 0 || *score < rule->threshold) {
-		fprintf(fp, "%s", addr);
-		for (i = 0; i < n; i++)
-			fprintf(
-			    fp, " %lld:%c", d[i].t, score_letter(d[i].class));
-		fprintf(fp, "\n");
-	}
-	if (fclose(fp) == EOF) {
-		fp = NULL;
-		goto done;
-	}
-	fp = NULL;
-	if (lockedit_commit(&le, out, outlen) == 0)
-		ok = rose;
-done:
-	if (fp != NULL)
-		fclose(fp);
+	if (lockedit_lines(
+		&le, LOCKEDIT_RECORDS, score_line, &sw, &out, &outlen) != -1 &&
+	    lockedit_commit(&le, out, outlen) == 0)
+		ok = sw.rose;
 	free(out);
 	lockedit_close(&le);
 	return ok;

@@ -501,3 +501,20 @@ listconf_free_vec(char **v, size_t n)
 		free(v[--n]);
 	free(v);
 }
+
+/* listconf_in - addr is one of the addresses in text (commas or blanks,
+ * as listconf_split reads them), case aside; 0 when text cannot be read */
+int
+listconf_in(const char *text, const char *addr)
+{
+	char **v;
+	size_t n, i;
+	int r = 0;
+
+	if (listconf_split(text, &v, &n) == -1)
+		return 0;
+	for (i = 0; i < n && !r; i++)
+		r = strcasecmp(v[i], addr) == 0;
+	listconf_free_vec(v, n);
+	return r;
+}

@@ -35,28 +35,12 @@ posting_moderators(const struct listconf *lc, char ***out, size_t *n)
 	    lc->moderators[0] != '\0' ? lc->moderators : lc->owners, out, n);
 }
 
-/* posting_in - addr is one of the addresses in text (commas or blanks) */
-static int
-posting_in(const char *text, const char *addr)
-{
-	char **v;
-	size_t n, i;
-	int r = 0;
-
-	if (listconf_split(text, &v, &n) == -1)
-		return 0;
-	for (i = 0; i < n && !r; i++)
-		r = strcasecmp(v[i], addr) == 0;
-	listconf_free_vec(v, n);
-	return r;
-}
-
 /* posting_is_moderator - addr moderates the list (or owns it) */
 int
 posting_is_moderator(const struct listconf *lc, const char *addr)
 {
-	return posting_in(lc->owners, addr) ||
-	       (lc->moderators[0] != '\0' && posting_in(lc->moderators, addr));
+	return listconf_in(lc->owners, addr) ||
+	       (lc->moderators[0] != '\0' && listconf_in(lc->moderators, addr));
 }
 
 /* posting_pattern - one accept_from line matches addr: an address, or

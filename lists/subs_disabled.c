@@ -59,42 +59,47 @@ disabled_parse(const char *line, struct subs_disabled *d)
 	return 0;
 }
 
+/* What disabled_rewrite's walk is given and finds. */
+struct disabled_walk {
+	const char *addr;
+	const struct subs_disabled *d;
+	int had;
+};
+
+/* disabled_walk_line - lockedit_lines' callback: every line but addr's,
+ * then d's at the end */
+static int
+disabled_walk_line(void *arg, FILE *fp, char *line, size_t len)
+{
+	struct disabled_walk *dw = arg;
+	const struct subs_disabled *d = dw->d;
+
+	(void)len;
+	if (line != NULL) {
+		if (!disabled_is(line, dw->addr))
+			return LOCKEDIT_KEEP;
+		dw->had = 1;
+		return LOCKEDIT_DROP;
+	}
+	if (d == NULL)
+		return dw->had ? LOCKEDIT_COMMIT : LOCKEDIT_LEAVE;
+	fprintf(fp, "%s %lld %d %lld %s %d %s\n", d->addr, d->since, d->probes,
+	    d->probe_time, d->token[0] ? d->token : "-", d->failed, d->why);
+	return LOCKEDIT_COMMIT;
+}
+
 /* disabled_rewrite - the file at path without addr's line, and with
  * d's when d is not NULL; 1 when addr had a line, 0 not, -1 error */
 static int
 disabled_rewrite(
     const char *path, const char *addr, const struct subs_disabled *d)
 {
-	char *out = NULL, *line, *save = NULL;
-	struct lockedit le;
-	size_t outlen = 0;
-	int had = 0, r = -1;
-	FILE *fp;
+	struct disabled_walk dw = {addr, d, 0};
 
-	if (lockedit_open(&le, path) == -1)
+	if (lockedit_rewrite(path, LOCKEDIT_RECORDS, disabled_walk_line, &dw) ==
+	    -1)
 		return -1;
-	if ((fp = open_memstream(&out, &outlen)) == NULL)
-		goto done;
-	for (line = strtok_r(le.text, "\n", &save); line != NULL;
-	     line = strtok_r(NULL, "\n", &save))
-		if (disabled_is(line, addr))
-			had = 1;
-		else
-			fprintf(fp, "%s\n", line);
-	if (d != NULL)
-		fprintf(fp, "%s %lld %d %lld %s %d %s\n", d->addr, d->since,
-		    d->probes, d->probe_time, d->token[0] ? d->token : "-",
-		    d->failed, d->why);
-	if (fclose(fp) == EOF)
-		goto done;
-	if (d == NULL && !had)
-		r = 0; /* nothing to write */
-	else if (lockedit_commit(&le, out, outlen) == 0)
-		r = had;
-done:
-	free(out);
-	lockedit_close(&le);
-	return r;
+	return dw.had;
 }
 
 /* subs_disabled_drop_at - addr's line out of the file beside

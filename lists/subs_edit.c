@@ -42,6 +42,56 @@ subs_edit_is(const char *line, size_t len, const char *addr)
 	return k == alen && strncasecmp(line, addr, k) == 0;
 }
 
+/* What subs_edit_if's walk is given and finds. */
+struct edit_walk {
+	const struct lockedit *le;
+	const char *addr;
+	enum subs_op op;
+	int found;
+};
+
+/* edit_line - lockedit_lines' callback: every line but addr's when it
+ * is removed; addr at the end when it is added and was not there */
+static int
+edit_line(void *arg, FILE *fp, char *line, size_t len)
+{
+	struct edit_walk *ew = arg;
+	const struct lockedit *le = ew->le;
+
+	if (line == NULL) {
+		if (ew->op == SUBS_ADD && !ew->found)
+			fprintf(fp, "%s%s\n",
+			    le->len > 0 && le->text[le->len - 1] != '\n' ? "\n"
+									 : "",
+			    ew->addr);
+		return LOCKEDIT_COMMIT;
+	}
+	if (!subs_edit_is(line, len, ew->addr))
+		return LOCKEDIT_KEEP;
+	ew->found = 1;
+	return ew->op == SUBS_REMOVE ? LOCKEDIT_DROP : LOCKEDIT_KEEP;
+}
+
+/* subs_edit_open - the subscribers file locked and read (its path in
+ * path) for a change of addr's line; -1 with errno (EINVAL: a bad
+ * address or list; a lock or read failure is logged) */
+int
+subs_edit_open(struct lockedit *le, char *path, size_t pathlen,
+    const struct settings *s, const char *domain, const char *list,
+    const char *addr)
+{
+	if (!name_addr_ok(addr) || listconf_path(path, pathlen, s, domain, list,
+				       "subscribers") == -1) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (lockedit_open(le, path) == -1) {
+		log_warn("cannot lock and read %s", path);
+		return -1;
+	}
+	return 0;
+}
+
 /* subs_edit - add or remove addr; 1 changed, 0 already so, -1 error */
 int
 subs_edit(const struct settings *s, const struct lists_settings *ls,
@@ -59,42 +109,20 @@ subs_edit_if(const struct settings *s, const struct lists_settings *ls,
     const char *domain, const char *list, enum subs_op op, const char *addr,
     long long issued)
 {
+	struct edit_walk ew = {NULL, addr, op, 0};
 	char path[PATH_MAX], *out = NULL;
-	const char *p, *end, *nl;
 	struct lockedit le;
 	size_t outlen = 0;
 	long long since = 0;
-	int found = 0, r = -1;
-	FILE *fp;
+	int found, r = -1;
 
-	if (!name_addr_ok(addr) || listconf_path(path, sizeof(path), s, domain,
-				       list, "subscribers") == -1) {
-		errno = EINVAL;
+	if (subs_edit_open(&le, path, sizeof(path), s, domain, list, addr) ==
+	    -1)
 		return -1;
-	}
-	if (lockedit_open(&le, path) == -1) {
-		log_warn("cannot lock and read %s", path);
-		return -1;
-	}
-	if ((fp = open_memstream(&out, &outlen)) == NULL)
+	ew.le = &le;
+	if (lockedit_lines(&le, 0, edit_line, &ew, &out, &outlen) == -1)
 		goto done;
-	for (p = le.text, end = le.text + le.len; p < end; p = nl) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		nl = nl ? nl + 1 : end;
-		if (subs_edit_is(
-			p, (size_t)(nl - p) - (nl[-1] == '\n'), addr)) {
-			found = 1;
-			if (op == SUBS_REMOVE)
-				continue;
-		}
-		fwrite(p, 1, (size_t)(nl - p), fp);
-	}
-	if (op == SUBS_ADD && !found)
-		fprintf(fp, "%s%s\n",
-		    le.len > 0 && le.text[le.len - 1] != '\n' ? "\n" : "",
-		    addr);
-	if (fclose(fp) == EOF)
-		goto done;
+	found = ew.found;
 	if (issued >= 0 && found && op == SUBS_REMOVE &&
 	    (since = subs_since_get(path, addr)) != 0) {
 		if (since == -1) {

@@ -24,6 +24,7 @@
 #include "listconf.h"
 #include "lockedit.h"
 #include "log.h"
+#include "subs_edit.h"
 #include "subs_mode.h"
 
 /* mode_addr_len - the length of the address a line (len bytes, without
@@ -68,58 +69,64 @@ mode_line(FILE *fp, const char *line, size_t len, size_t start, size_t alen,
 		fprintf(fp, " %.*s", (int)restlen, rest);
 }
 
+/* What subs_mode_set's walk is given and finds. */
+struct mode_walk {
+	const char *addr;
+	enum subs_mode mode;
+	int found, same;
+};
+
+/* mode_walk_line - lockedit_lines' callback: addr's line (the first)
+ * written again with the mode, whether it had it already noted */
+static int
+mode_walk_line(void *arg, FILE *fp, char *line, size_t len)
+{
+	struct mode_walk *mw = arg;
+	size_t start, alen, wlen;
+	const char *a;
+	char cur[32];
+	int m;
+
+	if (line == NULL)
+		return LOCKEDIT_COMMIT;
+	alen = mode_addr_len(line, len, &start);
+	if (mw->found || alen != strlen(mw->addr) ||
+	    strncasecmp(line + start, mw->addr, alen) != 0)
+		return LOCKEDIT_KEEP;
+	mw->found = 1;
+	/* the word now there, if any */
+	a = line + start + alen;
+	a += strspn(a, " \t");
+	wlen = strcspn(a, " \t#\r\n");
+	if (wlen >= sizeof(cur) || a + wlen > line + len)
+		wlen = 0;
+	memcpy(cur, a, wlen);
+	cur[wlen] = '\0';
+	m = wlen == 0 ? SUBS_EACH : subs_mode_parse(cur, wlen);
+	mw->same = m == (int)mw->mode;
+	mode_line(fp, line, len, start, alen, mw->mode);
+	return LOCKEDIT_REPLACE;
+}
+
 /* subs_mode_set - addr's mode, under the subscribers lock */
 int
 subs_mode_set(const struct settings *s, const char *domain, const char *list,
     const char *addr, enum subs_mode mode)
 {
-	char path[PATH_MAX], *out = NULL, cur[32];
-	const char *p, *end, *nl, *a;
-	size_t outlen = 0, len, start, alen, wlen;
+	struct mode_walk mw = {addr, mode, 0, 0};
+	char path[PATH_MAX], *out = NULL;
 	struct lockedit le;
-	int found = 0, same = 0, r = -1, m;
-	FILE *fp;
+	size_t outlen = 0;
+	int r = -1;
 
-	if (!name_addr_ok(addr) || listconf_path(path, sizeof(path), s, domain,
-				       list, "subscribers") == -1) {
-		errno = EINVAL;
+	if (subs_edit_open(&le, path, sizeof(path), s, domain, list, addr) ==
+	    -1)
 		return -1;
-	}
-	if (lockedit_open(&le, path) == -1) {
-		log_warn("cannot lock and read %s", path);
-		return -1;
-	}
-	if ((fp = open_memstream(&out, &outlen)) == NULL)
+	if (lockedit_lines(&le, 0, mode_walk_line, &mw, &out, &outlen) == -1)
 		goto done;
-	for (p = le.text, end = le.text + le.len; p < end; p = nl) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		nl = nl ? nl + 1 : end;
-		len = (size_t)(nl - p) - (nl[-1] == '\n');
-		alen = mode_addr_len(p, len, &start);
-		if (found || alen != strlen(addr) ||
-		    strncasecmp(p + start, addr, alen) != 0) {
-			fwrite(p, 1, (size_t)(nl - p), fp);
-			continue;
-		}
-		found = 1;
-		/* the word now there, if any */
-		a = p + start + alen;
-		a += strspn(a, " \t");
-		wlen = strcspn(a, " \t#\r\n");
-		if (wlen >= sizeof(cur) || a + wlen > p + len)
-			wlen = 0;
-		memcpy(cur, a, wlen);
-		cur[wlen] = '\0';
-		m = wlen == 0 ? SUBS_EACH : subs_mode_parse(cur, wlen);
-		same = m == (int)mode;
-		mode_line(fp, p, len, start, alen, mode);
-		fwrite(p + len, 1, (size_t)(nl - p) - len, fp);
-	}
-	if (fclose(fp) == EOF)
-		goto done;
-	if (!found)
+	if (!mw.found)
 		r = 2;
-	else if (same)
+	else if (mw.same)
 		r = 0;
 	else if (lockedit_commit(&le, out, outlen) == -1)
 		log_warn("cannot replace %s", path);

@@ -90,41 +90,41 @@ subs_since_get(const char *subscribers, const char *addr)
 	return since;
 }
 
+/* What subs_since_note's walk is given. */
+struct since_note {
+	const char *addr;
+	long long now, keep;
+};
+
+/* since_note_line - lockedit_lines' callback: the lines of other
+ * addresses younger than keep stay, addr's goes to the end, now */
+static int
+since_note_line(void *arg, FILE *fp, char *line, size_t len)
+{
+	const struct since_note *sn = arg;
+
+	if (line == NULL) {
+		fprintf(fp, "%s %lld\n", sn->addr, sn->now);
+		return LOCKEDIT_COMMIT;
+	}
+	if (subs_since_line(line, len, sn->addr) == -1 &&
+	    subs_since_line(line, len, NULL) >= sn->now - sn->keep)
+		fprintf(fp, "%.*s\n", (int)len, line);
+	return LOCKEDIT_DROP;
+}
+
 /* subs_since_note - addr's membership changes now: its line says so,
  * lines older than now - keep go; 0, or -1 with errno */
 int
 subs_since_note(
     const char *subscribers, const char *addr, long long now, long long keep)
 {
-	char path[PATH_MAX], *out = NULL;
-	const char *p, *end, *nl;
-	struct lockedit le;
-	size_t outlen = 0, len;
-	int r = -1;
-	FILE *fp;
+	struct since_note sn = {addr, now, keep};
+	char path[PATH_MAX];
 
 	if (subs_since_path(path, sizeof(path), subscribers) == -1) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (lockedit_open(&le, path) == -1)
-		return -1;
-	if ((fp = open_memstream(&out, &outlen)) == NULL)
-		goto done;
-	for (p = le.text, end = le.text + le.len; p < end; p = nl) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		nl = nl ? nl + 1 : end;
-		len = (size_t)(nl - p) - (nl[-1] == '\n');
-		if (subs_since_line(p, len, addr) == -1 &&
-		    subs_since_line(p, len, NULL) >= now - keep)
-			fprintf(fp, "%.*s\n", (int)len, p);
-	}
-	fprintf(fp, "%s %lld\n", addr, now);
-	if (fclose(fp) == EOF)
-		goto done;
-	r = lockedit_commit(&le, out, outlen);
-done:
-	free(out);
-	lockedit_close(&le);
-	return r;
+	return lockedit_rewrite(path, 0, since_note_line, &sn);
 }

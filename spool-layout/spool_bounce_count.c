@@ -41,16 +41,39 @@ count_write(FILE *fp, const struct spool_bounce_count *c)
 	    c->complaints);
 }
 
+/* count_add_line - lockedit_lines' callback: the other lists' lines
+ * stay, damaged ones go, the list's own is added into *mine, which goes
+ * to the end */
+static int
+count_add_line(void *arg, FILE *fp, char *line, size_t len)
+{
+	struct spool_bounce_count old, *mine = arg;
+	int i;
+
+	(void)len;
+	if (line == NULL) {
+		count_write(fp, mine);
+		return LOCKEDIT_COMMIT;
+	}
+	if (count_parse(line, &old) == -1)
+		return LOCKEDIT_DROP; /* damaged: dropped */
+	if (strcasecmp(old.list, mine->list) != 0)
+		return LOCKEDIT_KEEP;
+	for (i = 0; i < SPOOL_BOUNCE_CLASSES; i++)
+		mine->judged[i] += old.judged[i];
+	mine->complaints += old.complaints;
+	return LOCKEDIT_DROP;
+}
+
 /* spool_bounce_count_add - add's numbers into its list's line */
 int
 spool_bounce_count_add(const char *spool, const struct spool_bounce_count *add)
 {
-	struct spool_bounce_count old, mine = *add;
-	char *line, *save = NULL, *out = NULL;
+	struct spool_bounce_count mine = *add;
 	struct lockedit le;
+	char *out = NULL;
 	size_t outlen = 0;
-	int r = -1, i;
-	FILE *fp;
+	int r = -1;
 
 	if (!name_addr_ok(add->list)) {
 		errno = EINVAL;
@@ -58,25 +81,9 @@ spool_bounce_count_add(const char *spool, const struct spool_bounce_count *add)
 	}
 	if (spool_edit_open(&le, spool, SPOOL_BOUNCE_COUNT_FILE) == -1)
 		return -1;
-	if ((fp = open_memstream(&out, &outlen)) == NULL)
-		goto done;
-	for (line = strtok_r(le.text, "\n", &save); line != NULL;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (count_parse(line, &old) == -1)
-			continue; /* damaged: dropped */
-		if (strcasecmp(old.list, mine.list) != 0) {
-			fprintf(fp, "%s\n", line);
-			continue;
-		}
-		for (i = 0; i < SPOOL_BOUNCE_CLASSES; i++)
-			mine.judged[i] += old.judged[i];
-		mine.complaints += old.complaints;
-	}
-	count_write(fp, &mine);
-	if (fclose(fp) == EOF)
-		goto done;
-	r = lockedit_commit(&le, out, outlen);
-done:
+	if (lockedit_lines(&le, LOCKEDIT_RECORDS, count_add_line, &mine, &out,
+		&outlen) != -1)
+		r = lockedit_commit(&le, out, outlen);
 	free(out);
 	lockedit_close(&le);
 	return r;
