@@ -8,7 +8,12 @@
  *
  *     [attachment: report.pdf, application/pdf]
  *
- * A line of 30 hyphens (the digest's separator) gets a blank in front.
+ * The name is taken in any of its forms (lists/cmd_mime_ext.c): RFC 2231
+ * (filename*=utf-8''na%C3%AFve.pdf, or continued in filename*0*=,
+ * filename*1*=, ...), RFC 2047 words, or plain.  An entry's header
+ * fields are one line of UTF-8 text each, their encoded-words decoded
+ * (digest_plain_field).  A line of 30 hyphens (the digest's separator)
+ * gets a blank in front.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -104,6 +109,24 @@ digest_plain_text(FILE *fp, const struct cmd_mime_part *p)
 	free(text);
 }
 
+/* digest_plain_name - the name of the part p (RFC 2231 or RFC 2047
+ * encoded, in Content-Disposition or Content-Type) as UTF-8 text in
+ * name; 0 found, -1 none, -2 out of memory */
+static int
+digest_plain_name(const struct cmd_mime_part *p, char *name, size_t size)
+{
+	char v[1024];
+	int r = -1;
+
+	if (cmd_mime_header(
+		p->text, p->len, "Content-Disposition", v, sizeof(v)) == 0)
+		r = cmd_mime_ext_param(v, "filename", name, size);
+	if (r == -1 &&
+	    cmd_mime_header(p->text, p->len, "Content-Type", v, sizeof(v)) == 0)
+		r = cmd_mime_ext_param(v, "name", name, size);
+	return r;
+}
+
 /* digest_plain_attachment - cmd_mime_each's callback: a part that is
  * neither a multipart nor the text shown (arg) nor an unnamed text/html
  * (a multipart/alternative's twin), named */
@@ -112,30 +135,63 @@ digest_plain_attachment(void *arg, const struct cmd_mime_part *p)
 {
 	struct digest_plain_text *t = ((void **)arg)[0];
 	FILE *fp = ((void **)arg)[1];
-	char disp[256], name[256], *u = NULL;
-	struct text_utf8_note note;
-	size_t ulen;
+	char name[1024];
+	int r;
 
 	if (strncmp(p->type, "multipart/", 10) == 0 ||
 	    (t->have && p->text == t->found.text))
 		return 0;
-	if ((cmd_mime_header(p->text, p->len, "Content-Disposition", disp,
-		 sizeof(disp)) == -1 ||
-		cmd_mime_param(disp, "filename", name, sizeof(name)) == -1) &&
-	    cmd_mime_param(p->ct, "name", name, sizeof(name)) == -1) {
+	if ((r = digest_plain_name(p, name, sizeof(name))) == -2)
+		return -1;
+	if (r == -1) {
 		if (strcmp(p->type, "text/html") == 0)
 			return 0;
 		(void)strlcpy(name, "unnamed", sizeof(name));
 	}
-	cmd_mime_words(name);
 	digest_plain_clean(name);
-	/* an encoded-word's charset is not kept: what is not UTF-8 goes */
-	if (text_utf8("", name, strlen(name), &u, &ulen, &note) == -1)
-		return -1;
-	fprintf(fp, "[attachment: %s, %s]\n", u,
+	fprintf(fp, "[attachment: %s, %s]\n", name,
 	    p->type[0] != '\0' ? p->type : "text/plain");
-	free(u);
 	return 0;
+}
+
+/* digest_plain_raw - a header field (n bytes at p) as it is */
+static void
+digest_plain_raw(FILE *fp, const char *p, size_t n)
+{
+	fwrite(p, 1, n, fp);
+	if (n > 0 && p[n - 1] != '\n')
+		fputc('\n', fp);
+}
+
+/* digest_plain_field - a header field of the post (n bytes at p, its
+ * folds in) as one line of UTF-8 text, its encoded-words decoded; as it
+ * is, when out of memory */
+void
+digest_plain_field(FILE *fp, const char *p, size_t n)
+{
+	const char *colon = memchr(p, ':', n), *q;
+	size_t size = 3 * n + 16, k = 0;
+	char *v, *b;
+
+	if (colon == NULL || (v = malloc(size)) == NULL) {
+		digest_plain_raw(fp, p, n);
+		return;
+	}
+	for (q = colon + 1; q < p + n; q++)
+		if (*q != '\r' && *q != '\n')
+			v[k++] = *q == '\t' ? ' ' : *q;
+	while (k > 0 && v[k - 1] == ' ')
+		k--;
+	v[k] = '\0';
+	for (b = v; *b == ' '; b++)
+		;
+	if (cmd_mime_words(b, size - (size_t)(b - v)) == -1)
+		digest_plain_raw(fp, p, n);
+	else {
+		digest_plain_clean(b);
+		fprintf(fp, "%.*s: %s\n", (int)(colon - p), p, b);
+	}
+	free(v);
 }
 
 /* digest_plain_body - the entry of the post text (len bytes) */

@@ -11,6 +11,12 @@
  *   (digest_plain.c), separated by a line of 30 hyphens, and the
  *   trailer.
  *
+ * Both tables of contents are UTF-8 text (charset=utf-8), as are the
+ * plain digest's entries: a Subject or From in RFC 2047 encoded-words
+ * is shown decoded, each word from its own charset
+ * (lists/cmd_mime_words.c).  A part or message whose text has bytes
+ * over 127 says "Content-Transfer-Encoding: 8bit".
+ *
  * On a list with one-click links (unsubscribe_url), List-Unsubscribe
  * is left to each reader's own copy, as on a post (lists/rcpt_head.c,
  * digest_expand.c).
@@ -55,8 +61,9 @@ digest_keep(const char *p, size_t n, size_t nkeep)
 	return 0;
 }
 
-/* digest_header - the post's fields kept, each ending in a newline;
- * the body's start in *body */
+/* digest_header - the post's fields kept, each ending in a newline (in
+ * the plain digest, as one line of UTF-8 text: digest_plain_field); the
+ * body's start in *body */
 static void
 digest_header(
     FILE *fp, const struct digest_post *dp, size_t nkeep, const char **body)
@@ -69,6 +76,10 @@ digest_header(
 			break;
 		if (!digest_keep(p, (size_t)(e - p), nkeep))
 			continue;
+		if (nkeep == NFIELDS_PLAIN) {
+			digest_plain_field(fp, p, (size_t)(e - p));
+			continue;
+		}
 		fwrite(p, 1, (size_t)(e - p), fp);
 		if (e[-1] != '\n')
 			fputc('\n', fp);
@@ -80,26 +91,48 @@ digest_header(
 		(*body)++;
 }
 
-/* digest_toc - the table of contents: "N. subject (author)" */
+/* digest_toc_field - the field name of the post as UTF-8 text in out,
+ * its encoded-words decoded from their charsets; dflt when it has none */
 static void
-digest_toc(FILE *fp, const struct digest_issue *di)
+digest_toc_field(const struct digest_post *dp, const char *name,
+    const char *dflt, char *out, size_t outlen)
 {
-	char subj[300], from[300];
-	size_t i;
+	char *p;
 
+	if (cmd_mime_header(dp->text, dp->len, name, out, outlen) == -1)
+		(void)strlcpy(out, dflt, outlen);
+	else if (cmd_mime_words(out, outlen) == -1)
+		for (p = out; *p != '\0'; p++) /* out of memory: ASCII */
+			if ((unsigned char)*p > 127)
+				*p = '?';
+}
+
+/* digest_toc - the table of contents, "N. subject (author)", in UTF-8
+ * (malloc'd in *toc); 0 or -1 */
+static int
+digest_toc(const struct digest_issue *di, char **toc, size_t *toclen)
+{
+	char subj[1024], from[1024];
+	size_t i;
+	FILE *fp;
+
+	if ((fp = open_memstream(toc, toclen)) == NULL)
+		return -1;
 	fprintf(fp, "Today's Topics:\n\n");
 	for (i = 0; i < di->nposts; i++) {
-		if (cmd_mime_header(di->posts[i].text, di->posts[i].len,
-			"Subject", subj, sizeof(subj)) == -1)
-			(void)strlcpy(subj, "(no subject)", sizeof(subj));
-		if (cmd_mime_header(di->posts[i].text, di->posts[i].len, "From",
-			from, sizeof(from)) == -1)
-			(void)strlcpy(from, "?", sizeof(from));
-		cmd_mime_words(subj);
-		cmd_mime_words(from);
+		digest_toc_field(&di->posts[i], "Subject", "(no subject)", subj,
+		    sizeof(subj));
+		digest_toc_field(
+		    &di->posts[i], "From", "?", from, sizeof(from));
 		fprintf(fp, "%4zu. %s (%s)\n", i + 1, subj, from);
 	}
 	fputc('\n', fp);
+	if (fclose(fp) == EOF) {
+		free(*toc);
+		*toc = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 /* digest_head - the issue's own header, up to its Content-Type */
@@ -151,27 +184,25 @@ digest_8bit(const char *p, size_t n)
 	return 0;
 }
 
-/* digest_mime - the MIME issue's header and body */
+/* digest_mime - the MIME issue's body: the table of contents toc
+ * (toclen bytes) in a text/plain part, then each post as it came */
 static void
-digest_mime(FILE *fp, const struct digest_issue *di, int eight)
+digest_mime(FILE *fp, const struct digest_issue *di, const char *boundary,
+    const char *toc, size_t toclen)
 {
-	char boundary[64];
 	const char *body;
 	size_t i, blen;
 
-	snprintf(boundary, sizeof(boundary), "mjq-digest-%08x%08x",
-	    arc4random(), arc4random());
-	digest_head(fp, di, "digest");
 	fprintf(fp,
-	    "Content-Type: multipart/digest; boundary=\"%s\"\n%s\n"
 	    "This is a MIME digest of %zu message(s).\n\n"
 	    "--%s\n"
-	    "Content-Type: text/plain; charset=utf-8\n"
+	    "Content-Type: text/plain; charset=utf-8\n%s"
 	    "Content-Description: Today's Topics (%zu messages)\n\n"
 	    "%s Digest, Vol %lld, Issue %lld\n\n",
-	    boundary, eight ? "Content-Transfer-Encoding: 8bit\n" : "",
-	    di->nposts, boundary, di->nposts, di->list, di->volume, di->issue);
-	digest_toc(fp, di);
+	    di->nposts, boundary,
+	    digest_8bit(toc, toclen) ? "Content-Transfer-Encoding: 8bit\n" : "",
+	    di->nposts, di->list, di->volume, di->issue);
+	fwrite(toc, 1, toclen, fp);
 	for (i = 0; i < di->nposts; i++) {
 		fprintf(fp, "--%s\n\n", boundary);
 		digest_header(fp, &di->posts[i], NFIELDS_MIME, &body);
@@ -184,20 +215,19 @@ digest_mime(FILE *fp, const struct digest_issue *di, int eight)
 	fprintf(fp, "--%s--\n", boundary);
 }
 
-/* digest_plain - the RFC 1153 issue's header and body */
+/* digest_plain - the RFC 1153 issue's body, UTF-8 text: the table of
+ * contents toc (toclen bytes), each post's entry, the trailer */
 static void
-digest_plain(FILE *fp, const struct digest_issue *di, int eight)
+digest_plain(
+    FILE *fp, const struct digest_issue *di, const char *toc, size_t toclen)
 {
 	const char *body;
 	char end[200];
 	size_t i, k;
 
-	digest_head(fp, di, "digest-plain");
-	fprintf(fp, "Content-Type: text/plain; charset=utf-8\n%s\n",
-	    eight ? "Content-Transfer-Encoding: 8bit\n" : "");
 	fprintf(fp, "%s Digest\t\tVolume %lld : Issue %lld\n\n", di->list,
 	    di->volume, di->issue);
-	digest_toc(fp, di);
+	fwrite(toc, 1, toclen, fp);
 	fprintf(fp, "------------------------------------------------------"
 		    "----------------\n\n");
 	for (i = 0; i < di->nposts; i++) {
@@ -214,25 +244,68 @@ digest_plain(FILE *fp, const struct digest_issue *di, int eight)
 	fputc('\n', fp);
 }
 
-/* digest_text - the issue for readers of mode */
+/* digest_body - the body of the issue for readers of mode (malloc'd in
+ * *body); its multipart boundary when MIME; 0 or -1 */
+static int
+digest_body(const struct digest_issue *di, enum subs_mode mode,
+    const char *boundary, char **body, size_t *blen)
+{
+	char *toc = NULL;
+	size_t toclen = 0;
+	FILE *fp;
+	int r = 0;
+
+	if (digest_toc(di, &toc, &toclen) == -1)
+		return -1;
+	if ((fp = open_memstream(body, blen)) == NULL) {
+		free(toc);
+		return -1;
+	}
+	if (mode == SUBS_DIGEST_PLAIN)
+		digest_plain(fp, di, toc, toclen);
+	else
+		digest_mime(fp, di, boundary, toc, toclen);
+	if (fclose(fp) == EOF) {
+		free(*body);
+		*body = NULL;
+		r = -1;
+	}
+	free(toc);
+	return r;
+}
+
+/* digest_text - the issue for readers of mode: its header, with a
+ * transfer encoding of 8bit when its body (posts as they came, text
+ * decoded into UTF-8) has bytes over 127, then its body */
 int
 digest_text(const struct digest_issue *di, enum subs_mode mode, char **out,
     size_t *outlen)
 {
-	size_t i;
-	int eight = 0;
+	char boundary[64], *body = NULL;
+	size_t blen = 0;
 	FILE *fp;
 
-	for (i = 0; i < di->nposts && !eight; i++)
-		eight = digest_8bit(di->posts[i].text, di->posts[i].len);
 	*out = NULL;
 	*outlen = 0;
-	if ((fp = open_memstream(out, outlen)) == NULL)
+	snprintf(boundary, sizeof(boundary), "mjq-digest-%08x%08x",
+	    arc4random(), arc4random());
+	if (digest_body(di, mode, boundary, &body, &blen) == -1)
 		return -1;
+	if ((fp = open_memstream(out, outlen)) == NULL) {
+		free(body);
+		return -1;
+	}
+	digest_head(
+	    fp, di, mode == SUBS_DIGEST_PLAIN ? "digest-plain" : "digest");
 	if (mode == SUBS_DIGEST_PLAIN)
-		digest_plain(fp, di, eight);
+		fprintf(fp, "Content-Type: text/plain; charset=utf-8\n");
 	else
-		digest_mime(fp, di, eight);
+		fprintf(fp, "Content-Type: multipart/digest; boundary=\"%s\"\n",
+		    boundary);
+	fprintf(fp, "%s\n",
+	    digest_8bit(body, blen) ? "Content-Transfer-Encoding: 8bit\n" : "");
+	fwrite(body, 1, blen, fp);
+	free(body);
 	if (fclose(fp) == EOF) {
 		free(*out);
 		*out = NULL;

@@ -36,7 +36,6 @@ int cmd_mime_decoded(const char *body, size_t blen, const char *cte, size_t max,
     char **out, size_t *outlen);
 int cmd_mime_each(const char *text, size_t len, cmd_mime_fn *fn, void *arg);
 int cmd_mime_addr(const char *value, char *out, size_t outlen);
-void cmd_mime_words(char *s);
 int cmd_mime_find(const char *text, size_t len, const char *type,
     const char **part, size_t *partlen);
 

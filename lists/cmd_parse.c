@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "cmd_mime.h"
+#include "cmd_mime_words.h"
 #include "cmd_parse.h"
 #include "names.h"
 #include "subs_mode.h"
@@ -226,7 +227,9 @@ cmd_parse_subject(
 	memset(c, 0, sizeof(*c));
 	if (cmd_mime_header(text, len, "Subject", subj, sizeof(subj)) == -1)
 		return;
-	cmd_mime_words(subj); /* =?UTF-8?Q?subscribe?= */
+	if (cmd_mime_words(subj, sizeof(subj)) ==
+	    -1) /* =?UTF-8?Q?subscribe?= */
+		return;
 	for (p = subj;;) {
 		while (*p == ' ')
 			p++;

@@ -19,6 +19,8 @@
 #include "bounce_parse.h"
 #include "bounce_score.h"
 #include "cmd_mime.h"
+#include "cmd_mime_ext.h"
+#include "cmd_mime_words.h"
 #include "cmd_parse.h"
 #include "dkim_canon.h"
 #include "dkim_conf.h"

@@ -203,6 +203,11 @@ subject_gives() {
 	[ "$output" = "lists" ]
 }
 
+@test "a Subject's encoded-words are read in their charsets: a command in UTF-16 words parses, an unknown charset's ASCII stays" {
+	subject_gives "=?UTF-16BE?B?$(printf '\0w\0h\0o\0 \0m\0y\0l\0i\0s\0t' | base64 -w0)?=" 'who list=mylist'
+	subject_gives "Re: =?utf-16le?b?$(printf 'h\0e\0' | base64 -w0)?= =?x-mjq-nothing?q?lp?=" 'help'
+}
+
 @test "a moderation command in the Subject is skipped when the body gives one; kept when the body gives none or the same" {
 	run "$PARSE" <<<$'Subject: Re: approve AAAA\n\ndiscard bbbb\n'
 	[ "$status" -eq 0 ]

@@ -191,6 +191,22 @@ post_text() {
 	"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f "$1"
 }
 
+# issue_of N - the posts $d/1 .. $d/N posted, then issued by the hour:
+# the plain and the MIME digest in $p and $m, one each, both DKIM-verified
+issue_of() {
+	local n
+	for n in $(seq 1 "$1"); do post_text "$(sed -n 's/^From: .*<\(.*\)>$/\1/p' "$d/$n")" <"$d/$n"; done
+	runq
+	[ "$(collected)" -eq "$1" ]
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	p=$(digests plain@users.test)
+	m=$(digests dig@users.test)
+	[ "$(echo "$p" | wc -l)" -eq 1 ]
+	[ "$(echo "$m" | wc -l)" -eq 1 ]
+	run -0 "$VERIFY" -n 1 "$p" "$KEYS"
+	run -0 "$VERIFY" -n 1 "$m" "$KEYS"
+}
+
 # contains FILE PART - FILE holds the body of the post in PART as it is
 contains() {
 	python3 -c 'import sys
@@ -208,15 +224,7 @@ sys.exit(0 if b in d else 1)' "$1" "$2"
 	printf 'From: Cy <cy@users.test>\nSubject: cp1252\nMIME-Version: 1.0\nContent-Type: text/plain; charset=windows-1252\nContent-Transfer-Encoding: 8bit\n\nPrice: 5 \200, \223quoted\224\n' >"$d/3"
 	printf 'From: Di <di@users.test>\nSubject: parts\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="m1"\n\n--m1\nContent-Type: multipart/alternative; boundary="a1"\n\n--a1\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\nGr=C3=BC=C3=9Fe\n--a1\nContent-Type: text/html; charset=utf-8\n\n<p>Gr&uuml;&szlig;e</p>\n--a1--\n--m1\nContent-Type: application/pdf; name="report.pdf"\nContent-Disposition: attachment; filename="report.pdf"\nContent-Transfer-Encoding: base64\n\nJVBERi0xLjQKJcOkw7zDtsOfCg==\n--m1--\n' >"$d/4"
 	printf 'From: Ed <ed@users.test>\nSubject: unknown\nMIME-Version: 1.0\nContent-Type: text/plain; charset=x-mjq-nothing\n\nok \377 end\n' >"$d/5"
-	for n in 1 2 3 4 5; do post_text "$(sed -n 's/^From: .*<\(.*\)>$/\1/p' "$d/$n")" <"$d/$n"; done
-	runq
-	[ "$(collected)" -eq 5 ]
-	MJQ_TEST_CLOCK_OFFSET=86400 runq
-	p=$(digests plain@users.test)
-	m=$(digests dig@users.test)
-	[ "$(echo "$p" | wc -l)" -eq 1 ] && [ "$(echo "$m" | wc -l)" -eq 1 ]
-	run -0 "$VERIFY" -n 1 "$p" "$KEYS"
-	run -0 "$VERIFY" -n 1 "$m" "$KEYS"
+	issue_of 5
 	# the plain digest, decoded by Python's email package
 	run -0 "$CHECK" -t "$p"
 	printf '%s\n' "${lines[@]}" >"$BATS_TEST_TMPDIR/plain.txt"
@@ -236,6 +244,48 @@ sys.exit(0 if b in d else 1)' "$1" "$2"
 	for want in "Un café crème, s'il vous plaît." "A naïve café — 日本" "Price: 5 €, “quoted”" "Grüße"; do
 		grep -qxF -- "$want" "$BATS_TEST_TMPDIR/mime.txt" || { echo "MIME digest lacks: $want" >&2; return 1; }
 	done
+}
+
+@test "RFC 2047: a Subject and From in ISO-8859-1, windows-1252 and UTF-8 words (folded, mixed with ASCII, a character split between two words, an unknown charset) read right in both tables of contents and the plain entries" {
+	d=$BATS_TEST_TMPDIR/posts
+	mkdir "$d"
+	# the display name "Zoë “Z” Müller" in windows-1252, B-encoded
+	zoe=$(printf 'Zo\353 \223Z\224 M\374ller' | base64 -w0)
+	printf 'From: =?windows-1252?b?%s?= <zoe@users.test>\nTo: mylist@example.org\nCc: =?iso-8859-1?q?Andr=E9?= <andre@users.test>\nSubject: =?iso-8859-1?q?Caf=E9_?=\n =?ISO-8859-1?Q?cr=E8me?= and =?utf-8?q?na=C3=AFve?= =?utf-8?b?5pc=?=\n =?utf-8?b?pQ==?=\nMIME-Version: 1.0\nContent-Type: text/plain\n\nfirst\n' \
+		"$zoe" >"$d/1"
+	printf 'From: =?utf-8?q?J=C3=BCrgen_=E2=80=9Cjay=E2=80=9D?= <jay@users.test>\nSubject: =?windows-1252?q?5_=80_only?= plain\n\nsecond\n' >"$d/2"
+	printf 'From: Ed <ed@users.test>\nSubject: =?x-mjq-nothing?q?caf=E9_ok?=\n\nthird\n' >"$d/3"
+	issue_of 3
+	# Python's email package decodes each post's own fields ("From |
+	# Subject") and reads the tables of contents ("subject | author"),
+	# which must show the same characters
+	for f in "$p" "$m"; do
+		run -0 "$CHECK" -c "$f"
+		printf '%s\n' "${lines[@]}" >"$BATS_TEST_TMPDIR/check.txt"
+		[ "${#lines[@]}" -eq 8 ]
+		[ "${lines[4]}" = "--- contents" ]
+		for want in "Zoë “Z” Müller <zoe@users.test> | Café crème and naïve日" \
+			"Jürgen “jay” <jay@users.test> | 5 € only plain" "Ed <ed@users.test> | caf� ok" \
+			"Café crème and naïve日 | Zoë “Z” Müller <zoe@users.test>" \
+			"5 € only plain | Jürgen “jay” <jay@users.test>" "caf� ok | Ed <ed@users.test>"; do
+			grep -qxF -- "$want" "$BATS_TEST_TMPDIR/check.txt" || { echo "$f lacks: $want" >&2; cat "$BATS_TEST_TMPDIR/check.txt" >&2; return 1; }
+		done
+	done
+	# the plain entries' fields as text, and both bodies say 8bit: the
+	# decoded text is UTF-8 though every post came in ASCII
+	grep -qxF 'Cc: André <andre@users.test>' "$p"
+	grep -qxF 'Subject: Café crème and naïve日' "$p"
+	[ "$(grep -c '^Content-Transfer-Encoding: 8bit$' "$p")" -eq 1 ]
+	[ "$(grep -c '^Content-Transfer-Encoding: 8bit$' "$m")" -eq 2 ]
+}
+
+@test "RFC 2231: attachments named in filename*=charset''..., continued in name*0*= and name*1=, or in RFC 2047 words, are named in the plain digest" {
+	d=$BATS_TEST_TMPDIR/posts
+	mkdir "$d"
+	printf 'From: Di <di@users.test>\nSubject: files\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="m2"\n\n--m2\nContent-Type: text/plain; charset=utf-8\n\nthree files\n--m2\nContent-Type: application/pdf\nContent-Disposition: attachment;\n filename*=utf-8'"''"'na%%C3%%AFve.pdf\nContent-Transfer-Encoding: base64\n\nJVBERi0xLjQK\n--m2\nContent-Type: application/pdf;\n name*0*=iso-8859-1'"''"'r%%E9sum%%E9%%20;\n name*1="2026.pdf"\nContent-Transfer-Encoding: base64\n\nJVBERi0xLjQK\n--m2\nContent-Type: text/csv; name="=?iso-8859-1?q?caf=E9.csv?="\n\na,b\n--m2--\n' >"$d/1"
+	issue_of 1
+	run -0 "$CHECK" -t "$p"
+	[ "${lines[*]:3}" = "three files [attachment: naïve.pdf, application/pdf] [attachment: résumé 2026.pdf, application/pdf] [attachment: café.csv, text/csv]" ]
 }
 
 @test "digest = no: nothing is collected, digest and nomail readers get nothing, each readers every post" {

@@ -2,12 +2,15 @@
 # mj_digestcheck.py - read a digest with Python's email package, not
 # mjq's code, for t/89-digest.bats.
 #
-#   mj_digestcheck.py [-t] MESSAGE
+#   mj_digestcheck.py [-c] [-t] MESSAGE
 #
 # Prints the digest's Subject, then one line per post in it: "From |
-# Subject"; with -t, then "--- text" and each post's text as a reader
-# sees it (the plain digest's entry; in a MIME digest, the post's
-# text/plain part decoded from its charset and transfer encoding).  A MIME digest must be multipart/digest whose first part is
+# Subject" (the post's own header fields, their RFC 2047 words decoded
+# by Python); with -c, then "--- contents" and each line of the table of
+# contents as "subject | author"; with -t, then "--- text" and each
+# post's text as a reader sees it (the plain digest's entry; in a MIME
+# digest, the post's text/plain part decoded from its charset and
+# transfer encoding).  A MIME digest must be multipart/digest whose first part is
 # the text/plain table of contents and whose other parts are
 # message/rfc822; a plain one text/plain in RFC 1153's layout (the table
 # of contents, a line of 70 hyphens, posts separated by 30, the
@@ -80,6 +83,9 @@ def plain(msg):
 
 def main():
     args = sys.argv[1:]
+    contents = args[:1] == ["-c"]
+    if contents:
+        args = args[1:]
     text = args[:1] == ["-t"]
     if text:
         args = args[1:]
@@ -102,6 +108,10 @@ def main():
     print(msg["Subject"])
     for p in posts:
         print("%s | %s" % (p[0], p[1]))
+    if contents:
+        print("--- contents")
+        for subject, author in subjects:
+            print("%s | %s" % (subject, author))
     if text:
         print("--- text")
         for p in posts:
