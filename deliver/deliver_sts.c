@@ -15,7 +15,9 @@
  *   3. when it names an id other than the cached policy's, or the cached
  *      policy would expire before the next look, fetch the policy over
  *      HTTPS (mj_stsfetch, deliver_sts_fetch.c) and parse it
- *      (smtp/mta_sts.c);
+ *      (smtp/mta_sts.c); a failure is recorded for TLS-RPT
+ *      (deliver_tlsrpt.c): sts-policy-fetch-error, sts-webpki-invalid
+ *      (the policy host's certificate) or sts-policy-invalid;
  *   4. write the outcome back: a new policy, the cached one kept (no TXT
  *      record, or a fetch that failed while the cached one is valid,
  *      5.1), or no policy; release the claim; wake the waiters.
@@ -35,6 +37,7 @@
 #include "clock.h"
 #include "deliver_sts.h"
 #include "deliver_sts_fetch.h"
+#include "deliver_tlsrpt.h"
 #include "log.h"
 #include "spool_sts.h"
 
@@ -199,23 +202,30 @@ deliver_sts_claim(struct deliver_sts_job *j, double now, double until)
 	return r_ok;
 }
 
-/* deliver_sts_fetch - step 3: fetch and parse the policy; 0 or -1 with
- * the job's error set */
+/* deliver_sts_fetch - step 3: fetch and parse the policy; 0, or -1 with
+ * the job's error set and the failure recorded for TLS-RPT (RFC 8460
+ * 4.3.2.2), one per fetch */
 static int
 deliver_sts_fetch(struct deliver_sts_job *j, const struct delivery_params *p)
 {
 	static char buf[MTA_STS_POLICY_MAX];
+	const char *result = "sts-policy-invalid";
 	char why[300];
 	size_t len;
+	int r;
 
 	/* buf is the policy thread's own: there is one per runner. */
-	if (deliver_sts_fetch_run(
-		j->domain, p, buf, sizeof(buf), &len, why, sizeof(why)) == -1 ||
-	    mta_sts_policy_parse(buf, len, &j->pol, why, sizeof(why)) == -1) {
-		(void)strlcpy(j->error, why, sizeof(j->error));
-		return -1;
-	}
-	return 0;
+	if ((r = deliver_sts_fetch_run(j->domain, p, buf, sizeof(buf), &len,
+		 why, sizeof(why))) == 0 &&
+	    mta_sts_policy_parse(buf, len, &j->pol, why, sizeof(why)) == 0)
+		return 0;
+	(void)strlcpy(j->error, why, sizeof(j->error));
+	if (r == DELIVER_STS_FETCH_FAILED)
+		result = "sts-policy-fetch-error";
+	else if (r == DELIVER_STS_FETCH_WEBPKI)
+		result = "sts-webpki-invalid";
+	deliver_tlsrpt_fetch_failed(j->domain, result, why);
+	return -1;
 }
 
 /* deliver_sts_decide - steps 2 and 3: what the TXT record and the policy

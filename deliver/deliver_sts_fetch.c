@@ -9,7 +9,8 @@
  *               -- domain
  *
  * exit 0: the policy on its standard output; exit 1: one line of why
- * not; anything else is a failure of the program.  The program keeps the
+ * not (2: the policy server's certificate failed; 3: what it served is
+ * no policy); anything else is a failure of the program.  The program keeps the
  * fetch's rules (stsfetch/stsfetch_http.c); this side adds a deadline of
  * its own, the fetch's time and a little more, past which the program
  * is killed.  Fetches are rare (a policy is cached for its max_age),
@@ -43,7 +44,7 @@ deliver_sts_fetch_find(char *err, size_t errlen)
 }
 
 /* deliver_sts_fetch_outcome - what the program's exit says; 0 when buf
- * holds the policy, or -1 with why */
+ * holds the policy, or an enum deliver_sts_fetch_fail with why */
 static int
 deliver_sts_fetch_outcome(int status, char *buf, size_t total, size_t buflen,
     char *why, size_t whylen)
@@ -55,14 +56,17 @@ deliver_sts_fetch_outcome(int status, char *buf, size_t total, size_t buflen,
 		if (total <= buflen)
 			return 0;
 		snprintf(why, whylen, "policy too large");
-		return -1;
+		return DELIVER_STS_FETCH_NOT_POLICY;
 	}
 	memcpy(said, buf, n);
 	said[n] = '\0';
 	said[strcspn(said, "\r\n")] = '\0';
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 1)
+	if (WIFEXITED(status) && WEXITSTATUS(status) >= 1 &&
+	    WEXITSTATUS(status) <= 3) {
 		snprintf(why, whylen, "%s", said);
-	else if (WIFEXITED(status))
+		return -WEXITSTATUS(status); /* DELIVER_STS_FETCH_* */
+	}
+	if (WIFEXITED(status))
 		snprintf(why, whylen, "mj_stsfetch exit %d%s%s",
 		    WEXITSTATUS(status), said[0] ? ": " : "", said);
 	else
@@ -72,7 +76,7 @@ deliver_sts_fetch_outcome(int status, char *buf, size_t total, size_t buflen,
 }
 
 /* deliver_sts_fetch_run - the policy of domain into buf (*len bytes) by
- * mj_stsfetch; 0, or -1 with why */
+ * mj_stsfetch; 0, or an enum deliver_sts_fetch_fail with why */
 int
 deliver_sts_fetch_run(const char *domain, const struct delivery_params *p,
     char *buf, size_t buflen, size_t *len, char *why, size_t whylen)
@@ -116,9 +120,9 @@ deliver_sts_fetch_run(const char *domain, const struct delivery_params *p,
 		snprintf(why, whylen, "mj_stsfetch killed after %.0f s", limit);
 		return -1;
 	}
-	if (deliver_sts_fetch_outcome(
-		status, buf, total, buflen, why, whylen) == -1)
-		return -1;
+	if ((i = deliver_sts_fetch_outcome(
+		 status, buf, total, buflen, why, whylen)) != 0)
+		return i;
 	*len = total;
 	return 0;
 }

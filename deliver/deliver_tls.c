@@ -9,7 +9,7 @@
  * verify with the MX host name, never clear text) or testing (as
  * before, what would have failed logged); smtp_tls_security_level.
  * Each session's policy and result are recorded for TLS-RPT
- * (deliver_tlsrpt.c).
+ * (deliver_tlsrpt.c), and so is each MX host an enforce policy refuses.
  *
  * One TLS context per transport's parameters, made at first use and
  * shared by every worker thread of the runner: it holds the CA store and
@@ -135,7 +135,7 @@ deliver_tls_defer(struct smtp_status *st, const char *dsn, const char *text)
 /* deliver_tls_sts - MTA-STS on the level: enforce takes only MX hosts
  * its mx patterns match, at verify with the MX host name (RFC 8461
  * 4.1, 5); testing and none leave the level as it is.  -1 (st set) for
- * a host the policy refuses. */
+ * a host the policy refuses, recorded for TLS-RPT. */
 static int
 deliver_tls_sts(const struct deliver_sts_policy *sts, const char *domain,
     struct smtp_tls_policy *pol, struct smtp_status *st)
@@ -145,6 +145,7 @@ deliver_tls_sts(const struct deliver_sts_policy *sts, const char *domain,
 	if (sts->pol.mode != MTA_STS_ENFORCE)
 		return 0;
 	if (!mta_sts_mx_allowed(&sts->pol, pol->host)) {
+		deliver_tlsrpt_refused(domain, &sts->pol, pol->host);
 		snprintf(text, sizeof(text),
 		    "MX host %s does not match the MTA-STS policy of %s",
 		    pol->host, domain);

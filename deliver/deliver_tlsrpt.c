@@ -11,6 +11,18 @@
  * Only sessions to a recipient domain's MX hosts are recorded: a
  * "[host]" nexthop or a relayhost has no policy domain to report to,
  * and smtp_tls_security_level = none tries no TLS to report on.
+ *
+ * Policy failures that no session carries are recorded the same way,
+ * one line per event, with the fields that are known (the others
+ * empty) and a failure reason: a policy that could not be fetched,
+ * was not a policy, or came from a host whose certificate failed (the
+ * policy thread, deliver_sts.c: one line per fetch), and an MX host
+ * an enforce policy refuses before any connection (deliver_tls.c: one
+ * line per address not tried).  RFC 8460 4.3.1's
+ * certificate-host-mismatch is about a certificate presented, and
+ * none is; 4.3.3 says a failure outside the categories is
+ * validation-failure with a failure-reason-code, so that is what an
+ * MX outside the policy's patterns is, under enforce or testing.
  */
 #include <sys/socket.h>
 #include <arpa/inet.h>
@@ -23,6 +35,8 @@
 #include "spool_tlsrpt.h"
 
 #define DELIVER_TLSRPT_POLICY_MAX 1400 /* a longer policy string is cut */
+#define DELIVER_TLSRPT_REASON_MAX 200  /* a longer reason is cut */
+#define DELIVER_TLSRPT_MX_MISMATCH "mx-host-not-in-sts-policy"
 
 /* Set once by the runner before its delivery threads start. */
 static const char *deliver_tlsrpt_spool;
@@ -92,14 +106,16 @@ deliver_tlsrpt_tlsa(const struct mx_tlsa_list *l, char *out, size_t len)
 }
 
 /* deliver_tlsrpt_policy - the type and string of the policy t ran
- * under; the result it had (NULL: success) */
+ * under; the result it had (NULL: success), *reason set for an MX host
+ * the MTA-STS policy does not list */
 static const char *
 deliver_tlsrpt_policy(const struct deliver_tlsrpt_session *t, const char **type,
-    char *pol, size_t len)
+    char *pol, size_t len, const char **reason)
 {
 	const struct smtp_session *s = t->s;
 
 	pol[0] = '\0';
+	*reason = "";
 	if (t->tlsa != NULL && t->tlsa->n > 0) {
 		*type = "tlsa";
 		deliver_tlsrpt_tlsa(t->tlsa, pol, len);
@@ -107,6 +123,10 @@ deliver_tlsrpt_policy(const struct deliver_tlsrpt_session *t, const char **type,
 		   t->sts->pol.mode == MTA_STS_TESTING) {
 		*type = "sts";
 		deliver_tlsrpt_sts(&t->sts->pol, pol, len);
+		if (!mta_sts_mx_allowed(&t->sts->pol, t->mx->host)) {
+			*reason = DELIVER_TLSRPT_MX_MISMATCH; /* testing */
+			return "validation-failure";
+		}
 	} else {
 		/* No policy: any TLS is a success. */
 		*type = "no-policy-found";
@@ -116,33 +136,76 @@ deliver_tlsrpt_policy(const struct deliver_tlsrpt_session *t, const char **type,
 	return tlsrpt_result(s);
 }
 
-/* deliver_tlsrpt_note - append the session's record */
-void
-deliver_tlsrpt_note(const struct deliver_tlsrpt_session *t)
+/* deliver_tlsrpt_write - append one record; "" for a field not known,
+ * the reason made one line of tab-free text */
+static void
+deliver_tlsrpt_write(const char *domain, const char *type, const char *pol,
+    const char *result, const char *mx, const char *rip, const char *sip,
+    const char *reason)
 {
-	char line[SPOOL_TLSRPT_LINE_MAX], pol[DELIVER_TLSRPT_POLICY_MAX];
-	char rip[INET6_ADDRSTRLEN], sip[INET6_ADDRSTRLEN];
-	struct sockaddr_storage local;
-	socklen_t llen = sizeof(local);
-	const char *type, *result;
+	char line[SPOOL_TLSRPT_LINE_MAX], why[DELIVER_TLSRPT_REASON_MAX];
+	size_t i;
 	int n;
 
 	if (deliver_tlsrpt_spool == NULL)
 		return;
-	result = deliver_tlsrpt_policy(t, &type, pol, sizeof(pol));
-	deliver_tlsrpt_ip(&t->mx->addr, rip, sizeof(rip));
-	memset(&local, 0, sizeof(local));
-	if (getsockname(t->s->fd, (struct sockaddr *)&local, &llen) == -1)
-		local.ss_family = AF_UNSPEC;
-	deliver_tlsrpt_ip(&local, sip, sizeof(sip));
-	n = snprintf(line, sizeof(line), "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-	    t->domain, type, pol, result ? result : "success", t->mx->host, rip,
-	    sip);
+	(void)strlcpy(why, reason, sizeof(why));
+	for (i = 0; why[i] != '\0'; i++)
+		if (why[i] == '\t' || why[i] == '\r' || why[i] == '\n')
+			why[i] = ' ';
+	n = snprintf(line, sizeof(line), "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+	    domain, type, pol, result, mx, rip, sip, why);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return; /* names too long for a record: not counted */
 	if (spool_tlsrpt_note(
 		deliver_tlsrpt_spool, deliver_tlsrpt_clock(), line) == -1)
 		log_warn(
-		    "smtp: cannot record the TLS session to %s for TLS-RPT",
-		    t->mx->host);
+		    "smtp: cannot record a TLS-RPT %s of %s", result, domain);
+}
+
+/* deliver_tlsrpt_note - append the session's record */
+void
+deliver_tlsrpt_note(const struct deliver_tlsrpt_session *t)
+{
+	char pol[DELIVER_TLSRPT_POLICY_MAX];
+	char rip[INET6_ADDRSTRLEN], sip[INET6_ADDRSTRLEN];
+	struct sockaddr_storage local;
+	socklen_t llen = sizeof(local);
+	const char *type, *result, *reason;
+
+	if (deliver_tlsrpt_spool == NULL)
+		return;
+	result = deliver_tlsrpt_policy(t, &type, pol, sizeof(pol), &reason);
+	deliver_tlsrpt_ip(&t->mx->addr, rip, sizeof(rip));
+	memset(&local, 0, sizeof(local));
+	if (getsockname(t->s->fd, (struct sockaddr *)&local, &llen) == -1)
+		local.ss_family = AF_UNSPEC;
+	deliver_tlsrpt_ip(&local, sip, sizeof(sip));
+	deliver_tlsrpt_write(t->domain, type, pol, result ? result : "success",
+	    t->mx->host, rip, sip, reason);
+}
+
+/* deliver_tlsrpt_refused - an MX host an enforce policy does not list,
+ * not tried: a failure with no session, so no addresses */
+void
+deliver_tlsrpt_refused(
+    const char *domain, const struct mta_sts_policy *p, const char *host)
+{
+	char pol[DELIVER_TLSRPT_POLICY_MAX];
+
+	if (deliver_tlsrpt_spool == NULL)
+		return;
+	deliver_tlsrpt_sts(p, pol, sizeof(pol));
+	deliver_tlsrpt_write(domain, "sts", pol, "validation-failure", host, "",
+	    "", DELIVER_TLSRPT_MX_MISMATCH);
+}
+
+/* deliver_tlsrpt_fetch_failed - the policy of domain was not had: a
+ * failure of type result (sts-policy-fetch-error, sts-policy-invalid,
+ * sts-webpki-invalid) with no policy, MX host or address */
+void
+deliver_tlsrpt_fetch_failed(
+    const char *domain, const char *result, const char *why)
+{
+	deliver_tlsrpt_write(domain, "sts", "", result, "", "", "", why);
 }

@@ -1,7 +1,7 @@
 /*
  * deliver_tlsrpt.h - TLS-RPT (RFC 8460) records of the smtp transport's
- * TLS sessions (deliver_tlsrpt.c), which the runner's daily report
- * (listfn/tlsrpt_sweep.c) counts.
+ * TLS sessions and policy failures (deliver_tlsrpt.c), which the
+ * runner's daily report (listfn/tlsrpt_sweep.c) counts.
  */
 #ifndef MJQ_DELIVER_TLSRPT_H
 #define MJQ_DELIVER_TLSRPT_H
@@ -29,5 +29,14 @@ struct deliver_tlsrpt_session {
 
 /* deliver_tlsrpt_note - a session's result, after smtp_tls_start */
 void deliver_tlsrpt_note(const struct deliver_tlsrpt_session *);
+/* deliver_tlsrpt_refused - host, which domain's enforce policy p does
+ * not list, is not tried: a validation-failure */
+void deliver_tlsrpt_refused(
+    const char *domain, const struct mta_sts_policy *p, const char *host);
+/* deliver_tlsrpt_fetch_failed - no policy of domain was had: result is
+ * sts-policy-fetch-error, sts-policy-invalid or sts-webpki-invalid, why
+ * the failure reason */
+void deliver_tlsrpt_fetch_failed(
+    const char *domain, const char *result, const char *why);
 
 #endif

@@ -10,8 +10,12 @@
  * same one, so a receiver can tell it for a duplicate.
  *
  * The records come sorted: a policy (type and string) is a run of
- * records, and within it equal records (same result, MX host and
- * addresses) are a run, counted as one failure-details entry.
+ * records, and within it equal records (same result, MX host,
+ * addresses and reason) are a run, counted as one failure-details
+ * entry.  A policy failure outside any session (a policy that could
+ * not be had, an MX host an enforce policy refused) has no policy
+ * string, or no addresses: what is not known is left out, as the
+ * RFC's own example leaves out a receiving-mx-hostname.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,20 +110,34 @@ tlsrpt_mx_hosts(FILE *fp, const struct tlsrpt_rec *v, size_t n)
 static void
 tlsrpt_policy(FILE *fp, const struct tlsrpt_rec *v, size_t n)
 {
+	int none = strcmp(v->type, "no-policy-found") == 0;
+
 	fputs("{\"policy\":{\"policy-type\":", fp);
 	json_out_str(fp, v->type);
-	if (strcmp(v->type, "no-policy-found") != 0) {
+	if (!none && v->policy[0] != '\0') {
 		fputs(",\"policy-string\":", fp);
 		tlsrpt_strings(fp, v->policy, "");
 	}
 	fputs(",\"policy-domain\":", fp);
 	json_out_str(fp, v->domain);
-	fputs(",\"mx-host\":", fp);
-	if (strcmp(v->type, "sts") == 0)
+	if (strcmp(v->type, "sts") == 0 && v->policy[0] != '\0') {
+		fputs(",\"mx-host\":", fp);
 		tlsrpt_strings(fp, v->policy, "mx: ");
-	else
+	} else if (strcmp(v->type, "sts") != 0) {
+		fputs(",\"mx-host\":", fp);
 		tlsrpt_mx_hosts(fp, v, n);
+	}
 	fputc('}', fp);
+}
+
+/* tlsrpt_field - ,"name":"value" unless value is empty (not known) */
+static void
+tlsrpt_field(FILE *fp, const char *name, const char *value)
+{
+	if (value[0] == '\0')
+		return;
+	fprintf(fp, ",\"%s\":", name);
+	json_out_str(fp, value);
 }
 
 /* tlsrpt_detail - one failure-details entry: k records equal to v */
@@ -128,13 +146,12 @@ tlsrpt_detail(FILE *fp, const struct tlsrpt_rec *v, size_t k, int first)
 {
 	fputs(first ? "{\"result-type\":" : ",{\"result-type\":", fp);
 	json_out_str(fp, v->result);
-	fputs(",\"sending-mta-ip\":", fp);
-	json_out_str(fp, v->sip);
-	fputs(",\"receiving-mx-hostname\":", fp);
-	json_out_str(fp, v->mx);
-	fputs(",\"receiving-ip\":", fp);
-	json_out_str(fp, v->rip);
-	fprintf(fp, ",\"failed-session-count\":%zu}", k);
+	tlsrpt_field(fp, "sending-mta-ip", v->sip);
+	tlsrpt_field(fp, "receiving-mx-hostname", v->mx);
+	tlsrpt_field(fp, "receiving-ip", v->rip);
+	fprintf(fp, ",\"failed-session-count\":%zu", k);
+	tlsrpt_field(fp, "failure-reason-code", v->reason);
+	fputc('}', fp);
 }
 
 /* tlsrpt_run - the number of records from v[0] equal to it */
@@ -147,7 +164,8 @@ tlsrpt_run(const struct tlsrpt_rec *v, size_t n)
 	     k < n && tlsrpt_same_policy(&v[0], &v[k]) &&
 	     strcmp(v[0].result, v[k].result) == 0 &&
 	     strcmp(v[0].mx, v[k].mx) == 0 && strcmp(v[0].rip, v[k].rip) == 0 &&
-	     strcmp(v[0].sip, v[k].sip) == 0;
+	     strcmp(v[0].sip, v[k].sip) == 0 &&
+	     strcmp(v[0].reason, v[k].reason) == 0;
 	     k++)
 		continue;
 	return k;

@@ -16,6 +16,7 @@
 struct tlsrpt_rec {
 	const char *line; /* the whole record (to sort), then its domain */
 	const char *domain, *type, *policy, *result, *mx, *rip, *sip;
+	const char *reason; /* failure-reason-code; "" none */
 };
 
 /* What a report is about and who makes it. */

@@ -71,24 +71,25 @@ tlsrpt_rec_cmp(const void *a, const void *b)
 	    ((const struct tlsrpt_rec *)b)->line);
 }
 
-/* tlsrpt_parse - one record line (NUL-ended) into r; -1 damaged */
+/* tlsrpt_parse - one record line (NUL-ended) into r: seven fields, or
+ * eight with a failure reason; -1 damaged */
 static int
 tlsrpt_parse(char *line, struct tlsrpt_rec *r)
 {
 	const char **f[] = {&r->domain, &r->type, &r->policy, &r->result,
-	    &r->mx, &r->rip, &r->sip};
-	char *p = line, *tab;
-	size_t i;
+	    &r->mx, &r->rip, &r->sip, &r->reason};
+	size_t i, nf = sizeof(f) / sizeof(f[0]);
+	char *p = line, *tab = line;
 
 	r->line = line;
-	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+	r->reason = "";
+	for (i = 0; i < nf && tab != NULL; i++) {
 		*f[i] = p;
-		tab = strchr(p, '\t');
-		if ((tab == NULL) != (i == sizeof(f) / sizeof(f[0]) - 1))
-			return -1;
-		if (tab != NULL)
+		if ((tab = strchr(p, '\t')) != NULL)
 			*tab = '\0', p = tab + 1;
 	}
+	if (tab != NULL || i < nf - 1)
+		return -1; /* more fields, or fewer than seven */
 	return *r->domain && *r->type && *r->result ? 0 : -1;
 }
 

@@ -79,6 +79,7 @@ struct smtp_tls_conn {
 	int mandatory; /* a failed check ends the handshake */
 	int verdict;   /* SMTP_TLS_BAD_* noted during the handshake */
 	int verify_err;
+	int dane_unusable; /* TLSA records, none usable: gone on at may */
 	char key[SMTP_TLS_KEY_MAX];
 };
 
@@ -528,6 +529,7 @@ smtp_tls_setup(struct smtp_session *s, struct smtp_tls_ctx *ctx,
 		/* No usable record: a fresh SSL, at may. */
 		SSL_free(c->ssl);
 		c->ssl = NULL;
+		c->dane_unusable = 1;
 		struct smtp_tls_policy may = *p;
 		may.level = SMTP_TLS_MAY;
 		may.tlsa = NULL;
@@ -738,6 +740,13 @@ int
 smtp_tls_verify_error(const struct smtp_session *s)
 {
 	return s->tls != NULL ? s->tls->verify_err : 0;
+}
+
+/* smtp_tls_dane_unusable - s had TLSA records, none of them usable */
+int
+smtp_tls_dane_unusable(const struct smtp_session *s)
+{
+	return s->tls != NULL && s->tls->dane_unusable;
 }
 
 /* smtp_tls_state_name - "none", "anonymous", ..., "verified" */

@@ -74,5 +74,6 @@ int smtp_tls_start(struct smtp_session *, struct smtp_tls_ctx *,
 size_t smtp_tls_describe(const struct smtp_session *, char *, size_t);
 const char *smtp_tls_state_name(const struct smtp_session *);
 int smtp_tls_verify_error(const struct smtp_session *);
+int smtp_tls_dane_unusable(const struct smtp_session *);
 
 #endif

@@ -2,7 +2,9 @@
  * tlsrpt.c - TLS-RPT (RFC 8460) result types and TXT records, no I/O.
  *
  * A session's result is read from what smtp_tls.c noted of it: no TLS
- * at all is starttls-not-supported (not offered, or refused); the first
+ * at all is starttls-not-supported (not offered, or refused); TLSA
+ * records of which none was usable (DANE-TA or DANE-EE that OpenSSL
+ * takes), so that TLS went on at may, tlsa-invalid; the first
  * certificate error of the chain check names the failure; a handshake
  * that failed without one, or a DANE mismatch, is validation-failure,
  * the RFC's word for the rest.
@@ -27,6 +29,8 @@ tlsrpt_result(const struct smtp_session *s)
 {
 	if (s->tls == NULL)
 		return "starttls-not-supported";
+	if (smtp_tls_dane_unusable(s))
+		return "tlsa-invalid";
 	switch (smtp_tls_verify_error(s)) {
 	case 0:
 		break;

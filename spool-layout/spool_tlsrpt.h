@@ -3,11 +3,13 @@
  * runners, $spool/state/tlsrpt/ (spool-layout/README, "TLS reports").
  *
  * One file per UTC day, <YYYY-MM-DD>, one line per TLS session a
- * delivery thread of any runner opened that day: its fields, tab
- * separated, are the policy domain, the policy type ("sts", "tlsa",
- * "no-policy-found"), the policy string (its lines joined by '|'), the
- * result ("success" or an RFC 8460 4.3 result type), the receiving MX
- * host, the receiving IP and the sending IP.  A line is appended with
+ * delivery thread of any runner opened that day, or per policy failure
+ * outside a session: its fields, tab separated, are the policy domain,
+ * the policy type ("sts", "tlsa", "no-policy-found"), the policy
+ * string (its lines joined by '|'), the result ("success" or an RFC
+ * 8460 4.3 result type), the receiving MX host, the receiving IP, the
+ * sending IP and the failure reason, empty where not known (older
+ * lines have no reason).  A line is appended with
  * one write(2) to a file opened O_APPEND, so runners need no lock to
  * add one and a crash loses none already written.  The day's report is
  * made once the day is over, under the flock of "lock" (one runner at a

@@ -10,6 +10,9 @@
  *
  *   exit 0   the policy file on standard output, as served
  *   exit 1   one line on standard output: why there is none
+ *   exit 2   the same, the server's certificate having failed
+ *   exit 3   the same, what was served being no policy (not
+ *            text/plain, too large)
  *   exit 64  a bad call (the usage on standard error)
  *
  * Every rule of the fetch lives here (stsfetch_http.c): HTTPS only, the
@@ -72,22 +75,23 @@ domain_ok(const char *d)
 }
 
 /* fetch - the policy of domain to standard output (exit 0), or why not
- * (exit 1); buf holds at most max bytes */
+ * (exit 1, 2 or 3); buf holds at most max bytes */
 static int
 fetch(const char *domain, const struct stsfetch_conf *cf, char *buf, size_t max)
 {
 	char why[512];
 	size_t len;
-	int rc = 0;
+	int rc = 0, r;
 
 	if (stsfetch_http_init() == -1) {
 		printf("mj_stsfetch: libcurl cannot start\n");
 		return fflush(stdout) == 0 ? 1 : EX_IOERR;
 	}
-	if (stsfetch_http(domain, cf, buf, max, &len, why, sizeof(why)) == -1) {
+	if ((r = stsfetch_http(domain, cf, buf, max, &len, why, sizeof(why))) !=
+	    0) {
 		why[strcspn(why, "\r\n")] = '\0';
 		printf("%s\n", why);
-		rc = fflush(stdout) == 0 ? 1 : EX_IOERR;
+		rc = fflush(stdout) == 0 ? -r : EX_IOERR; /* 1, 2 or 3 */
 	} else if (io_write_all(STDOUT_FILENO, buf, len) == -1)
 		rc = EX_IOERR;
 	stsfetch_http_cleanup();

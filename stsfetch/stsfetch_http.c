@@ -55,7 +55,8 @@ stsfetch_http_write(char *p, size_t size, size_t n, void *arg)
 	return n;
 }
 
-/* stsfetch_http_check - status 200 and text/plain, after the transfer */
+/* stsfetch_http_check - status 200 and text/plain, after the transfer;
+ * 0, or an enum stsfetch_fail */
 static int
 stsfetch_http_check(CURL *h, char *why, size_t whylen)
 {
@@ -78,7 +79,7 @@ stsfetch_http_check(CURL *h, char *why, size_t whylen)
 	    (ct[n] != '\0' && ct[n] != ';' && ct[n] != ' ')) {
 		snprintf(why, whylen, "media type %s, not text/plain",
 		    ct != NULL ? ct : "missing");
-		return -1;
+		return STSFETCH_NOT_POLICY;
 	}
 	return 0;
 }
@@ -115,8 +116,27 @@ stsfetch_http_setup(CURL *h, const char *url, const struct stsfetch_conf *cf,
 	return bad ? -1 : 0;
 }
 
-/* stsfetch_http - the policy of domain into buf (len bytes); 0, or -1
- * with why */
+/* stsfetch_http_failed - why curl_easy_perform failed, and its kind */
+static int
+stsfetch_http_failed(CURLcode rc, const struct stsfetch_body *b,
+    const char *url, const char *err, char *why, size_t whylen)
+{
+	int over = b->over || rc == CURLE_FILESIZE_EXCEEDED;
+
+	snprintf(why, whylen, "%s: %s", url,
+	    over     ? "policy too large"
+	    : err[0] ? err
+		     : curl_easy_strerror(rc));
+	if (over)
+		return STSFETCH_NOT_POLICY;
+	/* The server's chain or name: the CAfile that will not load is
+	 * ours (CURLE_SSL_CACERT_BADFILE), not the server's. */
+	return rc == CURLE_PEER_FAILED_VERIFICATION ? STSFETCH_WEBPKI
+						    : STSFETCH_FAILED;
+}
+
+/* stsfetch_http - the policy of domain into buf (len bytes); 0, or an
+ * enum stsfetch_fail with why */
 int
 stsfetch_http(const char *domain, const struct stsfetch_conf *cf, char *buf,
     size_t buflen, size_t *len, char *why, size_t whylen)
@@ -150,14 +170,9 @@ stsfetch_http(const char *domain, const struct stsfetch_conf *cf, char *buf,
 	if (stsfetch_http_setup(h, url, cf, tol, &b, err) == -1)
 		snprintf(why, whylen, "cannot set libcurl's options");
 	else if ((rc = curl_easy_perform(h)) != CURLE_OK)
-		snprintf(why, whylen, "%s: %s", url,
-		    b.over || rc == CURLE_FILESIZE_EXCEEDED ? "policy too large"
-		    : err[0]				    ? err
-			     : curl_easy_strerror(rc));
-	else if (stsfetch_http_check(h, why, whylen) == 0) {
+		r = stsfetch_http_failed(rc, &b, url, err, why, whylen);
+	else if ((r = stsfetch_http_check(h, why, whylen)) == 0)
 		*len = b.len;
-		r = 0;
-	}
 	curl_easy_cleanup(h);
 	curl_slist_free_all(tol);
 	return r;

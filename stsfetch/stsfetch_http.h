@@ -15,6 +15,15 @@ struct stsfetch_conf {
 	long timeout_ms;	/* the whole transfer */
 };
 
+/* Why stsfetch_http found no policy: it could not be fetched, the
+ * server's certificate failed (RFC 8460's sts-webpki-invalid), or what
+ * a 200 brought is no policy (not text/plain, too large). */
+enum stsfetch_fail {
+	STSFETCH_FAILED = -1,
+	STSFETCH_WEBPKI = -2,
+	STSFETCH_NOT_POLICY = -3
+};
+
 int stsfetch_http_init(void);
 void stsfetch_http_cleanup(void);
 int stsfetch_http(const char *domain, const struct stsfetch_conf *, char *buf,

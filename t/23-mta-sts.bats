@@ -588,7 +588,7 @@ dane_run() {
 		echo "mx1.sts.test A 127.0.0.1"
 		echo "_mta-sts.sts.test TXT v=STSv1; id=1"
 		[ "${1:-}" != tlsa ] ||
-			echo "_$PORT._tcp.mx1.sts.test TLSA 3 1 1 $(tlsa mx)"
+			echo "_$PORT._tcp.mx1.sts.test TLSA ${TLSA_USAGE:-3} 1 1 $(tlsa mx)"
 	} >"$T/zone"
 	mkdir -p "$d"
 	"$MJ_TESTDNS" -p 0 --port-file "$d/port" --log "$d/log" --ad \
@@ -637,17 +637,17 @@ dane_run() {
 	echo "$output" | python3 -m json.tool >/dev/null
 }
 
-@test "mj_stsfetch: the policy on standard output (0), why not in one line (1), a bad call (64); the runner does not link libcurl" {
+@test "mj_stsfetch: the policy on standard output (0), why not in one line (1; 2 the certificate; 3 not a policy), a bad call (64); the runner does not link libcurl" {
 	local f=$TOP/stsfetch/mj_stsfetch
 	policy_file sts.test enforce 86400 mx1.sts.test
 	web_start
 	run -0 "$f" -A "$C/ca.crt" -c "127.0.0.1:$WEB_PORT" sts.test
 	[ "$output" = "$(cat "$T/www/mta-sts.sts.test/.well-known/mta-sts.txt")" ]
 	# -m: the size limit, the transfer cut past it
-	run -1 "$f" -A "$C/ca.crt" -c "127.0.0.1:$WEB_PORT" -m 20 sts.test
+	run -3 "$f" -A "$C/ca.crt" -c "127.0.0.1:$WEB_PORT" -m 20 sts.test
 	[ "$output" = 'https://mta-sts.sts.test/.well-known/mta-sts.txt: policy too large' ]
 	# the system store does not know the test CA
-	run -1 "$f" -c "127.0.0.1:$WEB_PORT" sts.test
+	run -2 "$f" -c "127.0.0.1:$WEB_PORT" sts.test
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == 'https://mta-sts.sts.test/.well-known/mta-sts.txt: SSL certificate problem: '* ]]
 	run -64 "$f"
@@ -896,10 +896,125 @@ two_mx_zone() {
 	dane_run tlsa
 	grep -q 'status=sent (.*), tls=verified$' "$T/run.log"
 	day=$(date -u +%F)
-	[ "$(cat "$SPOOL/state/tlsrpt/$day")" = "$(printf 'sts.test\ttlsa\t3 1 1 %s\tsuccess\tmx1.sts.test\t127.0.0.1\t127.0.0.1' "$(tlsa mx)")" ]
+	[ "$(cat "$SPOOL/state/tlsrpt/$day")" = "$(printf 'sts.test\ttlsa\t3 1 1 %s\tsuccess\tmx1.sts.test\t127.0.0.1\t127.0.0.1\t' "$(tlsa mx)")" ]
 	printf '[tlsrpt]\nfrom = nobody\n' >>"$CONF"
 	post sts.test
 	runq
 	grep -q 'TLS-RPT off: \[tlsrpt\] from: "nobody" is not an address to send reports from$' "$T/run.log"
 	[ "$(wc -l <"$SPOOL/state/tlsrpt/$day")" -eq 1 ]
+}
+
+# rpt_day0 DOMAIN CERT [INI...] - DOMAIN's MX showing CERT, its _mta-sts
+# and _smtp._tls records (reports to reports@rua.test), [tlsrpt] on; one
+# post on day 0; DAY_RECORDS: the records of that day
+rpt_day0() {
+	local dom=$1 c=$2
+	shift 2
+	ZONE_EXTRA="_smtp._tls.$dom TXT v=TLSRPTv1; rua=mailto:reports@rua.test"
+	zone "$dom" 1
+	tlsrpt_setup
+	server "$c"
+	configure "$dom" "$@"
+	tlsrpt_conf
+	post "$dom"
+	day_run 0
+	DAY_RECORDS=$(cat "$SPOOL/state/tlsrpt/$(date -u +%F)")
+}
+
+# rpt_day1 - day 1: the one report, read by mj_tlsrptcheck.py (lines[7]
+# on: its policies)
+rpt_day1() {
+	day_run 1
+	[ "$(reports | wc -l)" -eq 1 ]
+	run "$TOP/t/tools/mj_tlsrptcheck.py" "$(reports)"
+	[ "$status" -eq 0 ]
+}
+
+# policy_fail_report DOMAIN [INI...] - after the policy server's set-up:
+# rpt_day0 with the "other" certificate, delivered as without MTA-STS;
+# the report has the session and the fetch's failure (lines[9])
+policy_fail_report() {
+	local dom=$1
+	shift
+	rpt_day0 "$dom" other "$@"
+	grep -q "cannot fetch the MTA-STS policy of $dom: .*; delivering without MTA-STS\$" "$T/run.log"
+	grep -q 'status=sent (.*), tls=trusted$' "$T/run.log"
+	rpt_day1
+	[ "${lines[7]}" = "policy no-policy-found $dom ok=1 failed=0 mx=mx1.sts.test string=" ]
+	[ "${lines[8]}" = "policy sts $dom ok=0 failed=1 mx= string=" ]
+	[ "${#lines[@]}" -eq 10 ]
+}
+
+@test "TLS-RPT: a malformed policy is reported as sts-policy-invalid, with the reason, no policy string, MX host or address" {
+	mkdir -p "$T/www/mta-sts.sts.test/.well-known"
+	printf 'version: STSv1\nmode: enforce\nmx: mx1.sts.test\n' \
+		>"$T/www/mta-sts.sts.test/.well-known/mta-sts.txt"
+	web_start
+	policy_fail_report sts.test
+	[ "${lines[9]}" = "failure sts-policy-invalid mx=- ip=- from=- count=1 reason=max_age missing" ]
+	# the day's record: eight fields, the unknown ones empty
+	[ "$(grep -c $'^sts.test\tsts\t\tsts-policy-invalid\t\t\t\tmax_age missing$' <<<"$DAY_RECORDS")" -eq 1 ]
+	[ "$(wc -l <<<"$DAY_RECORDS")" -eq 2 ]
+}
+
+@test "TLS-RPT: a policy server whose certificate is for another name is reported as sts-webpki-invalid (mj_stsfetch exit 2)" {
+	policy_file nocert.test enforce 86400 mx1.sts.test
+	web_start
+	run -2 "$TOP/stsfetch/mj_stsfetch" -A "$C/ca.crt" \
+		-c "127.0.0.1:$WEB_PORT" nocert.test
+	[[ "$output" == "https://mta-sts.nocert.test/.well-known/mta-sts.txt: "* ]]
+	policy_fail_report nocert.test
+	[[ "${lines[9]}" == "failure sts-webpki-invalid mx=- ip=- from=- count=1 reason=https://mta-sts.nocert.test/.well-known/mta-sts.txt: "* ]]
+}
+
+@test "TLS-RPT: a policy server that never answers is reported as sts-policy-fetch-error" {
+	hang_start
+	policy_fail_report sts.test 'smtp_mta_sts_timeout = 1s'
+	[[ "${lines[9]}" == "failure sts-policy-fetch-error mx=- ip=- from=- count=1 reason=https://mta-sts.sts.test/.well-known/mta-sts.txt: "*"timed out after 1"* ]]
+}
+
+@test "TLS-RPT: a policy served as text/html is sts-policy-invalid (mj_stsfetch exit 3), a 404 sts-policy-fetch-error (exit 1)" {
+	policy_file ctype.test enforce 86400 mx1.sts.test
+	web_start
+	run -3 "$TOP/stsfetch/mj_stsfetch" -A "$C/ca.crt" \
+		-c "127.0.0.1:$WEB_PORT" ctype.test
+	[ "$output" = "media type text/html, not text/plain" ]
+	run -1 "$TOP/stsfetch/mj_stsfetch" -A "$C/ca.crt" \
+		-c "127.0.0.1:$WEB_PORT" sts.test
+	[ "$output" = "HTTP status 404" ]
+	policy_fail_report ctype.test
+	[ "${lines[9]}" = "failure sts-policy-invalid mx=- ip=- from=- count=1 reason=media type text/html, not text/plain" ]
+}
+
+@test "TLS-RPT: an MX host an enforce policy does not list, never tried, is a validation-failure with its reason and no address" {
+	policy_file sts.test enforce 86400 mx.elsewhere.test
+	web_start
+	rpt_day0 sts.test mx
+	grep -q 'dsn=4.7.5, status=deferred' "$T/run.log"
+	[ "$(delivered)" -eq 0 ]
+	rpt_day1
+	[ "${lines[7]}" = "policy sts sts.test ok=0 failed=1 mx=mx.elsewhere.test string=version: STSv1|mode: enforce|mx: mx.elsewhere.test|max_age: 86400" ]
+	[ "${lines[8]}" = "failure validation-failure mx=mx1.sts.test ip=- from=- count=1 reason=mx-host-not-in-sts-policy" ]
+	[ "${#lines[@]}" -eq 9 ]
+}
+
+@test "TLS-RPT: a testing policy's unlisted MX is a validation-failure of its session" {
+	policy_file sts.test testing 86400 mx.elsewhere.test
+	web_start
+	zone sts.test 1
+	printf '[tlsrpt]\nenable = yes\nfrom = tlsrpt@ex.org\n' >>"$CONF"
+	server mx
+	configure sts.test
+	post sts.test
+	runq
+	grep -q 'would have failed: MX host not in the policy' "$T/run.log"
+	grep -q 'status=sent (.*), tls=[a-z]*$' "$T/run.log"
+	[ "$(cut -f2,4,5,6,8 "$SPOOL/state/tlsrpt/$(date -u +%F)")" = "$(printf 'sts\tvalidation-failure\tmx1.sts.test\t127.0.0.1\tmx-host-not-in-sts-policy')" ]
+}
+
+@test "TLS-RPT: DANE with TLSA records none of which is usable (PKIX-EE) is tlsa-invalid" {
+	printf '[tlsrpt]\nenable = yes\nfrom = tlsrpt@ex.org\n' >>"$CONF"
+	TLSA_USAGE=1 dane_run tlsa
+	grep -q 'status=sent (.*), tls=' "$T/run.log"
+	[ "$(cut -f2,3,4 "$SPOOL/state/tlsrpt/$(date -u +%F)")" = "$(printf 'tlsa\t1 1 1 %s\ttlsa-invalid' "$(tlsa mx)")" ]
 }

@@ -10,7 +10,10 @@
 #   part TYPE                 each MIME part's type
 #   report ORG | CONTACT | ID | START | END
 #   policy TYPE DOMAIN ok=N failed=N mx=A,B string=L1|L2
-#   failure RESULT mx=HOST ip=RIP from=SIP count=N
+#   failure RESULT mx=HOST ip=RIP from=SIP count=N [reason=CODE]
+#                             (a field the report leaves out: "-"; the
+#                             reason only when failure-reason-code is
+#                             there)
 # Exit 1 when the message is not a multipart/report with exactly one
 # application/tlsrpt+json part holding valid JSON.
 import email
@@ -44,13 +47,16 @@ def main():
         print("policy %s %s ok=%d failed=%d mx=%s string=%s" % (
             pol["policy-type"], pol["policy-domain"],
             s["total-successful-session-count"],
-            s["total-failure-session-count"], ",".join(pol["mx-host"]),
+            s["total-failure-session-count"],
+            ",".join(pol.get("mx-host", [])),
             "|".join(pol.get("policy-string", []))))
         for f in p.get("failure-details", []):
-            print("failure %s mx=%s ip=%s from=%s count=%d" % (
-                f["result-type"], f["receiving-mx-hostname"],
-                f["receiving-ip"], f["sending-mta-ip"],
-                f["failed-session-count"]))
+            print("failure %s mx=%s ip=%s from=%s count=%d%s" % (
+                f["result-type"], f.get("receiving-mx-hostname", "-"),
+                f.get("receiving-ip", "-"), f.get("sending-mta-ip", "-"),
+                f["failed-session-count"],
+                " reason=" + f["failure-reason-code"]
+                if "failure-reason-code" in f else ""))
     return 0
 
 
