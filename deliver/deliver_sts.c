@@ -224,7 +224,12 @@ deliver_sts_fetch(struct deliver_sts_job *j, const struct delivery_params *p)
 		result = "sts-policy-fetch-error";
 	else if (r == DELIVER_STS_FETCH_WEBPKI)
 		result = "sts-webpki-invalid";
-	deliver_tlsrpt_fetch_failed(j->domain, result, why);
+	/* curl's timeout text carries the milliseconds it waited: one
+	 * reason for every timeout, so that a day's report counts them in
+	 * one failure-details entry */
+	deliver_tlsrpt_fetch_failed(j->domain, result,
+	    strcasestr(why, "timed out") != NULL ? "policy fetch timed out"
+						 : why);
 	return -1;
 }
 

@@ -967,10 +967,12 @@ policy_fail_report() {
 	[[ "${lines[9]}" == "failure sts-webpki-invalid mx=- ip=- from=- count=1 reason=https://mta-sts.nocert.test/.well-known/mta-sts.txt: "* ]]
 }
 
-@test "TLS-RPT: a policy server that never answers is reported as sts-policy-fetch-error" {
+@test "TLS-RPT: a policy server that never answers is reported as sts-policy-fetch-error, reason \"policy fetch timed out\"" {
 	hang_start
 	policy_fail_report sts.test 'smtp_mta_sts_timeout = 1s'
-	[[ "${lines[9]}" == "failure sts-policy-fetch-error mx=- ip=- from=- count=1 reason=https://mta-sts.sts.test/.well-known/mta-sts.txt: "*"timed out after 1"* ]]
+	# one reason for every timeout (curl's text has the milliseconds),
+	# so that a day's timeouts count in one failure-details entry
+	[ "${lines[9]}" = "failure sts-policy-fetch-error mx=- ip=- from=- count=1 reason=policy fetch timed out" ]
 }
 
 @test "TLS-RPT: a policy served as text/html is sts-policy-invalid (mj_stsfetch exit 3), a 404 sts-policy-fetch-error (exit 1)" {
