@@ -147,9 +147,10 @@ stat() {
 	tr ' ' '\n' <"$BATS_TEST_TMPDIR/s/stats" | sed -n "s/^$1=//p"
 }
 
-# no_crash - no runner of any node died of a fault
+# no_crash - no runner of any node died of a fault, nor was reported by a
+# sanitizer (make SAN=1; under SAN=thread a race ends it with status 66)
 no_crash() {
-	run -1 grep -h 'signal 11\|signal 6\|signal 13\|Segmentation\|Aborted' \
+	run -1 grep -h 'signal 11\|signal 6\|signal 13\|Segmentation\|Aborted\|Sanitizer\|runtime error:\|exited with status 66' \
 		"$BATS_TEST_TMPDIR"/n*/log
 }
 

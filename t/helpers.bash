@@ -18,6 +18,11 @@ if ldd "$MJ_QUEUERUN" 2>/dev/null | grep -q libasan; then
 	SAN_KB=6144
 fi
 SAN_RSS_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0:thread_local_quarantine_size_kb=0
+# Under make SAN=thread, glibc's resolver is known to TSan as racy where
+# it is not (t/tsan.supp says why).
+if ldd "$MJ_QUEUERUN" 2>/dev/null | grep -q libtsan; then
+	export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}suppressions=$TOP/t/tsan.supp"
+fi
 
 # mjq_setup - a fresh spool, lists directory and mjq.conf for this test:
 # $SPOOL, $LISTS, $CONF.  Extra INI text on stdin is appended (it may
