@@ -53,10 +53,18 @@ struct cluster;
 /* What cluster_tick asks the caller of a lease's tag: its sessions open
  * (idle ones included), whose leases are kept, and the new sessions
  * the receiver refused (421) since the last tick, which teach every
- * node its limit (cluster_learn) for learn seconds. */
+ * node its limit (cluster_learn) for learn seconds and whose leases
+ * are given back. */
 struct cluster_sessions {
 	int (*open)(void *arg, const char *tag);
 	int (*refused)(void *arg, const char *tag);
+	/* the deliveries refused a session that wait for a lease taken
+	 * anew, and one such lease given to one of them (-1: none waits
+	 * any more, the lease is given back) */
+	int (*waiting)(void *arg, const char *tag);
+	int (*grant)(void *arg, const char *tag);
+	/* close the idle sessions to tag: another node waits for a lease */
+	void (*yield)(void *arg, const char *tag);
 	void *arg;
 	double learn;
 };

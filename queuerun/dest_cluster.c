@@ -76,6 +76,8 @@ void
 dest_cluster_open(struct queuerun *q)
 {
 	q->cluster = cluster_open(q->s);
+	if (q->cluster != NULL)
+		deliver_sessions_leased();
 	q->admit_cluster = 0;
 	q->cluster_retry = 0;
 }
@@ -196,6 +198,31 @@ dest_cluster_refused_n(void *arg, const char *tag)
 	return deliver_sessions_refused(tag);
 }
 
+/* dest_cluster_waiting_n - our deliveries refused a session that wait
+ * for a lease */
+static int
+dest_cluster_waiting_n(void *arg, const char *tag)
+{
+	(void)arg;
+	return deliver_sessions_waiting(tag);
+}
+
+/* dest_cluster_grant - a lease taken anew for one of them */
+static int
+dest_cluster_grant(void *arg, const char *tag)
+{
+	(void)arg;
+	return deliver_sessions_grant(tag);
+}
+
+/* dest_cluster_yield - our idle sessions closed: another node waits */
+static void
+dest_cluster_yield(void *arg, const char *tag)
+{
+	(void)arg;
+	deliver_sessions_yield(tag);
+}
+
 /* dest_cluster_tick - renew, trim, and ask refused destinations again */
 double
 dest_cluster_tick(struct queuerun *q, double now)
@@ -207,6 +234,9 @@ dest_cluster_tick(struct queuerun *q, double now)
 		return 0;
 	ss.open = dest_cluster_open_n;
 	ss.refused = dest_cluster_refused_n;
+	ss.waiting = dest_cluster_waiting_n;
+	ss.grant = dest_cluster_grant;
+	ss.yield = dest_cluster_yield;
 	ss.arg = q;
 	ss.learn = dest_cluster_learn_time(q);
 	next = cluster_tick(q->cluster, now, &ss);

@@ -241,6 +241,8 @@ try() {
 @test "three nodes with the destination's limit N: the receiver never sees more than N sessions and refuses none" {
 	redis_start
 	three_nodes 400
+	# the nodes share: their leases are in Redis while they deliver
+	wait_for 30 eval '[ "$(redis-cli -s "$REDIS/sock" zcard "mjq:{smtp:[127.0.0.1]:$PORT}:lease")" -ge 1 ]'
 	wait_for 120 drained 1200
 	cat "$BATS_TEST_TMPDIR/s/stats"
 	[ "$(stat refused)" -eq 0 ]
@@ -248,12 +250,9 @@ try() {
 	[ "$(stat max_open)" -ge 2 ]
 	once 1200
 	no_crash
-	# the nodes shared: status says so, and the leases are in Redis
+	# the nodes shared: status says so
 	run "$MJ_QUEUESERV" -C "$BATS_TEST_TMPDIR/n1/mjq.conf" status
 	[[ "$output" == *"cluster: node n1, Redis $REDIS/sock: limits shared for "* ]]
-	redis-cli -s "$REDIS/sock" --scan --pattern 'mjq:*' >"$BATS_TEST_TMPDIR/keys"
-	grep -qx 'mjq:{smtp:\[127.0.0.1\]:'"$PORT"'}:lease' "$BATS_TEST_TMPDIR/keys" ||
-		{ cat "$BATS_TEST_TMPDIR/keys"; false; }
 }
 
 @test "the same three nodes without [cluster]: each keeps only its own limit, and the receiver refuses sessions (what the leases prevent)" {
@@ -402,20 +401,26 @@ refusals() {
 }
 
 # The shared window (the cap, cluster_script.c) is what keeps this near
-# one node's count: with a window per node the three nodes drew 22 to 26
-# refusals here against one node's 1 or 2 (each node starts at the
-# initial concurrency and learns the receiver's limit alone); shared,
-# 3 to 5.  One node's count is that small, so the bound allows the
-# receiver's limit plus one more: a delivery refused while it holds a
-# lease retries on its own before the cap has come down
-# (deliver_cache.c).
+# one node's count: with a window per node (NO_CLUSTER) the three nodes
+# drew 22 to 25 refusals here against one node's 1 or 2 (each node
+# starts at the initial concurrency and learns the receiver's limit
+# alone).  Shared, the first burst is one node's (the initial window
+# is over all nodes), and two more causes are gone: a delivery refused
+# gives its lease back with the refusal and waits for one taken anew
+# under the lowered window, rather than retrying on its own
+# (deliver_cache.c, cluster.c); and a node that waits for a lease makes
+# the others close their idle sessions, so the run does not outlast the
+# learn time and probe one session more (before both: 3 to 8; with the
+# first alone: 2 to 4, 4 in 3 runs of 16; with both: 1 to 3, 2 in 13
+# runs of 16, against one node's 2).  One node's count can be 0 or 1, where 1.5 times would
+# leave no room at all: the bound is 1.5 times max(one node's, 2).
 @test "without a configured limit, three nodes draw no more 421s than one node alone (within 1.5x)" {
 	local one three
 	redis_start
 	one=$(refusals 1 1200)
 	three=$(refusals 3 400)
 	echo "refused: one node $one, three nodes $three"
-	[ "$three" -le $((one * 3 / 2 + 4)) ]
+	[ "$three" -le $(((one > 2 ? one : 2) * 3 / 2)) ]
 }
 
 @test "a destination one node found dead is deferred by the others without a connection until its probe time" {
