@@ -61,6 +61,7 @@ struct cluster {
 	int expected;
 	unsigned long next_id;
 	double next_renew;
+	int split; /* the idle sessions were closed for this fallback */
 	struct cluster_key *keys;
 };
 
@@ -87,6 +88,8 @@ cluster_open(const struct settings *s)
 		(void)strlcpy(c->node, "node", sizeof(c->node));
 	c->node[sizeof(c->node) - 1] = '\0';
 	c->pid = (long)getpid();
+	(void)snprintf(
+	    c->r.name, sizeof(c->r.name), "mjq:%s:%ld", c->node, c->pid);
 	c->lease_ms = s->cluster_lease_time * 1000;
 	c->expected = (int)s->cluster_expected_nodes;
 	return c;
@@ -364,11 +367,15 @@ double
 cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 {
 	struct cluster_key **pp, *k;
-	int renew, want, n, idle = 0;
+	int renew, want, n, idle = 0, split;
 
 	/* Back to Redis as soon as it answers, leases held or not. */
 	if (c->r.mode == CLUSTER_FALLBACK)
 		(void)cluster_redis_up(&c->r, now);
+	/* Just cut off: the idle sessions close, as the leases that
+	 * covered them will expire for the others (cluster.h) */
+	split = c->r.mode == CLUSTER_FALLBACK && !c->split;
+	c->split = c->r.mode == CLUSTER_FALLBACK;
 	if (c->keys == NULL)
 		return c->r.ctx == NULL && c->r.mode == CLUSTER_FALLBACK
 			   ? c->r.next_try
@@ -385,8 +392,8 @@ cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 		}
 		cluster_regrant(c, k, ss, now);
 		/* Leases kept for idle sessions back when a node waits */
-		if (c->r.ctx != NULL && k->held > k->inuse &&
-		    cluster_wanted(c, k, now))
+		if (split || (c->r.ctx != NULL && k->held > k->inuse &&
+				 cluster_wanted(c, k, now)))
 			ss->yield(ss->arg, k->tag);
 		n = ss->open(ss->arg, k->tag);
 		want = n > k->inuse ? n : k->inuse;
