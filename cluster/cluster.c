@@ -41,6 +41,10 @@
 #define CLUSTER_MEMBER_MAX 96
 /* Members renewed or released in one round trip at most. */
 #define CLUSTER_CHUNK 32
+/* How long the leases of sessions closed for another node are kept
+ * after the QUIT, so that the receiver has counted them closed before
+ * that node opens its own (seconds). */
+#define CLUSTER_HANDOVER 0.1
 
 struct cluster_key {
 	struct cluster_key *next;
@@ -50,6 +54,7 @@ struct cluster_key {
 	int cap;
 	unsigned long *ids;
 	struct cluster_limits lim; /* as the last cluster_take was told */
+	double handover; /* no lease given back before (CLUSTER_HANDOVER) */
 	struct cluster_rkeys rk;
 };
 
@@ -61,7 +66,8 @@ struct cluster {
 	int expected;
 	unsigned long next_id;
 	double next_renew;
-	int split; /* the idle sessions were closed for this fallback */
+	int split;	  /* the idle sessions were closed for this fallback */
+	double next_want; /* when the want keys are looked at next */
 	struct cluster_key *keys;
 };
 
@@ -322,13 +328,13 @@ cluster_regrant(struct cluster *c, struct cluster_key *k,
     const struct cluster_sessions *ss, double now)
 {
 	char member[CLUSTER_MEMBER_MAX];
-	int n = ss->waiting(ss->arg, k->tag);
+	int n = ss->waiting(k->tag);
 	long long code;
 	double wait;
 
 	for (; n > 0; n--) {
 		if (c->r.ctx == NULL) {
-			(void)ss->grant(ss->arg, k->tag);
+			(void)ss->grant(k->tag);
 			continue;
 		}
 		if (cluster_room(k) == -1)
@@ -339,7 +345,7 @@ cluster_regrant(struct cluster *c, struct cluster_key *k,
 		if (code != CLUSTER_TAKE_GO)
 			return;
 		k->ids[k->held++] = ++c->next_id;
-		if (ss->grant(ss->arg, k->tag) == -1) {
+		if (ss->grant(k->tag) == -1) {
 			cluster_trim(c, k, k->held - 1, now);
 			return;
 		}
@@ -367,7 +373,7 @@ double
 cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 {
 	struct cluster_key **pp, *k;
-	int renew, want, n, idle = 0, split;
+	int renew, want, n, idle = 0, split, look;
 
 	/* Back to Redis as soon as it answers, leases held or not. */
 	if (c->r.mode == CLUSTER_FALLBACK)
@@ -376,6 +382,8 @@ cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 	 * covered them will expire for the others (cluster.h) */
 	split = c->r.mode == CLUSTER_FALLBACK && !c->split;
 	c->split = c->r.mode == CLUSTER_FALLBACK;
+	if ((look = now >= c->next_want) != 0)
+		c->next_want = now + CLUSTER_IDLE_POLL;
 	if (c->keys == NULL)
 		return c->r.ctx == NULL && c->r.mode == CLUSTER_FALLBACK
 			   ? c->r.next_try
@@ -385,19 +393,22 @@ cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 	for (pp = &c->keys; (k = *pp) != NULL;) {
 		/* The refused sessions' leases back, after the others
 		 * learnt what the receiver took with them */
-		if ((n = ss->refused(ss->arg, k->tag)) > 0 &&
-		    c->r.ctx != NULL) {
+		if ((n = ss->refused(k->tag)) > 0 && c->r.ctx != NULL) {
 			cluster_learn(c, k->key, n, ss->learn, now);
 			cluster_trim(c, k, k->held > n ? k->held - n : 0, now);
 		}
 		cluster_regrant(c, k, ss, now);
-		/* Leases kept for idle sessions back when a node waits */
-		if (split || (c->r.ctx != NULL && k->held > k->inuse &&
-				 cluster_wanted(c, k, now)))
-			ss->yield(ss->arg, k->tag);
-		n = ss->open(ss->arg, k->tag);
+		/* Leases kept for idle sessions back when a node waits
+		 * (asked every CLUSTER_IDLE_POLL at most) */
+		if (split || (look && c->r.ctx != NULL && k->held > k->inuse &&
+				 cluster_wanted(c, k, now))) {
+			ss->yield(k->tag);
+			k->handover = now + CLUSTER_HANDOVER;
+		}
+		n = ss->open(k->tag);
 		want = n > k->inuse ? n : k->inuse;
-		cluster_trim(c, k, want, now);
+		if (now >= k->handover)
+			cluster_trim(c, k, want, now);
 		if (renew && k->held > 0)
 			(void)cluster_members(c, k, k->ids, k->held, 1, now);
 		if (k->held == 0 && k->inuse == 0) {

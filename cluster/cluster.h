@@ -62,16 +62,16 @@ struct cluster;
  * node its limit (cluster_learn) for learn seconds and whose leases
  * are given back. */
 struct cluster_sessions {
-	int (*open)(void *arg, const char *tag);
-	int (*refused)(void *arg, const char *tag);
+	int (*open)(const char *tag);
+	int (*refused)(const char *tag);
 	/* the deliveries refused a session that wait for a lease taken
 	 * anew, and one such lease given to one of them (-1: none waits
 	 * any more, the lease is given back) */
-	int (*waiting)(void *arg, const char *tag);
-	int (*grant)(void *arg, const char *tag);
-	/* close the idle sessions to tag: another node waits for a lease */
-	void (*yield)(void *arg, const char *tag);
-	void *arg;
+	int (*waiting)(const char *tag);
+	int (*grant)(const char *tag);
+	/* close the idle sessions to tag: another node waits for a lease,
+	 * or this one was cut off from Redis */
+	void (*yield)(const char *tag);
 	double learn;
 };
 

@@ -182,47 +182,6 @@ dest_cluster_done(struct queuerun *q, const struct dest_cluster_ref *ref,
 		cluster_dead(q->cluster, ref->key, 0, now);
 }
 
-/* dest_cluster_open_n - our sessions open to a nexthop */
-static int
-dest_cluster_open_n(void *arg, const char *tag)
-{
-	(void)arg;
-	return deliver_sessions_open(tag);
-}
-
-/* dest_cluster_refused_n - our sessions the nexthop refused lately */
-static int
-dest_cluster_refused_n(void *arg, const char *tag)
-{
-	(void)arg;
-	return deliver_sessions_refused(tag);
-}
-
-/* dest_cluster_waiting_n - our deliveries refused a session that wait
- * for a lease */
-static int
-dest_cluster_waiting_n(void *arg, const char *tag)
-{
-	(void)arg;
-	return deliver_sessions_waiting(tag);
-}
-
-/* dest_cluster_grant - a lease taken anew for one of them */
-static int
-dest_cluster_grant(void *arg, const char *tag)
-{
-	(void)arg;
-	return deliver_sessions_grant(tag);
-}
-
-/* dest_cluster_yield - our idle sessions closed: another node waits */
-static void
-dest_cluster_yield(void *arg, const char *tag)
-{
-	(void)arg;
-	deliver_sessions_yield(tag);
-}
-
 /* dest_cluster_tick - renew, trim, and ask refused destinations again */
 double
 dest_cluster_tick(struct queuerun *q, double now)
@@ -232,12 +191,11 @@ dest_cluster_tick(struct queuerun *q, double now)
 
 	if (q->cluster == NULL)
 		return 0;
-	ss.open = dest_cluster_open_n;
-	ss.refused = dest_cluster_refused_n;
-	ss.waiting = dest_cluster_waiting_n;
-	ss.grant = dest_cluster_grant;
-	ss.yield = dest_cluster_yield;
-	ss.arg = q;
+	ss.open = deliver_sessions_open;
+	ss.refused = deliver_sessions_refused;
+	ss.waiting = deliver_sessions_waiting;
+	ss.grant = deliver_sessions_grant;
+	ss.yield = deliver_sessions_yield;
 	ss.learn = dest_cluster_learn_time(q);
 	next = cluster_tick(q->cluster, now, &ss);
 	if (q->cluster_retry > 0 && now >= q->cluster_retry) {
