@@ -66,7 +66,6 @@ struct cluster {
 	int expected;
 	unsigned long next_id;
 	double next_renew;
-	int split;	  /* the idle sessions were closed for this fallback */
 	double next_want; /* when the want keys are looked at next */
 	struct cluster_key *keys;
 };
@@ -378,10 +377,9 @@ cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 	/* Back to Redis as soon as it answers, leases held or not. */
 	if (c->r.mode == CLUSTER_FALLBACK)
 		(void)cluster_redis_up(&c->r, now);
-	/* Just cut off: the idle sessions close, as the leases that
-	 * covered them will expire for the others (cluster.h) */
-	split = c->r.mode == CLUSTER_FALLBACK && !c->split;
-	c->split = c->r.mode == CLUSTER_FALLBACK;
+	/* Cut off: no session idles, as the leases that covered them
+	 * will expire for the others (cluster.h) */
+	split = c->r.mode == CLUSTER_FALLBACK;
 	if ((look = now >= c->next_want) != 0)
 		c->next_want = now + CLUSTER_IDLE_POLL;
 	if (c->keys == NULL)
@@ -403,7 +401,8 @@ cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 		if (split || (look && c->r.ctx != NULL && k->held > k->inuse &&
 				 cluster_wanted(c, k, now))) {
 			ss->yield(k->tag);
-			k->handover = now + CLUSTER_HANDOVER;
+			if (!split)
+				k->handover = now + CLUSTER_HANDOVER;
 		}
 		n = ss->open(k->tag);
 		want = n > k->inuse ? n : k->inuse;

@@ -16,12 +16,14 @@
  * Redis unreachable: every answer is CLUSTER_LOCAL, and the caller
  * schedules on its local table with its share of each limit (limit /
  * expected_nodes); said once in the log, and cluster_state says so for
- * the status.  The idle sessions close at the next tick: their leases
- * are no longer renewed, and once they expire the other nodes use
- * them, so a node cut off from Redis while the others still reach it
- * (a split) keeps no more than its share plus the deliveries that were
- * running, and those end long before its leases expire (at least two
- * thirds of lease_time after the last renewal).  A reconnect is tried every
+ * the status.  No session is kept idle meanwhile (each tick closes
+ * them): their leases are no longer renewed, and once they expire the
+ * other nodes use them, and the share counts deliveries, not sessions
+ * cached by the node's other runners.  So a node cut off from Redis
+ * while the others still reach it (a split) keeps no more sessions
+ * than its share plus the deliveries that were running, and those end
+ * long before its leases expire (at least two thirds of lease_time
+ * after the last renewal).  A reconnect is tried every
  * CLUSTER_RETRY seconds; when it works the leases held are added back and the
  * limits are shared again.
  *

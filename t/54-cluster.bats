@@ -369,7 +369,7 @@ node_says() {
 
 # A node cut off from Redis while the others keep it can no longer see
 # their leases nor they its: it falls back to its share, limit /
-# expected_nodes rounded up (here 1 of 3), closes its idle sessions,
+# expected_nodes rounded up (here 1 of 3), keeps no session idle,
 # and the others share the limit among themselves once its leases, no
 # longer renewed, expire.  What the design guarantees: the receiver
 # sees at most limit + share sessions during the split (the cut-off
