@@ -15,6 +15,19 @@
  * its sessions grow (a new lease, the dead state with it) and, with a
  * rate set, at each start (one round trip per delivery, never per
  * recipient).
+ *
+ * An idle session's lease is kept only while no other delivery waits
+ * for one: a TAKE that found every lease held marks the key wanted for
+ * a moment, and the ticks of runners that keep leases for idle sessions
+ * close those sessions (struct cluster_sessions' yield), so a node done
+ * with a post does not hold the window for its cache time while the
+ * others wait.
+ *
+ * A session the receiver refused (421) had a lease one too many: the
+ * tick that tells every node (LEARN) gives that lease back too, and the
+ * delivery waits (deliver_cache.c) until a lease is taken anew for it
+ * under the lowered window (cluster_regrant), instead of trying again
+ * on its own while the window still counts it.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -28,6 +41,10 @@
 #define CLUSTER_MEMBER_MAX 96
 /* Members renewed or released in one round trip at most. */
 #define CLUSTER_CHUNK 32
+/* How long the leases of sessions closed for another node are kept
+ * after the QUIT, so that the receiver has counted them closed before
+ * that node opens its own (seconds). */
+#define CLUSTER_HANDOVER 0.1
 
 struct cluster_key {
 	struct cluster_key *next;
@@ -36,6 +53,8 @@ struct cluster_key {
 	int held;  /* leases: ids[0..held) */
 	int cap;
 	unsigned long *ids;
+	struct cluster_limits lim; /* as the last cluster_take was told */
+	double handover; /* no lease given back before (CLUSTER_HANDOVER) */
 	struct cluster_rkeys rk;
 };
 
@@ -47,6 +66,7 @@ struct cluster {
 	int expected;
 	unsigned long next_id;
 	double next_renew;
+	double next_want; /* when the want keys are looked at next */
 	struct cluster_key *keys;
 };
 
@@ -73,6 +93,8 @@ cluster_open(const struct cluster_settings *cs)
 		(void)strlcpy(c->node, "node", sizeof(c->node));
 	c->node[sizeof(c->node) - 1] = '\0';
 	c->pid = (long)getpid();
+	(void)snprintf(
+	    c->r.name, sizeof(c->r.name), "mjq:%s:%ld", c->node, c->pid);
 	c->lease_ms = cs->cluster_lease_time * 1000;
 	c->expected = (int)cs->cluster_expected_nodes;
 	return c;
@@ -155,31 +177,72 @@ cluster_trim(struct cluster *c, struct cluster_key *k, int want, double now)
 		(void)cluster_members(c, k, k->ids + want, n, 0, now);
 }
 
+/* cluster_room - room in k->ids for one lease more; 0, or -1 */
+static int
+cluster_room(struct cluster_key *k)
+{
+	unsigned long *ids;
+
+	if (k->held < k->cap)
+		return 0;
+	if ((ids = reallocarray(k->ids, k->cap + 8, sizeof(*ids))) == NULL)
+		return -1;
+	k->ids = ids;
+	k->cap += 8;
+	return 0;
+}
+
+/* cluster_take_run - the TAKE script for k, for a new lease member
+ * ("": none); its code (CLUSTER_TAKE_*), -1 when Redis failed */
+static long long
+cluster_take_run(struct cluster *c, struct cluster_key *k, const char *member,
+    double now, double *wait)
+{
+	char lease[32], limit[16], iv[32], initial[16];
+	const char *args[5] = {member, lease, limit, iv, initial}, *keys[5];
+	const struct cluster_limits *lim = &k->lim;
+	redisReply *rep;
+	long long code, ms;
+
+	(void)snprintf(lease, sizeof(lease), "%lld", c->lease_ms);
+	(void)snprintf(limit, sizeof(limit), "%d", lim->limit);
+	(void)snprintf(
+	    iv, sizeof(iv), "%lld", (long long)(lim->interval * 1000));
+	(void)snprintf(initial, sizeof(initial), "%d",
+	    lim->initial > 0 ? lim->initial : 1);
+	keys[0] = k->rk.lease, keys[1] = k->rk.rate, keys[2] = k->rk.dead;
+	keys[3] = k->rk.cap, keys[4] = k->rk.want;
+	if ((rep = cluster_redis_run(
+		 &c->r, CLUSTER_SCRIPT_TAKE, 5, keys, 5, args, now)) == NULL)
+		return -1;
+	if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
+		freeReplyObject(rep);
+		return -1;
+	}
+	code = rep->element[0]->integer;
+	ms = rep->element[1]->integer;
+	freeReplyObject(rep);
+	*wait = ms > 0 ? (double)ms / 1000 : 0;
+	return code;
+}
+
 /* cluster_take - may a delivery to key start (cluster.h) */
 enum cluster_answer
 cluster_take(struct cluster *c, const char *key, const char *tag,
     const struct cluster_limits *lim, double now, double *wait)
 {
-	char member[CLUSTER_MEMBER_MAX] = "", lease[32], limit[16], iv[32],
-	     initial[16];
-	const char *args[5] = {member, lease, limit, iv, initial}, *keys[4];
+	char member[CLUSTER_MEMBER_MAX] = "";
 	struct cluster_key *k;
-	redisReply *rep;
-	unsigned long *ids;
-	long long code, ms;
+	long long code;
 
 	*wait = 0;
 	if (!cluster_redis_up(&c->r, now) ||
 	    (k = cluster_key_find(c, key, tag)) == NULL)
 		return CLUSTER_LOCAL;
+	k->lim = *lim;
 	if (k->held <= k->inuse) {
-		if (k->held == k->cap) {
-			if ((ids = reallocarray(
-				 k->ids, k->cap + 8, sizeof(*ids))) == NULL)
-				return CLUSTER_LOCAL;
-			k->ids = ids;
-			k->cap += 8;
-		}
+		if (cluster_room(k) == -1)
+			return CLUSTER_LOCAL;
 		cluster_member(c, ++c->next_id, member);
 	}
 	/* A spare lease and no rate: nothing to ask (the dead state comes
@@ -188,25 +251,8 @@ cluster_take(struct cluster *c, const char *key, const char *tag,
 		k->inuse++;
 		return CLUSTER_GO;
 	}
-	(void)snprintf(lease, sizeof(lease), "%lld", c->lease_ms);
-	(void)snprintf(limit, sizeof(limit), "%d", lim->limit);
-	(void)snprintf(
-	    iv, sizeof(iv), "%lld", (long long)(lim->interval * 1000));
-	(void)snprintf(initial, sizeof(initial), "%d",
-	    lim->initial > 0 ? lim->initial : 1);
-	keys[0] = k->rk.lease, keys[1] = k->rk.rate, keys[2] = k->rk.dead;
-	keys[3] = k->rk.cap;
-	if ((rep = cluster_redis_run(
-		 &c->r, CLUSTER_SCRIPT_TAKE, 4, keys, 5, args, now)) == NULL)
+	if ((code = cluster_take_run(c, k, member, now, wait)) == -1)
 		return CLUSTER_LOCAL;
-	if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
-		freeReplyObject(rep);
-		return CLUSTER_LOCAL;
-	}
-	code = rep->element[0]->integer;
-	ms = rep->element[1]->integer;
-	freeReplyObject(rep);
-	*wait = ms > 0 ? (double)ms / 1000 : 0;
 	if (code != CLUSTER_TAKE_GO)
 		return code == CLUSTER_TAKE_FULL   ? CLUSTER_FULL
 		       : code == CLUSTER_TAKE_RATE ? CLUSTER_RATE
@@ -273,16 +319,69 @@ cluster_learn(
 	    (long long)(learn * 1000), refused, now);
 }
 
+/* cluster_regrant - leases taken anew, under the window, for the
+ * deliveries refused a session that wait (Redis gone: they go on under
+ * the local shares, without one) */
+static void
+cluster_regrant(struct cluster *c, struct cluster_key *k,
+    const struct cluster_sessions *ss, double now)
+{
+	char member[CLUSTER_MEMBER_MAX];
+	int n = ss->waiting(k->tag);
+	long long code;
+	double wait;
+
+	for (; n > 0; n--) {
+		if (c->r.ctx == NULL) {
+			(void)ss->grant(k->tag);
+			continue;
+		}
+		if (cluster_room(k) == -1)
+			return;
+		cluster_member(c, c->next_id + 1, member);
+		if ((code = cluster_take_run(c, k, member, now, &wait)) == -1)
+			continue; /* Redis gone since: as above next time */
+		if (code != CLUSTER_TAKE_GO)
+			return;
+		k->ids[k->held++] = ++c->next_id;
+		if (ss->grant(k->tag) == -1) {
+			cluster_trim(c, k, k->held - 1, now);
+			return;
+		}
+	}
+}
+
+/* cluster_wanted - does another node wait for a lease of k (TAKE found
+ * them all held lately)? */
+static int
+cluster_wanted(struct cluster *c, struct cluster_key *k, double now)
+{
+	const char *argv[2] = {"EXISTS", k->rk.want};
+	redisReply *rep;
+	int yes;
+
+	if ((rep = cluster_redis_command(&c->r, 2, argv, now)) == NULL)
+		return 0;
+	yes = rep->type == REDIS_REPLY_INTEGER && rep->integer > 0;
+	freeReplyObject(rep);
+	return yes;
+}
+
 /* cluster_tick - trim, renew, forget; when to be called again */
 double
 cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 {
 	struct cluster_key **pp, *k;
-	int renew, want, n, idle = 0;
+	int renew, want, n, idle = 0, split, look;
 
 	/* Back to Redis as soon as it answers, leases held or not. */
 	if (c->r.mode == CLUSTER_FALLBACK)
 		(void)cluster_redis_up(&c->r, now);
+	/* Cut off: no session idles, as the leases that covered them
+	 * will expire for the others (cluster.h) */
+	split = c->r.mode == CLUSTER_FALLBACK;
+	if ((look = now >= c->next_want) != 0)
+		c->next_want = now + CLUSTER_IDLE_POLL;
 	if (c->keys == NULL)
 		return c->r.ctx == NULL && c->r.mode == CLUSTER_FALLBACK
 			   ? c->r.next_try
@@ -290,11 +389,25 @@ cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 	renew = c->r.ctx != NULL && (now >= c->next_renew || c->r.reconnected);
 	c->r.reconnected = 0;
 	for (pp = &c->keys; (k = *pp) != NULL;) {
-		if ((n = ss->refused(ss->arg, k->tag)) > 0 && c->r.ctx != NULL)
+		/* The refused sessions' leases back, after the others
+		 * learnt what the receiver took with them */
+		if ((n = ss->refused(k->tag)) > 0 && c->r.ctx != NULL) {
 			cluster_learn(c, k->key, n, ss->learn, now);
-		n = ss->open(ss->arg, k->tag);
+			cluster_trim(c, k, k->held > n ? k->held - n : 0, now);
+		}
+		cluster_regrant(c, k, ss, now);
+		/* Leases kept for idle sessions back when a node waits
+		 * (asked every CLUSTER_IDLE_POLL at most) */
+		if (split || (look && c->r.ctx != NULL && k->held > k->inuse &&
+				 cluster_wanted(c, k, now))) {
+			ss->yield(k->tag);
+			if (!split)
+				k->handover = now + CLUSTER_HANDOVER;
+		}
+		n = ss->open(k->tag);
 		want = n > k->inuse ? n : k->inuse;
-		cluster_trim(c, k, want, now);
+		if (now >= k->handover)
+			cluster_trim(c, k, want, now);
 		if (renew && k->held > 0)
 			(void)cluster_members(c, k, k->ids, k->held, 1, now);
 		if (k->held == 0 && k->inuse == 0) {
@@ -305,7 +418,7 @@ cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 			free(k);
 			continue;
 		}
-		idle |= k->held > k->inuse;
+		idle |= k->held > k->inuse || k->inuse > 0;
 		pp = &k->next;
 	}
 	if (renew)

@@ -16,8 +16,16 @@
  * Redis unreachable: every answer is CLUSTER_LOCAL, and the caller
  * schedules on its local table with its share of each limit (limit /
  * expected_nodes); said once in the log, and cluster_state says so for
- * the status.  A reconnect is tried every CLUSTER_RETRY seconds; when it
- * works the leases held are added back and the limits are shared again.
+ * the status.  No session is kept idle meanwhile (each tick closes
+ * them): their leases are no longer renewed, and once they expire the
+ * other nodes use them, and the share counts deliveries, not sessions
+ * cached by the node's other runners.  So a node cut off from Redis
+ * while the others still reach it (a split) keeps no more sessions
+ * than its share plus the deliveries that were running, and those end
+ * long before its leases expire (at least two thirds of lease_time
+ * after the last renewal).  A reconnect is tried every
+ * CLUSTER_RETRY seconds; when it works the leases held are added back and the
+ * limits are shared again.
  *
  * One struct cluster per runner process, used by its main thread only.
  */
@@ -53,11 +61,19 @@ struct cluster;
 /* What cluster_tick asks the caller of a lease's tag: its sessions open
  * (idle ones included), whose leases are kept, and the new sessions
  * the receiver refused (421) since the last tick, which teach every
- * node its limit (cluster_learn) for learn seconds. */
+ * node its limit (cluster_learn) for learn seconds and whose leases
+ * are given back. */
 struct cluster_sessions {
-	int (*open)(void *arg, const char *tag);
-	int (*refused)(void *arg, const char *tag);
-	void *arg;
+	int (*open)(const char *tag);
+	int (*refused)(const char *tag);
+	/* the deliveries refused a session that wait for a lease taken
+	 * anew, and one such lease given to one of them (-1: none waits
+	 * any more, the lease is given back) */
+	int (*waiting)(const char *tag);
+	int (*grant)(const char *tag);
+	/* close the idle sessions to tag: another node waits for a lease,
+	 * or this one was cut off from Redis */
+	void (*yield)(const char *tag);
 	double learn;
 };
 

@@ -9,6 +9,8 @@
  * costs one failed connect a second, never a wait per delivery.  When a
  * reconnect works (AUTH and SCRIPT LOAD included) that is logged once
  * too, and `reconnected` tells the caller to add its leases back.
+ * Each connection is named (CLIENT SETNAME mjq:NODE:PID), so CLIENT
+ * LIST in redis-cli shows which node and runner it is.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +83,13 @@ cluster_redis_load(struct cluster_redis *r)
 		freeReplyObject(rep);
 		if (i)
 			return "AUTH refused";
+	}
+	/* A name Redis refuses (a space in node_name) only goes without */
+	if (r->name[0] != '\0') {
+		if ((rep = redisCommand(
+			 r->ctx, "CLIENT SETNAME %s", r->name)) == NULL)
+			return r->ctx->errstr;
+		freeReplyObject(rep);
 	}
 	for (i = 0; i < CLUSTER_SCRIPT_N; i++) {
 		rep = redisCommand(r->ctx, "SCRIPT LOAD %s",

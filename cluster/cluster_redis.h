@@ -15,6 +15,7 @@ struct cluster_redis {
 	redisContext *ctx; /* NULL: not connected */
 	char addr[PATH_MAX];
 	char password[128];
+	char name[128]; /* CLIENT SETNAME: mjq:node:pid ("": none) */
 	int timeout_ms;
 	char sha[CLUSTER_SCRIPT_N][41];
 	enum cluster_mode mode; /* SHARED or FALLBACK */

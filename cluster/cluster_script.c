@@ -16,11 +16,15 @@
  *                       to what the receiver took when it refuses a
  *                       session (LEARN) and stays there for the learn
  *                       time; forgotten after CLUSTER_CAP_IDLE unused
+ *     mjq:{KEY}:want    string, for CLUSTER_WANT ms after a TAKE found
+ *                       every lease held: a node waits, so the others
+ *                       close their idle sessions and give their leases
+ *                       back (cluster.c) rather than keep them cached
  * Every time is the Redis server's (TIME), so the nodes' clocks may
  * disagree without harm: a node sends durations, never dates.  Each
  * script is one round trip and runs atomically on the server.
  *
- * TAKE  KEYS lease rate dead cap; ARGV member ("": the caller holds a
+ * TAKE  KEYS lease rate dead cap want; ARGV member ("": the caller holds a
  *       lease already, only the rate and dead state are asked), lease
  *       ms, limit (0: none), interval ms (0: none), initial cap.  The
  *       limit is the cap's when that is lower.  Answers {code, ms}:
@@ -48,6 +52,8 @@
  * and how soon after a step it may grow by one more (ms, as text). */
 #define CLUSTER_CAP_IDLE "600000"
 #define CLUSTER_CAP_GROW "500"
+/* How long a node that found every lease held is said to wait (ms). */
+#define CLUSTER_WANT "1000"
 
 static const char *const cluster_scripts[CLUSTER_SCRIPT_N] = {
     [CLUSTER_SCRIPT_TAKE] =
@@ -72,6 +78,7 @@ static const char *const cluster_scripts[CLUSTER_SCRIPT_N] = {
 	"  redis.call('PEXPIRE', KEYS[4], " CLUSTER_CAP_IDLE ")\n"
 	"  if limit == 0 or n < limit then limit = n end\n"
 	"  if held >= limit then\n"
+	"    redis.call('SET', KEYS[5], 1, 'PX', " CLUSTER_WANT ")\n"
 	"    local first = redis.call('ZRANGE', KEYS[1], 0, 0, "
 	"'WITHSCORES')\n"
 	"    return {1, tonumber(first[2]) - now}\n"
@@ -137,7 +144,8 @@ cluster_script_keys(const char *key, struct cluster_rkeys *k)
 	if ((size_t)snprintf(k->lease, len, "mjq:{%s}:lease", key) >= len ||
 	    (size_t)snprintf(k->rate, len, "mjq:{%s}:rate", key) >= len ||
 	    (size_t)snprintf(k->dead, len, "mjq:{%s}:dead", key) >= len ||
-	    (size_t)snprintf(k->cap, len, "mjq:{%s}:cap", key) >= len)
+	    (size_t)snprintf(k->cap, len, "mjq:{%s}:cap", key) >= len ||
+	    (size_t)snprintf(k->want, len, "mjq:{%s}:want", key) >= len)
 		return -1;
 	return 0;
 }

@@ -28,7 +28,8 @@ enum cluster_script {
  * Redis Cluster runs each script on one node). */
 struct cluster_rkeys {
 	char lease[CLUSTER_RKEY_MAX], rate[CLUSTER_RKEY_MAX],
-	    dead[CLUSTER_RKEY_MAX], cap[CLUSTER_RKEY_MAX];
+	    dead[CLUSTER_RKEY_MAX], cap[CLUSTER_RKEY_MAX],
+	    want[CLUSTER_RKEY_MAX];
 };
 
 /* cluster_script_source - the Lua text of a script */

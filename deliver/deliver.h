@@ -27,5 +27,17 @@ int deliver_sessions_open(const char *nexthop);
  * with 421 since the last call (deliver_cache.c): what [cluster] teaches
  * the other nodes */
 int deliver_sessions_refused(const char *nexthop);
+/* deliver_sessions_leased - new sessions go under [cluster] leases: a
+ * delivery refused a session waits for deliver_sessions_grant */
+void deliver_sessions_leased(void);
+/* deliver_sessions_waiting - deliveries to nexthop refused a session
+ * that wait for a lease taken anew */
+int deliver_sessions_waiting(const char *nexthop);
+/* deliver_sessions_grant - a lease taken anew for one of them; -1 when
+ * none waits any more (the lease is not needed) */
+int deliver_sessions_grant(const char *nexthop);
+/* deliver_sessions_yield - close this runner's idle sessions to nexthop
+ * (another node waits for their [cluster] leases) */
+void deliver_sessions_yield(const char *nexthop);
 
 #endif

@@ -25,6 +25,16 @@
  * DELIVER_CACHE_RETRY.  How long a delivery waits in all is its
  * caller's (deliver_smtp.c); only then is it deferred, with the
  * scheduler's negative feedback.
+ *
+ * With [cluster] (deliver_sessions_leased) a new session is also
+ * covered by a lease of the shared window, and the delivery whose
+ * session was refused had one that the receiver just showed to be one
+ * too many: the runner gives that lease back when it tells the other
+ * nodes the refusal (cluster.c), so the delivery does not try again on
+ * its own but waits, counted in `waiting`, for a lease taken anew
+ * under the lowered window (deliver_sessions_grant), or for one of our
+ * sessions to come back.  Else the nodes' refused deliveries would
+ * each try again before the window had come down.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -42,6 +52,8 @@ struct deliver_host {
 	int connecting; /* being opened */
 	int limit;	/* sessions the server took when it refused (-1: -) */
 	int refused; /* refusals not yet asked for (deliver_sessions_refused) */
+	int waiting; /* refused deliveries waiting for a lease ([cluster]) */
+	int grants;  /* leases taken anew for them, not yet used */
 	double until;	/* the limit holds until then */
 	char nexthop[]; /* NUL-terminated */
 };
@@ -56,6 +68,8 @@ static pthread_mutex_t deliver_cache_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t deliver_cache_cv = PTHREAD_COND_INITIALIZER;
 static struct deliver_cached *deliver_cache_idle;
 static struct deliver_host *deliver_cache_hosts;
+/* New sessions go under [cluster] leases (deliver_sessions_leased). */
+static int deliver_cache_leased;
 
 /* deliver_cache_host - the nexthop's record, made when create is set;
  * NULL when there is none (or no memory).  Under the lock. */
@@ -85,7 +99,8 @@ deliver_cache_forget(double now)
 	struct deliver_host **pp, *h;
 
 	for (pp = &deliver_cache_hosts; (h = *pp) != NULL;)
-		if (h->open == 0 && h->connecting == 0 && now >= h->until) {
+		if (h->open == 0 && h->connecting == 0 && h->waiting == 0 &&
+		    now >= h->until) {
 			*pp = h->next;
 			free(h);
 		} else
@@ -150,27 +165,42 @@ deliver_cache_fresh(struct deliver_host *h)
 	return c;
 }
 
-/* deliver_cache_get - an idle session, else a fresh one once allowed */
+/* deliver_cache_unwait - a refused delivery waits no more; the leases
+ * taken for it go with the last one.  Under the lock. */
+static void
+deliver_cache_unwait(struct deliver_host *h)
+{
+	if (h->waiting > 0 && --h->waiting == 0)
+		h->grants = 0;
+}
+
+/* deliver_cache_get - an idle session, else a fresh one once allowed
+ * (retry: for a delivery refused a session, deliver_cache_failed) */
 struct deliver_cached *
-deliver_cache_get(const char *nexthop, double deadline)
+deliver_cache_get(const char *nexthop, double deadline, int retry)
 {
 	struct deliver_cached *c = NULL;
 	struct deliver_host *h;
 	double now;
+	int lease;
 
 	pthread_mutex_lock(&deliver_cache_mu);
 	for (;;) {
-		if ((c = deliver_cache_take(nexthop)) != NULL)
-			break;
-		if ((h = deliver_cache_host(nexthop, 1)) == NULL)
+		h = deliver_cache_host(nexthop, 1);
+		if ((c = deliver_cache_take(nexthop)) != NULL || h == NULL)
 			break;
 		now = clock_now();
-		if (now >= deadline || !deliver_cache_held(h, now)) {
+		lease = !retry || !deliver_cache_leased || h->grants > 0;
+		if (now >= deadline || (lease && !deliver_cache_held(h, now))) {
+			if (retry && deliver_cache_leased && h->grants > 0)
+				h->grants--;
 			c = deliver_cache_fresh(h);
 			break;
 		}
 		deliver_cache_sleep(h, now);
 	}
+	if (retry && deliver_cache_leased && h != NULL)
+		deliver_cache_unwait(h);
 	pthread_mutex_unlock(&deliver_cache_mu);
 	return c;
 }
@@ -215,6 +245,7 @@ deliver_cache_failed(struct deliver_cached *c, int refused, double ttl)
 					   ? ttl
 					   : DELIVER_CACHE_RETRY);
 			wait = 1;
+			h->waiting += deliver_cache_leased;
 		}
 	}
 	pthread_cond_broadcast(&deliver_cache_cv);
@@ -258,16 +289,18 @@ deliver_cache_free(struct deliver_cached *c)
 	free(c);
 }
 
-/* deliver_cache_reap - close idle sessions past their time (all: every
- * one, at shutdown); the QUITs happen outside the lock */
-void
-deliver_cache_reap(double now, int all)
+/* deliver_cache_close - close idle sessions: those to nexthop, else
+ * those past their time (all: every one); the QUITs happen outside the
+ * lock */
+static void
+deliver_cache_close(const char *nexthop, double now, int all)
 {
 	struct deliver_cached **pp, *c, *dead = NULL;
 
 	pthread_mutex_lock(&deliver_cache_mu);
 	for (pp = &deliver_cache_idle; (c = *pp) != NULL;) {
-		if (all || c->expires <= now) {
+		if (nexthop != NULL ? strcmp(c->nexthop, nexthop) == 0
+				    : all || c->expires <= now) {
 			*pp = c->next;
 			c->next = dead;
 			dead = c;
@@ -281,6 +314,22 @@ deliver_cache_reap(double now, int all)
 	}
 }
 
+/* deliver_cache_reap - close idle sessions past their time (all: every
+ * one, at shutdown) */
+void
+deliver_cache_reap(double now, int all)
+{
+	deliver_cache_close(NULL, now, all);
+}
+
+/* deliver_sessions_yield - close the idle sessions to nexthop
+ * (deliver.h) */
+void
+deliver_sessions_yield(const char *nexthop)
+{
+	deliver_cache_close(nexthop, 0, 0);
+}
+
 /* deliver_sessions_open - sessions to nexthop open (deliver.h) */
 int
 deliver_sessions_open(const char *nexthop)
@@ -292,6 +341,49 @@ deliver_sessions_open(const char *nexthop)
 	n = (h = deliver_cache_host(nexthop, 0)) != NULL ? h->open : 0;
 	pthread_mutex_unlock(&deliver_cache_mu);
 	return n;
+}
+
+/* deliver_sessions_leased - new sessions go under [cluster] leases
+ * (deliver.h) */
+void
+deliver_sessions_leased(void)
+{
+	deliver_cache_leased = 1;
+}
+
+/* deliver_sessions_waiting - deliveries to nexthop refused a session
+ * and waiting for a lease (deliver.h) */
+int
+deliver_sessions_waiting(const char *nexthop)
+{
+	struct deliver_host *h;
+	int n = 0;
+
+	pthread_mutex_lock(&deliver_cache_mu);
+	if ((h = deliver_cache_host(nexthop, 0)) != NULL)
+		n = h->waiting - h->grants;
+	pthread_mutex_unlock(&deliver_cache_mu);
+	return n > 0 ? n : 0;
+}
+
+/* deliver_sessions_grant - a lease taken anew for a delivery waiting
+ * (deliver.h); 0, or -1 when none waits any more (the caller gives it
+ * back) */
+int
+deliver_sessions_grant(const char *nexthop)
+{
+	struct deliver_host *h;
+	int r = -1;
+
+	pthread_mutex_lock(&deliver_cache_mu);
+	if ((h = deliver_cache_host(nexthop, 0)) != NULL &&
+	    h->waiting > h->grants) {
+		h->grants++;
+		r = 0;
+	}
+	pthread_cond_broadcast(&deliver_cache_cv);
+	pthread_mutex_unlock(&deliver_cache_mu);
+	return r;
 }
 
 /* deliver_sessions_refused - new sessions to nexthop the server refused

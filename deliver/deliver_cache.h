@@ -19,8 +19,11 @@ struct deliver_cached {
 
 /* deliver_cache_get - an idle session to nexthop, or a fresh one to
  * open (counted open from now on); waits while the limit a refusal
- * taught holds, until deadline (epoch s) at the latest; NULL: no memory */
-struct deliver_cached *deliver_cache_get(const char *nexthop, double deadline);
+ * taught holds, until deadline (epoch s) at the latest; retry (after
+ * deliver_cache_failed said wait) under [cluster] also until a lease
+ * was taken anew for it (deliver_sessions_grant); NULL: no memory */
+struct deliver_cached *deliver_cache_get(
+    const char *nexthop, double deadline, int retry);
 /* deliver_cache_opened - a fresh session c is open */
 void deliver_cache_opened(struct deliver_cached *c);
 /* deliver_cache_failed - a fresh session c could not be opened; with

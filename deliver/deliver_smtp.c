@@ -198,12 +198,13 @@ deliver_smtp_session(const struct deliver_batch *b, struct smtp_status *st)
 	double ttl = (double)b->params->cache_time;
 	double wait = DELIVER_SMTP_PATIENCE * ttl, deadline;
 	struct deliver_cached *c;
+	int retry = 0;
 
 	if (wait > DELIVER_SMTP_PATIENCE_MAX)
 		wait = DELIVER_SMTP_PATIENCE_MAX;
 	deadline = clock_now() + wait;
 	for (;;) {
-		if ((c = deliver_cache_get(b->dest, deadline)) == NULL) {
+		if ((c = deliver_cache_get(b->dest, deadline, retry)) == NULL) {
 			deliver_smtp_fail(
 			    st, SMTP_DEFERRED, "4.3.0", "out of memory");
 			return NULL;
@@ -222,6 +223,7 @@ deliver_smtp_session(const struct deliver_batch *b, struct smtp_status *st)
 			ttl) ||
 		    clock_now() >= deadline)
 			return NULL;
+		retry = 1;
 	}
 }
 

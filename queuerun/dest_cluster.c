@@ -76,6 +76,8 @@ void
 dest_cluster_open(struct queuerun *q)
 {
 	q->cluster = cluster_open(q->cs);
+	if (q->cluster != NULL)
+		deliver_sessions_leased();
 	q->admit_cluster = 0;
 	q->cluster_retry = 0;
 }
@@ -180,22 +182,6 @@ dest_cluster_done(struct queuerun *q, const struct dest_cluster_ref *ref,
 		cluster_dead(q->cluster, ref->key, 0, now);
 }
 
-/* dest_cluster_open_n - our sessions open to a nexthop */
-static int
-dest_cluster_open_n(void *arg, const char *tag)
-{
-	(void)arg;
-	return deliver_sessions_open(tag);
-}
-
-/* dest_cluster_refused_n - our sessions the nexthop refused lately */
-static int
-dest_cluster_refused_n(void *arg, const char *tag)
-{
-	(void)arg;
-	return deliver_sessions_refused(tag);
-}
-
 /* dest_cluster_tick - renew, trim, and ask refused destinations again */
 double
 dest_cluster_tick(struct queuerun *q, double now)
@@ -205,9 +191,11 @@ dest_cluster_tick(struct queuerun *q, double now)
 
 	if (q->cluster == NULL)
 		return 0;
-	ss.open = dest_cluster_open_n;
-	ss.refused = dest_cluster_refused_n;
-	ss.arg = q;
+	ss.open = deliver_sessions_open;
+	ss.refused = deliver_sessions_refused;
+	ss.waiting = deliver_sessions_waiting;
+	ss.grant = deliver_sessions_grant;
+	ss.yield = deliver_sessions_yield;
 	ss.learn = dest_cluster_learn_time(q);
 	next = cluster_tick(q->cluster, now, &ss);
 	if (q->cluster_retry > 0 && now >= q->cluster_retry) {

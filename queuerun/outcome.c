@@ -51,13 +51,17 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 	for (i = 0; i < b->d.n; i++) {
 		rec = rcpt_pool_get(q, b->rcpt[i]);
 		r = &b->d.res[i];
+		/* source= only when a pool gave the address, so the line
+		 * is as it was without one */
 		log_info("%s: to=<%s>, relay=%s, delay=%.2f, dsn=%s, "
-			 "status=%s (%s)%s%s",
+			 "status=%s (%s)%s%s%s%s",
 		    m->lm.name, rec->addr, b->d.relay,
 		    now - (double)m->lm.st.arrival, r->dsn,
 		    outcome_words[r->outcome], r->text,
 		    b->d.tls ? ", tls=" : "",
-		    b->d.tls ? spool_dest_tls_name(b->d.tls) : "");
+		    b->d.tls ? spool_dest_tls_name(b->d.tls) : "",
+		    b->d.source != NULL ? ", source=" : "",
+		    b->d.source != NULL ? b->d.source->addr : "");
 		switch (r->outcome) {
 		case DELIVER_SENT:
 			if (spool_state_set_rcpt(&m->lm.st, rec->off,

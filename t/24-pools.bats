@@ -104,6 +104,15 @@ status_json() {
 	[ -s "$BATS_TEST_TMPDIR/two" ]
 	diff "$BATS_TEST_TMPDIR/two" "$BATS_TEST_TMPDIR/ehlo"
 	grep -q "EHLO $(hostname)" "$BATS_TEST_TMPDIR/s/trace"
+	# each delivery line names the pool's address it went out from,
+	# the same the receiver saw for that recipient
+	[ "$(grep -c 'to=<.*status=sent .*, source=127\.0\.0\.2$' "$BATS_TEST_TMPDIR/run.log")" -eq 30 ]
+	[ "$(grep -c 'to=<.*status=sent .*, source=127\.0\.0\.3$' "$BATS_TEST_TMPDIR/run.log")" -eq 10 ]
+	sed -n 's/.*to=<\([^>]*\)>.*, source=\(.*\)$/\1 \2/p' \
+		"$BATS_TEST_TMPDIR/run.log" | sort >"$BATS_TEST_TMPDIR/logged"
+	sed 's/.* to=<\([^>]*\)> client=\(.*\)/\1 \2/' \
+		"$BATS_TEST_TMPDIR/s/log" | sort >"$BATS_TEST_TMPDIR/seen"
+	diff "$BATS_TEST_TMPDIR/seen" "$BATS_TEST_TMPDIR/logged"
 	# one row per (destination, address), the address last
 	status_json
 	[[ "$output" == *'{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","delivered":30,'*'"source":"127.0.0.2"},{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","delivered":10,'*'"source":"127.0.0.3"}]'* ]]
@@ -133,6 +142,10 @@ status_json() {
 	runq
 	[ "$(from 127.0.0.1)" -eq 4 ]
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -eq 24 ]
+	# the kernel's choice: the delivery line is as it was, no source=
+	[ "$(grep -c 'to=<.*status=sent' "$BATS_TEST_TMPDIR/run.log")" -eq 24 ]
+	[ "$(grep -c 'status=sent.*, source=127\.0\.0\.[234]$' "$BATS_TEST_TMPDIR/run.log")" -eq 20 ]
+	[ "$(grep -c 'source=' "$BATS_TEST_TMPDIR/run.log")" -eq 20 ]
 }
 
 @test "one address throttled with 421 keeps its own sessions; the others stay at full concurrency" {

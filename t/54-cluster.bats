@@ -242,6 +242,8 @@ try() {
 @test "three nodes with the destination's limit N: the receiver never sees more than N sessions and refuses none" {
 	redis_start
 	three_nodes 400
+	# the nodes share: their leases are in Redis while they deliver
+	wait_for 30 eval '[ "$(redis-cli -s "$REDIS/sock" zcard "mjq:{smtp:[127.0.0.1]:$PORT}:lease")" -ge 1 ]'
 	wait_for 120 drained 1200
 	cat "$BATS_TEST_TMPDIR/s/stats"
 	[ "$(stat refused)" -eq 0 ]
@@ -249,12 +251,9 @@ try() {
 	[ "$(stat max_open)" -ge 2 ]
 	once 1200
 	no_crash
-	# the nodes shared: status says so, and the leases are in Redis
+	# the nodes shared: status says so
 	run "$MJ_QUEUESERV" -C "$BATS_TEST_TMPDIR/n1/mjq.conf" status
 	[[ "$output" == *"cluster: node n1, Redis $REDIS/sock: limits shared for "* ]]
-	redis-cli -s "$REDIS/sock" --scan --pattern 'mjq:*' >"$BATS_TEST_TMPDIR/keys"
-	grep -qx 'mjq:{smtp:\[127.0.0.1\]:'"$PORT"'}:lease' "$BATS_TEST_TMPDIR/keys" ||
-		{ cat "$BATS_TEST_TMPDIR/keys"; false; }
 }
 
 @test "the same three nodes without [cluster]: each keeps only its own limit, and the receiver refuses sessions (what the leases prevent)" {
@@ -351,6 +350,98 @@ assert c["node"] == "n1" and c["state"] == "local" and c["expected_nodes"] == 3,
 	done
 }
 
+# cut I - node I's link to Redis cut: its own path to the socket gone
+# (no reconnect) and its runners' connections (named mjq:nI:PID)
+# killed
+cut() {
+	local id
+	rm "$REDIS/n$1.sock"
+	for id in $(redis-cli -s "$REDIS/sock" client list |
+		sed -n "s/^id=\([0-9]*\) .* name=mjq:n$1:.*/\1/p"); do
+		redis-cli -s "$REDIS/sock" client kill id "$id" >/dev/null
+	done
+}
+
+# node_says I TEXT - node I's status line on [cluster] has TEXT
+node_says() {
+	"$MJ_QUEUESERV" -C "$BATS_TEST_TMPDIR/n$1/mjq.conf" status |
+		grep "^cluster:" | grep -q "$2"
+}
+
+# A node cut off from Redis while the others keep it can no longer see
+# their leases nor they its: it falls back to its share, limit /
+# expected_nodes rounded up (here 1 of 3), keeps no session idle,
+# and the others share the limit among themselves once its leases, no
+# longer renewed, expire.  What the design guarantees: the receiver
+# sees at most limit + share sessions during the split (the cut-off
+# node's deliveries running at the cut end long before its leases
+# expire, two thirds of lease_time after the last renewal at least),
+# the limit before and after it.  Here the receiver takes any number
+# and counts them; with the share ignored (the node cut off keeping
+# the whole limit) max_open reaches 5 or 6 and this fails.
+@test "a network split: a node cut off from Redis goes on under its share while the others share the limit; its link back, it shares again" {
+	local n
+	redis_start
+	smtpd_start s --stats "$BATS_TEST_TMPDIR/s/stats" --delay eod=100
+	for i in 1 2 3; do
+		# node 1 has the most, so it still delivers when its leases
+		# have expired and the others hold them
+		n=1000
+		[ "$i" -ne 1 ] || n=3000
+		node_setup "$i" "$n" "[transport:smtp]" \
+			"destination_concurrency_limit = 3"
+		ln -s "$REDIS/sock" "$REDIS/n$i.sock"
+		sed -i "s|^redis = .*|redis = $REDIS/n$i.sock|" \
+			"$BATS_TEST_TMPDIR/n$i/mjq.conf"
+		node_start "$i"
+	done
+	for i in 1 2 3; do
+		node_post "$i"
+	done
+	wait_for 30 eval '[ "$(received)" -ge 300 ] && [ "$(leases "^n1:")" -ge 1 ]'
+	[ "$(stat max_open)" -le 3 ]
+	cut 1
+	wait_for 10 node_says 1 'unreachable, local shares'
+	# node 1 delivers under its share; 2 and 3 keep sharing, and take
+	# node 1's leases once they expire
+	n=$(grep -c 'to=<n1-' "$BATS_TEST_TMPDIR/s/log")
+	wait_for 30 eval '[ "$(grep -c "to=<n1-" "$BATS_TEST_TMPDIR/s/log")" -ge $((n + 100)) ]'
+	wait_for 10 eval '[ "$(leases "^n1:")" -eq 0 ] && [ "$(leases "^n[23]:")" -ge 2 ]'
+	node_says 2 'limits shared'
+	node_says 3 'limits shared'
+	# all three deliver at once: 1 at most, and 3 at most
+	n=$(grep -c 'to=<n[23]-' "$BATS_TEST_TMPDIR/s/log")
+	local n1=$(grep -c 'to=<n1-' "$BATS_TEST_TMPDIR/s/log")
+	wait_for 30 eval '[ "$(grep -c "to=<n[23]-" "$BATS_TEST_TMPDIR/s/log")" -ge $((n + 200)) ] &&
+		[ "$(grep -c "to=<n1-" "$BATS_TEST_TMPDIR/s/log")" -ge $((n1 + 100)) ]'
+	[ "$(stat max_open)" -le 4 ]
+	node_says 1 'unreachable, local shares'
+	# the link back: node 1 shares again, its next post under leases
+	ln -s "$REDIS/sock" "$REDIS/n1.sock"
+	wait_for 10 node_says 1 'limits shared'
+	d=$BATS_TEST_TMPDIR/n1/lists/ex.org/more
+	mkdir -p "$d"
+	seq -f "n1b-%g@d.test" 1 500 >"$d/subscribers"
+	printf '[list]\nposting = open\n' >"$d/config"
+	printf 'From: p@example.net\nSubject: more\n\nhello\n' |
+		"$MJ_ENQUEUE" -C "$BATS_TEST_TMPDIR/n1/mjq.conf" -d ex.org \
+			-l more -r -f p@example.net
+	wait_for 30 eval '[ "$(leases "^n1:")" -ge 1 ]'
+	wait_for 120 drained 5500
+	cat "$BATS_TEST_TMPDIR/s/stats"
+	once 5500
+	no_crash
+	# limit + node 1's share (3 + 1) at most, over the whole run
+	[ "$(stat max_open)" -le 4 ]
+	# node 1 said it once per runner, and that it was back; the others
+	# never lost Redis
+	grep cluster "$BATS_TEST_TMPDIR"/n?/log
+	[ "$(grep -c 'cluster: Redis at .* unreachable' "$BATS_TEST_TMPDIR/n1/log")" -ge 1 ]
+	[ "$(grep -c 'cluster: Redis at .* unreachable' "$BATS_TEST_TMPDIR/n1/log")" -le 2 ]
+	grep -q 'cluster: Redis at .* is back; limits are shared again' "$BATS_TEST_TMPDIR/n1/log"
+	run -1 grep -h 'cluster: Redis at .* unreachable' "$BATS_TEST_TMPDIR/n2/log" "$BATS_TEST_TMPDIR/n3/log"
+}
+
 @test "a rate limit of R per minute to one destination across three nodes holds within 5%" {
 	local c0 c1 t0 t1 rate
 	redis_start
@@ -403,20 +494,26 @@ refusals() {
 }
 
 # The shared window (the cap, cluster_script.c) is what keeps this near
-# one node's count: with a window per node the three nodes drew 22 to 26
-# refusals here against one node's 1 or 2 (each node starts at the
-# initial concurrency and learns the receiver's limit alone); shared,
-# 3 to 5.  One node's count is that small, so the bound allows the
-# receiver's limit plus one more: a delivery refused while it holds a
-# lease retries on its own before the cap has come down
-# (deliver_cache.c).
+# one node's count: with a window per node (NO_CLUSTER) the three nodes
+# drew 22 to 25 refusals here against one node's 1 or 2 (each node
+# starts at the initial concurrency and learns the receiver's limit
+# alone).  Shared, the first burst is one node's (the initial window
+# is over all nodes), and two more causes are gone: a delivery refused
+# gives its lease back with the refusal and waits for one taken anew
+# under the lowered window, rather than retrying on its own
+# (deliver_cache.c, cluster.c); and a node that waits for a lease makes
+# the others close their idle sessions, so the run seldom outlasts the
+# learn time and probes one session more.  Measured, 28 runs: three
+# nodes 2 in 24, 3 in 2, 4 in 2, against one node's 2 (1 in 2 runs);
+# before, 3 to 8.  One node's count is 1 or 2, where one probe more is
+# already half of it: the bound is 1.5 times max(one node's, 3), 4.
 @test "without a configured limit, three nodes draw no more 421s than one node alone (within 1.5x)" {
 	local one three
 	redis_start
 	one=$(refusals 1 1200)
 	three=$(refusals 3 400)
 	echo "refused: one node $one, three nodes $three"
-	[ "$three" -le $((one * 3 / 2 + 4)) ]
+	[ "$three" -le $(((one > 3 ? one : 3) * 3 / 2)) ]
 }
 
 @test "a destination one node found dead is deferred by the others without a connection until its probe time" {

@@ -33,10 +33,17 @@
 /* no_sessions - struct cluster_sessions' counts: this tool opens
  * none, and none is refused */
 static int
-no_sessions(void *arg, const char *tag)
+no_sessions(const char *tag)
 {
-	(void)arg, (void)tag;
+	(void)tag;
 	return 0;
+}
+
+/* no_yield - struct cluster_sessions' yield: no session to close */
+static void
+no_yield(const char *tag)
+{
+	(void)tag;
 }
 
 /* step - one step at argv[0]; the arguments it used, or -1 */
@@ -46,7 +53,8 @@ step(struct cluster *c, char **argv, int argc)
 	static const char *const answers[] = {
 	    "go", "full", "rate", "dead", "local"};
 	static const char *const modes[] = {"off", "shared", "fallback"};
-	struct cluster_sessions ss = {no_sessions, no_sessions, NULL, 1};
+	struct cluster_sessions ss = {
+	    no_sessions, no_sessions, no_sessions, no_sessions, no_yield, 1};
 	struct cluster_limits lim;
 	enum cluster_answer a;
 	double wait, since;
