@@ -43,7 +43,7 @@ struct smtp_timeouts {
 
 enum smtp_io_error { SMTP_IO_OK, SMTP_IO_TIMEOUT, SMTP_IO_LOST, SMTP_IO_PROTO };
 
-/* What a session's channel is, as Postfix logs it (smtp_tls.c). */
+/* What a session's channel is, as Postfix logs it (smtp_tls_verify.c). */
 enum smtp_tls_state {
 	SMTP_TLS_OFF,	    /* clear text */
 	SMTP_TLS_ANONYMOUS, /* TLS, the server showed no certificate */
@@ -52,7 +52,7 @@ enum smtp_tls_state {
 	SMTP_TLS_VERIFIED   /* TLS, trusted chain (or DANE) and name */
 };
 
-struct smtp_tls_conn; /* smtp_tls.c's, while TLS is on */
+struct smtp_tls_conn; /* smtp_tls_conn.h's, while TLS is on */
 struct smtp_session;
 
 /* The record layer under the send and reply primitives while the channel

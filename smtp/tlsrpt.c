@@ -1,7 +1,7 @@
 /*
  * tlsrpt.c - TLS-RPT (RFC 8460) result types and TXT records, no I/O.
  *
- * A session's result is read from what smtp_tls.c noted of it: no TLS
+ * A session's result is read from what smtp_tls_verify.c noted of it: no TLS
  * at all is starttls-not-supported (not offered, or refused); TLSA
  * records of which none was usable (DANE-TA or DANE-EE that OpenSSL
  * takes), so that TLS went on at may, tlsa-invalid; the first
