@@ -66,8 +66,9 @@ LISTS_LIBS = -lpsl
 # mj_stsfetch fetches MTA-STS policies with libcurl (OpenSSL flavour):
 # only it links libcurl, so that a runner does without its libraries.
 CURL_LIBS = -lcurl
-# libcluster talks to Redis with hiredis: only what links it needs it.
-CLUSTER_LIBS = -lhiredis
+# libcluster talks to Redis with hiredis (and OpenSSL for tls = yes):
+# only what links it needs it.
+CLUSTER_LIBS = -lhiredis -lssl -lcrypto
 
 # make SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer everywhere.
 # mj_enqueue runs once per incoming message: linked statically it skips

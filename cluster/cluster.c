@@ -173,7 +173,7 @@ cluster_trim(struct cluster *c, struct cluster_key *k, int want, double now)
 	if (n <= 0)
 		return;
 	k->held = want;
-	if (c->r.ctx != NULL)
+	if (cluster_redis_connected(&c->r))
 		(void)cluster_members(c, k, k->ids + want, n, 0, now);
 }
 
@@ -332,7 +332,7 @@ cluster_regrant(struct cluster *c, struct cluster_key *k,
 	double wait;
 
 	for (; n > 0; n--) {
-		if (c->r.ctx == NULL) {
+		if (!cluster_redis_connected(&c->r)) {
 			(void)ss->grant(k->tag);
 			continue;
 		}
@@ -383,23 +383,27 @@ cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 	if ((look = now >= c->next_want) != 0)
 		c->next_want = now + CLUSTER_IDLE_POLL;
 	if (c->keys == NULL)
-		return c->r.ctx == NULL && c->r.mode == CLUSTER_FALLBACK
+		return !cluster_redis_connected(&c->r) &&
+			       c->r.mode == CLUSTER_FALLBACK
 			   ? c->r.next_try
 			   : 0;
-	renew = c->r.ctx != NULL && (now >= c->next_renew || c->r.reconnected);
+	renew = cluster_redis_connected(&c->r) &&
+		(now >= c->next_renew || c->r.reconnected);
 	c->r.reconnected = 0;
 	for (pp = &c->keys; (k = *pp) != NULL;) {
 		/* The refused sessions' leases back, after the others
 		 * learnt what the receiver took with them */
-		if ((n = ss->refused(k->tag)) > 0 && c->r.ctx != NULL) {
+		if ((n = ss->refused(k->tag)) > 0 &&
+		    cluster_redis_connected(&c->r)) {
 			cluster_learn(c, k->key, n, ss->learn, now);
 			cluster_trim(c, k, k->held > n ? k->held - n : 0, now);
 		}
 		cluster_regrant(c, k, ss, now);
 		/* Leases kept for idle sessions back when a node waits
 		 * (asked every CLUSTER_IDLE_POLL at most) */
-		if (split || (look && c->r.ctx != NULL && k->held > k->inuse &&
-				 cluster_wanted(c, k, now))) {
+		if (split ||
+		    (look && cluster_redis_connected(&c->r) &&
+			k->held > k->inuse && cluster_wanted(c, k, now))) {
 			ss->yield(k->tag);
 			if (!split)
 				k->handover = now + CLUSTER_HANDOVER;
@@ -425,7 +429,7 @@ cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 		c->next_renew = now + (double)c->lease_ms / 3000;
 	if (c->keys == NULL)
 		return 0;
-	if (c->r.ctx == NULL)
+	if (!cluster_redis_connected(&c->r))
 		return c->r.next_try;
 	return idle && now + CLUSTER_IDLE_POLL < c->next_renew
 		   ? now + CLUSTER_IDLE_POLL
@@ -466,7 +470,7 @@ cluster_close(struct cluster *c)
 		return;
 	while ((k = c->keys) != NULL) {
 		c->keys = k->next;
-		if (c->r.ctx != NULL && k->held > 0)
+		if (cluster_redis_connected(&c->r) && k->held > 0)
 			(void)cluster_members(c, k, k->ids, k->held, 0, 0);
 		free(k->key);
 		free(k->tag);

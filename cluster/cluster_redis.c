@@ -11,6 +11,10 @@
  * too, and `reconnected` tells the caller to add its leases back.
  * Each connection is named (CLIENT SETNAME mjq:NODE:PID), so CLIENT
  * LIST in redis-cli shows which node and runner it is.
+ *
+ * The transport is hiredis's own connection, or with [cluster] tls =
+ * yes cluster_tls.c (OpenSSL, as Debian 12's hiredis 0.14 has no TLS);
+ * only the few functions below the settings know which.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +31,41 @@ cluster_redis_init(struct cluster_redis *r, const struct cluster_settings *cs)
 	(void)strlcpy(r->addr, cs->cluster_redis, sizeof(r->addr));
 	(void)strlcpy(r->password, cs->cluster_password, sizeof(r->password));
 	r->timeout_ms = (int)cs->cluster_timeout_ms;
+	r->use_tls = cs->cluster_tls;
+	(void)strlcpy(r->ca_file, cs->cluster_tls_ca_file, sizeof(r->ca_file));
 	r->mode = CLUSTER_SHARED;
+}
+
+/* cluster_redis_drop - close the connection, whichever transport */
+static void
+cluster_redis_drop(struct cluster_redis *r)
+{
+	if (r->ctx != NULL)
+		redisFree(r->ctx);
+	cluster_tls_close(r->tls);
+	r->ctx = NULL;
+	r->tls = NULL;
+}
+
+/* cluster_redis_argv - send a command, its reply or NULL (why:
+ * cluster_redis_error) */
+static redisReply *
+cluster_redis_argv(struct cluster_redis *r, int argc, const char **argv)
+{
+	if (r->tls != NULL)
+		return cluster_tls_command(r->tls, argc, argv);
+	return redisCommandArgv(r->ctx, argc, argv, NULL);
+}
+
+/* cluster_redis_error - why the connection or the last command failed */
+static const char *
+cluster_redis_error(const struct cluster_redis *r)
+{
+	if (r->tls != NULL)
+		return cluster_tls_error(r->tls);
+	if (r->ctx != NULL && r->ctx->err)
+		return r->ctx->errstr;
+	return r->why;
 }
 
 /* cluster_redis_down - the connection failed: close it, say so once */
@@ -43,28 +81,42 @@ cluster_redis_down(struct cluster_redis *r, const char *why, double now)
 		r->since = now;
 	r->mode = CLUSTER_FALLBACK;
 	r->next_try = now + CLUSTER_RETRY;
-	if (r->ctx != NULL)
-		redisFree(r->ctx);
-	r->ctx = NULL;
+	cluster_redis_drop(r);
 }
 
-/* cluster_redis_connect - a new context for the address, or NULL */
-static redisContext *
-cluster_redis_connect(const struct cluster_redis *r)
+/* cluster_redis_connect - connect to the address: 0, or -1 (why:
+ * cluster_redis_error) */
+static int
+cluster_redis_connect(struct cluster_redis *r)
 {
 	struct timeval tv = {
 	    r->timeout_ms / 1000, (r->timeout_ms % 1000) * 1000};
 	char host[256], *colon;
 	long port;
 
+	(void)strlcpy(r->why, "bad address or no memory", sizeof(r->why));
+	if (r->use_tls)
+		return (r->tls = cluster_tls_open(r->addr, r->ca_file,
+			    r->timeout_ms, r->why, sizeof(r->why))) == NULL
+			   ? -1
+			   : 0;
 	if (r->addr[0] == '/')
-		return redisConnectUnixWithTimeout(r->addr, tv);
-	if (strlcpy(host, r->addr, sizeof(host)) >= sizeof(host) ||
-	    (colon = strrchr(host, ':')) == NULL)
-		return NULL;
-	*colon = '\0';
-	port = strtol(colon + 1, NULL, 10);
-	return redisConnectWithTimeout(host, (int)port, tv);
+		r->ctx = redisConnectUnixWithTimeout(r->addr, tv);
+	else if (strlcpy(host, r->addr, sizeof(host)) < sizeof(host) &&
+		 (colon = strrchr(host, ':')) != NULL) {
+		*colon = '\0';
+		port = strtol(colon + 1, NULL, 10);
+		r->ctx = redisConnectWithTimeout(host, (int)port, tv);
+	}
+	if (r->ctx == NULL || r->ctx->err)
+		return -1;
+	if (redisSetTimeout(r->ctx, tv) != REDIS_OK) {
+		(void)strlcpy(r->why, "cannot set the timeout", sizeof(r->why));
+		redisFree(r->ctx);
+		r->ctx = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 /* cluster_redis_load - AUTH, then SCRIPT LOAD of every script; NULL, or
@@ -72,13 +124,15 @@ cluster_redis_connect(const struct cluster_redis *r)
 static const char *
 cluster_redis_load(struct cluster_redis *r)
 {
+	const char *argv[3];
 	redisReply *rep;
 	int i;
 
 	if (r->password[0] != '\0') {
-		rep = redisCommand(r->ctx, "AUTH %s", r->password);
-		if (rep == NULL)
-			return r->ctx->errstr;
+		argv[0] = "AUTH";
+		argv[1] = r->password;
+		if ((rep = cluster_redis_argv(r, 2, argv)) == NULL)
+			return cluster_redis_error(r);
 		i = rep->type == REDIS_REPLY_ERROR;
 		freeReplyObject(rep);
 		if (i)
@@ -86,16 +140,19 @@ cluster_redis_load(struct cluster_redis *r)
 	}
 	/* A name Redis refuses (a space in node_name) only goes without */
 	if (r->name[0] != '\0') {
-		if ((rep = redisCommand(
-			 r->ctx, "CLIENT SETNAME %s", r->name)) == NULL)
-			return r->ctx->errstr;
+		argv[0] = "CLIENT";
+		argv[1] = "SETNAME";
+		argv[2] = r->name;
+		if ((rep = cluster_redis_argv(r, 3, argv)) == NULL)
+			return cluster_redis_error(r);
 		freeReplyObject(rep);
 	}
 	for (i = 0; i < CLUSTER_SCRIPT_N; i++) {
-		rep = redisCommand(r->ctx, "SCRIPT LOAD %s",
-		    cluster_script_source((enum cluster_script)i));
-		if (rep == NULL)
-			return r->ctx->errstr;
+		argv[0] = "SCRIPT";
+		argv[1] = "LOAD";
+		argv[2] = cluster_script_source((enum cluster_script)i);
+		if ((rep = cluster_redis_argv(r, 3, argv)) == NULL)
+			return cluster_redis_error(r);
 		if (rep->type != REDIS_REPLY_STRING || rep->len != 40) {
 			freeReplyObject(rep);
 			return "SCRIPT LOAD failed";
@@ -106,29 +163,30 @@ cluster_redis_load(struct cluster_redis *r)
 	return NULL;
 }
 
+/* cluster_redis_connected - a connection is open */
+int
+cluster_redis_connected(const struct cluster_redis *r)
+{
+	return r->ctx != NULL || r->tls != NULL;
+}
+
 /* cluster_redis_up - connected, or reconnected now when due */
 int
 cluster_redis_up(struct cluster_redis *r, double now)
 {
-	struct timeval tv = {
-	    r->timeout_ms / 1000, (r->timeout_ms % 1000) * 1000};
-	const char *why = "cannot set the timeout";
+	const char *why;
 
-	if (r->ctx != NULL)
+	if (cluster_redis_connected(r))
 		return 1;
 	if (now < r->next_try)
 		return 0;
-	if ((r->ctx = cluster_redis_connect(r)) == NULL) {
-		cluster_redis_down(r, "bad address or no memory", now);
+	if (cluster_redis_connect(r) == -1) {
+		cluster_redis_down(r, cluster_redis_error(r), now);
 		return 0;
 	}
-	if (r->ctx->err) {
-		cluster_redis_down(r, r->ctx->errstr, now);
-		return 0;
-	}
-	if (redisSetTimeout(r->ctx, tv) != REDIS_OK ||
-	    (why = cluster_redis_load(r)) != NULL) {
-		cluster_redis_down(r, r->ctx->err ? r->ctx->errstr : why, now);
+	if ((why = cluster_redis_load(r)) != NULL) {
+		(void)strlcpy(r->why, why, sizeof(r->why));
+		cluster_redis_down(r, r->why, now);
 		return 0;
 	}
 	if (r->mode == CLUSTER_FALLBACK) {
@@ -149,7 +207,8 @@ static redisReply *
 cluster_redis_answer(struct cluster_redis *r, redisReply *rep, double now)
 {
 	if (rep == NULL) {
-		cluster_redis_down(r, r->ctx->errstr, now);
+		(void)strlcpy(r->why, cluster_redis_error(r), sizeof(r->why));
+		cluster_redis_down(r, r->why, now);
 		return NULL;
 	}
 	if (rep->type == REDIS_REPLY_ERROR) {
@@ -168,8 +227,7 @@ cluster_redis_command(
 {
 	if (!cluster_redis_up(r, now))
 		return NULL;
-	return cluster_redis_answer(
-	    r, redisCommandArgv(r->ctx, argc, argv, NULL), now);
+	return cluster_redis_answer(r, cluster_redis_argv(r, argc, argv), now);
 }
 
 /* How many keys and arguments a script call takes at most. */
@@ -197,7 +255,7 @@ cluster_redis_run(struct cluster_redis *r, enum cluster_script s, int nkeys,
 		argv[argc++] = keys[i];
 	for (i = 0; i < nargs; i++)
 		argv[argc++] = args[i];
-	rep = redisCommandArgv(r->ctx, argc, argv, NULL);
+	rep = cluster_redis_argv(r, argc, argv);
 	again = rep != NULL && rep->type == REDIS_REPLY_ERROR &&
 		strncasecmp(rep->str, "NOSCRIPT", 8) == 0;
 	if (again) {
@@ -206,7 +264,7 @@ cluster_redis_run(struct cluster_redis *r, enum cluster_script s, int nkeys,
 			cluster_redis_down(r, why, now);
 			return NULL;
 		}
-		rep = redisCommandArgv(r->ctx, argc, argv, NULL);
+		rep = cluster_redis_argv(r, argc, argv);
 	}
 	return cluster_redis_answer(r, rep, now);
 }
@@ -215,7 +273,5 @@ cluster_redis_run(struct cluster_redis *r, enum cluster_script s, int nkeys,
 void
 cluster_redis_close(struct cluster_redis *r)
 {
-	if (r->ctx != NULL)
-		redisFree(r->ctx);
-	r->ctx = NULL;
+	cluster_redis_drop(r);
 }

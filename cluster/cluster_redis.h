@@ -10,9 +10,14 @@
 
 #include "cluster.h"
 #include "cluster_script.h"
+#include "cluster_tls.h"
 
 struct cluster_redis {
-	redisContext *ctx; /* NULL: not connected */
+	redisContext *ctx;	 /* plain: NULL when not connected */
+	struct cluster_tls *tls; /* tls = yes: NULL when not connected */
+	int use_tls;
+	char ca_file[PATH_MAX];
+	char why[160]; /* why the TLS connection failed */
 	char addr[PATH_MAX];
 	char password[128];
 	char name[128]; /* CLIENT SETNAME: mjq:node:pid ("": none) */
@@ -27,6 +32,9 @@ struct cluster_redis {
 /* cluster_redis_init - the settings; not connected yet */
 void cluster_redis_init(
     struct cluster_redis *r, const struct cluster_settings *cs);
+/* cluster_redis_connected - a connection is open (whichever transport):
+ * 1, else 0; connects nothing */
+int cluster_redis_connected(const struct cluster_redis *r);
 /* cluster_redis_up - connected (or reconnected now, when due): 1, else 0 */
 int cluster_redis_up(struct cluster_redis *r, double now);
 /* cluster_redis_run - run a script with nkeys keys and nargs arguments;

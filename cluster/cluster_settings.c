@@ -16,6 +16,8 @@
 static const struct conf_key cluster_keys[] = {
     STRKEY("redis", "", cluster_redis),
     STRKEY("password", "", cluster_password),
+    {"tls", CONF_BOOL, "no", 0, 1, S(cluster_tls), NULL},
+    STRKEY("tls_ca_file", "", cluster_tls_ca_file),
     STRKEY("node_name", "", cluster_node),
     {"lease_time", CONF_DURATION, "30s", 2, 3600, S(cluster_lease_time), NULL},
     {"expected_nodes", CONF_INT, "1", 1, 1000, S(cluster_expected_nodes), NULL},

@@ -19,7 +19,9 @@
 struct cluster_settings {
 	char cluster_redis[PATH_MAX]; /* host:port or a socket path; "": off */
 	char cluster_password[128];
-	char cluster_node[64]; /* "": the host name */
+	int cluster_tls;		    /* TLS to host:port */
+	char cluster_tls_ca_file[PATH_MAX]; /* "": the system store */
+	char cluster_node[64];		    /* "": the host name */
 	long long cluster_lease_time;
 	long long cluster_expected_nodes;
 	long long cluster_timeout_ms;

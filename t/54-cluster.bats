@@ -13,7 +13,11 @@
 # messages from its spool.  With Redis stopped the nodes go on under
 # their local shares (limit / expected_nodes) and nothing is lost;
 # Redis back, they share again.  The scripts themselves are checked
-# with mj_clustertry (one lease, rate and dead step each).
+# with mj_clustertry (one lease, rate and dead step each).  Redis over
+# TLS ([cluster] tls, cluster/cluster_tls.c): a redis-server on a TLS
+# port with a certificate of a private CA; a CA that did not sign it, a
+# name it does not hold, a server that never finishes the handshake are
+# Redis unreachable (local shares), never an unverified connection.
 
 bats_require_minimum_version 1.5.0
 load helpers
@@ -46,6 +50,41 @@ redis_start() {
 		>>"$REDIS/log" 2>&1 3>&- &
 	echo $! >"$REDIS/pid"
 	wait_for 10 redis_ping
+}
+
+# redis_tls_start - the private Redis on a TLS port of 127.0.0.1 only
+# ($REDIS_TLS_PORT), with a certificate for localhost signed by the test
+# CA $C/ca.crt (another CA: $C/other.crt); returns once it answers
+redis_tls_start() {
+	C=$BATS_TEST_TMPDIR/certs
+	mkdir -p "$REDIS" "$C"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+		-nodes -subj "/CN=mjq test CA" -days 30 -keyout "$C/ca.key" \
+		-out "$C/ca.crt" 2>/dev/null
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+		-nodes -subj "/CN=other CA" -days 30 -keyout "$C/other.key" \
+		-out "$C/other.crt" 2>/dev/null
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+		-subj "/CN=localhost" -keyout "$C/redis.key" \
+		-out "$C/redis.csr" 2>/dev/null
+	printf 'subjectAltName=DNS:localhost\n' >"$C/redis.ext"
+	openssl x509 -req -in "$C/redis.csr" -CA "$C/ca.crt" \
+		-CAkey "$C/ca.key" -CAcreateserial -extfile "$C/redis.ext" \
+		-out "$C/redis.crt" -days 30 2>/dev/null
+	REDIS_TLS_PORT=$(free_port)
+	redis-server --port 0 --bind 127.0.0.1 --tls-port "$REDIS_TLS_PORT" \
+		--tls-cert-file "$C/redis.crt" --tls-key-file "$C/redis.key" \
+		--tls-ca-cert-file "$C/ca.crt" --tls-auth-clients no \
+		--save '' --appendonly no --dir "$REDIS" \
+		>>"$REDIS/log" 2>&1 3>&- &
+	echo $! >"$REDIS/pid"
+	wait_for 10 eval '[ "$(redis_tls ping)" = PONG ]'
+}
+
+# redis_tls ARG... - redis-cli on the TLS Redis, verified by the test CA
+redis_tls() {
+	redis-cli --tls --cacert "$C/ca.crt" -h localhost -p "$REDIS_TLS_PORT" \
+		"$@" 2>/dev/null
 }
 
 # redis_ping - the private Redis answers
@@ -180,14 +219,15 @@ three_nodes() {
 	done
 }
 
-# try [ENV=V...] STEP... - mj_clustertry on the private Redis
+# try [ENV=V...] STEP... - mj_clustertry on the private Redis (at
+# $REDIS_ADDR when set)
 try() {
 	local e=()
 	while [[ "$1" == *=* ]]; do
 		e+=("$1")
 		shift
 	done
-	env "${e[@]}" "$MJ_CLUSTERTRY" "$REDIS/sock" "$@"
+	env "${e[@]}" "$MJ_CLUSTERTRY" "${REDIS_ADDR:-$REDIS/sock}" "$@"
 }
 
 @test "the scripts: leases up to the limit, expiry of a dead holder's, the shared window, the rate bucket, the dead time, the fallback" {
@@ -542,4 +582,68 @@ refusals() {
 	[ "$(stat sessions)" -eq "$sessions" ]
 	[ "$(grep -c 'to=<n2-.*status=deferred' "$BATS_TEST_TMPDIR/n2/log")" -eq 20 ]
 	no_crash
+}
+
+@test "Redis over TLS: leases taken and given back through a verified connection; another CA, a name the certificate lacks, a stalled handshake: unreachable, nothing taken" {
+	command -v openssl >/dev/null || skip "openssl is not installed"
+	redis_tls_start
+	REDIS_ADDR=localhost:$REDIS_TLS_PORT
+	# the scripts work through TLS: a lease of a limit of 1, full, given
+	# back, taken again
+	run try MJQ_CLUSTER_TLS_CA="$C/ca.crt" take t 1 0 take t 1 0 done t 0 take t 1 0 state
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = go ]
+	[[ "${lines[1]}" == "full "* ]]
+	[ "${lines[2]}" = done ]
+	[ "${lines[3]}" = go ]
+	[ "${lines[4]}" = shared ]
+	# given back at the end; one held is in Redis, named by its node
+	[ "$(redis_tls zcard 'mjq:{t}:lease')" -eq 0 ]
+	MJQ_CLUSTER_NODE=tlsnode MJQ_CLUSTER_TLS_CA="$C/ca.crt" \
+		"$MJ_CLUSTERTRY" "$REDIS_ADDR" take t 2 0 hold \
+		>"$BATS_TEST_TMPDIR/hold" 3>&- &
+	local holder=$!
+	wait_for 5 grep -qx held "$BATS_TEST_TMPDIR/hold"
+	[ "$(redis_tls zcard 'mjq:{t}:lease')" -eq 1 ]
+	[[ "$(redis_tls client list)" == *"name=mjq:tlsnode:"* ]]
+	kill -KILL "$holder"
+	wait "$holder" || true
+	# a CA that did not sign the server's certificate: unreachable, said
+	# once, nothing taken
+	run try MJQ_CLUSTER_TLS_CA="$C/other.crt" take u 2 0 take u 2 0 state
+	[ "${lines[0]}" != go ]
+	[[ "$output" == *"unreachable (TLS handshake: server certificate not verified: "* ]]
+	[ "$(grep -c unreachable <<<"$output")" -eq 1 ]
+	[ "${lines[1]}" = local ]
+	[ "${lines[2]}" = local ]
+	[ "${lines[3]}" = fallback ]
+	# the system store does not know the test CA either
+	run try MJQ_CLUSTER_TLS_CA= take u 2 0 state
+	[[ "$output" == *"server certificate not verified"* ]]
+	[ "${lines[-1]}" = fallback ]
+	# the right CA, but the certificate names localhost, not 127.0.0.1
+	REDIS_ADDR=127.0.0.1:$REDIS_TLS_PORT
+	run try MJQ_CLUSTER_TLS_CA="$C/ca.crt" take u 2 0 state
+	[[ "$output" == *"not verified: IP address mismatch"* ]]
+	[ "${lines[-1]}" = fallback ]
+	[ "$(redis_tls zcard 'mjq:{u}:lease')" -eq 0 ]
+	[ -z "$(redis_tls keys 'mjq:{u}:*')" ]
+	# tls = yes on a socket path: refused, not sent in clear
+	REDIS_ADDR=$REDIS/sock
+	run try MJQ_CLUSTER_TLS_CA="$C/ca.crt" take u 2 0 state
+	[[ "$output" == *"unreachable (tls = yes needs host:port)"* ]]
+	# a server that accepts and never answers the handshake: given up
+	# after timeout_ms (250), not waited on
+	python3 -c 'import socket,sys,time
+s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(5)
+print(s.getsockname()[1]); sys.stdout.flush(); time.sleep(60)' \
+		>"$BATS_TEST_TMPDIR/stall" 3>&- &
+	echo $! >>"$BATS_TEST_TMPDIR/server.pids"
+	wait_for 5 test -s "$BATS_TEST_TMPDIR/stall"
+	REDIS_ADDR=localhost:$(cat "$BATS_TEST_TMPDIR/stall")
+	local t0=$SECONDS
+	run try MJQ_CLUSTER_TLS_CA="$C/ca.crt" take u 2 0 state
+	[[ "$output" == *"unreachable (TLS handshake: timed out)"* ]]
+	[ "${lines[-1]}" = fallback ]
+	[ $((SECONDS - t0)) -le 2 ]
 }

@@ -17,6 +17,9 @@
  *     hold                     -> "held", then sleeps until killed,
  *                                 leases kept (a node that dies)
  * The tag of every key is the key; open sessions for tick are 0.
+ * Environment: MJQ_CLUSTER_NODE (node_name), MJQ_CLUSTER_LEASE
+ * (lease_time), MJQ_CLUSTER_TLS_CA (tls = yes, tls_ca_file = its value;
+ * empty: the system store).
  * Exit 0, or 64 for a bad step.
  */
 #include <signal.h>
@@ -131,6 +134,13 @@ main(int argc, char **argv)
 	s.cluster_lease_time = getenv("MJQ_CLUSTER_LEASE") != NULL
 				   ? atoll(getenv("MJQ_CLUSTER_LEASE"))
 				   : 30;
+	/* [cluster] tls = yes, and tls_ca_file ("": the system store) */
+	if (getenv("MJQ_CLUSTER_TLS_CA") != NULL) {
+		s.cluster_tls = 1;
+		(void)strlcpy(s.cluster_tls_ca_file,
+		    getenv("MJQ_CLUSTER_TLS_CA"),
+		    sizeof(s.cluster_tls_ca_file));
+	}
 	s.cluster_expected_nodes = 3;
 	s.cluster_timeout_ms = 250;
 	if ((c = cluster_open(&s)) == NULL)
