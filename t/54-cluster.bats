@@ -102,7 +102,8 @@ redis_stop() {
 # node_setup I RCPTS [INI...] - node I's spool, lists and config under
 # $BATS_TEST_TMPDIR/nI: a list big@ex.org of RCPTS subscribers
 # nI-K@d.test, d.test sent to the receiver at $PORT, [cluster] on the
-# private Redis (none when NO_CLUSTER is set); extra INI lines appended
+# private Redis (at $REDIS_ADDR when set; none when NO_CLUSTER is set);
+# extra INI lines appended (the first ones still in [cluster])
 node_setup() {
 	local i=$1 rcpts=$2 d=$BATS_TEST_TMPDIR/n$1
 	shift 2
@@ -128,7 +129,8 @@ node_setup() {
 		EOF2
 		[ -n "${NO_CLUSTER:-}" ] ||
 			printf '[cluster]\nredis = %s\nnode_name = n%s\n%s\n%s\n' \
-				"$REDIS/sock" "$i" "lease_time = 3s" "expected_nodes = 3"
+				"${REDIS_ADDR:-$REDIS/sock}" "$i" "lease_time = 3s" \
+				"expected_nodes = 3"
 		printf '%s\n' "$@"
 	} >"$d/mjq.conf"
 }
@@ -646,4 +648,25 @@ print(s.getsockname()[1]); sys.stdout.flush(); time.sleep(60)' \
 	[[ "$output" == *"unreachable (TLS handshake: timed out)"* ]]
 	[ "${lines[-1]}" = fallback ]
 	[ $((SECONDS - t0)) -le 2 ]
+}
+
+@test "one node delivers with its leases in a Redis over TLS: shared, at most the limit at once, every recipient once" {
+	command -v openssl >/dev/null || skip "openssl is not installed"
+	redis_tls_start
+	REDIS_ADDR=localhost:$REDIS_TLS_PORT
+	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats"
+	node_setup 1 300 "tls = yes" "tls_ca_file = $C/ca.crt" \
+		"[transport:smtp]" "destination_concurrency_limit = 2"
+	node_start 1
+	node_post 1
+	wait_for 30 eval '[ "$(redis_tls zcard "mjq:{smtp:[127.0.0.1]:$PORT}:lease")" -ge 1 ]'
+	wait_for 60 drained 300
+	cat "$BATS_TEST_TMPDIR/s/stats"
+	[ "$(stat refused)" -eq 0 ]
+	[ "$(stat max_open)" -le 2 ]
+	once 300
+	no_crash
+	run -1 grep unreachable "$BATS_TEST_TMPDIR/n1/log"
+	run "$MJ_QUEUESERV" -C "$BATS_TEST_TMPDIR/n1/mjq.conf" status
+	[[ "$output" == *"cluster: node n1, Redis $REDIS_ADDR: limits shared for "* ]]
 }
