@@ -30,19 +30,10 @@
 #include "deliver.h"
 #include "qr_batch.h"
 #include "qr_runner.h"
+#include "spool_dest_name.h"
 
 /* How soon a destination refused a lease is asked again (seconds). */
 #define DEST_CLUSTER_POLL 0.1
-
-/* dest_share_key - the destination's key (dest_cluster.h) */
-int
-dest_share_key(
-    const char *transport, const char *nexthop, char *key, size_t len)
-{
-	if ((size_t)snprintf(key, len, "%s:%s", transport, nexthop) >= len)
-		return -1;
-	return 0;
-}
 
 /* dest_cluster_show - the mode into the table's header, for status */
 static void
@@ -113,7 +104,7 @@ dest_cluster_admit(struct queuerun *q, const char *transport,
 
 	q->admit_cluster = 0;
 	if (dest_cluster_mode(q, transport) == CLUSTER_OFF ||
-	    dest_share_key(transport, nexthop, key, sizeof(key)) == -1)
+	    spool_dest_key(key, sizeof(key), transport, nexthop, NULL) == -1)
 		return 1;
 	lim.limit = st->limit;
 	lim.interval = st->rate_interval;
@@ -155,8 +146,8 @@ dest_cluster_ref(const struct queuerun *q, struct sched_entry *e,
 	const char *nh = sched_entry_nexthop(e);
 
 	ref->ok = q->cluster != NULL &&
-		  dest_share_key(sched_entry_transport(e), nh, ref->key,
-		      sizeof(ref->key)) == 0 &&
+		  spool_dest_key(ref->key, sizeof(ref->key),
+		      sched_entry_transport(e), nh, NULL) == 0 &&
 		  strlcpy(ref->nexthop, nh, sizeof(ref->nexthop)) <
 		      sizeof(ref->nexthop);
 }

@@ -47,9 +47,5 @@ void dest_cluster_done(struct queuerun *q, const struct dest_cluster_ref *ref,
     int leased, int was_dead, const struct sched_dest_state *st, double now);
 /* dest_cluster_tick - renew, trim, retry; when next (epoch s), or 0 */
 double dest_cluster_tick(struct queuerun *q, double now);
-/* dest_share_key - the destination's key, the one place it is built:
- * shared by the nodes in Redis; -1 when it does not fit */
-int dest_share_key(
-    const char *transport, const char *nexthop, char *key, size_t len);
 
 #endif
