@@ -64,9 +64,9 @@ queueserv_cluster_json(
 	if ((state = queueserv_cluster_state(qs, k, &node)) == NULL)
 		return;
 	fprintf(fp, ",\"cluster\":{\"node\":");
-	queueserv_json_str(fp, node);
+	json_out_str(fp, node);
 	fprintf(fp, ",\"redis\":");
-	queueserv_json_str(fp, qs->cs.cluster_redis);
+	json_out_str(fp, qs->cs.cluster_redis);
 	fprintf(fp,
 	    ",\"state\":\"%s\",\"expected_nodes\":%lld,\"since\":", state,
 	    qs->cs.cluster_expected_nodes);

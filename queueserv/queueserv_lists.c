@@ -232,12 +232,12 @@ lists_json_disabled(FILE *fp, const struct list_row *r)
 	for (j = 0; j < r->noff; j++) {
 		d = &r->off[j];
 		fprintf(fp, "%s{\"address\":", j ? "," : "");
-		queueserv_json_str(fp, d->addr);
+		json_out_str(fp, d->addr);
 		fprintf(fp,
 		    ",\"since\":%lld,\"probes\":%d,\"last_probe\":%lld,"
 		    "\"probe\":\"%s\",\"why\":",
 		    d->since, d->probes, d->probe_time, lists_probe_state(d));
-		queueserv_json_str(fp, d->why);
+		json_out_str(fp, d->why);
 		fprintf(fp, "}");
 	}
 	fprintf(fp, "]");
@@ -254,7 +254,7 @@ queueserv_lists_json(const struct counts *k, FILE *fp)
 	for (i = 0; i < k->nlists; i++) {
 		r = &k->lists[i];
 		fprintf(fp, "%s{\"list\":", i ? "," : "");
-		queueserv_json_str(fp, r->list);
+		json_out_str(fp, r->list);
 		fprintf(fp, ",\"judged\":{");
 		for (c = 0; c < SPOOL_BOUNCE_CLASSES; c++)
 			fprintf(fp, "%s\"%s\":%llu", c ? "," : "",

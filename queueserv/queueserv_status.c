@@ -341,9 +341,9 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 	for (i = 0; i < k->ndests; i++) {
 		d = &k->dests[i];
 		fprintf(fp, "%s{\"transport\":", i ? "," : "");
-		queueserv_json_str(fp, d->r.transport);
+		json_out_str(fp, d->r.transport);
 		fprintf(fp, ",\"nexthop\":");
-		queueserv_json_str(fp, d->r.nexthop);
+		json_out_str(fp, d->r.nexthop);
 		fprintf(fp,
 		    ",\"delivered\":%llu,\"deferred\":%llu,\"bounced\":%llu,"
 		    "\"window\":%d,\"busy\":%d,\"positive_feedback\":%.4f,"
@@ -363,12 +363,12 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 		/* tls: the last session's state; null before any */
 		fprintf(fp, "\"tls\":");
 		if (d->r.tls != SPOOL_DEST_TLS_UNKNOWN)
-			queueserv_json_str(fp, spool_dest_tls_name(d->r.tls));
+			json_out_str(fp, spool_dest_tls_name(d->r.tls));
 		else
 			fprintf(fp, "null");
 		fprintf(fp, ",\"last_error\":");
 		if (d->r.last_error[0]) {
-			queueserv_json_str(fp, d->r.last_error);
+			json_out_str(fp, d->r.last_error);
 			fprintf(fp, ",\"last_error_at\":%lld",
 			    (long long)d->r.error_at);
 		} else
@@ -378,7 +378,7 @@ status_json_dests(const struct counts *k, time_t now, FILE *fp)
 		 * they were */
 		if (d->r.source[0] != '\0') {
 			fprintf(fp, ",\"source\":");
-			queueserv_json_str(fp, d->r.source);
+			json_out_str(fp, d->r.source);
 		}
 		fprintf(fp, "}");
 	}
@@ -415,16 +415,16 @@ status_json_incidents(const struct counts *k, time_t now, FILE *fp)
 	for (i = 0; i < k->nincidents; i++) {
 		in = &k->incidents[i];
 		fprintf(fp, "%s{\"list\":", i ? "," : "");
-		queueserv_json_str(fp, in->list);
+		json_out_str(fp, in->list);
 		fprintf(fp, ",\"destination\":");
-		queueserv_json_str(fp, in->dest);
+		json_out_str(fp, in->dest);
 		fprintf(fp, ",\"class\":");
-		queueserv_json_str(fp, in->class);
+		json_out_str(fp, in->class);
 		fprintf(fp,
 		    ",\"count\":%lld,\"total\":%lld,\"since\":%lld,"
 		    "\"last_age\":%lld,\"reply\":",
 		    in->count, in->total, in->since, (long long)now - in->last);
-		queueserv_json_str(fp, in->reply);
+		json_out_str(fp, in->reply);
 		fprintf(fp, "}");
 	}
 	fprintf(fp, "]");
@@ -558,9 +558,9 @@ status_json(const struct qs *qs, const struct counts *k, int online, FILE *fp)
 	for (i = 0, sep = ""; i < k->ndomains; i++)
 		if (status_dkim(qs, k->domains[i], err, sizeof(err))) {
 			fprintf(fp, "%s{\"domain\":", sep);
-			queueserv_json_str(fp, k->domains[i]);
+			json_out_str(fp, k->domains[i]);
 			fprintf(fp, ",\"error\":");
-			queueserv_json_str(fp, err);
+			json_out_str(fp, err);
 			fprintf(fp, "}");
 			sep = ",";
 		}

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "json_out.h"
 #include "names.h"
 #include "queueserv.h"
 #include "lists.h"
@@ -81,9 +82,6 @@ const char *queueserv_cluster_state(
 /* queueserv_sts.c: the MTA-STS policies in force */
 void queueserv_sts_text(const char *spool, double now, FILE *fp);
 void queueserv_sts_json(const char *spool, double now, FILE *fp);
-
-/* queueserv_json.c: a JSON string, escaped */
-void queueserv_json_str(FILE *fp, const char *s);
 
 /* queueserv_lists.c: each list's bounce handling */
 int queueserv_lists_load(const struct settings *s, struct counts *k);
