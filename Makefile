@@ -270,7 +270,7 @@ test:
 # objects' symbols) of each folder in CALLGRAPH_DIRS, checked to have no
 # cycle; every folder is shown, then a cycle in any fails the target.
 # sched/ is left out on purpose: a pure library (no I/O, no clock reads,
-# no globals) whose files are the sections of postfix-scheduler.txt and
+# no globals) whose files are the sections of SCHEDULER_README and
 # act on each other as qmgr's do (README, "Layout of the source").
 CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv stsfetch smtp lists cluster spool-layout
 deps-graph: all
