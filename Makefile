@@ -271,7 +271,7 @@ test:
 # cycle; every folder is shown, then a cycle in any fails the target.
 # sched/ is left out on purpose: a pure library (no I/O, no clock reads,
 # no globals) whose files are the sections of SCHEDULER_README and
-# act on each other as qmgr's do (README, "Layout of the source").
+# act on each other as qmgr's do (docs/architecture.md, "Source layout").
 CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv stsfetch smtp lists cluster spool-layout
 deps-graph: all
 	@sh scripts/deps-graph.sh
