@@ -49,11 +49,29 @@ code_keys() {
 		"$TOP/lists/listconf.c"
 }
 
-# example_keys FILE - "section key default" for each "#key = default"
+# example_keys FILE - "section key default" for each "#key = default",
+# and for each list key, documented at the end as "#   key = default"
 example_keys() {
 	awk '/^#?\[[a-z_:]+\]$/ { sec = $0; gsub(/[#\[\]]/, "", sec); next }
 		/^#[A-Za-z0-9_]+ =/ { k = substr($1, 2); v = $0
 			sub(/^#[A-Za-z0-9_]+ = ?/, "", v); print sec, k, v }' "$1"
+	sed -nE 's/^#   ([a-z0-9_]+) = ?([^ ]*).*/list \1 \2/p' "$1"
+}
+
+# keys_missing CODE FILE - the keys of CODE ("section key default") that
+# FILE does not hold at that default (default "?": at any), each as
+# " [section] key = default;"
+keys_missing() {
+	local sec key def
+	while read -r sec key def; do
+		if [ "$def" = "?" ]; then
+			grep -q "^$sec $key " "$2" || grep -qx "$sec $key" "$2" ||
+				printf ' [%s] %s;' "$sec" "$key"
+		elif ! grep -qxF "$sec $key $def" "$2" &&
+			! { [ -z "$def" ] && grep -qxF "$sec $key" "$2"; }; then
+			printf ' [%s] %s = %s;' "$sec" "$key" "$def"
+		fi
+	done <"$1"
 }
 
 # man_keys FILE - "section key default" for each key of mjq.conf(5): a
@@ -194,20 +212,7 @@ man_keys() {
 	[ "$(grep -c '^delivery source_' "$BATS_TEST_TMPDIR/code")" -eq 4 ]
 	[ "$(grep -c '^list ' "$BATS_TEST_TMPDIR/code")" -ge 9 ]
 	example_keys "$TOP/scripts/mjq.conf.example" >"$BATS_TEST_TMPDIR/ex"
-	# the list keys are documented at the end as "#   key = default"
-	sed -nE 's/^#   ([a-z0-9_]+) = ?([^ ]*).*/list \1 \2/p' \
-		"$TOP/scripts/mjq.conf.example" >>"$BATS_TEST_TMPDIR/ex"
-	missing=
-	while read -r sec key def; do
-		if [ "$def" = "?" ]; then
-			grep -q "^$sec $key " "$BATS_TEST_TMPDIR/ex" ||
-				grep -qx "$sec $key" "$BATS_TEST_TMPDIR/ex" ||
-				missing="$missing [$sec] $key;"
-		elif ! grep -qxF "$sec $key $def" "$BATS_TEST_TMPDIR/ex" &&
-			! { [ -z "$def" ] && grep -qxF "$sec $key" "$BATS_TEST_TMPDIR/ex"; }; then
-			missing="$missing [$sec] $key = $def;"
-		fi
-	done <"$BATS_TEST_TMPDIR/code"
+	missing=$(keys_missing "$BATS_TEST_TMPDIR/code" "$BATS_TEST_TMPDIR/ex")
 	[ "$missing" = "" ] || { echo "not in mjq.conf.example:$missing"; false; }
 }
 
@@ -219,24 +224,12 @@ man_keys() {
 	# the page was read at all, every section of the code's among it
 	[ "$(grep -c '^delivery ' "$BATS_TEST_TMPDIR/man")" -ge 50 ]
 	run -1 grep ' ?$' "$BATS_TEST_TMPDIR/man"
-	missing=
 	# the code's keys are on the page, at the code's default
-	while read -r sec key def; do
-		if [ "$def" = "?" ]; then
-			grep -q "^$sec $key " "$BATS_TEST_TMPDIR/man" ||
-				grep -qx "$sec $key" "$BATS_TEST_TMPDIR/man" ||
-				missing="$missing [$sec] $key;"
-		elif ! grep -qxF "$sec $key $def" "$BATS_TEST_TMPDIR/man" &&
-			! { [ -z "$def" ] && grep -qxF "$sec $key " "$BATS_TEST_TMPDIR/man"; }; then
-			missing="$missing [$sec] $key = $def;"
-		fi
-	done <"$BATS_TEST_TMPDIR/code"
+	missing=$(keys_missing "$BATS_TEST_TMPDIR/code" "$BATS_TEST_TMPDIR/man")
 	[ "$missing" = "" ] || { echo "not in mjq.conf(5):$missing"; false; }
 	# the page's keys are the code's, each documented once, at the default
 	# the example gives (the scheduler's defaults are set in code)
 	example_keys "$TOP/scripts/mjq.conf.example" >"$BATS_TEST_TMPDIR/ex"
-	sed -nE 's/^#   ([a-z0-9_]+) = ?([^ ]*).*/list \1 \2/p' \
-		"$TOP/scripts/mjq.conf.example" >>"$BATS_TEST_TMPDIR/ex"
 	unknown=
 	while read -r sec key def; do
 		grep -q "^$sec $key " "$BATS_TEST_TMPDIR/code" ||
