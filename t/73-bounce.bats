@@ -485,7 +485,7 @@ arf() {
 	runq
 	[ "$(cat "$SUBS")" = "gone@dead.test" ]
 	[[ "$(cat "$LISTS/example.org/mylist/complaints")" =~ ^[0-9]+\ live@users.test\ unsubscribed$ ]]
-	grep -q 'complaint (abuse report) from <live@users.test> about mylist@example.org: unsubscribed' "$RUNLOG"
+	grep -q "complaint (abuse report) from <live@users.test> about mylist@example.org, proven by the report's Original-Rcpt-To: unsubscribed" "$RUNLOG"
 	[ "$(mails boss@owner.test)" -eq 0 ]
 	# redacted Original-Rcpt-To: the returned post's VERP Return-Path tells
 	echo live@users.test >>"$SUBS"
@@ -497,7 +497,7 @@ arf() {
 	arf not-spam 'Original-Rcpt-To: <gone@dead.test>' 'mylist-owner@example.org'
 	runq
 	[ "$(mails boss@owner.test)" -eq 2 ]
-	grep -q 'feedback report (abuse) naming nobody: forwarded to the owners' "$RUNLOG"
+	grep -q 'feedback report (abuse) proving nobody: counted, removed nobody, forwarded to the owners' "$RUNLOG"
 	grep -q 'feedback report (not-spam) naming gone@dead.test: forwarded to the owners' "$RUNLOG"
 	grep -qx gone@dead.test "$SUBS"
 	# a post the same day: no summary yet; a day later: one, and the file emptied
