@@ -406,11 +406,13 @@ request_confirm(struct request *r, const struct cmd *c)
 int
 request_cmd(struct request *r, const struct cmd *c)
 {
+	char why[256];
+
 	fprintf(r->main->fp, ">>> %s\n", c->line);
 	switch (c->verb) {
 	case CMD_UNKNOWN:
 		fprintf(r->main->fp, "%s (send \"help\" for the commands).\n\n",
-		    c->error);
+		    cmd_parse_error(c, why, sizeof(why)));
 		return 0;
 	case CMD_SKIPPED:
 		fprintf(r->main->fp, "%s.\n\n", c->error);

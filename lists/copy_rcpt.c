@@ -63,10 +63,9 @@ copy_rcpt_token(const char *domain, const char *list,
 	struct unsub_link l;
 
 	if (us == NULL || us->n == 0 ||
-	    cmd_mime_header(hdr, len, "List-Unsubscribe", v, sizeof(v)) ==
-		-1 ||
-	    unsub_link_of_header(v, &l) == -1 ||
-	    strcmp(l.list, list) != 0 || strcasecmp(l.domain, domain) != 0 ||
+	    cmd_mime_header(hdr, len, "List-Unsubscribe", v, sizeof(v)) == -1 ||
+	    unsub_link_of_header(v, &l) == -1 || strcmp(l.list, list) != 0 ||
+	    strcasecmp(l.domain, domain) != 0 ||
 	    unsub_token_check(us, l.list, l.domain, l.addr, l.issued, l.mac,
 		now, LLONG_MAX) == UNSUB_FORGED)
 		return -1;

@@ -448,36 +448,9 @@ probe_bounce() {
 # arf FEEDBACK-TYPE RCPT-TO-LINE RETURN-PATH - an RFC 5965 report to
 # mylist-owner from a provider's feedback loop
 arf() {
-	"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -o -f fbl@provider.test <<-EOF
-	From: <fbl@provider.test>
-	To: <mylist-owner@example.org>
-	Subject: complaint about message from 192.0.2.1
-	MIME-Version: 1.0
-	Content-Type: multipart/report; report-type=feedback-report; boundary="part1"
-
-	--part1
-	Content-Type: text/plain
-
-	This is an email abuse report.
-	--part1
-	Content-Type: message/feedback-report
-
-	Feedback-Type: $1
-	User-Agent: SomeGenerator/1.0
-	Version: 1
-	$2
-
-	--part1
-	Content-Type: message/rfc822
-
-	Return-Path: <$3>
-	From: <ann@users.test>
-	To: <mylist@example.org>
-	Subject: a post
-
-	hello
-	--part1--
-	EOF
+	printf 'Return-Path: <%s>\nFrom: <ann@users.test>\nTo: <mylist@example.org>\nSubject: a post\n\nhello\n' \
+	    "$3" >"$BATS_TEST_TMPDIR/copy"
+	arf_report "$1" "$2" "$BATS_TEST_TMPDIR/copy"
 }
 
 @test "an ARF abuse report unsubscribes the reporter; the owners get one summary a day later; a malformed one is forwarded" {

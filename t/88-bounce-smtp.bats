@@ -71,18 +71,23 @@ bounce_setup() {
 	BOUNCES=$LISTS/example.org/mylist/bounces
 }
 
-# post N - the Nth post, through the runner until the queue is empty
-# (the post, its DSNs, then the owner mail they became)
-post() {
+# runq_empty - the runner until the queue is empty
+runq_empty() {
 	local i
-	printf 'From: poster@users.test\nSubject: post %s\n\nhello\n' "$1" |
-	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f poster@users.test
 	for i in 1 2 3 4 5 6; do
 		runq
 		[ -n "$(queue_files)" ] || return 0
 	done
-	echo "queue not empty after post $1: $(queue_files)" >&2
+	echo "queue not empty: $(queue_files)" >&2
 	return 1
+}
+
+# post N - the Nth post, through the runner until the queue is empty
+# (the post, its DSNs, then the owner mail they became)
+post() {
+	printf 'From: poster@users.test\nSubject: post %s\n\nhello\n' "$1" |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f poster@users.test
+	runq_empty
 }
 
 # delivered PORT-NAME - recipients the server accepted so far
@@ -279,17 +284,6 @@ reply_post() {
 	runq_empty
 }
 
-# runq_empty - the runner until the queue is empty
-runq_empty() {
-	local i
-	for i in 1 2 3 4 5 6; do
-		runq
-		[ -n "$(queue_files)" ] || return 0
-	done
-	echo "queue not empty: $(queue_files)" >&2
-	return 1
-}
-
 # copy_of ADDR - the copy users.test accepted for ADDR, as its final
 # delivery agent stores it (Return-Path on top, LF line ends)
 copy_of() {
@@ -304,33 +298,9 @@ copy_of() {
 # complain ADDR [RCPT-TO-LINE] - a provider's abuse report (RFC 5965) on
 # ADDR's copy to mylist-owner, with RCPT-TO-LINE in its feedback part
 complain() {
-	{
-		cat <<-EOF
-		From: <fbl@provider.test>
-		To: <mylist-owner@example.org>
-		Subject: complaint about message from 127.0.0.1
-		MIME-Version: 1.0
-		Content-Type: multipart/report; report-type=feedback-report; boundary="part1"
-
-		--part1
-		Content-Type: text/plain
-
-		This is an email abuse report.
-		--part1
-		Content-Type: message/feedback-report
-
-		Feedback-Type: abuse
-		User-Agent: SomeGenerator/1.0
-		Version: 1
-		${2:-Original-Mail-From: <mylist-owner@example.org>}
-
-		--part1
-		Content-Type: message/rfc822
-
-		EOF
-		copy_of "$1"
-		printf -- '--part1--\n'
-	} | "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -o -f fbl@provider.test
+	copy_of "$1" >"$BATS_TEST_TMPDIR/copy"
+	arf_report abuse "${2:-Original-Mail-From: <mylist-owner@example.org>}" \
+	    "$BATS_TEST_TMPDIR/copy"
 	runq_empty
 }
 

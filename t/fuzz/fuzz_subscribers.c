@@ -82,8 +82,9 @@ fuzz_push(void *arg, const char *addr)
 	return 0;
 }
 
-/* fuzz_expect - the same file read plainly: each line up to a NUL, '#'
- * starts a comment, blanks trimmed, valid addresses, first of repeats */
+/* fuzz_expect - the same file read plainly: each line up to a NUL, a
+ * '#' at its start or after a blank starts a comment, blanks trimmed,
+ * valid addresses, first of repeats */
 static void
 fuzz_expect(const uint8_t *data, size_t size, struct fuzz_list *want)
 {
@@ -98,8 +99,12 @@ fuzz_expect(const uint8_t *data, size_t size, struct fuzz_list *want)
 			abort();
 		memcpy(line, data + i, len);
 		line[len] = '\0';
-		if ((p = strchr(line, '#')) != NULL)
-			*p = '\0';
+		for (k = 0; line[k] != '\0'; k++)
+			if (line[k] == '#' &&
+			    (k == 0 || isspace((unsigned char)line[k - 1]))) {
+				line[k] = '\0';
+				break;
+			}
 		for (p = line; isspace((unsigned char)*p); p++)
 			;
 		for (e = p + strlen(p); e > p && isspace((unsigned char)e[-1]);)
