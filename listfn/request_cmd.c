@@ -363,7 +363,9 @@ request_confirm(struct request *r, const struct cmd *c)
 		    -1 ||
 		spool_token_field(text, "list", list, sizeof(list)) == -1 ||
 		spool_token_field(text, "address", addr, sizeof(addr)) == -1 ||
-		strcmp(domain, r->m->domain) != 0 || !request_list_ok(r, list)))
+		strcmp(domain, r->m->domain) != 0 ||
+		!request_list_ok(r, list) ||
+		!name_addr_ok(addr))) /* made before the grammar held it */
 		st = SPOOL_TOKEN_UNKNOWN;
 	if (st != SPOOL_TOKEN_OK) {
 		request_refused(r, c, st);

@@ -170,3 +170,15 @@ one_click() {
 	run -1 grep -q victim <(last boss@owner.test)
 	last boss@owner.test | grep -qx '  carl@users.test (digest)'
 }
+
+@test "a token made before the grammar for an address with '#' (an attack in flight) confirms nothing: refused, the request not retried" {
+	local tok=0123456789abcdef0123456789abcdef
+	mkdir -p "$SPOOL/state/tokens"
+	printf 'action subscribe\ndomain example.org\nlist mylist\naddress victim@victim.test#@evil.test\nrequester victim@victim.test#@evil.test\n' \
+	    >"$SPOOL/state/tokens/$tok"
+	request evil@evil.test "confirm $tok"
+	echo "subscribers: $(paste -sd' ' "$SUBS")"
+	[ "$(cat "$SUBS")" = old@users.test ]
+	[ "$(queue_files)" = "" ]
+	last evil@evil.test | grep -qx "The token $tok is not valid."
+}
