@@ -13,9 +13,15 @@
  *   2. a probe whose bounce has not come back within
  *      bounce_probe_interval was delivered: the address is enabled
  *      again, the owners told.
- * The bounce of a probe (bounce_probe_failed) marks it failed; after the
- * last probe failed the address is removed and the owners told.  A probe
- * bounced for a policy or transient reason is not a failure.  The probe
+ * Mail back to the probe's address (bounce_probe_report) marks it failed
+ * only when it is a report that names the probe's address failed: a DSN
+ * block with Action: failed, or a non-standard report's address line
+ * (lists/bounce_parse.c); after the last probe failed the address is
+ * removed and the owners told.  A probe bounced for a policy or
+ * transient reason is not a failure, nor is an auto-reply (a vacation
+ * notice says the mailbox took the probe: lists/autoreply.c), a delay
+ * warning, or a report that does not name the address (forwarded to the
+ * owners).  The probe
  * is committed before its token is written: a crash in between sends a
  * second probe, never records one that was not sent.
  * The subscriber may answer a probe (bounce_probe_answer): a reply to it
@@ -30,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "bounce_probe.h"
@@ -205,23 +212,50 @@ bounce_probe_due(struct listfn_env *env, struct listfn_msg *m,
 	return 0;
 }
 
-/* bounce_probe_failed - a probe bounced: noted, or the address removed */
+/* probe_names - the class with which bf names addr failed, or -1 */
+static int
+probe_names(const struct bounce_found *bf, const char *addr)
+{
+	size_t i;
+
+	for (i = 0; i < bf->n; i++)
+		if (strcasecmp(bf->addr[i], addr) == 0)
+			return (int)bf->class[i];
+	return -1;
+}
+
+/* bounce_probe_report - mail back to a probe's address: a failure only
+ * when it is a report naming the probe's address failed */
 int
-bounce_probe_failed(struct listfn_env *env, struct listfn_msg *m,
-    const struct listconf *lc, const char *token, enum bounce_class class)
+bounce_probe_report(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const struct bounce_found *bf, int autoreply,
+    size_t judged[BOUNCE_CLASSES])
 {
 	struct subs_disabled d;
 	char why[200];
-	int r;
+	int r, class;
 
-	if ((r = subs_disabled_token(env->s, m->domain, m->list, token, &d)) !=
-	    1) {
+	if ((r = subs_disabled_token(
+		 env->s, m->domain, m->list, bf->probe, &d)) != 1) {
 		if (r == 0)
 			log_info("%s: bounce of a probe of %s@%s no longer "
 				 "out (%s)",
-			    m->name, m->list, m->domain, token);
+			    m->name, m->list, m->domain, bf->probe);
 		return r;
 	}
+	if (autoreply) {
+		log_info("%s: an auto-reply to probe %d of <%s> on %s@%s, not "
+			 "a failure",
+		    m->name, d.probes, d.addr, m->list, m->domain);
+		return 0;
+	}
+	if ((class = probe_names(bf, d.addr)) == -1) {
+		log_info("%s: a report on probe %d of <%s> on %s@%s names no "
+			 "failure of it, not counted",
+		    m->name, d.probes, d.addr, m->list, m->domain);
+		return 1;
+	}
+	judged[class]++;
 	if (class == BOUNCE_POLICY || class == BOUNCE_TRANSIENT) {
 		log_info("%s: probe %d to <%s> bounced: %s, not a failure",
 		    m->name, d.probes, d.addr, bounce_class_name(class));

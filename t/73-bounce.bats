@@ -445,6 +445,159 @@ probe_bounce() {
 	    "$MAIL"/boss@owner.test/new/*
 }
 
+# probe_auto TOKEN - an answer from the probe's mailbox, as the MTA alias
+# delivers it to the probe's address: the null sender, the headers on stdin
+# (a blank line and a body follow them)
+probe_auto() {
+	local to="mylist-owner+probe-$1@example.org"
+	{
+		printf 'Delivered-To: %s\nTo: <%s>\n' "$to" "$to"
+		cat
+	} | owner_mail
+}
+
+# one_probe_out - gone@dead.test disabled with one probe allowed, the probe
+# sent; its token in $token
+one_probe_out() {
+	disable_gone
+	printf 'bounce_probes = 1\n' >>"$LISTS/example.org/mylist/config"
+	post one
+	runq
+	read -r a since probes ptime token failed why <"$SUBS.disabled"
+	[ "$probes" = 1 ] && [ "$failed" = 0 ]
+}
+
+@test "auto-replies, delay warnings and unreadable reports to a probe do not fail it" {
+	one_probe_out
+	# RFC 3834
+	probe_auto "$token" <<-'EOF'
+	From: <gone@dead.test>
+	Subject: Auto: Delivery of mylist@example.org to you is disabled
+	Auto-Submitted: auto-replied (vacation)
+
+	I am away until Monday.
+	EOF
+	# the usual vacation markers, without Auto-Submitted
+	probe_auto "$token" <<-'EOF'
+	From: Gone <gone@dead.test>
+	Subject: Away
+	X-Autoreply: yes
+
+	<gone@dead.test>:
+	I read mail again on Monday.
+	EOF
+	probe_auto "$token" <<-'EOF'
+	From: gone@dead.test
+	Subject: Re: Delivery of mylist@example.org to you is disabled
+	Precedence: auto_reply
+
+	Away.
+	EOF
+	probe_auto "$token" <<-'EOF'
+	From: gone@dead.test
+	Subject: Automatic reply: Delivery of mylist@example.org to you is disabled
+	X-Auto-Response-Suppress: All
+
+	Out of the office.
+	EOF
+	probe_auto "$token" <<-'EOF'
+	From: gone@dead.test
+	Subject: Out of Office
+	X-Autorespond: Out of Office
+
+	Out of the office.
+	EOF
+	# a delay warning for it
+	probe_auto "$token" <<-'EOF'
+	From: MAILER-DAEMON@mx.dead.test
+	Subject: Delayed Mail (still being retried)
+	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
+
+	--B
+	Content-Type: message/delivery-status
+
+	Final-Recipient: rfc822; gone@dead.test
+	Action: delayed
+	Status: 4.4.1
+	Will-Retry-Until: Mon, 1 Jan 2035 00:00:00 +0000
+	--B--
+	EOF
+	# a report that says nothing about it
+	probe_auto "$token" <<-'EOF'
+	From: MAILER-DAEMON@mx.dead.test
+	Subject: failure
+
+	something went wrong
+	EOF
+	runq
+	# not removed, the probe not failed
+	grep -qx gone@dead.test "$SUBS"
+	read -r a since probes ptime token1 failed why <"$SUBS.disabled"
+	[ "$probes" = 1 ] && [ "$failed" = 0 ] && [ "$token1" = "$token" ]
+	[ "$(grep -c "an auto-reply to probe 1 of <gone@dead.test> on mylist@example.org, not a failure" "$RUNLOG")" -eq 5 ]
+	# the unreadable report goes to the owners; auto-replies do not
+	[ "$(grep -l 'something went wrong' "$MAIL"/boss@owner.test/new/* | wc -l)" -eq 1 ]
+	run -1 grep -l 'Out of the office' "$MAIL"/boss@owner.test/new/*
+	[ "$(queue_files)" = "" ]
+	# the probe was delivered: enabled after the interval
+	on_day 3
+	post two
+	runq
+	[ ! -s "$SUBS.disabled" ]
+	grep -qx gone@dead.test "$SUBS"
+	grep -q '<gone@dead.test> enabled again on mylist@example.org: probe 1 did not bounce' "$RUNLOG"
+}
+
+@test "a probe fails on a failure report for its address, in a DSN or a recognised text, even one marked auto-replied" {
+	one_probe_out
+	# a DSN about another address (the report of some other copy) is none
+	probe_auto "$token" <<-'EOF'
+	From: MAILER-DAEMON@mx.dead.test
+	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
+
+	--B
+	Content-Type: message/delivery-status
+
+	Final-Recipient: rfc822; other@dead.test
+	Action: failed
+	Status: 5.1.1
+	--B--
+	EOF
+	runq
+	grep -qx gone@dead.test "$SUBS"
+	read -r a since probes ptime token1 failed why <"$SUBS.disabled"
+	[ "$failed" = 0 ]
+	grep -q "a report on probe 1 of <gone@dead.test> on mylist@example.org names no failure of it, not counted" "$RUNLOG"
+	# Exim marks its bounces Auto-Submitted: auto-replied
+	probe_auto "$token" <<-'EOF'
+	From: Mail Delivery System <Mailer-Daemon@mx.dead.test>
+	Subject: Mail delivery failed: returning message to sender
+	Auto-Submitted: auto-replied
+
+	This message was created automatically by mail delivery software.
+
+	A message that you sent could not be delivered to one or more of its
+	recipients. This is a permanent error. The following address(es) failed:
+
+	  gone@dead.test
+	    SMTP error from remote mail server after RCPT TO:<gone@dead.test>:
+	    host mx.dead.test [192.0.2.7]: 550 5.1.1 <gone@dead.test>:
+	    Recipient address rejected: User unknown in local recipient table
+	EOF
+	runq
+	[ "$(cat "$SUBS")" = "live@users.test" ]
+	[ ! -s "$SUBS.disabled" ]
+	grep -q 'unsubscribed from mylist@example.org: and each of its 1 probes bounced' "$RUNLOG"
+}
+
+@test "a probe fails on a DSN with Action: failed for its address" {
+	one_probe_out
+	probe_bounce "$token"
+	runq
+	[ "$(cat "$SUBS")" = "live@users.test" ]
+	grep -q 'unsubscribed from mylist@example.org: and each of its 1 probes bounced' "$RUNLOG"
+}
+
 # arf FEEDBACK-TYPE RCPT-TO-LINE RETURN-PATH - an RFC 5965 report to
 # mylist-owner from a provider's feedback loop
 arf() {
