@@ -522,6 +522,15 @@ one_probe_out() {
 	Will-Retry-Until: Mon, 1 Jan 2035 00:00:00 +0000
 	--B--
 	EOF
+	# to the owner address itself: never counted
+	owner_mail <<-'EOF'
+	From: live@users.test
+	Subject: Out of office
+	Auto-Submitted: auto-replied
+
+	<live@users.test>:
+	Away, my mailbox is unknown to me until Monday (#5.1.1).
+	EOF
 	# a report that says nothing about it
 	probe_auto "$token" <<-'EOF'
 	From: MAILER-DAEMON@mx.dead.test
@@ -535,6 +544,8 @@ one_probe_out() {
 	read -r a since probes ptime token1 failed why <"$SUBS.disabled"
 	[ "$probes" = 1 ] && [ "$failed" = 0 ] && [ "$token1" = "$token" ]
 	[ "$(grep -c "an auto-reply to probe 1 of <gone@dead.test> on mylist@example.org, not a failure" "$RUNLOG")" -eq 5 ]
+	[ -z "$(counts live@users.test)" ]
+	grep -q 'an auto-reply, not a bounce: not counted' "$RUNLOG"
 	# the unreadable report goes to the owners; auto-replies do not
 	[ "$(grep -l 'something went wrong' "$MAIL"/boss@owner.test/new/* | wc -l)" -eq 1 ]
 	run -1 grep -l 'Out of the office' "$MAIL"/boss@owner.test/new/*
