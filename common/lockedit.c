@@ -129,6 +129,20 @@ lockedit_open(struct lockedit *le, const char *path)
 	return 0;
 }
 
+/* lockedit_hold - state 1 only: path's lock, for a read-decide-write
+ * over other files (the text stays NULL; lockedit_close drops it) */
+int
+lockedit_hold(struct lockedit *le, const char *path)
+{
+	memset(le, 0, sizeof(*le));
+	if (strlcpy(le->path, path, sizeof(le->path)) >= sizeof(le->path)) {
+		le->lockfd = -1;
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return (le->lockfd = lockedit_lock(path)) == -1 ? -1 : 0;
+}
+
 /* lockedit_commit - states 3 and 4: the new text replaces the file */
 int
 lockedit_commit(struct lockedit *le, const char *text, size_t len)

@@ -28,6 +28,10 @@ struct lockedit {
 };
 
 int lockedit_open(struct lockedit *le, const char *path);
+/* lockedit_hold - only the lock of path (never read nor written), held
+ * until lockedit_close: one writer at a time through a read-decide-write
+ * of other files; -1 with errno */
+int lockedit_hold(struct lockedit *le, const char *path);
 int lockedit_commit(struct lockedit *le, const char *text, size_t len);
 void lockedit_close(struct lockedit *le);
 

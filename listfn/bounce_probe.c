@@ -174,9 +174,10 @@ done:
 	return r;
 }
 
-/* bounce_probe_due - probes due sent, delivered probes enable */
-int
-bounce_probe_due(struct listfn_env *env, struct listfn_msg *m,
+/* probe_due_each - of the disabled addresses v, n of them: probes due
+ * sent, delivered probes enable (the probes' lock held) */
+static int
+probe_due_each(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, const struct subs_disabled *v, size_t n,
     time_t now)
 {
@@ -212,6 +213,27 @@ bounce_probe_due(struct listfn_env *env, struct listfn_msg *m,
 	return 0;
 }
 
+/* bounce_probe_due - the disabled addresses read, decided on and
+ * probed under the probes' lock, so two runners never each send one */
+int
+bounce_probe_due(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, time_t now)
+{
+	struct subs_disabled *v;
+	struct lockedit le;
+	size_t n;
+	int r;
+
+	if (subs_disabled_hold(env->s, m->domain, m->list, &le) == -1)
+		return -1;
+	if ((r = subs_disabled_load(env->s, m->domain, m->list, &v, &n)) == 0) {
+		r = probe_due_each(env, m, lc, v, n, now);
+		free(v);
+	}
+	lockedit_close(&le);
+	return r;
+}
+
 /* probe_names - the class with which bf names addr failed, or -1 */
 static int
 probe_names(const struct bounce_found *bf, const char *addr)
@@ -224,10 +246,11 @@ probe_names(const struct bounce_found *bf, const char *addr)
 	return -1;
 }
 
-/* bounce_probe_report - mail back to a probe's address: a failure only
- * when it is a report naming the probe's address failed */
-int
-bounce_probe_report(struct listfn_env *env, struct listfn_msg *m,
+/* probe_report - mail back to a probe's address: a failure only when
+ * it is a report naming the probe's address failed (the probes' lock
+ * held) */
+static int
+probe_report(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, const struct bounce_found *bf, int autoreply,
     size_t judged[BOUNCE_CLASSES])
 {
@@ -274,13 +297,27 @@ bounce_probe_report(struct listfn_env *env, struct listfn_msg *m,
 	return subs_disabled_set(env->s, m->domain, m->list, &d) == -1 ? -1 : 0;
 }
 
-/* bounce_probe_answer - the probe with token was answered: the address
- * it went to enabled again, into addr; 1 done, 0 no probe out has that
- * token (nothing changes), -1 error */
+/* bounce_probe_report - probe_report under the probes' lock */
 int
-bounce_probe_answer(struct listfn_env *env, struct listfn_msg *m,
-    const char *list, const char *token, const char *how, char *addr,
-    size_t addrlen)
+bounce_probe_report(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const struct bounce_found *bf, int autoreply,
+    size_t judged[BOUNCE_CLASSES])
+{
+	struct lockedit le;
+	int r;
+
+	if (subs_disabled_hold(env->s, m->domain, m->list, &le) == -1)
+		return -1;
+	r = probe_report(env, m, lc, bf, autoreply, judged);
+	lockedit_close(&le);
+	return r;
+}
+
+/* probe_answer - the probe with token was answered: the address it went
+ * to enabled again, into addr (the probes' lock held) */
+static int
+probe_answer(struct listfn_env *env, struct listfn_msg *m, const char *list,
+    const char *token, const char *how, char *addr, size_t addrlen)
 {
 	struct subs_disabled d;
 	int r;
@@ -299,4 +336,20 @@ bounce_probe_answer(struct listfn_env *env, struct listfn_msg *m,
 	    d.addr, list, m->domain, how, d.probes);
 	(void)strlcpy(addr, d.addr, addrlen); /* the caller's is as long */
 	return 1;
+}
+
+/* bounce_probe_answer - probe_answer under the probes' lock */
+int
+bounce_probe_answer(struct listfn_env *env, struct listfn_msg *m,
+    const char *list, const char *token, const char *how, char *addr,
+    size_t addrlen)
+{
+	struct lockedit le;
+	int r;
+
+	if (subs_disabled_hold(env->s, m->domain, list, &le) == -1)
+		return -1;
+	r = probe_answer(env, m, list, token, how, addr, addrlen);
+	lockedit_close(&le);
+	return r;
 }

@@ -30,12 +30,12 @@ int bounce_probe_report(struct listfn_env *env, struct listfn_msg *m,
 int bounce_probe_answer(struct listfn_env *env, struct listfn_msg *m,
     const char *list, const char *token, const char *how, char *addr,
     size_t addrlen);
-/* bounce_probe_due - the disabled addresses v (n of them) at now: a
- * probe sent where one is due, re-enabled where the last one came back
- * from nowhere within bounce_probe_interval; 0 or -1 */
+/* bounce_probe_due - the list's disabled addresses at now, read and
+ * written under the probes' lock: a probe sent where one is due,
+ * re-enabled where the last one came back from nowhere within
+ * bounce_probe_interval; 0 or -1 */
 int bounce_probe_due(struct listfn_env *env, struct listfn_msg *m,
-    const struct listconf *lc, const struct subs_disabled *v, size_t n,
-    time_t now);
+    const struct listconf *lc, time_t now);
 
 /* bounce_owners_tell - one notice to each owner of m's list (lc), its
  * text as printf makes it; 0 or -1 */

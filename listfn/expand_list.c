@@ -391,7 +391,7 @@ expand_list_disabled(struct listfn_env *env, struct listfn_msg *m,
 		log_warn("%s: complaints summary deferred", m->name);
 	if (*noff == 0)
 		return 0;
-	if (bounce_probe_due(env, m, lc, *off, *noff, listfn_now()) == -1)
+	if (bounce_probe_due(env, m, lc, listfn_now()) == -1)
 		log_warn(
 		    "%s: probes of disabled subscribers deferred", m->name);
 	free(*off);

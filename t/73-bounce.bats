@@ -30,6 +30,14 @@ setup() {
 	export MJQ_TEST_CLOCK_OFFSET=0
 }
 
+# teardown - the runners a test left in the background, if any
+teardown() {
+	local p
+	for p in ${R1:-} ${R2:-}; do
+		kill -9 "$p" 2>/dev/null || true
+	done
+}
+
 # on_day N - the runner's clock N days ahead
 on_day() {
 	MJQ_TEST_CLOCK_OFFSET=$(($1 * 86400))
@@ -607,6 +615,45 @@ one_probe_out() {
 	runq
 	[ "$(cat "$SUBS")" = "live@users.test" ]
 	grep -q 'unsubscribed from mylist@example.org: and each of its 1 probes bounced' "$RUNLOG"
+}
+
+# lock_waiter PID - the runner PID has a lock file of mylist open (it
+# holds it or waits for it)
+lock_waiter() {
+	local f
+	for f in /proc/"$1"/fd/*; do
+		case $(readlink "$f" 2>/dev/null) in
+		"$LISTS"/example.org/mylist/subscribers*.lock) return 0 ;;
+		esac
+	done
+	return 1
+}
+
+@test "two runners at once send one probe, and the token kept is the one it carries" {
+	disable_gone
+	# the administrator holds the subscribers lock (fd 8 of this shell)
+	# while each runner takes up a post of its own: each gets to the
+	# probes and waits for a lock of the list
+	exec 8>>"$SUBS.lock"
+	flock -n 8
+	post one
+	"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$RUNLOG" 3>&- 8>&- &
+	R1=$!
+	wait_for 60 lock_waiter "$R1"
+	post two
+	"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$RUNLOG" 3>&- 8>&- &
+	R2=$!
+	wait_for 60 lock_waiter "$R2"
+	exec 8>&-
+	wait "$R1"
+	wait "$R2"
+	runq
+	[ "$(mails live@users.test)" -eq 2 ]
+	[ "$(mails gone@dead.test)" -eq 1 ]
+	read -r a since probes ptime token failed why <"$SUBS.disabled"
+	[ "$probes" = 1 ]
+	grep -qx "Reply-To: <mylist-owner+probe-$token@example.org>" "$MAIL"/gone@dead.test/new/*
+	[ "$(grep -c 'probe 1 to <gone@dead.test> of mylist@example.org' "$RUNLOG")" -eq 1 ]
 }
 
 # arf FEEDBACK-TYPE RCPT-TO-LINE RETURN-PATH - an RFC 5965 report to
