@@ -300,6 +300,77 @@ sys.exit(0 if b in d else 1)' "$1" "$2"
 	[ "$(mails nom@users.test)" -eq 0 ]
 }
 
+# set_mode ADDR MODE - ADDR sets its mode with the set command and
+# confirms it, each step run
+set_mode() {
+	printf 'From: <%s>\nSubject: commands\n\nset mylist %s\n' "$1" "$2" |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f "$1"
+	runq
+	tok=$(token_of "$1")
+	[ -n "$tok" ]
+	printf 'From: <%s>\nSubject: commands\n\nconfirm %s\n' "$1" "$tok" |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f "$1"
+	runq
+	# the reply, and maybe an issue, in either order
+	grep -qx "<$1> now gets mylist@example.org as: $2." "$MAIL/$1/new"/*
+}
+
+# got ADDR - how ADDR got each post: "each N" or "digest N", one a line,
+# by post number
+got() {
+	local f
+	for f in $(digests "$1"); do
+		if grep -q '^Subject: mylist Digest, Vol ' "$f"; then
+			"$CHECK" "$f" | sed -n '2,$s/.*| post /digest /p'
+		else
+			sed -n 's/^Subject: \(.*\] \)\{0,1\}post \([0-9]*\)$/each \2/p' "$f"
+		fi
+	done | sort -k2n
+}
+
+# mode_switch_run ADDR MODE - posts 1 and 2, ADDR sets MODE, posts 3 and
+# 4, then the digest hour comes
+mode_switch_run() {
+	post 1
+	post 2
+	runq
+	set_mode "$1" "$2"
+	post 3
+	post 4
+	runq
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	[ "$(collected)" -eq 0 ]
+	[ -z "$(queue_files)" ]
+	# the readers who stayed as they were: every post once
+	[ "$(got plain@users.test)" = "$(printf 'digest %s\n' 1 2 3 4)" ]
+}
+
+@test "digest to each between two issues: the posts collected before the switch come in a digest, the rest one by one, each once" {
+	mode_switch_run dig@users.test each
+	[ "$(got dig@users.test)" = $'digest 1\ndigest 2\neach 3\neach 4' ]
+	[ "$(got each@users.test)" = "$(printf 'each %s\n' 1 2 3 4)" ]
+	grep -q 'mylist@example.org: digest volume 1 issue 1 made: 2 post(s), 1 MIME and 1 plain reader(s)' "$RUNLOG"
+	grep -q 'mylist@example.org: digest volume 1 issue 2 made: 2 post(s), 0 MIME and 1 plain reader(s)' "$RUNLOG"
+}
+
+@test "each to digest between two issues: the posts already delivered are not in its digest" {
+	mode_switch_run each@users.test digest
+	[ "$(got each@users.test)" = $'each 1\neach 2\ndigest 3\ndigest 4' ]
+	[ "$(got dig@users.test)" = "$(printf 'digest %s\n' 1 2 3 4)" ]
+}
+
+@test "digest to nomail: the digest of what was collected before, then nothing; nomail to digest: the posts after the switch" {
+	mode_switch_run dig@users.test nomail
+	[ "$(got dig@users.test)" = $'digest 1\ndigest 2' ]
+	set_mode nom@users.test digest
+	post 5
+	runq
+	MJQ_TEST_CLOCK_OFFSET=$((2 * 86400)) runq
+	[ "$(got nom@users.test)" = 'digest 5' ]
+	[ "$(got dig@users.test)" = $'digest 1\ndigest 2' ]
+	[ "$(got plain@users.test)" = "$(printf 'digest %s\n' 1 2 3 4 5)" ]
+}
+
 @test "a new year starts a new volume at issue 1; the counter file says where the list is" {
 	post 1
 	runq
