@@ -165,6 +165,27 @@ verp_bounce() {
 	[ "$(mails boss@owner.test)" -eq 0 ]
 }
 
+# exim_bounce ADDR [FIELD] - Exim's report that ADDR failed (FIELD: one
+# more header field)
+exim_bounce() {
+	local host=mx.${1#*@}
+	printf 'From: Mail Delivery System <Mailer-Daemon@%s>\n' "$host"
+	printf 'Subject: Mail delivery failed: returning message to sender\n'
+	[ -z "${2:-}" ] || printf '%s\n' "$2"
+	cat <<-EOF
+
+	This message was created automatically by mail delivery software.
+
+	A message that you sent could not be delivered to one or more of its
+	recipients. This is a permanent error. The following address(es) failed:
+
+	  $1
+	    SMTP error from remote mail server after RCPT TO:<$1>:
+	    host $host [192.0.2.7]: 550 5.1.1 <$1>:
+	    Recipient address rejected: User unknown in local recipient table
+	EOF
+}
+
 @test "qmail and Exim style bounces" {
 	owner_mail <<-'EOF'
 	From: MAILER-DAEMON@mx.dead.test
@@ -176,20 +197,7 @@ verp_bounce() {
 	<gone@dead.test>:
 	Sorry, no mailbox here by that name. (#5.1.1)
 	EOF
-	owner_mail <<-'EOF'
-	From: Mail Delivery System <Mailer-Daemon@mx.users.test>
-	Subject: Mail delivery failed: returning message to sender
-
-	This message was created automatically by mail delivery software.
-
-	A message that you sent could not be delivered to one or more of its
-	recipients. This is a permanent error. The following address(es) failed:
-
-	  live@users.test
-	    SMTP error from remote mail server after RCPT TO:<live@users.test>:
-	    host mx.users.test [192.0.2.7]: 550 5.1.1 <live@users.test>:
-	    Recipient address rejected: User unknown in local recipient table
-	EOF
+	exim_bounce live@users.test | owner_mail
 	runq
 	[ "$(awk '{print $1, NF - 1}' "$BOUNCES" | sort)" = $'gone@dead.test 1\nlive@users.test 1' ]
 }
@@ -377,9 +385,15 @@ disable_gone() {
 	[ -s "$SUBS.disabled" ]
 }
 
-# probe_bounce TOKEN - the bounce of the probe with TOKEN, to its VERP address
+# probe_bounce TOKEN [RCPT [ACTION STATUS]] - an RFC 3464 report to the
+# VERP address of the probe with TOKEN: that mail to RCPT (gone@dead.test)
+# failed (ACTION failed, STATUS 5.1.1, with a Diagnostic-Code) or, say,
+# was delayed
 probe_bounce() {
-	local verp="mylist-owner+probe-$1@example.org"
+	local verp="mylist-owner+probe-$1@example.org" rcpt=${2:-gone@dead.test}
+	local action=${3:-failed} status=${4:-5.1.1} diag=
+	[ "$action" != failed ] ||
+	    diag="Diagnostic-Code: smtp; 550 5.1.1 <$rcpt>: User unknown"
 	owner_mail <<-EOF
 	Delivered-To: $verp
 	From: MAILER-DAEMON@mx.dead.test
@@ -390,10 +404,10 @@ probe_bounce() {
 	--B
 	Content-Type: message/delivery-status
 
-	Final-Recipient: rfc822; gone@dead.test
-	Action: failed
-	Status: 5.1.1
-	Diagnostic-Code: smtp; 550 5.1.1 <gone@dead.test>: User unknown
+	Final-Recipient: rfc822; $rcpt
+	Action: $action
+	Status: $status
+	$diag
 	--B--
 	EOF
 }
@@ -516,20 +530,7 @@ one_probe_out() {
 	Out of the office.
 	EOF
 	# a delay warning for it
-	probe_auto "$token" <<-'EOF'
-	From: MAILER-DAEMON@mx.dead.test
-	Subject: Delayed Mail (still being retried)
-	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
-
-	--B
-	Content-Type: message/delivery-status
-
-	Final-Recipient: rfc822; gone@dead.test
-	Action: delayed
-	Status: 4.4.1
-	Will-Retry-Until: Mon, 1 Jan 2035 00:00:00 +0000
-	--B--
-	EOF
+	probe_bounce "$token" gone@dead.test delayed 4.4.1
 	# to the owner address itself: never counted
 	owner_mail <<-'EOF'
 	From: live@users.test
@@ -570,39 +571,15 @@ one_probe_out() {
 @test "a probe fails on a failure report for its address, in a DSN or a recognised text, even one marked auto-replied" {
 	one_probe_out
 	# a DSN about another address (the report of some other copy) is none
-	probe_auto "$token" <<-'EOF'
-	From: MAILER-DAEMON@mx.dead.test
-	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
-
-	--B
-	Content-Type: message/delivery-status
-
-	Final-Recipient: rfc822; other@dead.test
-	Action: failed
-	Status: 5.1.1
-	--B--
-	EOF
+	probe_bounce "$token" other@dead.test
 	runq
 	grep -qx gone@dead.test "$SUBS"
 	read -r a since probes ptime token1 failed why <"$SUBS.disabled"
 	[ "$failed" = 0 ]
 	grep -q "a report on probe 1 of <gone@dead.test> on mylist@example.org names no failure of it, not counted" "$RUNLOG"
 	# Exim marks its bounces Auto-Submitted: auto-replied
-	probe_auto "$token" <<-'EOF'
-	From: Mail Delivery System <Mailer-Daemon@mx.dead.test>
-	Subject: Mail delivery failed: returning message to sender
-	Auto-Submitted: auto-replied
-
-	This message was created automatically by mail delivery software.
-
-	A message that you sent could not be delivered to one or more of its
-	recipients. This is a permanent error. The following address(es) failed:
-
-	  gone@dead.test
-	    SMTP error from remote mail server after RCPT TO:<gone@dead.test>:
-	    host mx.dead.test [192.0.2.7]: 550 5.1.1 <gone@dead.test>:
-	    Recipient address rejected: User unknown in local recipient table
-	EOF
+	exim_bounce gone@dead.test 'Auto-Submitted: auto-replied' |
+	    probe_auto "$token"
 	runq
 	[ "$(cat "$SUBS")" = "live@users.test" ]
 	[ ! -s "$SUBS.disabled" ]
