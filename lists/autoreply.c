@@ -49,7 +49,6 @@ static const struct autoreply_mark weak[] = {
     {"X-Auto-Response-Suppress", ""},
     {"Precedence", "bulk"},
     {"Precedence", "junk"},
-    {"Precedence", "list"},
     {"X-Mailer", "vacation"},
 };
 
