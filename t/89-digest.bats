@@ -44,6 +44,10 @@ setup() {
 }
 
 teardown() {
+	local p
+	for p in ${R1:-} ${R2:-}; do
+		kill -9 "$p" 2>/dev/null || true
+	done
 	servers_stop
 }
 
@@ -369,6 +373,58 @@ mode_switch_run() {
 	[ "$(got nom@users.test)" = 'digest 5' ]
 	[ "$(got dig@users.test)" = $'digest 1\ndigest 2' ]
 	[ "$(got plain@users.test)" = "$(printf 'digest %s\n' 1 2 3 4 5)" ]
+}
+
+# holds_lock PID FILE... - the process PID has one of FILEs open (holds
+# its lock or waits for it)
+holds_lock() {
+	local pid=$1 f l w
+	shift
+	for f in /proc/"$pid"/fd/*; do
+		l=$(readlink "$f" 2>/dev/null) || continue
+		for w in "$@"; do
+			[ "$l" != "$w" ] || return 0
+		done
+	done
+	return 1
+}
+
+@test "a post between its collection and its recipients while its reader leaves the digests in another runner: the post once" {
+	# a disabled subscriber, probed as the post goes out: the post's
+	# runner waits there for the probes' lock (held here, fd 8), its
+	# post collected and its recipients not yet read
+	printf 'gone@users.test\n' >>"$SUBS"
+	printf 'gone@users.test 1 0 0 - 0 bounces\n' >"$SUBS.disabled"
+	printf 'From: <dig@users.test>\nSubject: commands\n\nset mylist each\n' |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f dig@users.test
+	runq
+	tok=$(token_of dig@users.test)
+	[ -n "$tok" ]
+	exec 8>>"$SUBS.disabled.probe.lock"
+	flock -n 8
+	post 1
+	"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$RUNLOG" 3>&- 8>&- &
+	R1=$!
+	wait_for 60 holds_lock "$R1" "$SUBS.disabled.probe.lock"
+	[ "$(collected)" -eq 1 ]
+	# the reader confirms each in another runner, which waits for the
+	# post to be through (or, without the modes lock, is done)
+	printf 'From: <dig@users.test>\nSubject: commands\n\nconfirm %s\n' "$tok" |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f dig@users.test
+	"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$RUNLOG" 3>&- 8>&- &
+	R2=$!
+	wait_for 60 eval '! alive "$R2" || holds_lock "$R2" "$DIGEST/modes.lock"'
+	exec 8>&-
+	wait "$R1"
+	wait "$R2"
+	R1= R2=
+	runq
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	grep -qx 'dig@users.test' "$SUBS"
+	[ "$(got dig@users.test)" = 'digest 1' ]
+	[ "$(got each@users.test)" = 'each 1' ]
+	[ "$(got plain@users.test)" = 'digest 1' ]
+	[ -z "$(queue_files)" ]
 }
 
 @test "a new year starts a new volume at issue 1; the counter file says where the list is" {
