@@ -96,12 +96,45 @@ probe_remove(struct listfn_env *env, struct listfn_msg *m,
 	    addr, m->list, m->domain, why);
 }
 
+/* probe_disable - addr's line written, under the probes' lock, unless
+ * it has one (late reports of older posts: the probe out stays as it
+ * is); 1 written, 0 not a subscriber, 2 already disabled, -1 error */
+static int
+probe_disable(struct listfn_env *env, struct listfn_msg *m, const char *addr,
+    const char *why)
+{
+	struct subs_disabled d, *v;
+	struct lockedit le;
+	size_t n;
+	int r;
+
+	if (subs_disabled_hold(env->s, m->domain, m->list, &le) == -1)
+		return -1;
+	if ((r = subs_disabled_load(env->s, m->domain, m->list, &v, &n)) == 0) {
+		if (subs_disabled_find(v, n, addr) != NULL) {
+			log_info("%s: <%s> is already disabled on %s@%s",
+			    m->name, addr, m->list, m->domain);
+			r = 2;
+		} else {
+			memset(&d, 0, sizeof(d));
+			(void)strlcpy(
+			    d.addr, addr, sizeof(d.addr)); /* checked */
+			d.since = (long long)listfn_now();
+			(void)strlcpy(d.token, "-", sizeof(d.token));
+			(void)strlcpy(d.why, why, sizeof(d.why));
+			r = subs_disabled_set(env->s, m->domain, m->list, &d);
+		}
+		free(v);
+	}
+	lockedit_close(&le);
+	return r;
+}
+
 /* bounce_probe_disable - the threshold reached: disabled, owners told */
 int
 bounce_probe_disable(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, const char *addr, long long score)
 {
-	struct subs_disabled d;
 	char why[200];
 	int r;
 
@@ -110,13 +143,8 @@ bounce_probe_disable(struct listfn_env *env, struct listfn_msg *m,
 	    score / 100, score % 100);
 	if (lc->bounce_probes == 0)
 		return probe_remove(env, m, lc, addr, why);
-	memset(&d, 0, sizeof(d));
-	(void)strlcpy(d.addr, addr, sizeof(d.addr)); /* a checked address */
-	d.since = (long long)listfn_now();
-	(void)strlcpy(d.token, "-", sizeof(d.token));
-	(void)strlcpy(d.why, why, sizeof(d.why));
-	if ((r = subs_disabled_set(env->s, m->domain, m->list, &d)) != 1)
-		return r;
+	if ((r = probe_disable(env, m, addr, why)) != 1)
+		return r == -1 ? -1 : 0;
 	log_notice("%s: <%s> disabled on %s@%s: %s", m->name, addr, m->list,
 	    m->domain, why);
 	return bounce_owners_tell(env, m, lc,

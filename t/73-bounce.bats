@@ -633,6 +633,27 @@ lock_waiter() {
 	[ "$(grep -c 'probe 1 to <gone@dead.test> of mylist@example.org' "$RUNLOG")" -eq 1 ]
 }
 
+@test "late bounces that reach the threshold again leave the probe out as it is" {
+	disable_gone
+	post one
+	runq
+	read -r a since probes ptime token failed why <"$SUBS.disabled"
+	[ "$probes" = 1 ]
+	# reports of older posts keep coming, three days of them
+	for d in 3 4 5; do
+		on_day $d
+		verp_bounce gone@dead.test
+		runq
+	done
+	read -r a since2 probes2 ptime2 token2 failed2 why2 <"$SUBS.disabled"
+	[ "$since2 $probes2 $ptime2 $token2" = "$since $probes $ptime $token" ]
+	grep -q '<gone@dead.test> is already disabled on mylist@example.org' "$RUNLOG"
+	# the subscriber's answer to the probe it got still counts
+	probe_reply "$token" gone@dead.test
+	runq
+	[ ! -s "$SUBS.disabled" ]
+}
+
 # arf FEEDBACK-TYPE RCPT-TO-LINE RETURN-PATH - an RFC 5965 report to
 # mylist-owner from a provider's feedback loop
 arf() {
