@@ -21,9 +21,14 @@
  * transient reason is not a failure, nor is an auto-reply (a vacation
  * notice says the mailbox took the probe: lists/autoreply.c), a delay
  * warning, or a report that does not name the address (forwarded to the
- * owners).  The probe
- * is committed before its token is written: a crash in between sends a
- * second probe, never records one that was not sent.
+ * owners).  The probe is committed before its token is written: a crash
+ * in between sends a second probe, never records one that was not sent.
+ * Each read-decide-write of subscribers.disabled here (the probes due,
+ * a probe's report, an answer, a disable) holds the list's probes' lock
+ * (subs_disabled_hold) from the read to the write: two runners
+ * expanding posts at once send one probe, and the token kept is the one
+ * the probe carried; disabling an address that is already disabled
+ * (late reports of older posts) changes nothing.
  * The subscriber may answer a probe (bounce_probe_answer): a reply to it
  * (its Reply-To is the probe's VERP address, and the owner function,
  * bounce.c, reads the token back from the envelope recipient) or the
