@@ -101,14 +101,17 @@ probe_remove(struct listfn_env *env, struct listfn_msg *m,
 	    addr, m->list, m->domain, why);
 }
 
-/* probe_disable - addr's line written, under the probes' lock, unless
- * it has one (late reports of older posts: the probe out stays as it
- * is); 1 written, 0 not a subscriber, 2 already disabled, -1 error */
+/* The work done on the list's disabled lines under the probes' lock. */
+typedef int probe_locked_fn(struct listfn_env *env, struct listfn_msg *m,
+    const struct subs_disabled *v, size_t n, const void *arg);
+
+/* probe_locked - fn on m's list's disabled lines, read under the
+ * probes' lock and written by fn before it is let go */
 static int
-probe_disable(struct listfn_env *env, struct listfn_msg *m, const char *addr,
-    const char *why)
+probe_locked(struct listfn_env *env, struct listfn_msg *m, probe_locked_fn *fn,
+    const void *arg)
 {
-	struct subs_disabled d, *v;
+	struct subs_disabled *v;
 	struct lockedit le;
 	size_t n;
 	int r;
@@ -116,23 +119,39 @@ probe_disable(struct listfn_env *env, struct listfn_msg *m, const char *addr,
 	if (subs_disabled_hold(env->s, m->domain, m->list, &le) == -1)
 		return -1;
 	if ((r = subs_disabled_load(env->s, m->domain, m->list, &v, &n)) == 0) {
-		if (subs_disabled_find(v, n, addr) != NULL) {
-			log_info("%s: <%s> is already disabled on %s@%s",
-			    m->name, addr, m->list, m->domain);
-			r = 2;
-		} else {
-			memset(&d, 0, sizeof(d));
-			(void)strlcpy(
-			    d.addr, addr, sizeof(d.addr)); /* checked */
-			d.since = (long long)listfn_now();
-			(void)strlcpy(d.token, "-", sizeof(d.token));
-			(void)strlcpy(d.why, why, sizeof(d.why));
-			r = subs_disabled_set(env->s, m->domain, m->list, &d);
-		}
+		r = fn(env, m, v, n, arg);
 		free(v);
 	}
 	lockedit_close(&le);
 	return r;
+}
+
+/* What probe_disable is given: the address and why. */
+struct probe_disabling {
+	const char *addr, *why;
+};
+
+/* probe_disable - addr's line written unless it has one (late reports
+ * of older posts: the probe out stays as it is); 1 written, 0 not a
+ * subscriber, 2 already disabled, -1 error */
+static int
+probe_disable(struct listfn_env *env, struct listfn_msg *m,
+    const struct subs_disabled *v, size_t n, const void *arg)
+{
+	const struct probe_disabling *pd = arg;
+	struct subs_disabled d;
+
+	if (subs_disabled_find(v, n, pd->addr) != NULL) {
+		log_info("%s: <%s> is already disabled on %s@%s", m->name,
+		    pd->addr, m->list, m->domain);
+		return 2;
+	}
+	memset(&d, 0, sizeof(d));
+	(void)strlcpy(d.addr, pd->addr, sizeof(d.addr)); /* a checked address */
+	d.since = (long long)listfn_now();
+	(void)strlcpy(d.token, "-", sizeof(d.token));
+	(void)strlcpy(d.why, pd->why, sizeof(d.why));
+	return subs_disabled_set(env->s, m->domain, m->list, &d);
 }
 
 /* bounce_probe_disable - the threshold reached: disabled, owners told */
@@ -140,6 +159,7 @@ int
 bounce_probe_disable(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, const char *addr, long long score)
 {
+	struct probe_disabling pd;
 	char why[200];
 	int r;
 
@@ -148,7 +168,8 @@ bounce_probe_disable(struct listfn_env *env, struct listfn_msg *m,
 	    score / 100, score % 100);
 	if (lc->bounce_probes == 0)
 		return probe_remove(env, m, lc, addr, why);
-	if ((r = probe_disable(env, m, addr, why)) != 1)
+	pd.addr = addr, pd.why = why;
+	if ((r = probe_locked(env, m, probe_disable, &pd)) != 1)
 		return r == -1 ? -1 : 0;
 	log_notice("%s: <%s> disabled on %s@%s: %s", m->name, addr, m->list,
 	    m->domain, why);
@@ -207,14 +228,22 @@ done:
 	return r;
 }
 
+/* What probe_due_each is given: the list's config and the time. */
+struct probe_due {
+	const struct listconf *lc;
+	time_t now;
+};
+
 /* probe_due_each - of the disabled addresses v, n of them: probes due
- * sent, delivered probes enable (the probes' lock held) */
+ * sent, delivered probes enable */
 static int
 probe_due_each(struct listfn_env *env, struct listfn_msg *m,
-    const struct listconf *lc, const struct subs_disabled *v, size_t n,
-    time_t now)
+    const struct subs_disabled *v, size_t n, const void *arg)
 {
+	const struct probe_due *pdu = arg;
+	const struct listconf *lc = pdu->lc;
 	const struct subs_disabled *d;
+	time_t now = pdu->now;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -252,19 +281,9 @@ int
 bounce_probe_due(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, time_t now)
 {
-	struct subs_disabled *v;
-	struct lockedit le;
-	size_t n;
-	int r;
+	struct probe_due pdu = {lc, now};
 
-	if (subs_disabled_hold(env->s, m->domain, m->list, &le) == -1)
-		return -1;
-	if ((r = subs_disabled_load(env->s, m->domain, m->list, &v, &n)) == 0) {
-		r = probe_due_each(env, m, lc, v, n, now);
-		free(v);
-	}
-	lockedit_close(&le);
-	return r;
+	return probe_locked(env, m, probe_due_each, &pdu);
 }
 
 /* probe_names - the class with which bf names addr failed, or -1 */
