@@ -259,15 +259,12 @@ bounce_prose(const char *p, size_t len, struct bounce_found *bf)
 		prose_judge(bf, last, since, end);
 }
 
-/* bounce_looks - the message is a delivery report, not a human's mail */
-static int
-bounce_looks(const char *text, size_t len)
+/* bounce_report_looks - a report by its type or its author */
+int
+bounce_report_looks(const char *text, size_t len)
 {
 	char v[1024], addr[NAME_ADDR_MAX + 1], type[128];
 
-	if (header_return_path(text, len, addr, sizeof(addr)) == 0 &&
-	    addr[0] == '\0')
-		return 1;
 	if (cmd_mime_header(text, len, "Content-Type", v, sizeof(v)) == 0 &&
 	    strncasecmp(v, "multipart/report", 16) == 0 &&
 	    cmd_mime_param(v, "report-type", type, sizeof(type)) == 0 &&
@@ -277,6 +274,17 @@ bounce_looks(const char *text, size_t len)
 	       cmd_mime_addr(v, addr, sizeof(addr)) == 0 &&
 	       (strncasecmp(addr, "MAILER-DAEMON@", 14) == 0 ||
 		   strncasecmp(addr, "postmaster@", 11) == 0);
+}
+
+/* bounce_looks - the message is a delivery report, not a human's mail */
+static int
+bounce_looks(const char *text, size_t len)
+{
+	char addr[NAME_ADDR_MAX + 1];
+
+	return (header_return_path(text, len, addr, sizeof(addr)) == 0 &&
+		   addr[0] == '\0') ||
+	       bounce_report_looks(text, len);
 }
 
 /* bounce_parse - is it a bounce, and of which addresses */
@@ -319,6 +327,11 @@ bounce_parse(const char *domain, const char *list, const char *text, size_t len,
 				strongest =
 				    bounce_class_reply(body, plen, NULL);
 			free(body);
+		}
+		if (verp.probe[0] != '\0') {
+			/* a probe's: the addresses the report names failed */
+			memcpy(bf->probe, verp.probe, sizeof(bf->probe));
+			return;
 		}
 		*bf = verp;
 		bf->class[0] = strongest;

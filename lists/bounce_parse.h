@@ -23,13 +23,20 @@ struct bounce_found {
 	int delayed;   /* a warning only: nothing failed */
 	char probe[BOUNCE_PROBE_TOKEN_MAX + 1]; /* to <list>-owner+probe-
 						   <token>: the bounce of a
-						   probe, or (is_bounce 0)
-						   an answer to it */
+						   probe (addr the failed
+						   ones it names), or
+						   (is_bounce 0) an answer
+						   to it */
 };
 
 /* bounce_parse - what a message to list's owner at domain (text, len)
  * says failed */
 void bounce_parse(const char *domain, const char *list, const char *text,
     size_t len, struct bounce_found *bf);
+
+/* bounce_report_looks - 1 when the message is a delivery report by its
+ * type (multipart/report; report-type=delivery-status) or its author
+ * (MAILER-DAEMON, postmaster), whatever its envelope sender */
+int bounce_report_looks(const char *text, size_t len);
 
 #endif
