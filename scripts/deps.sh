@@ -7,7 +7,10 @@
 #                              python3-dkim (the independent verifier),
 #                              debhelper and dpkg-dev (the .deb test),
 #                              clang-format (t/check-format), redis-server
-#                              (the private Redis of t/54-cluster.bats)
+#                              (the private Redis of t/54-cluster.bats),
+#                              Exim's libraries and adduser (t/95-exim.bats
+#                              unpacks Debian's exim4 in a private host:
+#                              Exim and Postfix conflict as packages)
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
 #   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
 #   sh scripts/deps.sh deb     build + debhelper, dpkg-dev (make deb)
@@ -20,7 +23,8 @@ build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-de
 deb="$build debhelper dpkg-dev"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
       time curl lighttpd lighttpd-mod-openssl chromium python3-dkim python3-nacl python3-prometheus-client
-      debhelper dpkg-dev clang-format redis-server"
+      debhelper dpkg-dev clang-format redis-server
+      adduser libidn12 libgnutls-dane0 libnsl2 libpcre2-8-0 libdb5.3"
 bench="$test"
 fuzz="$build clang libclang-rt-dev"
 
