@@ -196,10 +196,13 @@ by_sendmail() {
 	host_run sendmail -f poster@example.net "$2" <"$BATS_TEST_TMPDIR/$1"
 }
 
-# by_smtp TAG RCPT - the post over SMTP to the MTA
+# by_smtp TAG RCPT - the post over SMTP to the MTA, which takes it
 by_smtp() {
-	"$MJ_SMTPTRY" -H 127.0.0.2 -p "$MTA_PORT" -t 10000 \
-		-f poster@example.net -r "$2" -m "$BATS_TEST_TMPDIR/$1"
+	local out
+	out=$("$MJ_SMTPTRY" -H 127.0.0.2 -p "$MTA_PORT" -t 10000 \
+		-f poster@example.net -r "$2" -m "$BATS_TEST_TMPDIR/$1" 2>&1)
+	echo "$out"
+	[[ "$out" == *" to=<$2> status=sent "* ]]
 }
 
 # queue_files - the message files of mjq's spool in the host
