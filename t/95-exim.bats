@@ -159,9 +159,7 @@ posted_to_list() {
 	mainlog | grep -q " $(exim_id x4) \*\* gone@example.org R=mjq_lists T=mjq_pipe: Child process of mjq_pipe transport returned 67 "
 	[ -z "$(queue_files)" ]
 	# the bounce, through the smarthost
-	wait_for 30 eval '[ -n "$(sink_new)" ]'
-	[ "$(sink_new)" = 'from=<> to=<poster@example.net>' ]
-	sed 's/\r$//' "$STAGE"/sink/save/new/* | grep -x 'mj_enqueue: no such list gone@example.org'
+	bounced_with_line 'mj_enqueue: no such list gone@example.org'
 }
 
 @test "Exim: a full spool defers (75); exim4 -qf delivers once there is room" {

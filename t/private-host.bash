@@ -184,6 +184,13 @@ doc_blocks() {
 	done <"$d/paths"
 }
 
+# doc_commands SECTION - the command lines ("    # command", not a path)
+# of docs/mta.md's section "## SECTION", one a line
+doc_commands() {
+	awk -v s="## $1" '/^## / { on = index($0, s) == 1 }
+		on && /^    # [^\/]/ { print substr($0, 7) }' "$TOP/docs/mta.md"
+}
+
 # post TAG [RCPT] - a post from poster@example.net (to mylist@example.org)
 # in $BATS_TEST_TMPDIR/TAG, its Message-ID <TAG@example.net>
 post() {
@@ -235,20 +242,32 @@ queued_from_poster() {
 		[ "$(host_run grep -c '^From ' "$f")" -eq 0 ]
 }
 
-# functions_from_poster - mail to mylist-owner, owner-mylist,
-# mylist-request and majordomo went to mjq's owner, request and majordomo
-# functions, each with the poster as its Return-Path
+# functions_from_poster [FUNCTION LIST]... - mjq's spool holds exactly
+# these messages (by default those that mail to mylist-owner,
+# owner-mylist, mylist-request and majordomo makes), each with the
+# poster as its Return-Path
 functions_from_poster() {
+	local want
+	if [ $# -eq 0 ]; then
+		set -- 'majordomo GLOBAL' 'owner mylist' 'owner mylist' 'request mylist'
+	fi
+	want=$(printf '%s\n' "$@" | sort)
 	run queue_files
 	printf '%s\n' "${lines[@]}"
-	[ "${#lines[@]}" -eq 4 ] || return 1
 	[ "$(printf '%s\n' "${lines[@]}" | sed 's|^QUEUE/10/example.org/10/||; s|/[A-X][A-Z][A-Z]-[0-9]*-| |' |
-		sort)" = "$(printf '%s\n' 'majordomo GLOBAL' 'owner mylist' 'owner mylist' 'request mylist')" ] ||
-		return 1
+		sort)" = "$want" ] || return 1
 	for f in "${lines[@]}"; do
 		[ "$(host_run sed -n 1p "/var/spool/mjq/$f")" = 'Return-Path: <poster@example.net>' ] ||
 			return 1
 	done
+}
+
+# bounced_with_line LINE - the sink got one bounce, to the poster, that
+# quotes LINE (mj_enqueue's stderr)
+bounced_with_line() {
+	wait_for 30 eval '[ -n "$(sink_new)" ]' || return 1
+	[ "$(sink_new)" = 'from=<> to=<poster@example.net>' ] &&
+		sed 's/\r$//' "$STAGE"/sink/save/new/* | grep -F "$1"
 }
 
 # list_delivers - the runner sends the queued post to each subscriber
