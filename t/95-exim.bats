@@ -28,8 +28,7 @@ load private-host
 
 setup_file() {
 	mta_host_start 95 exim4-base exim4-config exim4-daemon-light
-	host_run bash -euc "$(declare -f exim_host_setup); exim_host_setup" \
-		>"$STAGE/exim-setup.log" 2>&1 || {
+	host_call exim_host_setup >"$STAGE/exim-setup.log" 2>&1 || {
 		cat "$STAGE/exim-setup.log"
 		return 1
 	}

@@ -23,8 +23,7 @@ load private-host
 
 setup_file() {
 	mta_host_start 96 opensmtpd
-	host_run bash -euc "$(declare -f smtpd_host_setup); smtpd_host_setup" \
-		>"$STAGE/smtpd-setup.log" 2>&1 || {
+	host_call smtpd_host_setup >"$STAGE/smtpd-setup.log" 2>&1 || {
 		cat "$STAGE/smtpd-setup.log"
 		return 1
 	}

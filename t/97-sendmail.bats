@@ -29,8 +29,7 @@ load private-host
 
 setup_file() {
 	mta_host_start 97 sendmail-bin sendmail-base sendmail-cf
-	host_run bash -euc "$(declare -f sendmail_host_setup); sendmail_host_setup" \
-		>"$STAGE/sendmail-setup.log" 2>&1 || {
+	host_call sendmail_host_setup >"$STAGE/sendmail-setup.log" 2>&1 || {
 		cat "$STAGE/sendmail-setup.log"
 		return 1
 	}
@@ -104,50 +103,6 @@ sendmail_host_setup() {
 		/etc/mail/submit.mc
 	grep -q "Port=$MTA_PORT, Addr=127.0.0.2" /etc/mail/sendmail.mc
 	grep -q "ESMTP_MAILER_ARGS', \`TCP \$h $SINK_PORT'" /etc/mail/sendmail.mc
-	grep -q "FEATURE(\`msp', \`\[127.0.0.2\]')" /etc/mail/submit.mc
-	grep -q "RELAY_MAILER_ARGS', \`TCP \$h $MTA_PORT'" /etc/mail/submit.mc
-}
-
-setup() {
-	local u
-	for u in smmta smmsp; do
-		addgroup --system --quiet "$u"
-		adduser --system --ingroup "$u" --home /var/lib/sendmail \
-			--disabled-password --quiet "$u" 2>/dev/null
-	done
-	chown root:smmsp /etc/mail/sasl /etc/mail/tls
-	chgrp smmsp /usr/libexec/sendmail/sendmail
-	chmod 2755 /usr/libexec/sendmail/sendmail
-	# the alternatives sendmail-bin's postinst installs
-	for u in sendmail sendmail-mta sendmail-msp; do
-		ln -sf /usr/libexec/sendmail/sendmail "/usr/sbin/$u"
-	done
-	ln -sf /usr/share/sendmail/newaliases /usr/sbin/newaliases
-	ln -sf /usr/share/sendmail/mailq /usr/bin/mailq
-	# a qualified name for the host, and the posters' domain known (this
-	# world has no DNS; Sendmail checks the domain of a bounce's
-	# recipient before it hands the bounce to the smart host)
-	printf '127.0.0.1 localhost\n127.0.0.1 %s.example.org %s\n127.0.0.1 example.net\n' \
-		"$(hostname)" "$(hostname)" >/etc/hosts
-	# as sendmail-bin's postinst runs it (ignoring its status)
-	/usr/share/sendmail/update_sendmail >/dev/null || true
-	sed -i 's/^hosts[[:space:]].*/hosts files/' /etc/mail/service.switch
-	[ -s /etc/mail/sendmail.mc ] && [ -s /etc/mail/sendmail.cf ]
-	# this instance: the daemon on 127.0.0.2, no submission port, the
-	# submission program relaying to the daemon, the sink as smart host,
-	# senders' domains accepted without DNS
-	sed -i -e "s/Port=smtp, Addr=127.0.0.1')/Port=$MTA_PORT, Addr=127.0.0.2')/" \
-		-e '/Name=MSP-v4/d' \
-		-e "/^MAILER_DEFINITIONS/i FEATURE(\`accept_unresolvable_domains')dnl" \
-		-e "/^MAILER_DEFINITIONS/i define(\`SMART_HOST', \`[127.0.0.1]')dnl" \
-		-e "/^MAILER_DEFINITIONS/i define(\`RELAY_MAILER_ARGS', \`TCP \$h $SINK_PORT')dnl" \
-		-e "/^MAILER_DEFINITIONS/i define(\`ESMTP_MAILER_ARGS', \`TCP \$h $SINK_PORT')dnl" \
-		/etc/mail/sendmail.mc
-	sed -i -e "s/FEATURE(\`msp', \`\[127.0.0.1\]', \`25')/FEATURE(\`msp', \`[127.0.0.2]')/" \
-		-e "/^FEATURE(\`msp'/i define(\`RELAY_MAILER_ARGS', \`TCP \$h $MTA_PORT')dnl" \
-		/etc/mail/submit.mc
-	grep -q "Port=$MTA_PORT, Addr=127.0.0.2" /etc/mail/sendmail.mc
-	grep -q "RELAY_MAILER_ARGS', \`TCP \$h $SINK_PORT'" /etc/mail/sendmail.mc
 	grep -q "FEATURE(\`msp', \`\[127.0.0.2\]')" /etc/mail/submit.mc
 	grep -q "RELAY_MAILER_ARGS', \`TCP \$h $MTA_PORT'" /etc/mail/submit.mc
 }

@@ -69,6 +69,15 @@ host_run() {
 	nsenter -t "$HOST_PID" -m -p -- "$@"
 }
 
+# host_call FUNCTION - run the shell function FUNCTION (of the test file
+# or this one) as root in the private host, under bash -eu; it runs
+# only where /etc is the private host's overlay, never on the real host
+host_call() {
+	host_run bash -euc "$(declare -f "$1")
+		[ \"\$(findmnt -n -o FSTYPE /etc)\" = overlay ] || exit 1
+		$1"
+}
+
 # private_host_stop - end the private host and everything in it
 private_host_stop() {
 	[ -n "${HOST_PID:-}" ] || return 0
@@ -107,8 +116,7 @@ mta_host_start() {
 	# shellcheck disable=SC2086
 	private_host_start "$STAGE" $debs
 	echo "$HOST_PID" >"$STAGE/host.pid"
-	host_run bash -euc "$(declare -f mjq_host_setup); mjq_host_setup" \
-		>"$STAGE/setup.log" 2>&1 || {
+	host_call mjq_host_setup >"$STAGE/setup.log" 2>&1 || {
 		cat "$STAGE/setup.log"
 		return 1
 	}
