@@ -28,15 +28,12 @@ load private-host
 
 setup_file() {
 	mta_host_start 95 exim4-base exim4-config exim4-daemon-light
-	host_call exim_host_setup >"$STAGE/exim-setup.log" 2>&1 || {
-		cat "$STAGE/exim-setup.log"
-		return 1
-	}
+	host_step exim_host_setup
 	# the lines of docs/mta.md, unchanged, where it says they go
 	exim_doc_lines
 	host_run update-exim4.conf
 	host_run exim4 -bd -q30m -oX "$MTA_PORT" -oP /run/exim4/exim.pid
-	wait_for 30 eval "(exec 3<>/dev/tcp/127.0.0.2/$MTA_PORT) 2>/dev/null"
+	mta_listening
 }
 
 teardown_file() {

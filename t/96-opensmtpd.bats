@@ -23,10 +23,7 @@ load private-host
 
 setup_file() {
 	mta_host_start 96 opensmtpd
-	host_call smtpd_host_setup >"$STAGE/smtpd-setup.log" 2>&1 || {
-		cat "$STAGE/smtpd-setup.log"
-		return 1
-	}
+	host_step smtpd_host_setup
 	# the lines of docs/mta.md, unchanged, before the first match line
 	doc_blocks OpenSMTPD "$STAGE/doc"
 	[ "$(cat "$STAGE/doc/paths")" = /etc/smtpd.conf ]
@@ -40,7 +37,7 @@ setup_file() {
 	cat "$STAGE/smtpd.conf"
 	host_run smtpd -n
 	host_run bash -c 'smtpd -d >/var/log/smtpd.log 2>&1 &'
-	wait_for 30 eval "(exec 3<>/dev/tcp/127.0.0.2/$MTA_PORT) 2>/dev/null"
+	mta_listening
 }
 
 teardown_file() {

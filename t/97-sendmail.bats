@@ -29,10 +29,7 @@ load private-host
 
 setup_file() {
 	mta_host_start 97 sendmail-bin sendmail-base sendmail-cf
-	host_call sendmail_host_setup >"$STAGE/sendmail-setup.log" 2>&1 || {
-		cat "$STAGE/sendmail-setup.log"
-		return 1
-	}
+	host_step sendmail_host_setup
 	# a list removed with its alias lines left behind
 	host_run bash -c 'mjq-newlist example.org gone owner@sink.test |
 		grep -v "^majordomo:" >>/var/lib/mjq/aliases &&
@@ -57,7 +54,7 @@ setup_file() {
 		return 1
 	}
 	host_run sendmail-mta -bd -q30m
-	wait_for 30 eval "(exec 3<>/dev/tcp/127.0.0.2/$MTA_PORT) 2>/dev/null"
+	mta_listening
 }
 
 teardown_file() {

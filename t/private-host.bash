@@ -78,6 +78,20 @@ host_call() {
 		$1"
 }
 
+# host_step FUNCTION - host_call FUNCTION, its output in
+# $STAGE/FUNCTION.log, shown when it fails
+host_step() {
+	host_call "$1" >"$STAGE/$1.log" 2>&1 || {
+		cat "$STAGE/$1.log"
+		return 1
+	}
+}
+
+# mta_listening - the MTA answers on 127.0.0.2:MTA_PORT
+mta_listening() {
+	wait_for 30 eval "(exec 3<>/dev/tcp/127.0.0.2/$MTA_PORT) 2>/dev/null"
+}
+
 # private_host_stop - end the private host and everything in it
 private_host_stop() {
 	[ -n "${HOST_PID:-}" ] || return 0
@@ -116,10 +130,7 @@ mta_host_start() {
 	# shellcheck disable=SC2086
 	private_host_start "$STAGE" $debs
 	echo "$HOST_PID" >"$STAGE/host.pid"
-	host_call mjq_host_setup >"$STAGE/setup.log" 2>&1 || {
-		cat "$STAGE/setup.log"
-		return 1
-	}
+	host_step mjq_host_setup
 }
 
 # mta_host_stop - teardown_file: the private host and the sink go
