@@ -32,7 +32,7 @@ setup_file() {
 	# the lines of docs/mta.md, unchanged, where it says they go
 	exim_doc_lines
 	host_run update-exim4.conf
-	host_run exim4 -bd -q30m -oX "$MTA_PORT" -oP /run/exim4/exim.pid
+	host_run exim4 -bd -q30m -oX "$MTA_PORT" -oP /run/exim4/exim.pid 3>&-
 	mta_listening
 }
 

@@ -36,7 +36,7 @@ setup_file() {
 	host_run cp "$STAGE/smtpd.conf" /etc/smtpd.conf
 	cat "$STAGE/smtpd.conf"
 	host_run smtpd -n
-	host_run bash -c 'smtpd -d >/var/log/smtpd.log 2>&1 &'
+	host_run bash -c 'smtpd -d >/var/log/smtpd.log 2>&1 &' 3>&-
 	mta_listening
 }
 

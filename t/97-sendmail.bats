@@ -53,7 +53,7 @@ setup_file() {
 		cat "$STAGE/steps.log"
 		return 1
 	}
-	host_run sendmail-mta -bd -q30m
+	host_run sendmail-mta -bd -q30m 3>&-
 	mta_listening
 }
 

@@ -51,7 +51,7 @@ private_host_start() {
 	local stage=$1 upid i
 	shift
 	unshare --mount --pid --fork --mount-proc \
-		sh "$TOP/t/private-host.sh" "$stage" "$@" >"$stage/host.log" 2>&1 &
+		sh "$TOP/t/private-host.sh" "$stage" "$@" >"$stage/host.log" 2>&1 3>&- &
 	upid=$!
 	wait_for 60 eval "[ -e '$stage/ready' ] || [ -e '$stage/failed' ]" ||
 		return 1
