@@ -99,8 +99,10 @@ private_host_stop() {
 	wait_for 10 eval "! kill -0 $HOST_PID 2>/dev/null"
 }
 
-# mta_host_start NAME DEB... - for an MTA test file's setup_file: skips
-# without root, namespaces or the packages; else starts the sink (the
+# mta_host_start NAME DEB... - for an MTA test file's setup_file: sets
+# MTA_SKIP to the reason without root, namespaces or the packages (bats
+# 1.8 cannot skip from setup_file: mta_host_setup skips each test);
+# else starts the sink (the
 # subscribers' MX, and the MTA's relay for bounces: SINK_PORT), a
 # private host with the packages (STAGE, /tmp/mjqNAME.*) and mjq
 # installed in it with the list mylist@example.org (mjq_host_setup), and
@@ -109,12 +111,15 @@ private_host_stop() {
 mta_host_start() {
 	local name=$1 debs
 	shift
-	[ "$(id -u)" -eq 0 ] || skip "needs root: namespaces and mounts"
-	unshare --mount --pid --fork --mount-proc true 2>/dev/null ||
-		skip "no namespaces here"
-	if ! debs=$(debs_fetch "$@"); then
-		skip "Debian's archive cannot be reached for $*"
+	export MTA_SKIP=
+	if [ "$(id -u)" -ne 0 ]; then
+		MTA_SKIP="needs root: namespaces and mounts"
+	elif ! unshare --mount --pid --fork --mount-proc true 2>/dev/null; then
+		MTA_SKIP="no namespaces here"
+	elif ! debs=$(debs_fetch "$@"); then
+		MTA_SKIP="Debian's archive cannot be reached for $*"
 	fi
+	[ -z "$MTA_SKIP" ] || return 0
 	STAGE=$(mktemp -d "/tmp/mjq$name.XXXXXX")
 	chmod 0755 "$STAGE"
 	export STAGE TOP
@@ -142,9 +147,10 @@ mta_host_stop() {
 	rm -rf "$STAGE"
 }
 
-# mta_host_setup - each test's setup: the host, the MTA's port, and the
-# sink's log from here on (sink_new)
+# mta_host_setup - each test's setup: skips for MTA_SKIP; else the host,
+# the MTA's port, and the sink's log from here on (sink_new)
 mta_host_setup() {
+	[ -z "$MTA_SKIP" ] || skip "$MTA_SKIP"
 	HOST_PID=$(cat "$STAGE/host.pid")
 	MTA_PORT=$(cat "$STAGE/mta.port")
 	SINK_MARK=$(wc -l <"$STAGE/sink/log")
