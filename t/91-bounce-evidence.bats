@@ -1,0 +1,206 @@
+#!/usr/bin/env bats
+# Which part of a bounce is evidence (issue 34 items 4 and 8): the report
+# names the failed address and its cause; the returned message, below
+# an MTA's copy separator or in a message/rfc822 or text/rfc822-headers
+# part, is never read for either.  And the most specific evidence wins:
+# an enhanced status code in the reply over a generic Status.
+
+load helpers
+load request_helpers
+bats_require_minimum_version 1.5.0
+
+MJQ_LIST_POSTING=open
+
+setup() {
+	request_setup
+	mjq_list example.org mylist alice@alice.test bob@bob.test
+	printf '[list]\nowners = boss@owner.test\n' \
+		>>"$LISTS/example.org/mylist/config"
+	BOUNCES=$LISTS/example.org/mylist/bounces
+}
+
+# owner_mail - a message on stdin to mylist-owner, from the null sender
+owner_mail() {
+	"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -o -f '' "$@"
+}
+
+# counted - the addresses with counts in the bounces file, sorted
+counted() {
+	[ -e "$BOUNCES" ] || return 0
+	awk 'NF > 1 { print $1 }' "$BOUNCES" | sort
+}
+
+# QUOTED - a post that quotes a bounce about bob, as a reader asking
+# "what does this mean?" writes it
+QUOTED='Subject: what does this mean?
+
+Bob, your address bounced:
+
+<bob@bob.test>:
+Sorry, no mailbox here by that name. (#5.1.1)
+
+  bob@bob.test
+    SMTP error from remote mail server after RCPT TO:<bob@bob.test>:
+    550 5.1.1 <bob@bob.test>: Recipient address rejected: User unknown
+
+Final-Recipient: rfc822; bob@bob.test
+Action: failed
+Status: 5.1.1'
+
+@test "qmail: the copy below the separator is not read; alice counted, bob not" {
+	owner_mail <<-EOF
+	From: MAILER-DAEMON@mx.alice.test
+	To: mylist-owner@example.org
+	Subject: failure notice
+
+	Hi. This is the qmail-send program at mx.alice.test.
+	I'm afraid I wasn't able to deliver your message to the following addresses.
+	This is a permanent error; I've given up. Sorry it didn't work out.
+
+	<alice@alice.test>:
+	Sorry, no mailbox here by that name. (#5.1.1)
+
+	--- Below this line is a copy of the message.
+
+	Return-Path: <mylist-owner@example.org>
+	From: carol@carol.test
+	To: mylist@example.org
+	$QUOTED
+	EOF
+	runq
+	[ "$(counted)" = alice@alice.test ]
+	run -1 grep -F 'bob@bob.test>' "$RUNLOG"
+}
+
+@test "Exim: the copy below its separator is not read; alice counted, bob not" {
+	owner_mail <<-EOF
+	From: Mail Delivery System <Mailer-Daemon@mx.alice.test>
+	To: mylist-owner@example.org
+	Subject: Mail delivery failed: returning message to sender
+	X-Failed-Recipients: alice@alice.test
+
+	This message was created automatically by mail delivery software.
+
+	A message that you sent could not be delivered to one or more of its
+	recipients. This is a permanent error. The following address(es) failed:
+
+	  alice@alice.test
+	    SMTP error from remote mail server after RCPT TO:<alice@alice.test>:
+	    host mx.alice.test [192.0.2.7]: 550 5.1.1 No such user
+
+	------ This is a copy of the message, including all the headers. ------
+
+	Return-path: <mylist-owner@example.org>
+	From: carol@carol.test
+	To: mylist@example.org
+	$QUOTED
+	EOF
+	runq
+	[ "$(counted)" = alice@alice.test ]
+	run -1 grep -F 'bob@bob.test>' "$RUNLOG"
+}
+
+@test "Postfix without a delivery-status part: the message/rfc822 copy is not read" {
+	owner_mail <<-EOF
+	From: MAILER-DAEMON@mx.alice.test (Mail Delivery System)
+	To: mylist-owner@example.org
+	Subject: Undelivered Mail Returned to Sender
+	MIME-Version: 1.0
+	Content-Type: multipart/mixed; boundary="P"
+
+	--P
+	Content-Description: Notification
+	Content-Type: text/plain
+
+	This is the mail system at host mx.alice.test.
+
+	I'm sorry to have to inform you that your message could not
+	be delivered to one or more recipients. It's attached below.
+
+	                   The mail system
+
+	<alice@alice.test>: host mx.alice.test[192.0.2.7] said: 550 5.1.1
+	    <alice@alice.test>: Recipient address rejected: User unknown (in reply
+	    to RCPT TO command)
+
+	--P
+	Content-Description: Undelivered Message
+	Content-Type: message/rfc822
+
+	Return-Path: <mylist-owner@example.org>
+	From: carol@carol.test
+	To: mylist@example.org
+	Content-Type: text/plain
+	$QUOTED
+
+	--P--
+	EOF
+	runq
+	[ "$(counted)" = alice@alice.test ]
+	run -1 grep -F 'bob@bob.test>' "$RUNLOG"
+}
+
+@test "Postfix with returned headers only: text/rfc822-headers is not read, and a report naming nobody else counts nobody else" {
+	owner_mail <<-EOF
+	From: MAILER-DAEMON@mx.alice.test (Mail Delivery System)
+	To: mylist-owner@example.org
+	Subject: Undelivered Mail Returned to Sender
+	MIME-Version: 1.0
+	Content-Type: multipart/mixed; boundary="P"
+
+	--P
+	Content-Type: text/plain
+
+	This is the mail system at host mx.alice.test.
+
+	<alice@alice.test>: host mx.alice.test[192.0.2.7] said: 554 5.7.1
+	    Service unavailable; Client host [192.0.2.1] blocked using
+	    zen.spamhaus.org (in reply to RCPT TO command)
+
+	--P
+	Content-Type: text/rfc822-headers
+
+	Return-Path: <mylist-owner@example.org>
+	From: <bob@bob.test>
+	To: <bob@bob.test>:
+	Subject: failed: <bob@bob.test>: user unknown
+
+	--P--
+	EOF
+	runq
+	[ "$(counted)" = "" ]
+		grep -q 'bounce for <alice@alice.test> on mylist@example.org: policy, not counted' "$RUNLOG"
+	run -1 grep -F 'bob@bob.test>' "$RUNLOG"
+}
+
+# dsn_generic STATUS DIAGNOSTIC - a relayed RFC 3464 report for alice
+dsn_generic() {
+	owner_mail <<-EOF
+	From: Mail Delivery System <MAILER-DAEMON@relay.alice.test>
+	Subject: Undelivered Mail Returned to Sender
+	MIME-Version: 1.0
+	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
+
+	--B
+	Content-Type: message/delivery-status
+
+	Reporting-MTA: dns; relay.alice.test
+
+	Final-Recipient: rfc822; alice@alice.test
+	Action: failed
+	Status: $1
+	Diagnostic-Code: smtp; $2
+	--B--
+	EOF
+}
+
+@test "a 5.7.1 in Diagnostic-Code under a generic Status 5.0.0 is policy, not a dead address" {
+	dsn_generic 5.0.0 '554 5.7.1 <alice@alice.test>: Recipient address rejected: Access denied'
+	runq
+		grep -q 'bounce for <alice@alice.test> on mylist@example.org: policy, not counted' "$RUNLOG"
+	[ "$(counted)" = "" ]
+	# and the specific code decides the other way too
+	dsn_generic 5.0.0 '550 5.1.1 <alice@alice.test>: mailbox unavailable'
+	runq
+	grep -q 'bounce for <alice@alice.test> on mylist@example.org: recipient, counted' "$RUNLOG"
+}
