@@ -169,7 +169,7 @@ Status: 5.1.1'
 	EOF
 	runq
 	[ "$(counted)" = "" ]
-		grep -q 'bounce for <alice@alice.test> on mylist@example.org: policy, not counted' "$RUNLOG"
+	grep -q 'bounce for <alice@alice.test> on mylist@example.org: policy, not counted' "$RUNLOG"
 	run -1 grep -F 'bob@bob.test>' "$RUNLOG"
 }
 
@@ -197,7 +197,7 @@ dsn_generic() {
 @test "a 5.7.1 in Diagnostic-Code under a generic Status 5.0.0 is policy, not a dead address" {
 	dsn_generic 5.0.0 '554 5.7.1 <alice@alice.test>: Recipient address rejected: Access denied'
 	runq
-		grep -q 'bounce for <alice@alice.test> on mylist@example.org: policy, not counted' "$RUNLOG"
+	grep -q 'bounce for <alice@alice.test> on mylist@example.org: policy, not counted' "$RUNLOG"
 	[ "$(counted)" = "" ]
 	# and the specific code decides the other way too
 	dsn_generic 5.0.0 '550 5.1.1 <alice@alice.test>: mailbox unavailable'
