@@ -11,10 +11,13 @@
  * NDR's prose), with its reply code and the enhanced status code in it,
  * and a DSN's Status field.  The most specific evidence decides first,
  * in the order bounce_rules.c gives with its rules: the code about the
- * sender, the policy texts, the reply's own specific code, a policy
- * Status, the other texts, the Status, the reply code.  A generic code
- * (X.0.0) decides nothing.  A temporary failure is never a recipient
- * failure: 4.x.x or 4xx with a recipient text is transient.
+ * sender, the policy texts, the reply's own detailed code, a policy
+ * Status, the other texts, the reply's code of a subject alone (X.Y.0:
+ * "other" within its subject, which X3 gateways send for anything), the
+ * Status, the reply code.  A generic code (X.0.0) decides nothing.  A
+ * temporary failure is never a recipient failure: 4.x.x or 4xx with a
+ * recipient text is transient, unless a Status says the failure is
+ * final (a DSN's Action: failed, bounce_read_dsn.c).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -24,7 +27,7 @@
 #include "bounce_class.h"
 #include "bounce_rules.h"
 
-#define CLASS_TEXT_MAX 2048
+#define CLASS_TEXT_MAX 4096
 
 /* An enhanced status code: class 0 when none. */
 struct class_code {
@@ -60,8 +63,9 @@ status_parse(const char *p, const char *end, struct class_code *cc)
 
 /* status_find - the first specific enhanced status code in text (a
  * generic X.0.0 is passed over), else the first generic one; and in
- * policy the first X.7.X code, wherever it is (a relay's summary code
- * first, the receiver's own quoted after it) */
+ * policy the first X.7.X (security, policy) or X.6.X (the message's
+ * content) code, wherever it is (a relay's summary code first, the
+ * receiver's own quoted after it) */
 static void
 status_find(
     const char *p, size_t len, struct class_code *cc, struct class_code *policy)
@@ -74,7 +78,7 @@ status_find(
 		if ((q == p ||
 			(!isdigit((unsigned char)q[-1]) && q[-1] != '.')) &&
 		    status_parse(q, end, &t) > 0) {
-			if (t.s == 7 && policy->c == 0)
+			if ((t.s == 7 || t.s == 6) && policy->c == 0)
 				*policy = t;
 			if ((t.s != 0 || t.d != 0) &&
 			    (cc->c == 0 || (cc->s == 0 && cc->d == 0)))
@@ -192,7 +196,7 @@ by_code(struct judge *j, const struct bounce_code_rule *rules,
 	if (j->why != NULL)
 		(void)snprintf(j->why, j->wlen, "code %d.%d.%d in the %s",
 		    cc->c, cc->s, cc->d, what); /* cut short: only a message */
-	return cc->c == 5 ? (int)r->perm : (int)r->temp;
+	return j->temp ? (int)r->temp : (int)r->perm;
 }
 
 /* by_text - the class a text rule gives buf */
@@ -234,19 +238,24 @@ bounce_class_judge(
 	if (status == NULL ||
 	    status_parse(status, status + strlen(status), &j.status) == 0)
 		j.status.c = 0;
-	j.temp = j.reply.c == 4 || (j.reply.c == 0 && j.status.c == 4) ||
-		 (j.reply.c == 0 && j.status.c == 0 && code / 100 == 4);
+	/* A Status says whether the failure is final (a DSN's Action:
+	 * failed after the last of many 4xx replies); else the reply. */
+	j.temp = j.status.c != 0  ? j.status.c == 4
+		 : j.reply.c != 0 ? j.reply.c == 4
+				  : code / 100 == 4;
 	if ((k = by_code(&j, bounce_sender_codes, &j.reply, "reply")) != -1 ||
 	    (k = by_code(&j, bounce_sender_codes, &j.status, "Status")) != -1 ||
 	    (k = by_text(&j, bounce_first_rules, buf)) != -1 ||
 	    (k = by_code(&j, bounce_code_rules, &j.policy, "reply")) != -1 ||
-	    (specific(&j.reply) &&
+	    (j.reply.d != 0 &&
 		(k = by_code(&j, bounce_code_rules, &j.reply, "reply")) != -1))
 		return (enum bounce_class)k;
 	if (specific(&j.status) && (k = by_code(&j, bounce_code_rules,
 					&j.status, "Status")) == BOUNCE_POLICY)
 		return BOUNCE_POLICY;
 	if ((k = by_text(&j, bounce_text_rules, buf)) != -1 ||
+	    (specific(&j.reply) && (k = by_code(&j, bounce_code_rules, &j.reply,
+					"reply")) != -1) ||
 	    (specific(&j.status) && (k = by_code(&j, bounce_code_rules,
 					 &j.status, "Status")) != -1))
 		return (enum bounce_class)k;

@@ -5,6 +5,8 @@
  *   There was an error delivering your mail to <gone@example.com>.
  *                                               (DragonFly Mail Agent)
  *   gone@example.com: 550 5.1.1 ...             (OpenSMTPD)
+ *   gone@example.com ... unknown host           (MMDF, PP)
+ *   Invalid final delivery userid: gone@example.com  (IMail)
  *      * gone@example.com                      (X3, Barracuda)
  *   Unknown user: gone@example.com             (IMail)
  *   undeliverable to gone@example.com          (IMail)
@@ -26,10 +28,10 @@ const struct bounce_family bounce_fam_other = {
     {"^[^<>]{0,40}<" FAM_ADDR ">[[:space:]]*(:|$)",
 	"(delivering your mail to|undeliverable to|permanent errors:|delivered "
 	"to:) *<?" FAM_ADDR,
-	"^[[:space:]]*" FAM_ADDR ": [0-9]{3}[ -]",
+	"^[[:space:]]*" FAM_ADDR ": ", "^[[:space:]]*" FAM_ADDR " \\.\\.\\. ",
 	"^[[:space:]]*[*-] " FAM_ADDR "[[:space:]]*$",
 	"^[[:space:]]*(Unknown user|Recipient address|Recipient|Invalid "
-	"recipient|Addressee): *<?" FAM_ADDR,
+	"recipient|Addressee|Invalid final delivery userid): *<?" FAM_ADDR,
 	"^[[:space:]]*" FAM_ADDR "[[:space:]]*$"},
     0,
 };

@@ -34,6 +34,7 @@ struct bounce_family {
 
 extern const struct bounce_family bounce_fam_qmail, bounce_fam_postfix,
     bounce_fam_sendmail, bounce_fam_v5sendmail, bounce_fam_exim,
-    bounce_fam_exchange, bounce_fam_domino, bounce_fam_japan, bounce_fam_other;
+    bounce_fam_exchange, bounce_fam_domino, bounce_fam_japan, bounce_fam_fml,
+    bounce_fam_other;
 
 #endif

@@ -98,6 +98,7 @@ bounce_found_add(struct bounce_found *bf, const char *reader, const char *addr,
 		bf->why[i][0] = bf->evidence[i][0] = '\0';
 		bf->n++;
 	}
-	bounce_found_judge(bf, (int)i, status, diag, dlen);
+	if ((diag != NULL && dlen > 0) || (status != NULL && status[0] != '\0'))
+		bounce_found_judge(bf, (int)i, status, diag, dlen);
 	return (int)i;
 }

@@ -21,9 +21,12 @@
  * transient, with delayed set.  Addresses past BOUNCE_ADDRS_MAX are
  * counted in more, not kept.
  * A message counts as a bounce only when it looks like one: the null
- * envelope sender, a multipart/report, or MAILER-DAEMON/postmaster as
- * the author; anything else to the owner address is a human's, of which
- * only a probe's token is taken (an answer to the probe).
+ * envelope sender (or MAILER-DAEMON/postmaster as the sender), a
+ * multipart/report of delivery status, MAILER-DAEMON/postmaster as the
+ * author, or a provider's JSON notification of bounced recipients
+ * (Amazon SES, from its own sender); anything else to the owner address
+ * is a human's, of which only a probe's token is taken (an answer to
+ * the probe).
  */
 #include <stdio.h>
 #include <string.h>
@@ -83,6 +86,15 @@ bounce_verp(const char *domain, const char *list, const char *text, size_t len,
 	return -1;
 }
 
+/* looks_daemon - addr is a mail system's own: MAILER-DAEMON@ or
+ * postmaster@ */
+static int
+looks_daemon(const char *addr)
+{
+	return strncasecmp(addr, "MAILER-DAEMON@", 14) == 0 ||
+	       strncasecmp(addr, "postmaster@", 11) == 0;
+}
+
 /* bounce_looks - the message is a delivery report, not a human's mail */
 static int
 bounce_looks(const char *text, size_t len)
@@ -90,17 +102,17 @@ bounce_looks(const char *text, size_t len)
 	char v[1024], addr[NAME_ADDR_MAX + 1], type[128];
 
 	if (header_return_path(text, len, addr, sizeof(addr)) == 0 &&
-	    addr[0] == '\0')
+	    (addr[0] == '\0' || looks_daemon(addr)))
 		return 1;
+	/* a report-type other than delivery-status (an ARF complaint) is
+	 * not a bounce; none at all (X3 gateways) is taken for one */
 	if (cmd_mime_header(text, len, "Content-Type", v, sizeof(v)) == 0 &&
 	    strncasecmp(v, "multipart/report", 16) == 0 &&
-	    cmd_mime_param(v, "report-type", type, sizeof(type)) == 0 &&
-	    strcasecmp(type, "delivery-status") == 0)
+	    (cmd_mime_param(v, "report-type", type, sizeof(type)) == -1 ||
+		strcasecmp(type, "delivery-status") == 0))
 		return 1;
 	return cmd_mime_header(text, len, "From", v, sizeof(v)) == 0 &&
-	       cmd_mime_addr(v, addr, sizeof(addr)) == 0 &&
-	       (strncasecmp(addr, "MAILER-DAEMON@", 14) == 0 ||
-		   strncasecmp(addr, "postmaster@", 11) == 0);
+	       cmd_mime_addr(v, addr, sizeof(addr)) == 0 && looks_daemon(addr);
 }
 
 /* parse_delay - the notification only warns of a delay */
@@ -133,28 +145,56 @@ parse_late(struct bounce_found *bf)
 
 /* parse_more - what the notification says of each address found in
  * the delivery status: it decides where the status said nothing (no
- * rule: "unknown"), and a policy it names wins ("550 Unknown user" in
- * the status, "in reply to end of DATA" in the text: a filter) */
+ * rule: "unknown"), and a policy its words name wins ("550 Unknown
+ * user" in the status, "in reply to end of DATA" in the text: a
+ * filter); a code in it does not (a transcript quotes other replies) */
 static void
 parse_more(struct bounce_found *bf, const struct bounce_report *r)
 {
-	const char *text;
+	const char *text, *from;
+	char why[BOUNCE_WHY_MAX];
 	size_t i, rlen;
 	enum bounce_class c;
 
-	for (i = 0; r->text != NULL && i < bf->n; i++) {
-		text = bounce_read_reason(
-		    r->text, r->len, bf->addr[i], PARSE_REASON_MAX, &rlen);
-		if (rlen == 0)
-			continue;
-		c = bounce_class_reply(text, rlen, NULL);
-		if (bf->class[i] == BOUNCE_UNKNOWN ||
-		    (c == BOUNCE_POLICY && bf->class[i] != BOUNCE_POLICY)) {
+	for (i = 0; r->text != NULL && i < bf->n; i++)
+		for (from = r->text;; from = text + rlen) {
+			/* each paragraph that names it */
+			text = bounce_read_reason(from,
+			    (size_t)(r->text + r->len - from), bf->addr[i],
+			    PARSE_REASON_MAX, &rlen);
+			if (rlen == 0)
+				break;
+			c = bounce_class_judge(
+			    text, rlen, NULL, why, sizeof(why));
+			if (bf->class[i] != BOUNCE_UNKNOWN &&
+			    (c != BOUNCE_POLICY ||
+				bf->class[i] == BOUNCE_POLICY ||
+				strncmp(why, "text ", 5) != 0))
+				continue;
 			bf->class[i] = BOUNCE_UNKNOWN;
 			bf->why[i][0] = '\0';
 			bounce_found_judge(bf, (int)i, NULL, text, rlen);
 		}
-	}
+}
+
+/* parse_also - the delayed recipients of a report that also names
+ * failed ones: transient, not counted, but shown */
+static void
+parse_also(struct bounce_found *bf, const struct bounce_found *late)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < late->n; i++)
+		if ((k = bounce_found_add(bf, late->reader[i], late->addr[i],
+			 strlen(late->addr[i]), NULL, NULL, 0)) != -1 &&
+		    bf->why[k][0] == '\0') {
+			bf->class[k] = BOUNCE_TRANSIENT;
+			(void)strlcpy(bf->why[k], "delayed, not failed",
+			    sizeof(bf->why[k])); /* fits */
+			memcpy(bf->evidence[k], late->evidence[i],
+			    sizeof(bf->evidence[k]));
+		}
 }
 
 /* parse_report - the failed addresses of the report r, by the first
@@ -171,6 +211,7 @@ parse_report(const char *text, size_t len, const struct bounce_report *r,
 	    (r->text != NULL &&
 		bounce_read_dsn(r->text, r->len, bf, &late) > 0)) {
 		parse_more(bf, r);
+		parse_also(bf, &late);
 		return;
 	}
 	if (late.n > 0) {
@@ -222,14 +263,22 @@ bounce_parse(const char *domain, const char *list, const char *text, size_t len,
 
 	memset(bf, 0, sizeof(*bf));
 	memset(&verp, 0, sizeof(verp));
-	if (!(bf->is_bounce = bounce_looks(text, len))) {
+	if (bounce_report_make(text, len, &r) == -1) {
+		bf->is_bounce = bounce_looks(text, len);
+		return; /* out of memory: no address, the owners get it */
+	}
+	/* a provider's notification comes from a sender of its own */
+	if (!(bf->is_bounce = bounce_looks(text, len)) &&
+	    (r.text == NULL || bounce_read_json(r.text, r.len, bf) == 0)) {
+		memset(bf, 0, sizeof(*bf));
+		bounce_report_free(&r);
 		/* a human's answer to a probe: its token, nothing else */
 		if (bounce_verp(domain, list, text, len, &verp) == 0)
 			memcpy(bf->probe, verp.probe, sizeof(bf->probe));
 		return;
 	}
-	if (bounce_report_make(text, len, &r) == -1)
-		return; /* out of memory: no address, the owners get it */
+	memset(bf, 0, sizeof(*bf));
+	bf->is_bounce = 1;
 	parse_report(text, len, &r, bf);
 	if (bounce_verp(domain, list, text, len, &verp) == 0) {
 		if (verp.n > 0)

@@ -7,7 +7,9 @@
  *   Original-Recipient: ...           when Final-Recipient is missing
  *   X-Actual-Recipient: ...           the same (sendmail)
  * A recipient failed when its Action is failed (any case), or when it
- * has no Action and its Status is 5.x.x; delayed is a warning only;
+ * has no Action and its Status is 5.x.x; a failed one's Status is
+ * final (5.x.x) even where the MTA wrote the class of its last
+ * temporary reply; delayed is a warning only;
  * delivered, relayed and expanded are no failures.  Each failure is
  * judged by its Status and Diagnostic-Code (folded lines joined), the
  * most specific first (bounce_class.c).  Blocks are separated by blank
@@ -80,6 +82,12 @@ dsn_flush(struct dsn_block *b, struct dsn_read *rd)
 	const char *a = b->rcpt != NULL ? b->rcpt : b->orig;
 	size_t n = b->rcpt != NULL ? b->rlen : b->olen;
 	int failed = b->action == 1 || (b->action == 0 && b->status[0] == '5');
+
+	/* Action: failed is final whatever the Status's class: the MTA
+	 * gave up after its last temporary reply ("450 4.1.1 ... User
+	 * unknown" for the whole queue lifetime) */
+	if (b->action == 1 && b->status[0] == '4')
+		b->status[0] = '5';
 
 	if (a != NULL && failed &&
 	    bounce_found_add(rd->bf, "RFC 3464", a, n, b->status, b->diag,

@@ -13,7 +13,7 @@
 #include "cmd_mime.h"
 
 #define HEADER_VALUE_MAX 4096
-#define HEADER_REASON_MAX 1024
+#define HEADER_REASON_MAX 4096
 
 static const struct {
 	const char *field, *who;

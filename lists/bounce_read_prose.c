@@ -31,6 +31,7 @@ static const struct bounce_family *const families[] = {
     &bounce_fam_domino,
     &bounce_fam_exim,
     &bounce_fam_japan,
+    &bounce_fam_fml,
     &bounce_fam_other,
 };
 #define FAMILIES (sizeof(families) / sizeof(families[0]))
@@ -130,10 +131,11 @@ prose_line(size_t f, const char *line, size_t *off, size_t *n)
 	return -1;
 }
 
-/* What prose_family has read: the address last found, and its text. */
+/* What prose_family has read: the address last found, its line, and
+ * where the text before it began (after the address before it). */
 struct prose_last {
 	int i;
-	const char *from;
+	const char *from, *before;
 };
 
 /* prose_judge - the address last found judged by its text up to to */
@@ -149,6 +151,18 @@ prose_judge(struct bounce_found *bf, struct prose_last *l, const char *to)
 	n = (size_t)(to - l->from);
 	bounce_found_judge(
 	    bf, i, NULL, l->from, n < PROSE_REASON_MAX ? n : PROSE_REASON_MAX);
+	/* nothing decided after it: the reason above it (EZweb, Notes:
+	 * "The user(s) account is disabled." over "<gone@...>") */
+	if (bf->class[i] == BOUNCE_UNKNOWN && l->before != NULL &&
+	    l->before < l->from) {
+		n = (size_t)(l->from - l->before);
+		bf->why[i][0] = '\0';
+		bounce_found_judge(bf, i, NULL,
+		    l->from - (n < PROSE_REASON_MAX ? n : PROSE_REASON_MAX),
+		    (n < PROSE_REASON_MAX ? n : PROSE_REASON_MAX) +
+			(size_t)(to - l->from));
+	}
+	l->before = to;
 }
 
 /* prose_family - the addresses family f finds in (p, len) */
@@ -157,11 +171,12 @@ prose_family(size_t f, const char *p, size_t len, struct bounce_found *bf)
 {
 	const char *end = p + len, *nl, *q;
 	char line[PROSE_LINE_MAX];
-	struct prose_last last = {-1, NULL};
+	struct prose_last last = {-1, NULL, NULL};
 	size_t n, off, alen, found = 0;
 	int i;
 
-	for (q = prose_start(families[f], p, len); q < end; q = nl + 1) {
+	last.before = prose_start(families[f], p, len);
+	for (q = last.before; q < end; q = nl + 1) {
 		if ((nl = memchr(q, '\n', (size_t)(end - q))) == NULL)
 			nl = end;
 		n = (size_t)(nl - q) < sizeof(line) - 1 ? (size_t)(nl - q)

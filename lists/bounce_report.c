@@ -14,13 +14,15 @@
  * MTAs write).  Parts returned (message/rfc822, text/rfc822-headers,
  * message/rfc822-headers) are skipped.  A message that is no multipart,
  * or whose boundary matches nothing, is one text.  Each text is cut at
- * the first line of copy_marks: the separators the MTAs write above a
- * copy inlined in the text, one a row with who writes it.
+ * the first line of copy_marks (after blanks, dashes, '=' and '|'): the
+ * separators the MTAs write above a copy inlined in the text, one a row
+ * with who writes it.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "bounce_charset.h"
 #include "bounce_report.h"
 #include "cmd_mime.h"
 #include "header.h"
@@ -47,6 +49,8 @@ static const char *const copy_marks[] = {
     "included is a copy of the message header",	       /* Courier */
     "[from here, just a copy of the original message", /* fml */
     "original message header",			       /* MXLogic */
+    "message text follows",			       /* MMDF, PP */
+    "returned message",				       /* Lotus Notes */
     "content-type: message/rfc822",		       /* an inline part */
     "content-type: text/rfc822-headers",	       /* an inline part */
     "content-type: message/rfc822-headers",	       /* an inline part */
@@ -58,7 +62,8 @@ copy_line(const char *p, size_t n)
 {
 	size_t i, k;
 
-	while (n > 0 && (*p == ' ' || *p == '\t' || *p == '-' || *p == '=')) {
+	while (n > 0 && (*p == ' ' || *p == '\t' || *p == '-' || *p == '=' ||
+			    *p == '|')) {
 		p++;
 		n--;
 	}
@@ -92,18 +97,24 @@ struct report_acc {
 	int parts, failed;
 };
 
-/* report_add - the decoded body (body, blen, cte) appended to *buf, CRs
- * dropped, cut at a copy separator when cut; -1 out of memory */
+/* report_add - the decoded body (body, blen, cte) in UTF-8 (its charset
+ * in the Content-Type value ct) appended to *buf, CRs dropped, cut at a copy
+ * separator when cut; -1 out of memory */
 static int
 report_add(char **buf, size_t *len, const char *body, size_t blen,
-    const char *cte, int cut)
+    const char *cte, const char *ct, int cut)
 {
-	char *dec, *nb;
+	char *dec, *nb, cs[64];
 	size_t dlen, i, k;
 
 	if (cmd_mime_decoded(body, blen, cte, REPORT_PART_MAX, &dec, &dlen) ==
 	    -1)
 		return -1;
+	if (cmd_mime_param(ct, "charset", cs, sizeof(cs)) == 0 &&
+	    bounce_charset_utf8(cs, &dec, &dlen) == -1) {
+		free(dec);
+		return -1;
+	}
 	if (cut)
 		dlen = bounce_report_copy(dec, dlen);
 	if (*len + dlen + 2 > REPORT_MAX) {
@@ -141,9 +152,11 @@ report_part(void *arg, const struct cmd_mime_part *p)
 	if (strcmp(p->type, "message/delivery-status") == 0 ||
 	    strcmp(p->type, "message/global-delivery-status") == 0 ||
 	    strcmp(p->type, "text/delivery-status") == 0)
-		e = report_add(&r->dsn, &r->dlen, p->body, p->blen, p->cte, 0);
+		e = report_add(
+		    &r->dsn, &r->dlen, p->body, p->blen, p->cte, p->ct, 0);
 	else if (strcmp(p->type, "text/plain") == 0 || p->type[0] == '\0')
-		e = report_add(&r->text, &r->len, p->body, p->blen, p->cte, 1);
+		e = report_add(
+		    &r->text, &r->len, p->body, p->blen, p->cte, p->ct, 1);
 	if (e == -1) {
 		a->failed = 1;
 		return 1;
@@ -172,7 +185,7 @@ bounce_report_make(const char *msg, size_t len, struct bounce_report *r)
 			sizeof(cte)) == -1)
 			cte[0] = '\0';
 		if (report_add(&r->text, &r->len, body,
-			(size_t)(msg + len - body), cte, 1) == -1)
+			(size_t)(msg + len - body), cte, ct, 1) == -1)
 			a.failed = 1;
 	}
 	if (a.failed) {

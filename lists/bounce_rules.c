@@ -8,16 +8,19 @@
  *   2. bounce_first_rules: texts naming a policy (a blocklist, spam,
  *      DMARC, a rate) decide before any code: "550 5.1.1 ... too many
  *      recipients this hour" is a rate limit whatever its code says.
- *   3. a policy code (X.7.X) anywhere in the reply: a relay's summary
+ *   3. a policy code (X.7.X, or X.6.X about the message's content)
+ *      anywhere in the reply: a relay's summary
  *      ("5.1.0 - Unknown address error 550-'5.7.1 ... Access denied'")
  *      quotes the receiver's own code after its own.
- *   4. bounce_code_rules on the first specific code in the reply text
- *      (not X.0.0): the receiver's own code.
+ *   4. bounce_code_rules on the first specific code in the reply text,
+ *      when detailed (not X.Y.0): the receiver's own code.
  *   5. a Status field whose code is a policy one: policy.
  *   6. bounce_text_rules on the text.
- *   7. bounce_code_rules on the Status field (which an MTA may have
+ *   7. bounce_code_rules on the reply's code of a subject alone (X.Y.0,
+ *      "other" within the subject: "553 5.3.0 ... No such user here").
+ *   8. bounce_code_rules on the Status field (which an MTA may have
  *      made up from a bare reply code).
- *   8. the reply code: 4xx transient, 5xx unknown.
+ *   9. the reply code: 4xx transient, 5xx unknown.
  * t/73-bounce.bats checks every row's example against its row
  * (mj_bounceclass -r), and t/data/bounce-classes more replies.
  */
@@ -57,11 +60,15 @@ const struct bounce_code_rule bounce_code_rules[] = {
 	"550-5.2.1 The email account that you tried to reach is disabled."},
     {2, 2, M, M,
 	"552-5.2.2 The email account that you tried to reach is over quota."},
-    {2, 3, M, M, "552 5.2.3 Message size exceeds fixed maximum message size"},
+    {2, 3, P, P, "552 5.2.3 Message size exceeds fixed maximum message size"},
     {4, 4, R, T,
 	"5.4.4 Host or domain name not found. Name service error for "
 	"name=dead.example type=A: Host not found"},
     {5, 3, P, P, "452 4.5.3 Too many recipients"},
+    {3, -1, BOUNCE_UNKNOWN, T,
+	"554 5.3.0 <gone@example.net>: Recipient address rejected: Mailer "
+	"error"},
+    {6, -1, P, P, "552 5.6.0 Headers too large (32 max)"},
     {7, -1, P, P,
 	"554 5.7.1 Service unavailable; Client host [192.0.2.1] blocked using "
 	"zen.spamhaus.org"},
@@ -69,6 +76,16 @@ const struct bounce_code_rule bounce_code_rules[] = {
 };
 
 const struct bounce_text_rule bounce_first_rules[] = {
+    /* a local delivery program's own error: the server's, not the
+     * address's */
+    {"couldn't create", BOUNCE_UNKNOWN,
+	"x-unix; procmail: Couldn't create \"/var/spool/mail/gone\" id: "
+	"example.org: No such user"},
+    /* a locked account: the mailbox is there, not usable for now */
+    {"temporary locked", M,
+	"550 5.7.1 <gone@example.com>: Recipient address rejected: User "
+	"gone@example.com temporary locked. Please try again later!"},
+    {"account is locked", M, "550 5.2.1 account is locked"},
     /* cPanel's Exim says this of every failure: it decides nothing */
     {"may not exist, they may be blacklisted", BOUNCE_UNKNOWN,
 	"The mail server could not deliver mail to gone@example.net.  The "
@@ -87,6 +104,38 @@ const struct bounce_text_rule bounce_first_rules[] = {
 	"553 5.1.8 <list-owner@example.org>: Sender address rejected: Domain "
 	"not found"},
     {"sender verify", P, "550 Sender verify failed"},
+    /* refused before any recipient: the receiver refuses the sender */
+    {"after initial connection", P,
+	"SMTP error from remote mail server after initial connection: 550 "
+	"Access denied"},
+    {"after EHLO", P,
+	"SMTP error from remote mail server after EHLO list.example.org: 550 "
+	"Access denied"},
+    {"after HELO", P,
+	"SMTP error from remote mail server after HELO list.example.org: 550 "
+	"Access denied"},
+    {"refused to talk to me", P,
+	"host mx.example.net[203.0.113.127] refused to talk to me: 421 Service "
+	"not available"},
+    {"not accepting connections", P,
+	"554 mx.example.com ESMTP not accepting connections"},
+    {"service refuse", P,
+	"421 mwinf5c77 ME Service refuse. Veuillez essayer plus tard. Service "
+	"refused, please try later."},
+    {"mailer error", BOUNCE_UNKNOWN,
+	"554 5.3.0 <gone@example.net>: Recipient address rejected: Mailer "
+	"error"},
+    {"connection refused", P,
+	"<gone@example.ne.jp>... Deferred: Connection refused by "
+	"mx.example.ne.jp."},
+    {"not a member of", P,
+	"You are not a member of this mailing list <list@example.org>."},
+    {"dns ptr", P, "554-No SMTP service 554-Bad DNS PTR resource record."},
+    /* Google Groups: the group refused the post (not a member, no
+     * permission), in the poster's language */
+    {"groups.google.com", P,
+	"... you may not have permission to post messages to the group. ... "
+	"https://groups.google.com/support/"},
     /* "user unknown" only after the message was read: a filter's
      * verdict on the message (NTT docomo, au), not a dead address */
     {"unknown user*in reply to end of DATA", P,
@@ -159,7 +208,14 @@ const struct bounce_text_rule bounce_first_rules[] = {
 
 const struct bounce_text_rule bounce_text_rules[] = {
     /* policy: what a receiver says of the sender or the message */
+    {"account is blocked", R,
+	"550 5.5.0 Le compte du destinataire est bloque. The recipient account "
+	"is blocked."},
     {"blocked", P, "550 5.7.1 Mail from 192.0.2.1 blocked"},
+    {"not allowed", P, "554 Host network not allowed"},
+    {"after end of data", P,
+	"SMTP error from remote mail server after end of data: 550 5.2.0 "
+	"message refused"},
     {"dkim", P, "550 5.7.1 DKIM signature did not verify"},
     {"spf", P, "550 5.7.23 SPF validation failed"},
     {"policy", P, "554 5.7.9 Message not accepted for policy reasons."},
@@ -221,6 +277,17 @@ const struct bounce_text_rule bounce_text_rules[] = {
     {"host or domain name not found", R,
 	"Host or domain name not found. Name service error for "
 	"name=dead.example type=A: Host not found"},
+    {"unknown host", R, "gone@dead.example ... unknown host"},
+    {"no mx record", R,
+	"<gone@dead.example>: No mx record found for domain=dead.example"},
+    {"invalid final delivery userid", R,
+	"Invalid final delivery userid: gone@example.co.jp"},
+    {"recipient address rejected", R,
+	"550 <gone@example.jp>: Recipient address rejected."},
+    /* Lotus Notes, Japanese: "not in the directory's list" */
+    {"ディレクトリのリストにありません", R,
+	"ディレクトリのリストにありません kijitora@u1.example.co.jp"},
+    {"no SMTP service", R, "an MX or SRV record indicated no SMTP service"},
     {"domain is not reachable", R,
 	"554 The mail could not be delivered to the recipient because the "
 	"domain is not reachable."},
