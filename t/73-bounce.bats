@@ -235,6 +235,13 @@ verp_bounce() {
 	[ "$output" = policy ]
 }
 
+@test "the classifier's rules (lists/bounce_rules.c): each row's example is decided by that row" {
+	run "$TOP/t/tools/mj_bounceclass" -r
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "" ]
+}
+
 # dsn_bounce ADDR STATUS DIAGNOSTIC - an RFC 3464 report for ADDR, no VERP
 dsn_bounce() {
 	owner_mail <<-EOF

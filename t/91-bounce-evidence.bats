@@ -204,3 +204,48 @@ dsn_generic() {
 	runq
 	grep -q 'bounce for <alice@alice.test> on mylist@example.org: recipient, counted' "$RUNLOG"
 }
+
+@test "mj_queuerun --classify shows each address found, its class, the rule and the evidence" {
+	local f=$BATS_TEST_TMPDIR/report.eml
+	cat >"$f" <<-'EOF'
+	Return-Path: <>
+	From: Mail Delivery System <MAILER-DAEMON@relay.alice.test>
+	Subject: Undelivered Mail Returned to Sender
+	MIME-Version: 1.0
+	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
+
+	--B
+	Content-Type: message/delivery-status
+
+	Final-Recipient: rfc822; alice@alice.test
+	Action: failed
+	Status: 5.0.0
+	Diagnostic-Code: smtp; 554 5.7.1 <alice@alice.test>: Recipient address
+	 rejected: Access denied
+
+	Final-Recipient: rfc822;<bob@bob.test>
+	Action: failed
+	Status: 5.1.1
+	--B--
+	EOF
+	run "$MJ_QUEUERUN" --classify "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "alice@alice.test: policy" ]
+	[ "${lines[1]}" = "    found by: RFC 3464" ]
+	[ "${lines[2]}" = "    rule: code 5.7.1 in the reply" ]
+	[ "${lines[3]}" = "    evidence: smtp; 554 5.7.1 <alice@alice.test>: Recipient address rejected: Access denied" ]
+	[ "${lines[4]}" = "bob@bob.test: recipient" ]
+	[ "${lines[6]}" = "    rule: code 5.1.1 in the Status" ]
+	# a VERP address names the subscriber when the list is given
+	printf 'Return-Path: <>\nDelivered-To: mylist-owner+carol=carol.test@example.org\nFrom: MAILER-DAEMON@mx.test\n\n<x@y.test>:\nSorry, no mailbox here by that name. (#5.1.1)\n' >"$f"
+	run "$MJ_QUEUERUN" --classify "$f" mylist@example.org
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "carol@carol.test: recipient" ]
+	[ "${lines[1]}" = "    found by: VERP" ]
+	# not a bounce; a file that is not there
+	printf 'From: ann@users.test\nSubject: hi\n\nhello\n' >"$f"
+	run "$MJ_QUEUERUN" --classify "$f"
+	[ "$output" = "not a bounce" ]
+	run -66 "$MJ_QUEUERUN" --classify "$BATS_TEST_TMPDIR/none"
+	[[ "$output" =~ cannot\ read ]]
+}
