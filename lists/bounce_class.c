@@ -103,23 +103,25 @@ code_rule(const struct bounce_code_rule *rules, const struct class_code *cc)
 	return NULL;
 }
 
-/* text_match - text holds pattern, each "*" in it any run */
+/* text_match - text (in lower case) holds pattern, case-blind, each
+ * "*" in it any run */
 static int
 text_match(const char *text, const char *pattern)
 {
 	char piece[128];
 	const char *p = pattern, *star;
-	size_t n;
+	size_t n, i;
 
 	for (;;) {
 		star = strchr(p, '*');
 		n = star != NULL ? (size_t)(star - p) : strlen(p);
 		if (n >= sizeof(piece))
 			n = sizeof(piece) - 1;
-		memcpy(piece, p, n);
+		for (i = 0; i < n; i++)
+			piece[i] = (char)tolower((unsigned char)p[i]);
 		piece[n] = '\0';
 		if (n > 0) {
-			if ((text = strcasestr(text, piece)) == NULL)
+			if ((text = strstr(text, piece)) == NULL)
 				return 0;
 			text += n;
 		}
@@ -141,9 +143,9 @@ text_rule(const struct bounce_text_rule *rules, const char *text)
 	return NULL;
 }
 
-/* class_copy - text as one line: each run of blanks and line breaks
- * (a folded Diagnostic-Code, an NDR's wrapped prose) one space, NUL
- * bytes left out, at most buflen - 1 bytes */
+/* class_copy - text as one line in lower case (ASCII letters): each run
+ * of blanks and line breaks (a folded Diagnostic-Code, an NDR's wrapped
+ * prose) one space, NUL bytes left out, at most buflen - 1 bytes */
 static void
 class_copy(char *buf, size_t buflen, const char *text, size_t len)
 {
@@ -153,7 +155,7 @@ class_copy(char *buf, size_t buflen, const char *text, size_t len)
 		if (text[i] == '\0')
 			continue;
 		if (!isspace((unsigned char)text[i]))
-			buf[k++] = text[i];
+			buf[k++] = (char)tolower((unsigned char)text[i]);
 		else if (k > 0 && buf[k - 1] != ' ')
 			buf[k++] = ' ';
 	}

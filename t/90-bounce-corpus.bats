@@ -11,9 +11,8 @@
 
 load helpers
 load request_helpers
+load bounce_corpus
 bats_require_minimum_version 1.5.0
-
-CORPUS=$BATS_TEST_DIRNAME/data/bounce-corpus
 
 setup() {
 	request_setup
@@ -29,18 +28,9 @@ setup() {
 # postfix_pipe FILE - FILE to mj_enqueue as Postfix's local(8) pipes it
 # for the alias corpus-owner: "|mj_enqueue -o -d example.org -l corpus"
 postfix_pipe() {
-	local sender
-	sender=$(awk 'tolower($0) ~ /^return-path:/ {
-			sub(/^[^:]*:[ \t]*/, ""); gsub(/[<> \t\r]/, ""); print; exit }
-		/^\r?$/ { exit }' "$1")
-	# sendmail writes the null sender as MAILER-DAEMON
-	[ "$sender" != MAILER-DAEMON ] || sender=
-	{
-		printf 'Return-Path: <%s>\n' "$sender"
-		printf 'X-Original-To: corpus-owner@example.org\n'
-		printf 'Delivered-To: corpus-owner@example.org\n'
-		cat "$1"
-	} | SENDER=$sender "$MJ_ENQUEUE" -C "$CONF" -o -d example.org -l corpus
+	corpus_delivered "$1" corpus example.org |
+		SENDER=$(corpus_sender "$1") \
+		"$MJ_ENQUEUE" -C "$CONF" -o -d example.org -l corpus
 }
 
 # outcome FILE LOG - "FILE<TAB>address<TAB>class" for each address the
