@@ -77,23 +77,34 @@ holds(const char *const *strs, const char *p, size_t len, const char *hdr)
 	return 0;
 }
 
+/* prose_copy - the line at q (up to end) into line, NUL-terminated and
+ * cut to its size; where the line ends (its newline, or end) */
+static const char *
+prose_copy(const char *q, const char *end, char *line, size_t size)
+{
+	const char *nl;
+	size_t n;
+
+	if ((nl = memchr(q, '\n', (size_t)(end - q))) == NULL)
+		nl = end;
+	n = (size_t)(nl - q) < size - 1 ? (size_t)(nl - q) : size - 1;
+	memcpy(line, q, n);
+	line[n] = '\0';
+	return nl;
+}
+
 /* prose_start - where the family's list starts in (p, len) */
 static const char *
 prose_start(const struct bounce_family *fam, const char *p, size_t len)
 {
 	const char *end = p + len, *nl, *q;
 	char line[PROSE_LINE_MAX];
-	size_t i, n;
+	size_t i;
 
 	if (fam->start[0] == NULL)
 		return p;
 	for (q = p; q < end; q = nl + 1) {
-		if ((nl = memchr(q, '\n', (size_t)(end - q))) == NULL)
-			nl = end;
-		n = (size_t)(nl - q) < sizeof(line) - 1 ? (size_t)(nl - q)
-							: sizeof(line) - 1;
-		memcpy(line, q, n);
-		line[n] = '\0';
+		nl = prose_copy(q, end, line, sizeof(line));
 		for (i = 0; i < 8 && fam->start[i] != NULL; i++)
 			if (strcasestr(line, fam->start[i]) != NULL)
 				return nl < end ? nl + 1 : end;
@@ -172,17 +183,12 @@ prose_family(size_t f, const char *p, size_t len, struct bounce_found *bf)
 	const char *end = p + len, *nl, *q;
 	char line[PROSE_LINE_MAX];
 	struct prose_last last = {-1, NULL, NULL};
-	size_t n, off, alen, found = 0;
+	size_t off, alen, found = 0;
 	int i;
 
 	last.before = prose_start(families[f], p, len);
 	for (q = last.before; q < end; q = nl + 1) {
-		if ((nl = memchr(q, '\n', (size_t)(end - q))) == NULL)
-			nl = end;
-		n = (size_t)(nl - q) < sizeof(line) - 1 ? (size_t)(nl - q)
-							: sizeof(line) - 1;
-		memcpy(line, q, n);
-		line[n] = '\0';
+		nl = prose_copy(q, end, line, sizeof(line));
 		if (prose_line(f, line, &off, &alen) == -1)
 			continue;
 		prose_judge(bf, &last, q);

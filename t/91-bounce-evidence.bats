@@ -7,6 +7,7 @@
 
 load helpers
 load request_helpers
+load bounce_helpers
 bats_require_minimum_version 1.5.0
 
 MJQ_LIST_POSTING=open
@@ -19,10 +20,6 @@ setup() {
 	BOUNCES=$LISTS/example.org/mylist/bounces
 }
 
-# owner_mail - a message on stdin to mylist-owner, from the null sender
-owner_mail() {
-	"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -o -f '' "$@"
-}
 
 # counted - the addresses with counts in the bounces file, sorted
 counted() {
@@ -100,13 +97,20 @@ Status: 5.1.1'
 	run -1 grep -F 'bob@bob.test>' "$RUNLOG"
 }
 
-@test "Postfix without a delivery-status part: the message/rfc822 copy is not read" {
-	owner_mail <<-EOF
+# postfix_head - the header of a Postfix report without a delivery-status
+# part (multipart/mixed, boundary P), for a body on stdin after it
+postfix_head() {
+	cat <<-'EOF'
 	From: MAILER-DAEMON@mx.alice.test (Mail Delivery System)
 	To: mylist-owner@example.org
 	Subject: Undelivered Mail Returned to Sender
 	MIME-Version: 1.0
 	Content-Type: multipart/mixed; boundary="P"
+	EOF
+}
+
+@test "Postfix without a delivery-status part: the message/rfc822 copy is not read" {
+	{ postfix_head; cat; } <<-EOF | owner_mail
 
 	--P
 	Content-Description: Notification
@@ -141,12 +145,7 @@ Status: 5.1.1'
 }
 
 @test "Postfix with returned headers only: text/rfc822-headers is not read, and a report naming nobody else counts nobody else" {
-	owner_mail <<-EOF
-	From: MAILER-DAEMON@mx.alice.test (Mail Delivery System)
-	To: mylist-owner@example.org
-	Subject: Undelivered Mail Returned to Sender
-	MIME-Version: 1.0
-	Content-Type: multipart/mixed; boundary="P"
+	{ postfix_head; cat; } <<-EOF | owner_mail
 
 	--P
 	Content-Type: text/plain
@@ -173,34 +172,13 @@ Status: 5.1.1'
 	run -1 grep -F 'bob@bob.test>' "$RUNLOG"
 }
 
-# dsn_generic STATUS DIAGNOSTIC - a relayed RFC 3464 report for alice
-dsn_generic() {
-	owner_mail <<-EOF
-	From: Mail Delivery System <MAILER-DAEMON@relay.alice.test>
-	Subject: Undelivered Mail Returned to Sender
-	MIME-Version: 1.0
-	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
-
-	--B
-	Content-Type: message/delivery-status
-
-	Reporting-MTA: dns; relay.alice.test
-
-	Final-Recipient: rfc822; alice@alice.test
-	Action: failed
-	Status: $1
-	Diagnostic-Code: smtp; $2
-	--B--
-	EOF
-}
-
 @test "a 5.7.1 in Diagnostic-Code under a generic Status 5.0.0 is policy, not a dead address" {
-	dsn_generic 5.0.0 '554 5.7.1 <alice@alice.test>: Recipient address rejected: Access denied'
+	dsn_bounce alice@alice.test 5.0.0 '554 5.7.1 <alice@alice.test>: Recipient address rejected: Access denied'
 	runq
 	grep -q 'bounce for <alice@alice.test> on mylist@example.org: policy, not counted' "$RUNLOG"
 	[ "$(counted)" = "" ]
 	# and the specific code decides the other way too
-	dsn_generic 5.0.0 '550 5.1.1 <alice@alice.test>: mailbox unavailable'
+	dsn_bounce alice@alice.test 5.0.0 '550 5.1.1 <alice@alice.test>: mailbox unavailable'
 	runq
 	grep -q 'bounce for <alice@alice.test> on mylist@example.org: recipient, counted' "$RUNLOG"
 }
