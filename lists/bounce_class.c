@@ -223,6 +223,30 @@ specific(const struct class_code *cc)
 	return cc->c != 0 && (cc->s != 0 || cc->d != 0);
 }
 
+/* expired - X.4.7: the message's time in a queue ran out */
+static int
+expired(const struct class_code *cc)
+{
+	return cc->c != 0 && cc->s == 4 && cc->d == 7;
+}
+
+/* judge_expired - a message that expired: its last reply, quoted in
+ * buf, is history, judged by its words only; else transient */
+static enum bounce_class
+judge_expired(struct judge *j, const char *buf)
+{
+	int k;
+
+	j->temp = 1; /* a recipient text says the address was unknown for
+			a while, not that it is dead */
+	if ((k = by_text(j, bounce_first_rules, buf)) != -1 ||
+	    (k = by_text(j, bounce_text_rules, buf)) != -1)
+		return (enum bounce_class)k;
+	if (j->why != NULL)
+		(void)snprintf(j->why, j->wlen, "expired in a queue: no rule");
+	return BOUNCE_TRANSIENT;
+}
+
 /* bounce_class_judge - the class of a reply, diagnostic or NDR text */
 enum bounce_class
 bounce_class_judge(
@@ -245,8 +269,10 @@ bounce_class_judge(
 	j.temp = j.status.c != 0  ? j.status.c == 4
 		 : j.reply.c != 0 ? j.reply.c == 4
 				  : code / 100 == 4;
-	if ((k = by_code(&j, bounce_sender_codes, &j.reply, "reply")) != -1 ||
-	    (k = by_code(&j, bounce_sender_codes, &j.status, "Status")) != -1 ||
+	if (expired(&j.status) || expired(&j.reply))
+		return judge_expired(&j, buf);
+	if ((k = by_code(&j, bounce_first_codes, &j.reply, "reply")) != -1 ||
+	    (k = by_code(&j, bounce_first_codes, &j.status, "Status")) != -1 ||
 	    (k = by_text(&j, bounce_first_rules, buf)) != -1 ||
 	    (k = by_code(&j, bounce_code_rules, &j.policy, "reply")) != -1 ||
 	    (j.reply.d != 0 &&

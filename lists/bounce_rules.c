@@ -3,7 +3,7 @@
  * rule a row, with a reply that motivated it (real servers' words,
  * addresses and hosts replaced).  bounce_class.c applies them in this
  * order:
- *   1. bounce_sender_codes: a code about the sender (the list's own
+ *   1. bounce_first_codes: a code about the sender (the list's own
  *      address) is never the recipient's fault: policy.
  *   2. bounce_first_rules: texts naming a policy (a blocklist, spam,
  *      DMARC, a rate) decide before any code: "550 5.1.1 ... too many
@@ -21,6 +21,10 @@
  *   8. bounce_code_rules on the Status field (which an MTA may have
  *      made up from a bare reply code).
  *   9. the reply code: 4xx transient, 5xx unknown.
+ * A message that expired in a queue (X.4.7, in the Status or first in
+ * the reply) quotes its last reply as history: only the texts judge it
+ * (2 and 6; "too many recipients" policy, "Please try again later"
+ * transient, whatever 4.7.1 or 4.5.3 it came with), else transient.
  * t/73-bounce.bats checks every row's example against its row
  * (mj_bounceclass -r), and t/data/bounce-classes more replies.
  */
@@ -33,7 +37,7 @@
 #define P BOUNCE_POLICY
 #define T BOUNCE_TRANSIENT
 
-const struct bounce_code_rule bounce_sender_codes[] = {
+const struct bounce_code_rule bounce_first_codes[] = {
     {1, 7, P, P,
 	"553 5.1.7 The sender address <list-owner@example.org> is not a valid "
 	"RFC-5321 address."},

@@ -24,8 +24,9 @@ struct bounce_text_rule {
 	const char *example;
 };
 
-/* The codes about the sender, never the recipient (5.1.7, 5.1.8). */
-extern const struct bounce_code_rule bounce_sender_codes[];
+/* The codes that decide first: about the sender, never the recipient
+ * (5.1.7, 5.1.8). */
+extern const struct bounce_code_rule bounce_first_codes[];
 /* The codes that decide by themselves. */
 extern const struct bounce_code_rule bounce_code_rules[];
 /* Texts that decide before any code: the receiver named a policy. */

@@ -77,7 +77,7 @@ main(int argc, char **argv)
 		if (c == 's')
 			status = optarg;
 		else if (c == 'r')
-			return rules_code(bounce_sender_codes, "sender code") |
+			return rules_code(bounce_first_codes, "first code") |
 			       rules_code(bounce_code_rules, "code") |
 			       rules_text(bounce_first_rules, "first") |
 			       rules_text(bounce_text_rules, "text");
