@@ -13,6 +13,7 @@
  *   Recipient address: gone@example.com        (Oracle Messaging Server)
  *   The following recipients returned permanent errors: gone@example.com.
  *   kijitora:00000:<gone@example.com> : ...    (SendGrid)
+ *   Sent <<< RCPT TO:<gone@example.com>         (Trend Micro InterScan)
  * Samples: lhost-dragonfly-*.eml, lhost-opensmtpd-*.eml,
  * lhost-x3-*.eml, lhost-imailserver-*.eml, lhost-messagingserver-*.eml,
  * lhost-x6-*.eml, lhost-sendgrid-*.eml.
@@ -28,7 +29,8 @@ const struct bounce_family bounce_fam_other = {
     {"^[^<>]{0,40}<" FAM_ADDR ">[[:space:]]*(:|$)",
 	"(delivering your mail to|undeliverable to|permanent errors:|delivered "
 	"to:) *<?" FAM_ADDR,
-	"^[[:space:]]*" FAM_ADDR ": ", "^[[:space:]]*" FAM_ADDR " \\.\\.\\. ",
+	"^[[:space:]]*" FAM_ADDR ": ", "RCPT TO: *<" FAM_ADDR ">",
+	"^[[:space:]]*" FAM_ADDR " \\.\\.\\. ",
 	"^[[:space:]]*[*-] " FAM_ADDR "[[:space:]]*$",
 	"^[[:space:]]*(Unknown user|Recipient address|Recipient|Invalid "
 	"recipient|Addressee|Invalid final delivery userid): *<?" FAM_ADDR,

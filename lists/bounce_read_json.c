@@ -3,8 +3,9 @@
  * (Amazon SES through SNS: a "Message" string holding the notification,
  * its quotes escaped).  Each row of json_forms names the array of failed
  * recipients and, in each of its objects, the keys of the address, the
- * Status and the diagnostic; a type key whose value says the failure is
- * temporary makes its Status 4.x.x when it has none.
+ * Status and the diagnostic (keys as written, quotes escaped or not);
+ * a type key whose value says the bounce is temporary makes a 5.x.x
+ * Status 4.x.x (SES's "bounceType":"Transient").
  *   {"bounce":{"bounceType":"Permanent","bouncedRecipients":[{
  *    "emailAddress":"gone@example.com","action":"failed",
  *    "status":"5.1.1","diagnosticCode":"smtp; 550 5.1.1 user unknown"}]}}
@@ -20,9 +21,11 @@
 
 static const struct {
 	const char *provider, *array, *addr, *status, *diag;
+	const char *type, *temporary; /* the bounce's kind, and the value
+					 that says it is temporary */
 } json_forms[] = {
     {"Amazon SES", "bouncedRecipients", "emailAddress", "status",
-	"diagnosticCode"},
+	"diagnosticCode", "bounceType", "Transient"},
 };
 
 /* json_value - the string value of key within (p, end), unescaped into
@@ -58,8 +61,8 @@ json_value(
 
 /* json_objects - each {...} object of the array starting at p */
 static size_t
-json_objects(
-    const char *p, const char *end, size_t form, struct bounce_found *bf)
+json_objects(const char *p, const char *end, size_t form, int temporary,
+    struct bounce_found *bf)
 {
 	char addr[JSON_VALUE_MAX], st[16], diag[JSON_VALUE_MAX];
 	const char *o, *c;
@@ -75,6 +78,8 @@ json_objects(
 			if (json_value(o, c, json_forms[form].status, st,
 				sizeof(st)) == -1)
 				st[0] = '\0';
+			if (temporary && st[0] == '5')
+				st[0] = '4';
 			if (json_value(o, c, json_forms[form].diag, diag,
 				sizeof(diag)) == -1)
 				diag[0] = '\0';
@@ -93,7 +98,9 @@ size_t
 bounce_read_json(const char *p, size_t len, struct bounce_found *bf)
 {
 	const char *end = p + len, *a;
+	char kind[32];
 	size_t i, found = 0;
+	int temporary;
 
 	for (i = 0; i < sizeof(json_forms) / sizeof(json_forms[0]); i++) {
 		if ((a = memmem(p, len, json_forms[i].array,
@@ -101,7 +108,10 @@ bounce_read_json(const char *p, size_t len, struct bounce_found *bf)
 			continue;
 		if ((a = memchr(a, '[', (size_t)(end - a))) == NULL)
 			continue;
-		found += json_objects(a + 1, end, i, bf);
+		temporary = json_value(p, end, json_forms[i].type, kind,
+				sizeof(kind)) == 0 &&
+			    strcmp(kind, json_forms[i].temporary) == 0;
+		found += json_objects(a + 1, end, i, temporary, bf);
 	}
 	return found;
 }
