@@ -227,3 +227,32 @@ postfix_head() {
 	run -66 "$MJ_QUEUERUN" --classify "$BATS_TEST_TMPDIR/none"
 	[[ "$output" =~ cannot\ read ]]
 }
+
+# classify TEXT - mj_queuerun --classify on TEXT (a report), its first
+# line ("address: class") printed
+classify() {
+	printf '%s\n' "$1" >"$BATS_TEST_TMPDIR/r.eml"
+	"$MJ_QUEUERUN" --classify "$BATS_TEST_TMPDIR/r.eml" | sed -n 1p
+}
+
+@test "formats read as their MTAs write them, beyond the corpus's samples" {
+	# RFC 3464 written loosely: no address type, brackets, a boundary
+	# that matches nothing
+	run classify $'Return-Path: <>\nContent-Type: multipart/report; report-type=delivery-status; boundary="X"\n\n--Y\nContent-Type: message/delivery-status\n\nFinal-Recipient: <gone@dead.test>\nAction: failed\nStatus: 5.1.1\n--Y--'
+	[ "$output" = "gone@dead.test: recipient" ]
+	# Trend Micro InterScan's transcript
+	run classify $'Return-Path: <>\nFrom: postmaster@gw.test\nSubject: Delivery Failure\n\nSent <<< RCPT TO:<gone@dead.test>\nReceived >>> 550 5.1.1 <gone@dead.test>... user unknown\n\nUnable to deliver message to <gone@dead.test>.'
+	[ "$output" = "gone@dead.test: recipient" ]
+	# Apache James
+	run classify $'Return-Path: <>\nSubject: [BOUNCE]\n\nHi. This is the James mail server at mx.test.\nI\'m afraid I wasn\'t able to deliver your message to the following addresses.\nThis is a permanent error; I\'ve given up. Sorry it didn\'t work out.\nBelow I include the list of recipients and the reason why I was unable to deliver your message.\n\nFailed recipient(s):\ngone@dead.test\n\nError message:\n550 5.1.1 user unknown'
+	[ "$output" = "gone@dead.test: recipient" ]
+	# Amazon SES, a transient bounce: not a dead address
+	run classify $'Return-Path: <x@amazonses.test>\nFrom: no-reply@sns.amazonaws.com\n\n{"notificationType":"Bounce","bounce":{"bounceType":"Transient","bouncedRecipients":[{"emailAddress":"full@users.test","status":"5.2.2","diagnosticCode":"smtp; 552 5.2.2 mailbox full"}]}}'
+	[ "$output" = "full@users.test: mailbox" ]
+	# a refusal of the sender, whatever code it carries
+	run classify $'Return-Path: <>\nFrom: Mail Delivery System <MAILER-DAEMON@mx.test>\nX-Failed-Recipients: live@users.test\n\nA message that you sent could not be delivered to one or more of its\nrecipients. This is a permanent error. The following address(es) failed:\n\n  live@users.test\n    SMTP error from remote mail server after MAIL FROM:<list-owner@example.org>:\n    553 5.1.1 <list-owner@example.org>... No such user'
+	[ "$output" = "live@users.test: policy" ]
+	# ISO-2022-JP text read as UTF-8
+	run classify $'Return-Path: <>\nFrom: MAILER-DAEMON@notes.test\nContent-Type: text/plain; charset=ISO-2022-JP\n\n------- Failure Reasons  --------\n\033$B%G%#%l%/%H%j$N%j%9%H$K$"$j$^$;$s\033(B\ngone@dead.test'
+	[ "$output" = "gone@dead.test: recipient" ]
+}
