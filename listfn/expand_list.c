@@ -404,6 +404,20 @@ expand_list_disabled(struct listfn_env *env, struct listfn_msg *m,
 	return 0;
 }
 
+/* expand_list_verp - a post goes one envelope per recipient, each
+ * naming its recipient (<list>-owner+user=host@domain), when the list
+ * says verp = yes; when it has one-click links (a copy per recipient
+ * already: VERP costs nothing more); and for verp_rate percent of the
+ * posts of the others (as Sympa's verp_rate), so that bounces naming
+ * nobody readable still name a sample of the subscribers */
+static int
+expand_list_verp(const struct listconf *lc)
+{
+	return lc->verp || lc->unsubscribe_url[0] != '\0' ||
+	       (lc->verp_rate > 0 &&
+		   arc4random_uniform(100) < (uint32_t)lc->verp_rate);
+}
+
 /* expand_list_take - an accepted post (from its envelope sender)
  * collected for the digest, then its snapshot (n recipients, noff
  * disabled left out) */
@@ -424,7 +438,7 @@ expand_list_take(struct listfn_env *env, struct listfn_msg *m,
 	init.sender = sender;
 	init.from = from;
 	init.kind = "post";
-	init.verp = lc->verp;
+	init.verp = expand_list_verp(lc);
 	if (expand_list_disabled(env, m, lc, &off, noff) == -1)
 		return -1;
 	r = expand_list_snapshot(env, m, lc, &init, n, off, *noff);

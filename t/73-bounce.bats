@@ -7,6 +7,7 @@
 
 load helpers
 load request_helpers
+load bounce_helpers
 bats_require_minimum_version 1.5.0
 
 # Posting policy is t/76's; these lists take posts from anyone.
@@ -48,10 +49,6 @@ counts() {
 	awk -v a="$1" '$1 == a { $1 = ""; sub(/^ /, ""); print }' "$BOUNCES"
 }
 
-# owner_mail - a message on stdin to mylist-owner, from the null sender
-owner_mail() {
-	"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -o -f '' "$@"
-}
 
 # verp_bounce ADDR - an RFC 3464 report to the VERP address of ADDR
 verp_bounce() {
@@ -251,25 +248,11 @@ exim_bounce() {
 	[ "$output" = policy ]
 }
 
-# dsn_bounce ADDR STATUS DIAGNOSTIC - an RFC 3464 report for ADDR, no VERP
-dsn_bounce() {
-	owner_mail <<-EOF
-	From: Mail Delivery System <MAILER-DAEMON@mx.users.test>
-	Subject: Undelivered Mail Returned to Sender
-	MIME-Version: 1.0
-	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
-
-	--B
-	Content-Type: message/delivery-status
-
-	Reporting-MTA: dns; mx.users.test
-
-	Final-Recipient: rfc822; $1
-	Action: failed
-	Status: $2
-	Diagnostic-Code: smtp; $3
-	--B--
-	EOF
+@test "the classifier's rules (lists/bounce_rules.c): each row's example is decided by that row" {
+	run "$TOP/t/tools/mj_bounceclass" -r
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "" ]
 }
 
 @test "policy, transient and unknown failures in reports are not counted" {
