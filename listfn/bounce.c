@@ -127,12 +127,18 @@ bounce_process(
 			    bounce_class_name(bf.class[i]));
 			continue;
 		}
-		if ((member = subs_edit_member(
-			 env->s, m->domain, m->list, bf.addr[i])) == -1)
+		/* a report may name any envelope recipient; only an address
+		 * of the one grammar (names.h) can be a subscriber */
+		if (!name_addr_ok(bf.addr[i]))
+			member = 0;
+		else if ((member = subs_edit_member(
+			      env->s, m->domain, m->list, bf.addr[i])) == -1)
 			return -1;
 		if (!member) {
-			log_info("%s: bounce for <%s>, not a subscriber of %s",
-			    m->name, bf.addr[i], m->list);
+			log_info("%s: bounce for <%s> on %s@%s: %s, not a "
+				 "subscriber of %s",
+			    m->name, bf.addr[i], m->list, m->domain,
+			    bounce_class_name(bf.class[i]), m->list);
 			continue;
 		}
 		if ((r = bounce_score_add(env->s, m->domain, m->list,

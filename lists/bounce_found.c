@@ -82,7 +82,8 @@ bounce_found_add(struct bounce_found *bf, const char *reader, const char *addr,
 		return -1;
 	memcpy(a, addr, alen);
 	a[alen] = '\0';
-	if (!name_addr_ok(a))
+	if (!name_rcpt_ok(a)) /* any recipient an MTA took; only the
+				 grammar's can be a subscriber (bounce.c) */
 		return -1;
 	for (i = 0; i < bf->n; i++)
 		if (strcasecmp(bf->addr[i], a) == 0)

@@ -86,13 +86,15 @@ bounce_verp(const char *domain, const char *list, const char *text, size_t len,
 	return -1;
 }
 
-/* looks_daemon - addr is a mail system's own: MAILER-DAEMON@ or
- * postmaster@ */
+/* looks_daemon - addr is a mail system's own: MAILER-DAEMON or
+ * postmaster, at a domain or bare (From: mailer-daemon, as X6 writes) */
 static int
 looks_daemon(const char *addr)
 {
 	return strncasecmp(addr, "MAILER-DAEMON@", 14) == 0 ||
-	       strncasecmp(addr, "postmaster@", 11) == 0;
+	       strncasecmp(addr, "postmaster@", 11) == 0 ||
+	       strcasecmp(addr, "MAILER-DAEMON") == 0 ||
+	       strcasecmp(addr, "postmaster") == 0;
 }
 
 /* bounce_report_looks - a report by its type or its author */
@@ -108,8 +110,12 @@ bounce_report_looks(const char *text, size_t len)
 	    (cmd_mime_param(v, "report-type", type, sizeof(type)) == -1 ||
 		strcasecmp(type, "delivery-status") == 0))
 		return 1;
-	return cmd_mime_header(text, len, "From", v, sizeof(v)) == 0 &&
-	       cmd_mime_addr(v, addr, sizeof(addr)) == 0 && looks_daemon(addr);
+	if (cmd_mime_header(text, len, "From", v, sizeof(v)) == -1)
+		return 0;
+	if (cmd_mime_addr(v, addr, sizeof(addr)) == 0)
+		return looks_daemon(addr);
+	v[strcspn(v, " \t\r\n")] = '\0'; /* a bare word, as X6 writes */
+	return looks_daemon(v);
 }
 
 /* parse_delay - the notification only warns of a delay */

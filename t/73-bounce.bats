@@ -216,7 +216,7 @@ exim_bounce() {
 	[ ! -s "$BOUNCES" ]
 	[ "$(mails boss@owner.test)" -eq 0 ]
 	grep -q 'delivery delay warning, not counted' "$RUNLOG"
-	grep -q 'bounce for <stranger@else.test>, not a subscriber of mylist' "$RUNLOG"
+	grep -q 'bounce for <stranger@else.test> on mylist@example.org: recipient, not a subscriber of mylist' "$RUNLOG"
 	[ "$(queue_files)" = "" ]
 }
 
