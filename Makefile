@@ -23,6 +23,9 @@
 #   queuerun/*.c      -> queuerun/libqueuerun.a (all but mj_queuerun.c,
 #                        the main), queuerun/mj_queuerun
 #   schedsim/*.c      -> schedsim/mj_schedsim
+#   archive/*.c       -> archive/libarchive.a (all but mj_archive.c: the
+#                        web archive, on SQLite and libxml2),
+#                        archive/mj_archive
 # Each library has one public header named after its folder (sched.h,
 # smtp.h, lists.h); a part's own files find its private headers beside
 # them, so only the libraries' folders are on the include path.
@@ -58,7 +61,7 @@ CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
             -Icommon -Ispool-layout \
             -iquote sched -iquote smtp -iquote lists -iquote cluster \
             -iquote deliver \
-            -iquote queuectl -iquote listfn
+            -iquote queuectl -iquote listfn -iquote archive
 LDLIBS   += -linih -lbsd -lm -pthread -lcrypto
 # liblists finds organizational domains with libpsl: only what links
 # liblists needs it.
@@ -69,6 +72,11 @@ CURL_LIBS = -lcurl
 # libcluster talks to Redis with hiredis (and OpenSSL for tls = yes):
 # only what links it needs it.
 CLUSTER_LIBS = -lhiredis -lssl -lcrypto
+# mj_archive keeps its index in SQLite (FTS5) and reads HTML posts as
+# text with libxml2's HTML parser: only it links them, so the runner
+# stays small.
+ARCHIVE_CFLAGS = $(shell pkg-config --cflags libxml-2.0)
+ARCHIVE_LIBS = -lsqlite3 $(shell pkg-config --libs libxml-2.0)
 
 # make SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer everywhere.
 # mj_enqueue runs once per incoming message: linked statically it skips
@@ -114,6 +122,8 @@ STSF_SRC   := $(wildcard stsfetch/*.c)
 QR_MAIN    := $(wildcard queuerun/mj_queuerun.c)
 QR_SRC     := $(filter-out $(QR_MAIN),$(wildcard queuerun/*.c))
 SIM_SRC    := $(wildcard schedsim/*.c)
+ARC_MAIN   := $(wildcard archive/mj_archive.c)
+ARC_SRC    := $(filter-out $(ARC_MAIN),$(wildcard archive/*.c))
 PRELOAD_SRC := $(wildcard t/tools/preload_*.c)
 TOOL_SRC   := $(filter-out $(PRELOAD_SRC),$(wildcard t/tools/*.c))
 SMTPD_SRC  := $(wildcard t/tools/testsmtpd/*.c)
@@ -128,6 +138,7 @@ LIBDELIVER := deliver/libdeliver.a
 LIBQCTL   := queuectl/libqueuectl.a
 LIBLISTFN := listfn/liblistfn.a
 LIBQR     := queuerun/libqueuerun.a
+LIBARC    := archive/libarchive.a
 
 PROGS := enqueue/mj_enqueue unsubscribe/mj_unsubscribe
 ifneq ($(QS_SRC),)
@@ -141,6 +152,9 @@ PROGS += stsfetch/mj_stsfetch
 endif
 ifneq ($(SIM_SRC),)
 PROGS += schedsim/mj_schedsim
+endif
+ifneq ($(ARC_MAIN),)
+PROGS += archive/mj_archive
 endif
 TOOLS := $(TOOL_SRC:.c=) t/tools/mj_testsmtpd $(PRELOAD_SRC:.c=.so)
 
@@ -187,6 +201,10 @@ $(LIBLISTFN): $(LISTFN_SRC:.c=.o)
 $(LIBQR): $(QR_SRC:.c=.o)
 	@rm -f $@
 	$(AR) rcs $@ $^
+$(LIBARC): $(ARC_SRC:.c=.o)
+	@rm -f $@
+	$(AR) rcs $@ $^
+archive/%.o: CPPFLAGS += $(ARCHIVE_CFLAGS)
 
 # mj_enqueue checks the whole of mjq.conf: of liblists it links the list
 # sections' table (lists_settings.o) and nothing else, of libcluster the
@@ -224,6 +242,9 @@ fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(
 	    -o $(FAULT_DIR)/listfn_clock.o listfn/listfn_clock.c
 	$(CC) $(LDFLAGS) -o $(FAULT_DIR)/mj_queuerun $(QR_MAIN:.c=.o) \
 	    $(FAULT_DIR)/test_fault.o $(FAULT_DIR)/listfn_clock.o $(filter %.a,$^) $(LDLIBS) $(LISTS_LIBS) $(CLUSTER_LIBS) -lssl -lcrypto -lresolv
+archive/mj_archive: $(ARC_MAIN:.c=.o) $(LIBARC) $(CLUSTER_TABLE) $(LIBLISTS) \
+    $(LIBSPOOL) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) $(ARCHIVE_LIBS)
 schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 TOOL_LIBS := $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) \
@@ -271,7 +292,7 @@ test:
 # sched/ is left out on purpose: a pure library (no I/O, no clock reads,
 # no globals) whose files are the sections of postfix-scheduler.txt and
 # act on each other as qmgr's do (README, "Layout of the source").
-CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv stsfetch smtp lists cluster spool-layout
+CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv stsfetch smtp lists cluster spool-layout archive
 deps-graph: all
 	@sh scripts/deps-graph.sh
 	@st=0; for d in $(CALLGRAPH_DIRS); do \

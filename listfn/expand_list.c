@@ -21,6 +21,7 @@
 
 #include "lists.h"
 #include "bounce_complaint.h"
+#include "archive_post.h"
 #include "bounce_probe.h"
 #include "digest.h"
 #include "listfn_aside.h"
@@ -438,7 +439,8 @@ expand_list_first(struct listfn_env *env, struct listfn_msg *m,
 		return r == 1 ? 0 : r;
 	/* Accepted (or approved): into the digest before the snapshot
 	 * commits, so a crash between them collects it again, never not */
-	if (digest_collect(env, m, lc, text, len) == -1)
+	if (digest_collect(env, m, lc, text, len) == -1 ||
+	    archive_post(env, m, lc, text, len) == -1)
 		return -1;
 	header_return_path(text, len, from, sizeof(from));
 	snprintf(sender, sizeof(sender), "%s-owner@%s", m->list, m->domain);

@@ -2,12 +2,15 @@
 # scripts/deps.sh - make sure the Debian packages mjq needs are installed.
 #
 #   sh scripts/deps.sh build   compiler, libbsd, inih, OpenSSL, libpsl, libcurl,
-#                              hiredis (the [cluster] limits shared in Redis)
+#                              hiredis (the [cluster] limits shared in Redis),
+#                              libsqlite3 (mj_archive's index, with FTS5),
+#                              libxml2 (mj_archive reads HTML posts as text)
 #   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace,
 #                              python3-dkim (the independent verifier),
 #                              debhelper and dpkg-dev (the .deb test),
 #                              clang-format (t/check-format), redis-server
-#                              (the private Redis of t/54-cluster.bats)
+#                              (the private Redis of t/54-cluster.bats),
+#                              sqlite3 (t/90-archive.bats reads the index)
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
 #   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
 #   sh scripts/deps.sh deb     build + debhelper, dpkg-dev (make deb)
@@ -16,11 +19,11 @@
 # exact command to run and fails.
 set -eu
 
-build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-dev libcurl4-openssl-dev libhiredis-dev publicsuffix openssl"
+build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-dev libcurl4-openssl-dev libhiredis-dev libsqlite3-dev libxml2-dev publicsuffix openssl"
 deb="$build debhelper dpkg-dev"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
       time curl lighttpd lighttpd-mod-openssl chromium python3-dkim python3-nacl python3-prometheus-client
-      debhelper dpkg-dev clang-format redis-server"
+      debhelper dpkg-dev clang-format redis-server sqlite3"
 bench="$test"
 fuzz="$build clang libclang-rt-dev"
 

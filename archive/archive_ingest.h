@@ -1,0 +1,24 @@
+/*
+ * archive_ingest.h - posts into a list's archive (archive_ingest.c):
+ * the inbox drained (A2, A3 of archive/README) and its pages written
+ * (A4).
+ */
+#ifndef MJQ_ARCHIVE_INGEST_H
+#define MJQ_ARCHIVE_INGEST_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "archive_list.h"
+
+/* archive_ingest_store - one post (text, len bytes) into the index
+ * under the identity entry, in its own transaction, with the pages it
+ * changes marked dirty; 1 stored, 0 it was already, -1 error */
+int archive_ingest_store(struct archive_list *al, const char *entry,
+    const char *text, size_t len, time_t now);
+/* archive_ingest_run - the list's inbox drained and the pages written,
+ * unless another mj_archive holds its lock (it drains what is there);
+ * the posts stored, or -1 */
+long archive_ingest_run(struct archive_list *al);
+
+#endif

@@ -1,0 +1,23 @@
+/*
+ * archive_settings.h - the [archive] section of mjq.conf
+ * (archive_settings.c): where lists' archives and their public pages
+ * are kept.  Only mj_archive checks it; the other programs accept the
+ * section unchecked (common/settings.c).
+ */
+#ifndef MJQ_ARCHIVE_SETTINGS_H
+#define MJQ_ARCHIVE_SETTINGS_H
+
+#include <limits.h>
+
+#include "settings.h"
+
+struct archive_settings {
+	char archive_dir[PATH_MAX];	   /* indexes, private pages */
+	char archive_public_dir[PATH_MAX]; /* public lists' pages */
+	long long archive_feed_entries;	   /* posts in feed.atom */
+	long long archive_max_replies;	   /* replies listed on a post */
+};
+
+struct settings_part archive_settings_part(struct archive_settings *as);
+
+#endif
