@@ -73,7 +73,7 @@ archive_feed_entry(FILE *fp, const struct archive_list *al, sqlite3_stmt *st)
 	if (raw != NULL && archive_body_text(raw, len, &text, &tl) == 0) {
 		if (tl > ARCHIVE_FEED_SUMMARY)
 			tl = ARCHIVE_FEED_SUMMARY; /* a cut sequence: U+FFFD */
-		archive_html_esc(fp, text, tl);
+		archive_html_plain(fp, text, tl);
 		free(text);
 	}
 	fputs("</summary>\n</entry>\n", fp);

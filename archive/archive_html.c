@@ -215,14 +215,15 @@ archive_html_addr_at(const char *s, size_t n, size_t i, size_t *a, size_t *e)
 	return 0;
 }
 
-/* archive_html_line - one line: URLs as links, addresses obfuscated */
+/* archive_html_line - text: URLs as links (links set), addresses
+ * obfuscated */
 static void
-archive_html_line(FILE *fp, const char *s, size_t n)
+archive_html_line(FILE *fp, const char *s, size_t n, int links)
 {
 	size_t i = 0, done = 0, k, a, e;
 
 	while (i < n) {
-		if ((s[i] == 'h') &&
+		if (links && s[i] == 'h' &&
 		    (i == 0 || !isalnum((unsigned char)s[i - 1])) &&
 		    (k = archive_html_url_len(s + i, n - i)) > 0) {
 			archive_html_esc(fp, s + done, i - done);
@@ -245,6 +246,14 @@ archive_html_line(FILE *fp, const char *s, size_t n)
 			i++;
 	}
 	archive_html_esc(fp, s + done, n - done);
+}
+
+/* archive_html_plain - text escaped, its addresses obfuscated, no
+ * markup (for the feed) */
+void
+archive_html_plain(FILE *fp, const char *text, size_t len)
+{
+	archive_html_line(fp, text, len, 0);
 }
 
 /* archive_html_quoted - the quote depth of a line ("> > x": 2) */
@@ -282,7 +291,7 @@ archive_html_text(FILE *fp, const char *text, size_t len)
 				fprintf(fp, "<blockquote class=\"q%d\">", d);
 			depth = d;
 		}
-		archive_html_line(fp, p, n);
+		archive_html_line(fp, p, n, 1);
 		fputc('\n', fp);
 		p = nl ? nl + 1 : end;
 	}

@@ -29,6 +29,8 @@ void archive_html_foot(FILE *fp, const char *root);
 /* archive_html_text - UTF-8 text as the body of a post: quoted lines in
  * <blockquote>, URLs linked, addresses obfuscated */
 void archive_html_text(FILE *fp, const char *text, size_t len);
+/* archive_html_plain - text escaped, addresses obfuscated, no markup */
+void archive_html_plain(FILE *fp, const char *text, size_t len);
 /* archive_html_css - the stylesheet (style.css) */
 extern const char archive_html_css[];
 

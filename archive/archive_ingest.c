@@ -183,35 +183,14 @@ archive_ingest_drain(struct archive_list *al, const char *inbox)
 	return i < n ? -1 : stored;
 }
 
-/* archive_ingest_run - drain, write, and look again */
+/* archive_ingest_run - drain, then write the pages */
 long
 archive_ingest_run(struct archive_list *al)
 {
-	char inbox[PATH_MAX];
-	struct spool_digest_entry *e;
-	size_t n;
-	long stored = 0, k;
-	int fd;
+	long k;
 
-	for (;;) {
-		if ((fd = spool_archive_lock(al->s->spool_dir, al->domain,
-			 al->list, inbox, sizeof(inbox))) == -2)
-			return stored; /* its holder looks again */
-		if (fd == -1) {
-			log_warn("%s@%s: archive: lock", al->list, al->domain);
-			return -1;
-		}
-		k = archive_ingest_drain(al, inbox);
-		if (k >= 0 && archive_pages_flush(al) == -1)
-			k = -1;
-		close(fd);
-		if (k == -1)
-			return -1;
-		stored += k;
-		if (spool_digest_entries(inbox, &e, &n) == -1)
-			return -1;
-		free(e);
-		if (n == 0)
-			return stored;
-	}
+	if ((k = archive_ingest_drain(al, al->inbox)) == -1 ||
+	    archive_pages_flush(al) == -1)
+		return -1;
+	return k;
 }

@@ -16,9 +16,8 @@
  * changes marked dirty; 1 stored, 0 it was already, -1 error */
 int archive_ingest_store(struct archive_list *al, const char *entry,
     const char *text, size_t len, time_t now);
-/* archive_ingest_run - the list's inbox drained and the pages written,
- * unless another mj_archive holds its lock (it drains what is there);
- * the posts stored, or -1 */
+/* archive_ingest_run - the list's inbox drained and the pages written
+ * (al opened: its lock held); the posts stored, or -1 */
 long archive_ingest_run(struct archive_list *al);
 
 #endif

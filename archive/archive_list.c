@@ -7,11 +7,14 @@
  *     [archive] public_dir/<domain>/<list>/          pages (public)
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "archive_db.h"
 #include "archive_list.h"
 #include "archive_write.h"
+#include "spool_archive.h"
 
 /* archive_list_path - fmt's path into buf; -1 when too long */
 static int
@@ -33,6 +36,7 @@ archive_list_open(struct archive_list *al, const struct settings *s,
 	const char *why;
 
 	memset(al, 0, sizeof(*al));
+	al->lockfd = -1;
 	al->s = s;
 	al->as = as;
 	if ((why = name_check_domain(domain)) != NULL ||
@@ -42,8 +46,18 @@ archive_list_open(struct archive_list *al, const struct settings *s,
 	}
 	snprintf(al->domain, sizeof(al->domain), "%s", domain);
 	snprintf(al->list, sizeof(al->list), "%s", list);
-	if (listconf_load(s, domain, list, &al->lc, err, errlen) == -1)
+	if ((al->lockfd = spool_archive_lock(s->spool_dir, domain, list,
+		 al->inbox, sizeof(al->inbox))) == -2)
+		return -2;
+	if (al->lockfd == -1) {
+		snprintf(err, errlen, "%s@%s: archive inbox lock: %s", list,
+		    domain, strerror(errno));
 		return -1;
+	}
+	if (listconf_load(s, domain, list, &al->lc, err, errlen) == -1) {
+		archive_list_close(al);
+		return -1;
+	}
 	if (archive_list_path(al->dir, sizeof(al->dir), as->archive_dir, domain,
 		list, "") == -1 ||
 	    archive_list_path(db, sizeof(db), as->archive_dir, domain, list,
@@ -62,15 +76,40 @@ archive_list_open(struct archive_list *al, const struct settings *s,
 		al->www, al->lc.archive_public ? 0755 : 0750) == -1) {
 		snprintf(err, errlen, "%s or %s: %s", al->dir, al->www,
 		    strerror(errno));
+		archive_list_close(al);
 		return -1;
 	}
-	return archive_db_open(db, &al->db, err, errlen);
+	if (archive_db_open(db, &al->db, err, errlen) == -1) {
+		archive_list_close(al);
+		return -1;
+	}
+	return 0;
 }
 
-/* archive_list_close - the index closed */
+/* archive_list_close - the index closed, the lock let go */
 void
 archive_list_close(struct archive_list *al)
 {
 	archive_db_close(al->db);
 	al->db = NULL;
+	if (al->lockfd >= 0)
+		close(al->lockfd);
+	al->lockfd = -1;
+}
+
+/* archive_list_pending - posts in the inbox */
+int
+archive_list_pending(
+    const struct settings *s, const char *domain, const char *list)
+{
+	char inbox[PATH_MAX];
+	struct spool_digest_entry *e;
+	size_t n;
+
+	if (spool_archive_dir(
+		inbox, sizeof(inbox), s->spool_dir, domain, list) == -1 ||
+	    spool_digest_entries(inbox, &e, &n) == -1)
+		return -1;
+	free(e);
+	return n > 0;
 }

@@ -17,16 +17,23 @@ struct archive_list {
 	char domain[NAME_DOMAIN_MAX + 1];
 	char list[NAME_LIST_MAX + 1];
 	struct listconf lc;
-	char dir[PATH_MAX]; /* [archive] dir/<domain>/<list> */
-	char www[PATH_MAX]; /* its pages */
+	char dir[PATH_MAX];   /* [archive] dir/<domain>/<list> */
+	char www[PATH_MAX];   /* its pages */
+	char inbox[PATH_MAX]; /* its inbox in the spool */
+	int lockfd;	      /* the inbox's lock, held while open */
 	sqlite3 *db;
 };
 
-/* archive_list_open - the list's archive, its directories made and its
- * index opened; 0, or -1 with err */
+/* archive_list_open - the list's archive: its inbox's lock taken
+ * without waiting, its directories made, its index opened; 0, -2 when
+ * another mj_archive holds the lock, or -1 with err */
 int archive_list_open(struct archive_list *al, const struct settings *s,
     const struct archive_settings *as, const char *domain, const char *list,
     char *err, size_t errlen);
+/* archive_list_close - the index closed, the lock let go */
 void archive_list_close(struct archive_list *al);
+/* archive_list_pending - posts wait in the list's inbox: 1, 0, or -1 */
+int archive_list_pending(
+    const struct settings *s, const char *domain, const char *list);
 
 #endif

@@ -249,12 +249,14 @@ archive_parse(const char *text, size_t len, const char *made_id, time_t now,
     struct archive_post *p)
 {
 	static char v[16384];
+	char id[ARCHIVE_URL_MSGID_MAX + 1];
 	struct tm tm;
 
 	memset(p, 0, sizeof(*p));
-	if (cmd_mime_header(text, len, "Message-ID", v, sizeof(v)) == -1)
-		v[0] = '\0';
-	archive_parse_msgid(v, made_id, p);
+	/* read as the list's Archived-At reads it (the same name) */
+	if (cmd_mime_header(text, len, "Message-ID", id, sizeof(id)) == -1)
+		id[0] = '\0';
+	archive_parse_msgid(id, made_id, p);
 	if (cmd_mime_header(text, len, "Subject", v, sizeof(v)) == -1)
 		v[0] = '\0';
 	(void)cmd_mime_words(v, sizeof(v));

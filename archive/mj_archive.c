@@ -89,12 +89,20 @@ main(int argc, char **argv)
 		log_errx("%s", err);
 		return EX_CONFIG;
 	}
-	if (archive_list_open(&al, &s, &as, argv[optind + 1], argv[optind + 2],
-		err, sizeof(err)) == -1) {
-		log_errx("%s", err);
-		return EX_CONFIG;
-	}
-	r = mj_archive_cmd(&al, argv[optind]);
-	archive_list_close(&al);
+	/* The lock's holder drains; after letting it go it looks again,
+	 * for a post whose own mj_archive found the lock held. */
+	do {
+		if ((r = archive_list_open(&al, &s, &as, argv[optind + 1],
+			 argv[optind + 2], err, sizeof(err))) == -2)
+			return 0;
+		if (r == -1) {
+			log_errx("%s", err);
+			return EX_CONFIG;
+		}
+		r = mj_archive_cmd(&al, argv[optind]);
+		archive_list_close(&al);
+	} while (
+	    r == 0 && strcmp(argv[optind], "run") == 0 &&
+	    archive_list_pending(&s, argv[optind + 1], argv[optind + 2]) == 1);
 	return r;
 }

@@ -219,7 +219,8 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
     const char *text, size_t len)
 {
 	const char *hend = header_end(text, len), *p, *e, *v, *orig = text;
-	char prefix[160], boundary[64], msgid[SPOOL_ADDR_MAX + 1], *buf = NULL;
+	char prefix[160], boundary[64], msgid[ARCHIVE_URL_MSGID_MAX + 1];
+	char *buf = NULL;
 	struct expand_list_poster ps;
 	size_t size = 0;
 	int drop, r;

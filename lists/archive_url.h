@@ -13,6 +13,10 @@
  * hex digits (archive_url_name) */
 #define ARCHIVE_NAME_PLAIN_MAX 200
 #define ARCHIVE_NAME_MAX ARCHIVE_NAME_PLAIN_MAX
+/* The Message-ID value a name is made of: its first this many bytes
+ * (the list's Archived-At and mj_archive read it into buffers of this
+ * size, so both make the same name of a longer one) */
+#define ARCHIVE_URL_MSGID_MAX 2048
 
 /* archive_url_fields - write "List-Archive: <url>" and "Archived-At:
  * <url>" for the templates that are set (""), $LIST, $DOMAIN and (for

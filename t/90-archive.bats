@@ -44,9 +44,17 @@ In-Reply-To: ${2##* }
 }" "$1" | post
 }
 
-# archived - the posts in the index
+# archived - the posts in the index (read once mj_archive is done: a
+# reader polling a database being made would only slow it down)
 archived() {
-	sqlite3 "$DB" 'SELECT count(*) FROM msg' 2>/dev/null
+	sqlite3 "$DB" 'SELECT count(*) FROM msg'
+}
+
+# drained - the inbox is empty and the pages written (no dirty rows
+# left, no mj_archive holding the lock)
+drained() {
+	[ -z "$(ls -A "$INBOX" 2>/dev/null)" ] && [ -e "$DB" ] &&
+		flock -n "$INBOX/../lock" true
 }
 
 # page_of FILE - the page the Archived-At of a delivered copy names
@@ -79,4 +87,47 @@ page_of() {
 	t=$(sqlite3 "$DB" 'SELECT thread FROM msg')
 	grep -q 'post 1' "$W/t/$t.html"
 	test -s "$W/style.css"
+}
+
+# outside - the files of this test's tree outside the spool, the lists,
+# the archive's directories and the delivered mail
+outside() {
+	find "$BATS_TEST_TMPDIR" -path "$SPOOL" -prune -o -path "$LISTS" -prune \
+		-o -path "$ARCH" -prune -o -path "$WEB" -prune -o -path "$MAIL" -prune \
+		-o -type f -newer "$CONF" -print | grep -v '\.log$' || true
+}
+
+@test "hostile posts: <script> in the Subject, From name, body, an attachment's name and an HTML-only post run nowhere; a Message-ID with / .. quotes and 1,000 characters makes no path" {
+	long=$(printf 'x%.0s' $(seq 1 1000))
+	printf 'From: "<script>alert(1)</script>" <alice@users.test>\nSubject: <script>alert(2)</script> & "quotes"\nDate: Wed, 25 Nov 2026 10:00:00 +0000\nMessage-ID: <../../../../x/"a'"'"'b"/%s@users.test>\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b"\n\n--b\nContent-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: quoted-printable\n\n<script>alert(3)</script> caf=E9 <img src=x onerror=alert(4)>\n> quoted <b>line</b>\nsee https://example.net/a?b=1&c=2"onmouseover=alert(5) and bob@users.test\n--b\nContent-Type: text/html; name="<script>alert(6)</script>.html"\nContent-Disposition: attachment; filename="<script>alert(6)</script>.html"\n\n<script>alert(7)</script>\n--b--\n' "$long" | post
+	printf 'From: Bob <bob@users.test>\nSubject: html only\nDate: Wed, 25 Nov 2026 11:00:00 +0000\nMessage-ID: <h1@users.test>\nMIME-Version: 1.0\nContent-Type: text/html; charset=utf-8\n\n<html><head><title>T</title><script>alert(8)</script><style>p{}</style></head><body><p onclick="alert(9)">Hello <b>bold</b> <a href="https://example.org/x">link</a></p><iframe src="https://evil.test/"></iframe><img src="https://evil.test/t.gif"></body></html>\n' | post
+	runq
+	wait_for 10 drained
+	[ "$(archived)" -eq 2 ]
+	# nothing from a post is markup on any page or in the feed
+	run grep -rIiP '<(script|img|iframe|style|b>)|<[^>]*\son[a-z]+\s*=|(alice|bob)@users' --exclude='*.bin' --exclude='*.mbox' "$W"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	for f in $(ls "$MAIL/each@users.test/new/"*); do
+		p=$(page_of "$f")
+		[ -s "$p" ]
+	done
+	# the long, hostile id is a hashed name under msg/, nothing above it
+	[ "$(ls "$W/msg" | grep -c '^_[0-9a-f]\{16\}$')" -eq 1 ]
+	h=$W/msg/$(ls "$W/msg" | grep '^_')
+	grep -q '&lt;script&gt;alert(2)&lt;/script&gt; &amp; &quot;quotes&quot;' "$h/index.html"
+	grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$h/index.html"
+	grep -q '&lt;script&gt;alert(3)&lt;/script&gt; café' "$h/index.html"
+	grep -q '<blockquote class="q1">&gt; quoted &lt;b&gt;line&lt;/b&gt;' "$h/index.html"
+	grep -q '<a rel="nofollow noopener" href="https://example.net/a?b=1&amp;c=2">' "$h/index.html"
+	grep -q 'bob <span class="at">at</span> users.test' "$h/index.html"
+	grep -q 'download="&lt;script&gt;alert(6)&lt;/script&gt;.html"' "$h/index.html"
+	[ "$(cat "$h/att-1.bin")" = "<script>alert(7)</script>" ]
+	grep -q "Content-Security-Policy\" content=\"default-src 'none'" "$h/index.html"
+	# the HTML-only post is shown by its text
+	grep -q 'Hello bold link &lt;<a rel="nofollow noopener" href="https://example.org/x">https://example.org/x</a>&gt;' "$W/msg/h1@users.test/index.html"
+	run -1 grep -q 'alert\|evil.test\|p{}' "$W/msg/h1@users.test/index.html"
+	# no file was made anywhere else
+	[ -z "$(outside)" ]
+	[ ! -e "$BATS_TEST_TMPDIR/x" ] && [ ! -e "$WEB/x" ] && [ ! -e "$W/x" ]
 }
