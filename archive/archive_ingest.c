@@ -20,6 +20,8 @@
 #include "log.h"
 #include "spool_archive.h"
 
+#define ARCHIVE_INGEST_BATCH 512 /* posts per transaction */
+
 /* archive_ingest_row - the post's row, references and search text */
 static int
 archive_ingest_row(struct archive_list *al, const char *entry,
@@ -123,64 +125,102 @@ archive_ingest_new(struct archive_list *al, const char *entry, const char *text,
 	return r;
 }
 
-/* archive_ingest_store - A2: one transaction */
-int
-archive_ingest_store(struct archive_list *al, const char *entry,
-    const char *text, size_t len, time_t now)
+/* archive_ingest_one - one post, inside the open transaction: 1 stored,
+ * 0 it was already, -1 */
+static int
+archive_ingest_one(struct archive_list *al, const char *entry, const char *text,
+    size_t len, time_t now)
 {
 	long long had;
 	int k;
 
-	if (archive_db_do(al->db, "BEGIN IMMEDIATE", "") == -1)
-		return -1;
 	if ((k = archive_db_int(al->db, &had,
 		 "SELECT id FROM msg WHERE entry = ?", "t", entry)) == 0)
 		k = archive_ingest_new(al, entry, text, len, now);
 	else if (k == 1)
 		k = 0;
-	if (k == -1) {
+	return k;
+}
+
+/* archive_ingest_store - A2 for one post: its own transaction */
+int
+archive_ingest_store(struct archive_list *al, const char *entry,
+    const char *text, size_t len, time_t now)
+{
+	int k;
+
+	if (archive_db_do(al->db, "BEGIN IMMEDIATE", "") == -1)
+		return -1;
+	if ((k = archive_ingest_one(al, entry, text, len, now)) == -1) {
 		(void)archive_db_do(al->db, "ROLLBACK", "");
 		return -1;
 	}
 	return archive_db_do(al->db, "COMMIT", "") == -1 ? -1 : k;
 }
 
-/* archive_ingest_drain - every entry of the inbox stored (A2) and
- * removed (A3); the number stored, or -1 */
+/* archive_ingest_batch - A2 for entries e[0..n): one transaction; the
+ * number stored, or -1 (none stored) */
+static long
+archive_ingest_batch(struct archive_list *al, const char *inbox,
+    const struct spool_digest_entry *e, size_t n)
+{
+	char *text;
+	size_t len, i;
+	long stored = 0;
+	int k = 0;
+
+	if (archive_db_do(al->db, "BEGIN IMMEDIATE", "") == -1)
+		return -1;
+	for (i = 0; i < n && k != -1; i++) {
+		if (spool_digest_read(inbox, e[i].name, &text, &len) == -1) {
+			log_warn("%s@%s: archive: %s", al->list, al->domain,
+			    e[i].name);
+			k = -1;
+			break;
+		}
+		if ((k = archive_ingest_one(
+			 al, e[i].name, text, len, time(NULL))) == 1) {
+			stored++;
+			log_info("%s@%s: archived %s", al->list, al->domain,
+			    e[i].name);
+		}
+		free(text);
+	}
+	if (k == -1) {
+		(void)archive_db_do(al->db, "ROLLBACK", "");
+		return -1;
+	}
+	return archive_db_do(al->db, "COMMIT", "") == -1 ? -1 : stored;
+}
+
+/* archive_ingest_drain - the inbox in batches: each stored in one
+ * transaction (A2), then its entries removed (A3); the number stored,
+ * or -1 */
 static long
 archive_ingest_drain(struct archive_list *al, const char *inbox)
 {
 	struct spool_digest_entry *e;
-	size_t n, i;
-	char *text;
-	size_t len;
-	long stored = 0;
-	int k;
+	size_t n, i, j, m;
+	long stored = 0, k = 0;
 
 	if (spool_digest_entries(inbox, &e, &n) == -1)
 		return -1;
-	for (i = 0; i < n; i++) {
-		if (spool_digest_read(inbox, e[i].name, &text, &len) == -1) {
-			log_warn("%s@%s: archive: %s", al->list, al->domain,
-			    e[i].name);
-			continue;
-		}
-		k = archive_ingest_store(al, e[i].name, text, len, time(NULL));
-		free(text);
-		if (k == -1)
+	for (i = 0; i < n && k != -1; i += m) {
+		m = n - i < ARCHIVE_INGEST_BATCH ? n - i : ARCHIVE_INGEST_BATCH;
+		if ((k = archive_ingest_batch(al, inbox, e + i, m)) == -1)
 			break;
 		stored += k;
-		if (spool_archive_done(inbox, e[i].name) == -1) {
-			log_warn("%s@%s: archive: cannot remove %s", al->list,
-			    al->domain, e[i].name);
-			break;
-		}
-		if (k == 1)
-			log_info("%s@%s: archived %s", al->list, al->domain,
-			    e[i].name);
+		for (j = i; j < i + m && k != -1; j++)
+			if (spool_archive_done(inbox, e[j].name) == -1) {
+				log_warn("%s@%s: archive: cannot remove %s",
+				    al->list, al->domain, e[j].name);
+				k = -1;
+			}
 	}
 	free(e);
-	return i < n ? -1 : stored;
+	if (k != -1 && n > 0 && spool_archive_sync(inbox) == -1)
+		k = -1;
+	return k == -1 ? -1 : stored;
 }
 
 /* archive_ingest_run - drain, then write the pages */

@@ -1,9 +1,10 @@
 /*
  * archive_write.c - a page written as a tmp file in its own directory,
- * fsync'd, then rename()d over the old one: a reader (the web server)
- * sees the whole old page or the whole new one.  Pages are made again
- * from the index after a crash (archive/README, A4), so the directory
- * fsync is left to one syncfs() at the end of a run.
+ * then rename()d over the old one: a reader (the web server) sees the
+ * whole old page or the whole new one.  Nothing is fsync'd here: a page
+ * stays marked dirty in the index until one syncfs() after all of a
+ * run's pages (archive/README, A4), so a page a power loss took is
+ * written again by the next run.
  */
 #include <sys/stat.h>
 #include <errno.h>
@@ -100,8 +101,7 @@ archive_write_close(struct archive_page *pg)
 {
 	int e;
 
-	if (fflush(pg->fp) != 0 || ferror(pg->fp) ||
-	    fsync(fileno(pg->fp)) == -1) {
+	if (fflush(pg->fp) != 0 || ferror(pg->fp)) {
 		e = errno;
 		(void)fclose(pg->fp);
 		(void)unlink(pg->tmp);

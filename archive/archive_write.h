@@ -22,8 +22,8 @@ int archive_write_mkdirs(const char *dir, mode_t mode);
  * rel must be relative with no ".." part); 0 or -1 */
 int archive_write_open(
     struct archive_page *pg, const char *www, const char *rel, mode_t mode);
-/* archive_write_close - fsync'd and renamed over the page; 0 or -1 (the
- * tmp file removed) */
+/* archive_write_close - renamed over the page (made durable by the
+ * run's syncfs); 0 or -1 (the tmp file removed) */
 int archive_write_close(struct archive_page *pg);
 /* archive_write_file - a whole file at once */
 int archive_write_file(const char *www, const char *rel, const void *data,

@@ -42,8 +42,9 @@ spool_archive_collect(const char *spool, const char *domain, const char *list,
 	return spool_collect_post(spool, dir, dprio, lprio, qname, text, len);
 }
 
-/* spool_archive_done - A3: posts/<entry> unlinked (ENOENT is done),
- * posts/ fsync'd; 0 or -1 */
+/* spool_archive_done - A3: posts/<entry> unlinked (ENOENT is done); an
+ * entry back after a crash is stored already, so the directory's fsync
+ * waits for spool_archive_sync after a batch; 0 or -1 */
 int
 spool_archive_done(const char *dir, const char *entry)
 {
@@ -57,8 +58,21 @@ spool_archive_done(const char *dir, const char *entry)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (unlink(path) == -1 && errno != ENOENT)
+	return unlink(path) == -1 && errno != ENOENT ? -1 : 0;
+}
+
+/* spool_archive_sync - the inbox's removals made durable: posts/
+ * fsync'd; 0 or -1 */
+int
+spool_archive_sync(const char *dir)
+{
+	char posts[PATH_MAX];
+	int n = snprintf(posts, sizeof(posts), "%s/posts", dir);
+
+	if (n < 0 || (size_t)n >= sizeof(posts)) {
+		errno = ENAMETOOLONG;
 		return -1;
+	}
 	return spool_fsync_dir(posts);
 }
 

@@ -29,6 +29,7 @@ int spool_archive_collect(const char *spool, const char *domain,
 int spool_archive_lock(const char *spool, const char *domain, const char *list,
     char *dir, size_t dirlen);
 int spool_archive_done(const char *dir, const char *entry);
+int spool_archive_sync(const char *dir);
 int spool_archive_lists(const char *spool,
     int (*fn)(void *arg, const char *domain, const char *list), void *arg);
 

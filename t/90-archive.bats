@@ -131,3 +131,81 @@ outside() {
 	[ -z "$(outside)" ]
 	[ ! -e "$BATS_TEST_TMPDIR/x" ] && [ ! -e "$WEB/x" ] && [ ! -e "$W/x" ]
 }
+
+# inbox NAME - stdin into the list's archive inbox as the runner would
+# have collected it (A1), named NAME (a queue name)
+inbox() {
+	mkdir -p "$INBOX"
+	cat >"$INBOX/10-10-$(printf '%016x' $((RANDOM * 32768 + RANDOM)))-$1"
+}
+
+# msg ID SUBJECT [REFS] - a post from alice, Message-ID <ID@users.test>
+msg() {
+	printf 'From: Alice <alice@users.test>\nSubject: %s\nDate: Wed, 25 Nov 2026 12:00:00 +0000\nMessage-ID: <%s@users.test>\n%s\nbody of %s\n' \
+		"$2" "$1" "${3:+References: $3
+}" "$1"
+}
+
+# archive_run - mj_archive run on the list, as the runner starts it
+archive_run() {
+	timeout "${ARCHIVE_TIMEOUT:-60}" "$MJ_ARCHIVE" -C "$CONF" run example.org mylist
+}
+
+# q SQL - one answer from the index
+q() {
+	sqlite3 "$DB" "$1"
+}
+
+@test "threads: a reply that comes before its parent joins it when it comes; Subject alone joins a reply to its thread; a loop of references is cut" {
+	msg b 'Re: topic' '<a@users.test>' | inbox AAA-1-mylist
+	archive_run
+	tb=$(q "SELECT thread FROM msg WHERE msgid = 'b@users.test'")
+	[ "$(q "SELECT parent IS NULL FROM msg WHERE msgid = 'b@users.test'")" = 1 ]
+	grep -q 'Re: topic' "$W/t/$tb.html"
+	msg a 'topic' | inbox AAB-1-mylist
+	archive_run
+	ta=$(q "SELECT thread FROM msg WHERE msgid = 'a@users.test'")
+	[ "$(q "SELECT p.msgid FROM msg m JOIN msg p ON p.id = m.parent WHERE m.msgid = 'b@users.test'")" = a@users.test ]
+	[ "$(q "SELECT thread FROM msg WHERE msgid = 'b@users.test'")" = "$ta" ]
+	# b's old thread page sends readers to a's; a's page lists b
+	grep -q "href=\"$ta.html\"" "$W/t/$tb.html"
+	grep -q '<h2>Replies</h2>' "$W/msg/a@users.test/index.html"
+	grep -q 'href="../../msg/b@users.test/index.html">Re: topic</a>' "$W/msg/a@users.test/index.html"
+	grep -q 'In reply to' "$W/msg/b@users.test/index.html"
+	# nested on the thread page
+	grep -q '<ul><li><a href="../msg/b@users.test/index.html">' "$W/t/$ta.html"
+	# Subject alone: "Re: Topic" without references joins a's thread
+	msg c 'RE: [mylist] Topic' | inbox AAC-1-mylist
+	archive_run
+	[ "$(q "SELECT thread FROM msg WHERE msgid = 'c@users.test'")" = "$ta" ]
+	# a loop: x references y, y references x
+	msg x 'loop' '<y@users.test>' | inbox AAD-1-mylist
+	msg y 'Re: loop' '<x@users.test>' | inbox AAE-1-mylist
+	archive_run
+	[ "$(q "SELECT count(*) FROM msg WHERE msgid IN ('x@users.test', 'y@users.test')")" -eq 2 ]
+	[ "$(q "SELECT count(DISTINCT thread) FROM msg WHERE msgid IN ('x@users.test', 'y@users.test')")" -eq 1 ]
+	# no post is its own ancestor: one of the two has no parent
+	[ "$(q "SELECT count(*) FROM msg WHERE msgid IN ('x@users.test', 'y@users.test') AND parent IS NULL")" -eq 1 ]
+	[ "$(q "SELECT count(*) FROM dirty")" -eq 0 ]
+	[ -z "$(ls -A "$INBOX")" ]
+}
+
+@test "10,000 replies to one post, all before it: one thread when it comes, its page lists max_replies of them, the thread page all; every page written once a run" {
+	ARCHIVE_TIMEOUT=600
+	mkdir -p "$INBOX"
+	awk -v d="$INBOX" 'BEGIN { for (i = 1; i <= 10000; i++) {
+		f = sprintf("%s/10-10-%016x-r%d", d, i, i)
+		printf "From: R%d <r%d@users.test>\nSubject: Re: root\nMessage-ID: <r%d@users.test>\nIn-Reply-To: <root@users.test>\nReferences: <root@users.test>\n\nreply %d\n", i, i, i, i >f
+		close(f) } }'
+	archive_run
+	[ "$(q 'SELECT count(*) FROM msg')" -eq 10000 ]
+	msg root 'root' | inbox AAA-2-mylist
+	archive_run
+	t=$(q "SELECT thread FROM msg WHERE msgid = 'root@users.test'")
+	[ "$(q "SELECT count(*) FROM msg WHERE thread = $t")" -eq 10001 ]
+	[ "$(q "SELECT count(*) FROM msg m JOIN msg p ON p.id = m.parent WHERE p.msgid = 'root@users.test'")" -eq 10000 ]
+	[ "$(grep -c '<li><a href="../msg/r[0-9]*@users.test/index.html">' "$W/t/$t.html")" -eq 10000 ]
+	[ "$(grep -c 'href="../../msg/r[0-9]*@users.test/index.html"' "$W/msg/root@users.test/index.html")" -eq 100 ]
+	grep -q 'All replies in the thread' "$W/msg/root@users.test/index.html"
+	[ "$(ls "$W/msg" | wc -l)" -eq 10001 ]
+}
