@@ -76,6 +76,7 @@ page_of() {
 	grep -q 'hello number 1' "$p"
 	grep -q 'alice <span class="at">at</span> users.test' "$p"
 	run -1 grep -q 'alice@users.test' "$p"
+	wait_for 10 drained
 	[ "$(archived)" -eq 1 ]
 	[ -z "$(ls -A "$INBOX")" ]
 	grep -q 'href="../msg/p1@users.test/index.html">post 1</a>' "$W/2026-11/index.html"
@@ -208,4 +209,82 @@ q() {
 	[ "$(grep -c 'href="../../msg/r[0-9]*@users.test/index.html"' "$W/msg/root@users.test/index.html")" -eq 100 ]
 	grep -q 'All replies in the thread' "$W/msg/root@users.test/index.html"
 	[ "$(ls "$W/msg" | wc -l)" -eq 10001 ]
+}
+
+# archive_crash STRACE-OPTION... - mj_archive run killed by SIGKILL where
+# the options say; fails unless it was killed there
+archive_crash() {
+	ASAN_OPTIONS=detect_leaks=0 run strace -f -qq -o "$BATS_TEST_TMPDIR/crash.trace" \
+		"$@" "$MJ_ARCHIVE" -C "$CONF" run example.org mylist
+	[ "$status" -eq 137 ]
+	grep -q 'killed by SIGKILL' "$BATS_TEST_TMPDIR/crash.trace"
+}
+
+# once - every post of the index once, each page there, nothing left to
+# do: no inbox entry, no dirty page
+once() {
+	[ -z "$(ls -A "$INBOX")" ] &&
+		[ "$(q 'SELECT count(*) FROM dirty')" -eq 0 ] &&
+		[ "$(q 'SELECT count(*) FROM msg')" -eq "$(q 'SELECT count(DISTINCT msgid) FROM msg')" ] &&
+		for n in $(q 'SELECT name FROM msg'); do
+			grep -q '</html>' "$W/msg/$n/index.html" || return 1
+		done
+}
+
+@test "crash at A1 (the post's link into the archive inbox) and at P2 after it: the post is archived once and delivered once" {
+	command -v strace >/dev/null || skip "no strace"
+	# a runner that cannot start mj_archive (none beside it): the test
+	# runs it, so nothing runs behind its back
+	make -s -C "$TOP" fault-runner FAULT_DIR="$BATS_TEST_TMPDIR" >/dev/null
+	MJ_QUEUERUN=$BATS_TEST_TMPDIR/mj_queuerun
+	simple 1
+	f=$(queue_files)
+	name=$(basename "$f")
+	crash_at link "$INBOX/10-10-$(fnv "$SPOOL/$f")-$name"
+	[ -z "$(ls -A "$INBOX")" ]
+	crash_at link "$SPOOL/QUEUE/10/example.org/10/list/.$name"
+	[ "$(ls "$INBOX" | wc -l)" -eq 1 ]
+	runq
+	[ "$(ls "$MAIL/each@users.test/new" | wc -l)" -eq 1 ]
+	[ "$(ls "$INBOX" | wc -l)" -eq 1 ]
+	archive_run
+	[ "$(archived)" -eq 1 ]
+	once
+}
+
+@test "crash at A2 (the commit), A3 (the entry's unlink) and A4 (a page's rename, the syncfs): no post lost, none twice, every page written by the next run" {
+	command -v strace >/dev/null || skip "no strace"
+	msg a 'topic' | inbox AAA-1-mylist
+	archive_run
+	# A2: killed as the transaction goes into the WAL: nothing of it
+	msg b 'Re: topic' '<a@users.test>' | inbox AAB-1-mylist
+	archive_crash -P "$DB-wal" -e trace=pwrite64 -e inject=pwrite64:signal=SIGKILL
+	[ "$(ls "$INBOX" | wc -l)" -eq 1 ]
+	[ "$(archived)" -eq 1 ]
+	# A3: killed at the entry's unlink, after the commit
+	e=$(ls "$INBOX")
+	archive_crash -P "$INBOX/$e" -e trace=unlink,unlinkat -e inject=unlink,unlinkat:signal=SIGKILL
+	[ "$(archived)" -eq 2 ]
+	[ "$(ls "$INBOX" | wc -l)" -eq 1 ]
+	[ "$(q 'SELECT count(*) FROM dirty')" -gt 0 ]
+	archive_run
+	[ "$(archived)" -eq 2 ]
+	once
+	# A4: killed at the rename of the list's index page (the old one
+	# stays, without the new post), then at the syncfs
+	msg c 'Re: topic' '<a@users.test> <b@users.test>' | inbox AAC-1-mylist
+	archive_crash -P "$W/index.html.tmp" -e trace=rename,renameat,renameat2 -e inject=rename,renameat,renameat2:signal=SIGKILL
+	run -1 grep -q 'c@users.test' "$W/index.html"
+	grep -q 'b@users.test' "$W/index.html"
+	[ "$(archived)" -eq 3 ]
+	[ -z "$(ls -A "$INBOX")" ]
+	msg d 'Re: topic' '<a@users.test> <c@users.test>' | inbox AAD-1-mylist
+	archive_crash -e trace=syncfs -e inject=syncfs:signal=SIGKILL
+	[ "$(q 'SELECT count(*) FROM dirty')" -gt 0 ]
+	archive_run
+	[ "$(archived)" -eq 4 ]
+	once
+	grep -q 'href="../../msg/d@users.test/index.html"' "$W/msg/c@users.test/index.html"
+	grep -q 'href="../../msg/c@users.test/index.html"' "$W/msg/b@users.test/index.html"
+	[ "$(grep -o '<li>' "$W/t/$(q "SELECT thread FROM msg WHERE msgid = 'a@users.test'").html" | wc -l)" -eq 4 ]
 }
