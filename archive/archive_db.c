@@ -174,27 +174,40 @@ archive_db_q(sqlite3 *db, const char *sql, const char *types, ...)
 	return st;
 }
 
-/* archive_db_do - run to the end */
-int
-archive_db_do(sqlite3 *db, const char *sql, const char *types, ...)
+/* archive_db_run - st stepped: with v, its first row's first column
+ * into *v (1; 0 without a row); without, to its end (0); -1 on error */
+static int
+archive_db_run(sqlite3 *db, const char *sql, sqlite3_stmt *st, long long *v)
 {
-	sqlite3_stmt *st;
-	va_list ap;
 	int r;
 
-	va_start(ap, types);
-	st = archive_db_vq(db, sql, types, ap);
-	va_end(ap);
 	if (st == NULL)
 		return -1;
 	while ((r = sqlite3_step(st)) == SQLITE_ROW)
-		;
+		if (v != NULL) {
+			*v = sqlite3_column_int64(st, 0);
+			sqlite3_reset(st);
+			return 1;
+		}
 	sqlite3_reset(st);
 	if (r != SQLITE_DONE) {
 		log_warnx("archive: %s: %s", sql, sqlite3_errmsg(db));
 		return -1;
 	}
 	return 0;
+}
+
+/* archive_db_do - run to the end */
+int
+archive_db_do(sqlite3 *db, const char *sql, const char *types, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+
+	va_start(ap, types);
+	st = archive_db_vq(db, sql, types, ap);
+	va_end(ap);
+	return archive_db_run(db, sql, st, NULL);
 }
 
 /* archive_db_int - one integer */
@@ -204,24 +217,11 @@ archive_db_int(
 {
 	sqlite3_stmt *st;
 	va_list ap;
-	int r;
 
 	va_start(ap, types);
 	st = archive_db_vq(db, sql, types, ap);
 	va_end(ap);
-	if (st == NULL)
-		return -1;
-	if ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		*v = sqlite3_column_int64(st, 0);
-		sqlite3_reset(st);
-		return 1;
-	}
-	sqlite3_reset(st);
-	if (r != SQLITE_DONE) {
-		log_warnx("archive: %s: %s", sql, sqlite3_errmsg(db));
-		return -1;
-	}
-	return 0;
+	return archive_db_run(db, sql, st, v);
 }
 
 /* archive_db_text - a text column, "" for NULL */
