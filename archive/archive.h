@@ -8,6 +8,7 @@
 
 #include "archive_body.h"
 #include "archive_html.h"
+#include "archive_import.h"
 #include "archive_ingest.h"
 #include "archive_list.h"
 #include "archive_pages.h"

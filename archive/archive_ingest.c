@@ -158,6 +158,40 @@ archive_ingest_store(struct archive_list *al, const char *entry,
 	return archive_db_do(al->db, "COMMIT", "") == -1 ? -1 : k;
 }
 
+/* archive_ingest_add - one post into the open batch */
+int
+archive_ingest_add(struct archive_list *al, const char *entry, const char *text,
+    size_t len, time_t now)
+{
+	int k;
+
+	if (al->batch == 0 &&
+	    archive_db_do(al->db, "BEGIN IMMEDIATE", "") == -1)
+		return -1;
+	al->batch++;
+	if ((k = archive_ingest_one(al, entry, text, len, now)) == -1) {
+		(void)archive_ingest_end(al, 0);
+		return -1;
+	}
+	if (al->batch >= ARCHIVE_INGEST_BATCH &&
+	    archive_ingest_end(al, 1) == -1)
+		return -1;
+	return k;
+}
+
+/* archive_ingest_end - the batch committed or rolled back */
+int
+archive_ingest_end(struct archive_list *al, int ok)
+{
+	if (al->batch == 0)
+		return 0;
+	al->batch = 0;
+	if (ok)
+		return archive_db_do(al->db, "COMMIT", "");
+	(void)archive_db_do(al->db, "ROLLBACK", "");
+	return -1;
+}
+
 /* archive_ingest_batch - A2 for entries e[0..n): one transaction; the
  * number stored, or -1 (none stored) */
 static long

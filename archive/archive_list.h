@@ -21,6 +21,7 @@ struct archive_list {
 	char www[PATH_MAX];   /* its pages */
 	char inbox[PATH_MAX]; /* its inbox in the spool */
 	int lockfd;	      /* the inbox's lock, held while open */
+	long batch;	      /* posts in the open transaction (import) */
 	sqlite3 *db;
 };
 

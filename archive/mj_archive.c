@@ -4,6 +4,9 @@
  *   mj_archive [-C file] [-d] run DOMAIN LIST
  *       the posts in the list's archive inbox stored, and the pages they
  *       change written (the runner starts this after each post)
+ *   mj_archive [-C file] [-d] import DOMAIN LIST MBOX|MAILDIR|DIR
+ *       an old archive's posts stored (each once, however often it is
+ *       imported) and the pages written; progress on a terminal
  *   mj_archive [-C file] [-d] rebuild DOMAIN LIST
  *       every page written again from the index (a new stylesheet, a
  *       new renderer, a web root lost)
@@ -27,16 +30,23 @@ static int
 mj_archive_usage(void)
 {
 	fprintf(stderr, "usage: mj_archive [-C file] [-d] run|rebuild DOMAIN "
-			"LIST\n");
+			"LIST\n       mj_archive [-C file] [-d] import DOMAIN "
+			"LIST MBOX|MAILDIR|DIR\n");
 	return EX_USAGE;
 }
 
-/* mj_archive_cmd - one command on an opened list */
+/* mj_archive_cmd - one command on an opened list (arg: import's) */
 static int
-mj_archive_cmd(struct archive_list *al, const char *cmd)
+mj_archive_cmd(struct archive_list *al, const char *cmd, const char *arg)
 {
 	long k;
 
+	if (strcmp(cmd, "import") == 0) {
+		if ((k = archive_import(al, arg)) == -1)
+			return EX_TEMPFAIL;
+		printf("%s@%s: %ld posts imported\n", al->list, al->domain, k);
+		return 0;
+	}
 	if (strcmp(cmd, "rebuild") == 0) {
 		if (archive_pages_all(al) == -1 ||
 		    (k = archive_pages_flush(al)) == -1)
@@ -76,8 +86,11 @@ main(int argc, char **argv)
 			return mj_archive_usage();
 		}
 	}
-	if (argc - optind != 3 || (strcmp(argv[optind], "run") != 0 &&
-				      strcmp(argv[optind], "rebuild") != 0))
+	if (argc - optind < 3 ||
+	    argc - optind != (strcmp(argv[optind], "import") == 0 ? 4 : 3) ||
+	    (strcmp(argv[optind], "run") != 0 &&
+		strcmp(argv[optind], "rebuild") != 0 &&
+		strcmp(argv[optind], "import") != 0))
 		return mj_archive_usage();
 	log_open("mj_archive", isatty(2) ? LOG_TO_STDERR : LOG_TO_SYSLOG);
 	log_set_debug(debug);
@@ -99,7 +112,7 @@ main(int argc, char **argv)
 			log_errx("%s", err);
 			return EX_CONFIG;
 		}
-		r = mj_archive_cmd(&al, argv[optind]);
+		r = mj_archive_cmd(&al, argv[optind], argv[optind + 3]);
 		archive_list_close(&al);
 	} while (
 	    r == 0 && strcmp(argv[optind], "run") == 0 &&

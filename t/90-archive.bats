@@ -288,3 +288,35 @@ once() {
 	grep -q 'href="../../msg/c@users.test/index.html"' "$W/msg/b@users.test/index.html"
 	[ "$(grep -o '<li>' "$W/t/$(q "SELECT thread FROM msg WHERE msgid = 'a@users.test'").html" | wc -l)" -eq 4 ]
 }
+
+@test "import: an mbox (a >From line unquoted) and a maildir, each post once however often imported; their pages written" {
+	{
+		printf 'From alice@users.test Wed Nov 25 10:00:00 2026\n'
+		msg i1 'imported one'
+		printf '>From the start, a quoted line\n\n'
+		printf 'From bob@users.test Wed Nov 25 11:00:00 2026\n'
+		msg i2 'Re: imported one' '<i1@users.test>'
+	} >"$BATS_TEST_TMPDIR/old.mbox"
+	run "$MJ_ARCHIVE" -C "$CONF" import example.org mylist "$BATS_TEST_TMPDIR/old.mbox"
+	[ "$status" -eq 0 ]
+	[ "$output" = "mylist@example.org: 2 posts imported" ]
+	[ "$(archived)" -eq 2 ]
+	grep -q '^From the start, a quoted line' <(q "SELECT raw FROM msg WHERE msgid = 'i1@users.test'")
+	run -1 grep -q '^From alice' <(q "SELECT raw FROM msg WHERE msgid = 'i1@users.test'")
+	grep -q 'In reply to' "$W/msg/i2@users.test/index.html"
+	grep -q '^&gt;From the start\|^From the start' "$W/msg/i1@users.test/index.html"
+	run "$MJ_ARCHIVE" -C "$CONF" import example.org mylist "$BATS_TEST_TMPDIR/old.mbox"
+	[ "$output" = "mylist@example.org: 0 posts imported" ]
+	[ "$(archived)" -eq 2 ]
+	md=$BATS_TEST_TMPDIR/md
+	mkdir -p "$md/cur" "$md/new" "$md/tmp"
+	msg i3 'maildir post' >"$md/cur/1.host:2,S"
+	msg i4 'Re: maildir post' '<i3@users.test>' >"$md/new/2.host"
+	run "$MJ_ARCHIVE" -C "$CONF" import example.org mylist "$md"
+	[ "$output" = "mylist@example.org: 2 posts imported" ]
+	[ "$(archived)" -eq 4 ]
+	[ "$(q 'SELECT count(*) FROM dirty')" -eq 0 ]
+	[ -s "$W/msg/i4@users.test/index.html" ]
+	run "$MJ_ARCHIVE" -C "$CONF" import example.org mylist "$BATS_TEST_TMPDIR/none"
+	[ "$status" -eq 75 ]
+}
