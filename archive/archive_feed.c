@@ -111,7 +111,8 @@ archive_page_feed(struct archive_list *al)
 	fputs("</updated>\n", pg.fp);
 	if ((st = archive_db_q(al->db,
 		 "SELECT name, subject, from_name, date, raw FROM msg "
-		 "WHERE removed = 0 ORDER BY id DESC LIMIT ?",
+		 "JOIN raw USING(id) WHERE removed = 0 ORDER BY id DESC "
+		 "LIMIT ?",
 		 "i", al->as->archive_feed_entries)) == NULL)
 		k = SQLITE_ERROR;
 	else {
@@ -179,8 +180,8 @@ archive_page_mbox(struct archive_list *al, const char *month)
 		return -1;
 	}
 	if ((st = archive_db_q(al->db,
-		 "SELECT raw, from_addr, date FROM msg WHERE month = ? AND "
-		 "removed = 0 ORDER BY date, id",
+		 "SELECT raw, from_addr, date FROM msg JOIN raw USING(id) "
+		 "WHERE month = ? AND removed = 0 ORDER BY date, id",
 		 "t", month)) == NULL)
 		k = SQLITE_ERROR;
 	else {

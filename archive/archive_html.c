@@ -53,6 +53,17 @@ archive_html_esc(FILE *fp, const char *s, size_t n)
 	size_t k;
 
 	while (p < end) {
+		/* a run of plain ASCII at once */
+		for (k = 0; p + k < end && p[k] >= 0x20 && p[k] < 0x7f &&
+			    p[k] != '&' && p[k] != '<' && p[k] != '>' &&
+			    p[k] != '"' && p[k] != '\'';
+		     k++)
+			;
+		if (k > 0) {
+			fwrite(p, 1, k, fp);
+			p += k;
+			continue;
+		}
 		switch (*p) {
 		case '&':
 			fputs("&amp;", fp);

@@ -35,13 +35,16 @@ archive_ingest_row(struct archive_list *al, const char *entry,
 	if (archive_thread_place(al->db, p, parent, thread) == -1 ||
 	    archive_db_do(al->db,
 		"INSERT INTO msg(entry, msgid, name, date, month, subject, "
-		"skey, from_name, from_addr, parent, thread, size, raw) "
-		"VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, nullif(?, 0), ?, ?, ?)",
-		"tttitttttiiib", entry, p->msgid, p->name, (long long)p->date,
+		"skey, from_name, from_addr, parent, thread, size) "
+		"VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, nullif(?, 0), ?, ?)",
+		"tttitttttiii", entry, p->msgid, p->name, (long long)p->date,
 		p->month, p->subject, p->skey, p->from_name, p->from_addr,
-		*parent, *thread, (long long)len, text, len) == -1)
+		*parent, *thread, (long long)len) == -1)
 		return -1;
 	*id = sqlite3_last_insert_rowid(al->db);
+	if (archive_db_do(al->db, "INSERT INTO raw(id, raw) VALUES(?, ?)", "ib",
+		*id, text, len) == -1)
+		return -1;
 	if (*thread == 0) {
 		*thread = *id;
 		if (archive_db_do(al->db,

@@ -104,7 +104,8 @@ archive_msg_row_read(sqlite3 *db, long long id, struct archive_msg_row *m)
 	memset(m, 0, sizeof(*m));
 	if ((st = archive_db_q(db,
 		 "SELECT name, subject, from_name, from_addr, date, msgid, "
-		 "raw, parent, thread, month FROM msg WHERE id = ?",
+		 "raw, parent, thread, month FROM msg JOIN raw USING(id) "
+		 "WHERE id = ?",
 		 "i", id)) == NULL)
 		return -1;
 	if ((k = sqlite3_step(st)) != SQLITE_ROW) {

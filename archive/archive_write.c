@@ -76,16 +76,23 @@ archive_write_open(
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	(void)strlcpy(dir, pg->path, sizeof(dir)); /* fits: shorter */
-	if ((slash = strrchr(dir, '/')) != NULL) {
-		*slash = '\0';
-		if (archive_write_mkdirs(
-			dir, (mode & 0444) ? mode | 0111 : mode) == -1)
-			return -1;
-	}
+	/* the directory is there but for a new post, month or list */
 	if ((fd = open(pg->tmp,
 		 O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		 mode)) == -1)
+		 mode)) == -1 &&
+	    errno == ENOENT) {
+		(void)strlcpy(dir, pg->path, sizeof(dir)); /* fits: shorter */
+		if ((slash = strrchr(dir, '/')) != NULL) {
+			*slash = '\0';
+			if (archive_write_mkdirs(
+				dir, mode | (mode & 0444) >> 2) == -1)
+				return -1;
+		}
+		fd = open(pg->tmp,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		    mode);
+	}
+	if (fd == -1)
 		return -1;
 	if ((pg->fp = fdopen(fd, "w")) == NULL) {
 		close(fd);

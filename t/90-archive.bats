@@ -301,8 +301,8 @@ once() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "mylist@example.org: 2 posts imported" ]
 	[ "$(archived)" -eq 2 ]
-	grep -q '^From the start, a quoted line' <(q "SELECT raw FROM msg WHERE msgid = 'i1@users.test'")
-	run -1 grep -q '^From alice' <(q "SELECT raw FROM msg WHERE msgid = 'i1@users.test'")
+	grep -q '^From the start, a quoted line' <(q "SELECT raw FROM msg JOIN raw USING(id) WHERE msgid = 'i1@users.test'")
+	run -1 grep -q '^From alice' <(q "SELECT raw FROM msg JOIN raw USING(id) WHERE msgid = 'i1@users.test'")
 	grep -q 'In reply to' "$W/msg/i2@users.test/index.html"
 	grep -q '^&gt;From the start\|^From the start' "$W/msg/i1@users.test/index.html"
 	run "$MJ_ARCHIVE" -C "$CONF" import example.org mylist "$BATS_TEST_TMPDIR/old.mbox"
