@@ -12,6 +12,7 @@
 #include "archive_ingest.h"
 #include "archive_list.h"
 #include "archive_pages.h"
+#include "archive_remove.h"
 #include "archive_settings.h"
 
 #endif

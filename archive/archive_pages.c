@@ -80,6 +80,7 @@ struct archive_msg_row {
 	char *subject, *from_name, *from_addr, *msgid, *raw;
 	size_t rawlen;
 	long long date, parent, thread;
+	int removed; /* taken out (mj_archive remove): no text shown */
 };
 
 /* archive_msg_row_free - its strings */
@@ -104,8 +105,8 @@ archive_msg_row_read(sqlite3 *db, long long id, struct archive_msg_row *m)
 	memset(m, 0, sizeof(*m));
 	if ((st = archive_db_q(db,
 		 "SELECT name, subject, from_name, from_addr, date, msgid, "
-		 "raw, parent, thread, month FROM msg JOIN raw USING(id) "
-		 "WHERE id = ?",
+		 "raw, parent, thread, month, removed FROM msg LEFT JOIN raw "
+		 "USING(id) WHERE id = ?",
 		 "i", id)) == NULL)
 		return -1;
 	if ((k = sqlite3_step(st)) != SQLITE_ROW) {
@@ -127,6 +128,7 @@ archive_msg_row_read(sqlite3 *db, long long id, struct archive_msg_row *m)
 	}
 	m->parent = sqlite3_column_int64(st, 7);
 	m->thread = sqlite3_column_int64(st, 8);
+	m->removed = sqlite3_column_int64(st, 10) != 0;
 	sqlite3_reset(st);
 	if (m->subject == NULL || m->from_name == NULL ||
 	    m->from_addr == NULL || m->msgid == NULL || m->raw == NULL) {
@@ -229,6 +231,16 @@ archive_page_msg(struct archive_list *al, long long id)
 	fputs("<article>\n<h1>", pg.fp);
 	archive_html_str(pg.fp, m.subject);
 	fputs("</h1>\n", pg.fp);
+	if (m.removed) {
+		fputs("<p class=\"removed\">This post was removed from the "
+		      "archive.</p>\n<dl class=\"meta\">",
+		    pg.fp);
+		archive_msg_related(al, pg.fp, id, m.parent, m.thread, m.month);
+		fputs("</article>\n", pg.fp);
+		archive_html_foot(pg.fp, "../../");
+		archive_msg_row_free(&m);
+		return archive_write_close(&pg);
+	}
 	archive_msg_meta(pg.fp, &m);
 	archive_msg_related(al, pg.fp, id, m.parent, m.thread, m.month);
 	memset(&c, 0, sizeof(c));

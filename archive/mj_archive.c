@@ -7,6 +7,9 @@
  *   mj_archive [-C file] [-d] import DOMAIN LIST MBOX|MAILDIR|DIR
  *       an old archive's posts stored (each once, however often it is
  *       imported) and the pages written; progress on a terminal
+ *   mj_archive [-C file] [-d] remove DOMAIN LIST MESSAGE-ID
+ *       a post out of the pages, the mbox, the feed and the index, a
+ *       page that says so at its address (exit 67: no such post)
  *   mj_archive [-C file] [-d] rebuild DOMAIN LIST
  *       every page written again from the index (a new stylesheet, a
  *       new renderer, a web root lost)
@@ -29,9 +32,11 @@
 static int
 mj_archive_usage(void)
 {
-	fprintf(stderr, "usage: mj_archive [-C file] [-d] run|rebuild DOMAIN "
-			"LIST\n       mj_archive [-C file] [-d] import DOMAIN "
-			"LIST MBOX|MAILDIR|DIR\n");
+	fprintf(stderr,
+	    "usage: mj_archive [-C file] [-d] run|rebuild DOMAIN "
+	    "LIST\n       mj_archive [-C file] [-d] import DOMAIN "
+	    "LIST MBOX|MAILDIR|DIR\n       mj_archive [-C file] [-d] "
+	    "remove DOMAIN LIST MESSAGE-ID\n");
 	return EX_USAGE;
 }
 
@@ -41,6 +46,17 @@ mj_archive_cmd(struct archive_list *al, const char *cmd, const char *arg)
 {
 	long k;
 
+	if (strcmp(cmd, "remove") == 0) {
+		if ((k = archive_remove(al, arg)) == -1)
+			return EX_TEMPFAIL;
+		if (k == 0) {
+			log_errx("%s@%s: no post %s in the archive", al->list,
+			    al->domain, arg);
+			return EX_NOUSER;
+		}
+		printf("%s@%s: %s removed\n", al->list, al->domain, arg);
+		return 0;
+	}
 	if (strcmp(cmd, "import") == 0) {
 		if ((k = archive_import(al, arg)) == -1)
 			return EX_TEMPFAIL;
@@ -87,10 +103,14 @@ main(int argc, char **argv)
 		}
 	}
 	if (argc - optind < 3 ||
-	    argc - optind != (strcmp(argv[optind], "import") == 0 ? 4 : 3) ||
+	    argc - optind != (strcmp(argv[optind], "import") == 0 ||
+					 strcmp(argv[optind], "remove") == 0
+				     ? 4
+				     : 3) ||
 	    (strcmp(argv[optind], "run") != 0 &&
 		strcmp(argv[optind], "rebuild") != 0 &&
-		strcmp(argv[optind], "import") != 0))
+		strcmp(argv[optind], "import") != 0 &&
+		strcmp(argv[optind], "remove") != 0))
 		return mj_archive_usage();
 	log_open("mj_archive", isatty(2) ? LOG_TO_STDERR : LOG_TO_SYSLOG);
 	log_set_debug(debug);

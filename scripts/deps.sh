@@ -12,6 +12,7 @@
 #                              (the private Redis of t/54-cluster.bats),
 #                              sqlite3 (t/90-archive.bats reads the index)
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
+#                              (mhonarc: t/bench/archive.sh's peer)
 #   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
 #   sh scripts/deps.sh deb     build + debhelper, dpkg-dev (make deb)
 #
@@ -24,7 +25,7 @@ deb="$build debhelper dpkg-dev"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
       time curl lighttpd lighttpd-mod-openssl chromium python3-dkim python3-nacl python3-prometheus-client
       debhelper dpkg-dev clang-format redis-server sqlite3"
-bench="$test"
+bench="$test mhonarc"
 fuzz="$build clang libclang-rt-dev"
 
 case "${1:-build}" in

@@ -320,3 +320,24 @@ once() {
 	run "$MJ_ARCHIVE" -C "$CONF" import example.org mylist "$BATS_TEST_TMPDIR/none"
 	[ "$status" -eq 75 ]
 }
+
+@test "remove: a post out of its page, the mbox, the feed and the search index, its attachment gone, a removed page at its address; its reply keeps its place" {
+	printf 'From: Spam <spam@users.test>\nSubject: buy now\nDate: Wed, 25 Nov 2026 12:00:00 +0000\nMessage-ID: <s1@users.test>\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b"\n\n--b\nContent-Type: text/plain\n\nsecretword inside\n--b\nContent-Type: application/pdf; name="x.pdf"\n\nPDFDATA\n--b--\n' | inbox AAA-1-mylist
+	msg r 'a reply' '<s1@users.test>' | inbox AAB-1-mylist
+	archive_run
+	[ -e "$W/msg/s1@users.test/att-1.bin" ]
+	[ "$(q "SELECT count(*) FROM fts WHERE fts MATCH 'secretword'")" -eq 1 ]
+	run "$MJ_ARCHIVE" -C "$CONF" remove example.org mylist '<s1@users.test>'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"mylist@example.org: <s1@users.test> removed" ]]
+	grep -q 'This post was removed' "$W/msg/s1@users.test/index.html"
+	run -1 grep -rq 'secretword\|buy now\|spam' "$W"
+	[ ! -e "$W/msg/s1@users.test/att-1.bin" ]
+	[ "$(q "SELECT count(*) FROM fts WHERE fts MATCH 'secretword'")" -eq 0 ]
+	[ "$(q "SELECT count(*) FROM raw JOIN msg USING(id) WHERE msgid = 's1@users.test'")" -eq 0 ]
+	grep -q 'In reply to' "$W/msg/r@users.test/index.html"
+	grep -q 'body of r' "$W/2026-11/2026-11.mbox"
+	run -1 grep -q 'Message-ID: <s1@users.test>' "$W/2026-11/2026-11.mbox"
+	run "$MJ_ARCHIVE" -C "$CONF" remove example.org mylist '<none@users.test>'
+	[ "$status" -eq 67 ]
+}
