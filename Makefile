@@ -26,6 +26,8 @@
 #   archive/*.c       -> archive/libarchive.a (all but mj_archive.c: the
 #                        web archive, on SQLite and libxml2),
 #                        archive/mj_archive
+#   archsearch/*.c    -> archsearch/mj_archsearch (the archive's search,
+#                        a CGI program)
 # Each library has one public header named after its folder (sched.h,
 # smtp.h, lists.h); a part's own files find its private headers beside
 # them, so only the libraries' folders are on the include path.
@@ -124,6 +126,7 @@ QR_SRC     := $(filter-out $(QR_MAIN),$(wildcard queuerun/*.c))
 SIM_SRC    := $(wildcard schedsim/*.c)
 ARC_MAIN   := $(wildcard archive/mj_archive.c)
 ARC_SRC    := $(filter-out $(ARC_MAIN),$(wildcard archive/*.c))
+ASRCH_SRC  := $(wildcard archsearch/*.c)
 PRELOAD_SRC := $(wildcard t/tools/preload_*.c)
 TOOL_SRC   := $(filter-out $(PRELOAD_SRC),$(wildcard t/tools/*.c))
 SMTPD_SRC  := $(wildcard t/tools/testsmtpd/*.c)
@@ -155,6 +158,9 @@ PROGS += schedsim/mj_schedsim
 endif
 ifneq ($(ARC_MAIN),)
 PROGS += archive/mj_archive
+endif
+ifneq ($(ASRCH_SRC),)
+PROGS += archsearch/mj_archsearch
 endif
 TOOLS := $(TOOL_SRC:.c=) t/tools/mj_testsmtpd $(PRELOAD_SRC:.c=.so)
 
@@ -205,6 +211,7 @@ $(LIBARC): $(ARC_SRC:.c=.o)
 	@rm -f $@
 	$(AR) rcs $@ $^
 archive/%.o: CPPFLAGS += $(ARCHIVE_CFLAGS)
+archsearch/%.o: CPPFLAGS += $(ARCHIVE_CFLAGS)
 
 # mj_enqueue checks the whole of mjq.conf: of liblists it links the list
 # sections' table (lists_settings.o) and nothing else, of libcluster the
@@ -244,6 +251,9 @@ fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(
 	    $(FAULT_DIR)/test_fault.o $(FAULT_DIR)/listfn_clock.o $(filter %.a,$^) $(LDLIBS) $(LISTS_LIBS) $(CLUSTER_LIBS) -lssl -lcrypto -lresolv
 archive/mj_archive: $(ARC_MAIN:.c=.o) $(LIBARC) $(CLUSTER_TABLE) $(LIBLISTS) \
     $(LIBSPOOL) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) $(ARCHIVE_LIBS)
+archsearch/mj_archsearch: $(ASRCH_SRC:.c=.o) $(LIBARC) $(CLUSTER_TABLE) \
+    $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) $(ARCHIVE_LIBS)
 schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -358,7 +368,7 @@ fuzz:
 # and init files; as root into the live system (no DESTDIR), then
 # make setup: the mjq user and group, the spool, /var/lib/mjq, a first
 # mjq.conf (scripts/mjq-setup, idempotent).
-SBIN_PROGS = $(filter-out unsubscribe/mj_unsubscribe,$(PROGS))
+SBIN_PROGS = $(filter-out unsubscribe/mj_unsubscribe archsearch/mj_archsearch,$(PROGS))
 INSTALLED_SBIN = $(notdir $(SBIN_PROGS)) mjq-newlist mjq-setup mjq-unsubsecret \
 	mjq-dkimkey
 install: all
@@ -366,7 +376,7 @@ install: all
 	    $(DESTDIR)$(INITDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/mjq \
 	    $(DESTDIR)$(CGIDIR)
 	install -m 0755 $(SBIN_PROGS) $(DESTDIR)$(SBINDIR)
-	install -m 0755 unsubscribe/mj_unsubscribe $(DESTDIR)$(CGIDIR)
+	install -m 0755 unsubscribe/mj_unsubscribe archsearch/mj_archsearch $(DESTDIR)$(CGIDIR)
 	install -m 0755 scripts/mjq-unsubsecret $(DESTDIR)$(SBINDIR)
 	$(if $(MAN8),install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8)
 	$(INSTALL_PATHS) scripts/init/mj_queueserv.service \
@@ -395,7 +405,7 @@ setup:
 # the lists and mjq.conf stay (they are the administrator's data)
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(INSTALLED_SBIN)) \
-	    $(DESTDIR)$(CGIDIR)/mj_unsubscribe
+	    $(DESTDIR)$(CGIDIR)/mj_unsubscribe $(DESTDIR)$(CGIDIR)/mj_archsearch
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8)))
 	rm -f $(DESTDIR)$(UNITDIR)/mj_queueserv.service \
 	    $(DESTDIR)$(INITDIR)/mj_queueserv \

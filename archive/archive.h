@@ -13,6 +13,7 @@
 #include "archive_list.h"
 #include "archive_pages.h"
 #include "archive_remove.h"
+#include "archive_search.h"
 #include "archive_settings.h"
 
 #endif

@@ -52,12 +52,14 @@ static struct {
 
 /* archive_db_open - the index, its schema made when new */
 int
-archive_db_open(const char *path, sqlite3 **db, char *err, size_t errlen)
+archive_db_open(
+    const char *path, int readonly, sqlite3 **db, char *err, size_t errlen)
 {
 	char *msg = NULL;
 
 	if (sqlite3_open_v2(path, db,
-		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+		(readonly ? SQLITE_OPEN_READONLY
+			  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
 		    SQLITE_OPEN_NOMUTEX,
 		NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", path,
@@ -66,7 +68,9 @@ archive_db_open(const char *path, sqlite3 **db, char *err, size_t errlen)
 		*db = NULL;
 		return -1;
 	}
-	(void)sqlite3_busy_timeout(*db, 10000);
+	(void)sqlite3_busy_timeout(*db, readonly ? 2000 : 10000);
+	if (readonly)
+		return 0;
 	if (sqlite3_exec(*db, archive_db_schema, NULL, NULL, &msg) !=
 	    SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", path, msg ? msg : "schema");

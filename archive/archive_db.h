@@ -9,8 +9,10 @@
 #include <sqlite3.h>
 #include <stddef.h>
 
-/* archive_db_open - open (create) the index at path; 0, or -1 with err */
-int archive_db_open(const char *path, sqlite3 **db, char *err, size_t errlen);
+/* archive_db_open - open (create) the index at path, or only read an
+ * existing one (readonly); 0, or -1 with err */
+int archive_db_open(
+    const char *path, int readonly, sqlite3 **db, char *err, size_t errlen);
 void archive_db_close(sqlite3 *db);
 /* archive_db_q - the statement for sql (prepared once, kept), reset,
  * its parameters bound from the arguments as types says, one letter

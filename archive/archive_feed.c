@@ -35,16 +35,10 @@ archive_feed_time(FILE *fp, time_t t)
 static void
 archive_feed_base(FILE *fp, const struct archive_list *al)
 {
-	char *u = NULL;
-	size_t n = 0;
-	FILE *m;
+	char base[1024];
 
-	if ((m = open_memstream(&u, &n)) == NULL)
-		return;
-	archive_url_put(m, al->lc.archive_url, al->list, al->domain, NULL);
-	if (fclose(m) == 0 && u != NULL)
-		archive_html_str(fp, u);
-	free(u);
+	archive_list_base(al, base, sizeof(base));
+	archive_html_str(fp, base);
 }
 
 /* archive_feed_entry - one post of the feed (st: the row) */

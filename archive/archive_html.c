@@ -157,16 +157,18 @@ archive_html_head(
 	archive_html_str(fp, title);
 	fputs(" - ", fp);
 	archive_html_str(fp, list);
-	fprintf(fp,
-	    "</title>\n<link rel=\"stylesheet\" href=\"%sstyle.css\">\n"
-	    "<link rel=\"alternate\" type=\"application/atom+xml\" "
-	    "href=\"%sfeed.atom\" title=\"",
-	    root, root);
+	fputs("</title>\n<link rel=\"stylesheet\" href=\"", fp);
+	archive_html_str(fp, root);
+	fputs("style.css\">\n<link rel=\"alternate\" "
+	      "type=\"application/atom+xml\" href=\"",
+	    fp);
+	archive_html_str(fp, root);
+	fputs("feed.atom\" title=\"", fp);
 	archive_html_str(fp, list);
-	fprintf(fp,
-	    "\">\n</head>\n<body>\n<header><nav><a class=\"list\" "
-	    "href=\"%sindex.html\">",
-	    root);
+	fputs(
+	    "\">\n</head>\n<body>\n<header><nav><a class=\"list\" href=\"", fp);
+	archive_html_str(fp, root);
+	fputs("index.html\">", fp);
 	archive_html_str(fp, list);
 	fputs("</a></nav></header>\n<main>\n", fp);
 }
@@ -175,11 +177,11 @@ archive_html_head(
 void
 archive_html_foot(FILE *fp, const char *root)
 {
-	fprintf(fp,
-	    "</main>\n<footer><a href=\"%sindex.html\">All months</a> "
-	    "&middot; <a href=\"%sfeed.atom\">Feed</a></footer>\n"
-	    "</body>\n</html>\n",
-	    root, root);
+	fputs("</main>\n<footer><a href=\"", fp);
+	archive_html_str(fp, root);
+	fputs("index.html\">All months</a> &middot; <a href=\"", fp);
+	archive_html_str(fp, root);
+	fputs("feed.atom\">Feed</a></footer>\n</body>\n</html>\n", fp);
 }
 
 /* archive_html_url_len - the length of an http(s) URL at p (n left),

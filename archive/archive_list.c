@@ -30,7 +30,7 @@ archive_list_path(char *buf, size_t len, const char *a, const char *b,
 int
 archive_list_open(struct archive_list *al, const struct settings *s,
     const struct archive_settings *as, const char *domain, const char *list,
-    char *err, size_t errlen)
+    enum archive_list_mode mode, char *err, size_t errlen)
 {
 	char db[PATH_MAX];
 	const char *why;
@@ -46,10 +46,11 @@ archive_list_open(struct archive_list *al, const struct settings *s,
 	}
 	snprintf(al->domain, sizeof(al->domain), "%s", domain);
 	snprintf(al->list, sizeof(al->list), "%s", list);
-	if ((al->lockfd = spool_archive_lock(s->spool_dir, domain, list,
+	if (mode == ARCHIVE_LIST_WRITE &&
+	    (al->lockfd = spool_archive_lock(s->spool_dir, domain, list,
 		 al->inbox, sizeof(al->inbox))) == -2)
 		return -2;
-	if (al->lockfd == -1) {
+	if (mode == ARCHIVE_LIST_WRITE && al->lockfd == -1) {
 		snprintf(err, errlen, "%s@%s: archive inbox lock: %s", list,
 		    domain, strerror(errno));
 		return -1;
@@ -71,15 +72,17 @@ archive_list_open(struct archive_list *al, const struct settings *s,
 		    err, errlen, "%s@%s: archive path too long", list, domain);
 		return -1;
 	}
-	if (archive_write_mkdirs(al->dir, 0750) == -1 ||
-	    archive_write_mkdirs(
-		al->www, al->lc.archive_public ? 0755 : 0750) == -1) {
+	if (mode == ARCHIVE_LIST_WRITE &&
+	    (archive_write_mkdirs(al->dir, 0750) == -1 ||
+		archive_write_mkdirs(
+		    al->www, al->lc.archive_public ? 0755 : 0750) == -1)) {
 		snprintf(err, errlen, "%s or %s: %s", al->dir, al->www,
 		    strerror(errno));
 		archive_list_close(al);
 		return -1;
 	}
-	if (archive_db_open(db, &al->db, err, errlen) == -1) {
+	if (archive_db_open(
+		db, mode == ARCHIVE_LIST_READ, &al->db, err, errlen) == -1) {
 		archive_list_close(al);
 		return -1;
 	}
@@ -112,4 +115,22 @@ archive_list_pending(
 		return -1;
 	free(e);
 	return n > 0;
+}
+
+/* archive_list_base - the list's archive_url, its variables replaced,
+ * into buf ("" when it has none) */
+void
+archive_list_base(const struct archive_list *al, char *buf, size_t len)
+{
+	FILE *m;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if (al->lc.archive_url[0] == '\0' ||
+	    (m = fmemopen(buf, len, "w")) == NULL)
+		return;
+	archive_url_put(m, al->lc.archive_url, al->list, al->domain, NULL);
+	if (fclose(m) != 0)
+		buf[0] = '\0';
 }

@@ -25,14 +25,22 @@ struct archive_list {
 	sqlite3 *db;
 };
 
-/* archive_list_open - the list's archive: its inbox's lock taken
- * without waiting, its directories made, its index opened; 0, -2 when
- * another mj_archive holds the lock, or -1 with err */
+/* How a list's archive is opened. */
+enum archive_list_mode {
+	ARCHIVE_LIST_WRITE, /* the lock, the directories, the index made */
+	ARCHIVE_LIST_READ   /* the index read as it is (search): no lock */
+};
+
+/* archive_list_open - the list's archive (ARCHIVE_LIST_WRITE: its
+ * inbox's lock taken without waiting, its directories made); its index
+ * opened; 0, -2 when another mj_archive holds the lock, or -1 with err */
 int archive_list_open(struct archive_list *al, const struct settings *s,
     const struct archive_settings *as, const char *domain, const char *list,
-    char *err, size_t errlen);
+    enum archive_list_mode mode, char *err, size_t errlen);
 /* archive_list_close - the index closed, the lock let go */
 void archive_list_close(struct archive_list *al);
+/* archive_list_base - the list's archive_url expanded into buf ("": none) */
+void archive_list_base(const struct archive_list *al, char *buf, size_t len);
 /* archive_list_pending - posts wait in the list's inbox: 1, 0, or -1 */
 int archive_list_pending(
     const struct settings *s, const char *domain, const char *list);

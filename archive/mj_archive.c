@@ -126,7 +126,8 @@ main(int argc, char **argv)
 	 * for a post whose own mj_archive found the lock held. */
 	do {
 		if ((r = archive_list_open(&al, &s, &as, argv[optind + 1],
-			 argv[optind + 2], err, sizeof(err))) == -2)
+			 argv[optind + 2], ARCHIVE_LIST_WRITE, err,
+			 sizeof(err))) == -2)
 			return 0;
 		if (r == -1) {
 			log_errx("%s", err);

@@ -2,7 +2,8 @@
 # deps-graph.sh - the include graph between the source folders, and a
 # check that every arrow points down the layers:
 #
-#   programs (enqueue/ queueserv/ schedsim/ stsfetch/ unsubscribe/ t/)
+#   programs (enqueue/ queueserv/ schedsim/ stsfetch/ unsubscribe/
+#   archsearch/ t/)
 #     -> queuerun/ -> listfn/ deliver/ queuectl/ archive/
 #     -> sched/ smtp/ lists/ cluster/
 #     -> spool-layout/
@@ -33,7 +34,7 @@ layer() {
 	esac
 }
 dirs=""
-for d in enqueue queueserv stsfetch unsubscribe queuerun listfn deliver queuectl archive schedsim sched smtp lists cluster \
+for d in enqueue queueserv stsfetch unsubscribe archsearch queuerun listfn deliver queuectl archive schedsim sched smtp lists cluster \
     spool-layout common t/tools t/tools/testsmtpd t/fuzz; do
 	[ -d "$d" ] && dirs="$dirs $d"
 done

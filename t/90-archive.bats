@@ -341,3 +341,57 @@ once() {
 	run "$MJ_ARCHIVE" -C "$CONF" remove example.org mylist '<none@users.test>'
 	[ "$status" -eq 67 ]
 }
+
+@test "a private archive (archive_public = no) writes nothing under public_dir: its pages are in dir/<domain>/<list>/www" {
+	printf 'archive_public = no\n' >>"$LISTS/example.org/mylist/config"
+	msg p 'private post' | inbox AAA-1-mylist
+	archive_run
+	[ -z "$(find "$WEB" -type f 2>/dev/null)" ]
+	grep -q 'private post' "$ARCH/example.org/mylist/www/msg/p@users.test/index.html"
+	[ "$(stat -c %a "$ARCH/example.org/mylist/www/msg/p@users.test/index.html")" = 640 ]
+	[ "$(stat -c %a "$ARCH/example.org/mylist/www/msg/p@users.test")" = 750 ]
+}
+
+# search QUERY-STRING - mj_archsearch as the web server runs it
+search() {
+	REQUEST_METHOD=${METHOD:-GET} QUERY_STRING=$1 MJQ_CONF=$CONF \
+		"$TOP/archsearch/mj_archsearch"
+}
+
+@test "search: words, phrases, from:, subject:, dates; results link to the posts' pages; FTS5 syntax and markup in a query are text; private and unknown lists answer the same 404" {
+	printf 'From: Carol <carol@users.test>\nSubject: scheduler question\nDate: Mon, 02 Nov 2026 09:00:00 +0000\nMessage-ID: <s1@users.test>\n\nhow does the preemptive scheduler pick a job\n' | inbox AAA-1-mylist
+	printf 'From: Dave <dave@users.test>\nSubject: Re: scheduler question\nDate: Tue, 10 Nov 2026 09:00:00 +0000\nMessage-ID: <s2@users.test>\nReferences: <s1@users.test>\n\nthe scheduler looks at slot costs\n' | inbox AAB-1-mylist
+	archive_run
+	run search 'l=mylist@example.org&q=preemptive'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'Content-Type: text/html; charset=utf-8'* ]]
+	[[ "$output" == *'href="https://arch.example.org/mylist/msg/s1@users.test/index.html">scheduler question</a>'* ]]
+	[[ "$output" == *'<mark>preemptive</mark>'* ]]
+	[[ "$output" != *s2@users.test* ]]
+	run search 'l=mylist@example.org&q=%22slot+costs%22'
+	[[ "$output" == *s2@users.test* && "$output" != *s1@users.test/index* ]]
+	run search 'l=mylist@example.org&q=scheduler+from%3Adave'
+	[[ "$output" == *s2@users.test* && "$output" != *s1@users.test/index* ]]
+	run search 'l=mylist@example.org&q=subject%3Aquestion+after%3A2026-11-05'
+	[[ "$output" == *s2@users.test* && "$output" != *s1@users.test/index* ]]
+	run search 'l=mylist@example.org&q=scheduler+before%3A2026-11-05'
+	[[ "$output" == *s1@users.test* && "$output" != *s2@users.test* ]]
+	# FTS5 syntax is text; markup in the query is escaped where shown
+	run search 'l=mylist@example.org&q=NEAR(a+b)+OR+*+%22%3Cscript%3Ealert(1)%3C%2Fscript%3E'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'No post matches.'* ]]
+	[[ "$output" != *'<script>'* ]]
+	[[ "$output" == *'&lt;script&gt;'* ]]
+	run search 'l=mylist@example.org&q=after%3A2026-13-40'
+	[[ "$output" == *'a date is YYYY-MM-DD'* ]]
+	# no such list, a list without an archive, a private one: one 404
+	run search 'l=nolist@example.org&q=x'
+	[[ "$output" == 'Status: 404 Not Found'* ]]
+	printf 'archive_public = no\n' >>"$LISTS/example.org/mylist/config"
+	run search 'l=mylist@example.org&q=scheduler'
+	[[ "$output" == 'Status: 404 Not Found'* ]]
+	run search 'l=../x@example.org&q=x'
+	[[ "$output" == 'Status: 400 Bad Request'* ]]
+	METHOD=POST run search 'l=mylist@example.org&q=x'
+	[[ "$output" == 'Status: 405 Method Not Allowed'* ]]
+}
