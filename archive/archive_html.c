@@ -149,7 +149,7 @@ archive_html_head(
 	      "initial-scale=1\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" "
 	      "content=\"default-src 'none'; style-src 'self'; img-src "
-	      "'self'; base-uri 'none'; form-action 'self'\">\n"
+	      "'self'; base-uri 'none'; form-action *\">\n"
 	      "<meta name=\"referrer\" content=\"no-referrer\">\n"
 	      "<meta name=\"color-scheme\" content=\"light dark\">\n"
 	      "<title>",

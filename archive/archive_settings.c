@@ -16,6 +16,7 @@ static const struct conf_key archive_keys[] = {
     STRKEY("public_dir", "/var/www/mjq-archive", archive_public_dir),
     {"feed_entries", CONF_INT, "20", 1, 1000, S(archive_feed_entries), NULL},
     {"max_replies", CONF_INT, "100", 1, 100000, S(archive_max_replies), NULL},
+    STRKEY("search_url", "", archive_search_url),
 };
 
 static const struct settings_table archive_settings_tables[] = {

@@ -16,6 +16,7 @@ struct archive_settings {
 	char archive_public_dir[PATH_MAX]; /* public lists' pages */
 	long long archive_feed_entries;	   /* posts in feed.atom */
 	long long archive_max_replies;	   /* replies listed on a post */
+	char archive_search_url[512];	   /* mj_archsearch's URL, or "" */
 };
 
 struct settings_part archive_settings_part(struct archive_settings *as);

@@ -361,7 +361,9 @@ search() {
 @test "search: words, phrases, from:, subject:, dates; results link to the posts' pages; FTS5 syntax and markup in a query are text; private and unknown lists answer the same 404" {
 	printf 'From: Carol <carol@users.test>\nSubject: scheduler question\nDate: Mon, 02 Nov 2026 09:00:00 +0000\nMessage-ID: <s1@users.test>\n\nhow does the preemptive scheduler pick a job\n' | inbox AAA-1-mylist
 	printf 'From: Dave <dave@users.test>\nSubject: Re: scheduler question\nDate: Tue, 10 Nov 2026 09:00:00 +0000\nMessage-ID: <s2@users.test>\nReferences: <s1@users.test>\n\nthe scheduler looks at slot costs\n' | inbox AAB-1-mylist
+	printf 'search_url = /cgi-bin/mj_archsearch\n' >>"$CONF"
 	archive_run
+	grep -q '<form method="get" action="/cgi-bin/mj_archsearch"><input type="hidden" name="l" value="mylist@example.org">' "$W/index.html"
 	run search 'l=mylist@example.org&q=preemptive'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'Content-Type: text/html; charset=utf-8'* ]]
