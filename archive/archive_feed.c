@@ -38,7 +38,7 @@ archive_feed_base(FILE *fp, const struct archive_list *al)
 	char base[1024];
 
 	archive_list_base(al, base, sizeof(base));
-	archive_html_str(fp, base);
+	html_str(fp, base);
 }
 
 /* archive_feed_entry - one post of the feed (st: the row) */
@@ -50,19 +50,19 @@ archive_feed_entry(FILE *fp, const struct archive_list *al, sqlite3_stmt *st)
 	char *text = NULL;
 
 	fputs("<entry>\n<title>", fp);
-	archive_html_str(fp, archive_db_text(st, 1));
+	html_str(fp, archive_db_text(st, 1));
 	fputs("</title>\n<link href=\"", fp);
 	archive_feed_base(fp, al);
 	fputs("msg/", fp);
-	archive_html_str(fp, archive_db_text(st, 0));
+	html_str(fp, archive_db_text(st, 0));
 	fputs("/index.html\"/>\n<id>urn:mjq:", fp);
-	archive_html_str(fp, al->list);
+	html_str(fp, al->list);
 	fputs(":", fp);
-	archive_html_str(fp, archive_db_text(st, 0));
+	html_str(fp, archive_db_text(st, 0));
 	fputs("</id>\n<updated>", fp);
 	archive_feed_time(fp, (time_t)sqlite3_column_int64(st, 3));
 	fputs("</updated>\n<author><name>", fp);
-	archive_html_str(fp, archive_db_text(st, 2));
+	html_str(fp, archive_db_text(st, 2));
 	fputs("</name></author>\n<summary>", fp);
 	if (raw != NULL && archive_body_text(raw, len, &text, &tl) == 0) {
 		if (tl > ARCHIVE_FEED_SUMMARY)
@@ -91,13 +91,13 @@ archive_page_feed(struct archive_list *al)
 	fputs("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
 	      "<feed xmlns=\"http://www.w3.org/2005/Atom\">\n<title>",
 	    pg.fp);
-	archive_html_str(pg.fp, al->list);
+	html_str(pg.fp, al->list);
 	fputs("@", pg.fp);
-	archive_html_str(pg.fp, al->domain);
+	html_str(pg.fp, al->domain);
 	fputs("</title>\n<id>urn:mjq:", pg.fp);
-	archive_html_str(pg.fp, al->list);
+	html_str(pg.fp, al->list);
 	fputs("@", pg.fp);
-	archive_html_str(pg.fp, al->domain);
+	html_str(pg.fp, al->domain);
 	fputs("</id>\n<link href=\"", pg.fp);
 	archive_feed_base(pg.fp, al);
 	fputs("index.html\"/>\n<updated>", pg.fp);

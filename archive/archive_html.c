@@ -1,6 +1,6 @@
 /*
  * archive_html.c - the HTML of the archive's pages.  Every byte that
- * comes from a post reaches a page through archive_html_esc, as text or
+ * comes from a post reaches a page through html_esc (common/), as text or
  * inside a double-quoted attribute; nothing from a post is ever a tag,
  * an attribute name or a URL scheme.  Each page also forbids scripts,
  * frames and remote content by its Content-Security-Policy, so a
@@ -15,98 +15,6 @@
 
 #include "archive_html.h"
 
-/* archive_html_utf8len - the length of the valid UTF-8 sequence at s
- * (n bytes left), or 0 when it is not one */
-static size_t
-archive_html_utf8len(const unsigned char *s, size_t n)
-{
-	size_t k, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		k = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		k = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		k = 4;
-	else
-		return 0;
-	if (k > n)
-		return 0;
-	for (i = 1; i < k; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if ((k == 3 && s[0] == 0xe0 && s[1] < 0xa0) ||
-	    (k == 3 && s[0] == 0xed && s[1] >= 0xa0) ||
-	    (k == 4 && s[0] == 0xf0 && s[1] < 0x90) ||
-	    (k == 4 && s[0] == 0xf4 && s[1] >= 0x90))
-		return 0;
-	return k;
-}
-
-/* archive_html_esc - n bytes of s, escaped */
-void
-archive_html_esc(FILE *fp, const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + n;
-	size_t k;
-
-	while (p < end) {
-		/* a run of plain ASCII at once */
-		for (k = 0; p + k < end && p[k] >= 0x20 && p[k] < 0x7f &&
-			    p[k] != '&' && p[k] != '<' && p[k] != '>' &&
-			    p[k] != '"' && p[k] != '\'';
-		     k++)
-			;
-		if (k > 0) {
-			fwrite(p, 1, k, fp);
-			p += k;
-			continue;
-		}
-		switch (*p) {
-		case '&':
-			fputs("&amp;", fp);
-			break;
-		case '<':
-			fputs("&lt;", fp);
-			break;
-		case '>':
-			fputs("&gt;", fp);
-			break;
-		case '"':
-			fputs("&quot;", fp);
-			break;
-		case '\'':
-			fputs("&#39;", fp);
-			break;
-		case '\t':
-		case '\n':
-			fputc(*p, fp);
-			break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				break;
-			if ((k = archive_html_utf8len(p, (size_t)(end - p))) ==
-			    0) {
-				fputs("\xef\xbf\xbd", fp);
-				break;
-			}
-			fwrite(p, 1, k, fp);
-			p += k;
-			continue;
-		}
-		p++;
-	}
-}
-
-/* archive_html_str - a string, escaped */
-void
-archive_html_str(FILE *fp, const char *s)
-{
-	archive_html_esc(fp, s, strlen(s));
-}
-
 /* archive_html_addr - "local at domain", escaped */
 void
 archive_html_addr(FILE *fp, const char *addr)
@@ -114,12 +22,12 @@ archive_html_addr(FILE *fp, const char *addr)
 	const char *at = strrchr(addr, '@');
 
 	if (at == NULL) {
-		archive_html_str(fp, addr);
+		html_str(fp, addr);
 		return;
 	}
-	archive_html_esc(fp, addr, (size_t)(at - addr));
+	html_esc(fp, addr, (size_t)(at - addr));
 	fputs(" <span class=\"at\">at</span> ", fp);
-	archive_html_str(fp, at + 1);
+	html_str(fp, at + 1);
 }
 
 /* archive_html_date - a <time> in UTC */
@@ -154,22 +62,22 @@ archive_html_head(
 	      "<meta name=\"color-scheme\" content=\"light dark\">\n"
 	      "<title>",
 	    fp);
-	archive_html_str(fp, title);
+	html_str(fp, title);
 	fputs(" - ", fp);
-	archive_html_str(fp, list);
+	html_str(fp, list);
 	fputs("</title>\n<link rel=\"stylesheet\" href=\"", fp);
-	archive_html_str(fp, root);
+	html_str(fp, root);
 	fputs("style.css\">\n<link rel=\"alternate\" "
 	      "type=\"application/atom+xml\" href=\"",
 	    fp);
-	archive_html_str(fp, root);
+	html_str(fp, root);
 	fputs("feed.atom\" title=\"", fp);
-	archive_html_str(fp, list);
+	html_str(fp, list);
 	fputs(
 	    "\">\n</head>\n<body>\n<header><nav><a class=\"list\" href=\"", fp);
-	archive_html_str(fp, root);
+	html_str(fp, root);
 	fputs("index.html\">", fp);
-	archive_html_str(fp, list);
+	html_str(fp, list);
 	fputs("</a></nav></header>\n<main>\n", fp);
 }
 
@@ -178,9 +86,9 @@ void
 archive_html_foot(FILE *fp, const char *root)
 {
 	fputs("</main>\n<footer><a href=\"", fp);
-	archive_html_str(fp, root);
+	html_str(fp, root);
 	fputs("index.html\">All months</a> &middot; <a href=\"", fp);
-	archive_html_str(fp, root);
+	html_str(fp, root);
 	fputs("feed.atom\">Feed</a></footer>\n</body>\n</html>\n", fp);
 }
 
@@ -239,26 +147,26 @@ archive_html_line(FILE *fp, const char *s, size_t n, int links)
 		if (links && s[i] == 'h' &&
 		    (i == 0 || !isalnum((unsigned char)s[i - 1])) &&
 		    (k = archive_html_url_len(s + i, n - i)) > 0) {
-			archive_html_esc(fp, s + done, i - done);
+			html_esc(fp, s + done, i - done);
 			fputs("<a rel=\"nofollow noopener\" href=\"", fp);
-			archive_html_esc(fp, s + i, k);
+			html_esc(fp, s + i, k);
 			fputs("\">", fp);
-			archive_html_esc(fp, s + i, k);
+			html_esc(fp, s + i, k);
 			fputs("</a>", fp);
 			i += k;
 			done = i;
 		} else if (s[i] == '@' &&
 			   archive_html_addr_at(s, n, i, &a, &e) == 0 &&
 			   a >= done) {
-			archive_html_esc(fp, s + done, a - done);
-			archive_html_esc(fp, s + a, i - a);
+			html_esc(fp, s + done, a - done);
+			html_esc(fp, s + a, i - a);
 			fputs(" <span class=\"at\">at</span> ", fp);
-			archive_html_esc(fp, s + i + 1, e - i - 1);
+			html_esc(fp, s + i + 1, e - i - 1);
 			i = done = e;
 		} else
 			i++;
 	}
-	archive_html_esc(fp, s + done, n - done);
+	html_esc(fp, s + done, n - done);
 }
 
 /* archive_html_plain - text escaped, its addresses obfuscated, no

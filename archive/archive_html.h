@@ -10,12 +10,8 @@
 #include <stdio.h>
 #include <time.h>
 
-/* archive_html_esc - n bytes of s into fp as HTML text or a quoted
- * attribute value: & < > " ' escaped, control bytes but \t \n dropped,
- * invalid UTF-8 as U+FFFD */
-void archive_html_esc(FILE *fp, const char *s, size_t n);
-/* archive_html_str - a NUL-ended string through archive_html_esc */
-void archive_html_str(FILE *fp, const char *s);
+#include "html_esc.h"
+
 /* archive_html_addr - an address as "local at domain", escaped */
 void archive_html_addr(FILE *fp, const char *addr);
 /* archive_html_date - t as "YYYY-MM-DD HH:MM UTC" in a <time> */

@@ -154,17 +154,17 @@ archive_page_index(struct archive_list *al)
 	}
 	archive_html_head(pg.fp, "Archive", al->list, "");
 	fputs("<h1>", pg.fp);
-	archive_html_str(pg.fp, al->list);
+	html_str(pg.fp, al->list);
 	fputs("@", pg.fp);
-	archive_html_str(pg.fp, al->domain);
+	html_str(pg.fp, al->domain);
 	fputs("</h1>\n", pg.fp);
 	if (al->as->archive_search_url[0] != '\0') {
 		fputs("<form method=\"get\" action=\"", pg.fp);
-		archive_html_str(pg.fp, al->as->archive_search_url);
+		html_str(pg.fp, al->as->archive_search_url);
 		fputs("\"><input type=\"hidden\" name=\"l\" value=\"", pg.fp);
-		archive_html_str(pg.fp, al->list);
+		html_str(pg.fp, al->list);
 		fputs("@", pg.fp);
-		archive_html_str(pg.fp, al->domain);
+		html_str(pg.fp, al->domain);
 		fputs("\"><input type=\"search\" name=\"q\" "
 		      "aria-label=\"Search the archive\"> "
 		      "<button>Search</button></form>\n",

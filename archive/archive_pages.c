@@ -65,11 +65,11 @@ archive_msg_att(void *arg, const struct archive_body_part *bp)
 	if (bp->kind != ARCHIVE_BODY_ATTACHMENT)
 		return 0;
 	fprintf(fp, "<li><a href=\"att-%d.bin\" download=\"", bp->n);
-	archive_html_str(fp, bp->name[0] ? bp->name : "attachment");
+	html_str(fp, bp->name[0] ? bp->name : "attachment");
 	fputs("\">", fp);
-	archive_html_str(fp, bp->name[0] ? bp->name : "(no name)");
+	html_str(fp, bp->name[0] ? bp->name : "(no name)");
 	fputs("</a> <span class=\"n\">", fp);
-	archive_html_str(fp, bp->type);
+	html_str(fp, bp->type);
 	fprintf(fp, ", %zu bytes</span></li>\n", bp->len);
 	return 0;
 }
@@ -143,7 +143,7 @@ static void
 archive_msg_meta(FILE *fp, const struct archive_msg_row *m)
 {
 	fputs("<dl class=\"meta\"><dt>From</dt><dd>", fp);
-	archive_html_str(fp, m->from_name);
+	html_str(fp, m->from_name);
 	if (m->from_addr[0] != '\0') {
 		fputs(" &lt;", fp);
 		archive_html_addr(fp, m->from_addr);
@@ -152,7 +152,7 @@ archive_msg_meta(FILE *fp, const struct archive_msg_row *m)
 	fputs("</dd><dt>Date</dt><dd>", fp);
 	archive_html_date(fp, (time_t)m->date);
 	fputs("</dd><dt>Message-ID</dt><dd>", fp);
-	archive_html_str(fp, m->msgid);
+	html_str(fp, m->msgid);
 	fputs("</dd>", fp);
 }
 
@@ -229,7 +229,7 @@ archive_page_msg(struct archive_list *al, long long id)
 	}
 	archive_html_head(pg.fp, m.subject, al->list, "../../");
 	fputs("<article>\n<h1>", pg.fp);
-	archive_html_str(pg.fp, m.subject);
+	html_str(pg.fp, m.subject);
 	fputs("</h1>\n", pg.fp);
 	if (m.removed) {
 		fputs("<p class=\"removed\">This post was removed from the "
@@ -306,7 +306,7 @@ archive_page_thread(struct archive_list *al, long long id)
 		    into);
 	else {
 		fputs("<h1>", pg.fp);
-		archive_html_str(pg.fp, rows[0].subject);
+		html_str(pg.fp, rows[0].subject);
 		fprintf(pg.fp, "</h1>\n<p class=\"meta\">%zu post%s</p>\n", n,
 		    n == 1 ? "" : "s");
 		(void)archive_tree_show(pg.fp, rows, n, "../");

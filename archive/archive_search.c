@@ -152,13 +152,13 @@ static void
 archive_search_result(FILE *fp, const char *base, sqlite3_stmt *st)
 {
 	fputs("<li><a href=\"", fp);
-	archive_html_str(fp, base);
+	html_str(fp, base);
 	fputs("msg/", fp);
-	archive_html_str(fp, archive_db_text(st, 0));
+	html_str(fp, archive_db_text(st, 0));
 	fputs("/index.html\">", fp);
-	archive_html_str(fp, archive_db_text(st, 1));
+	html_str(fp, archive_db_text(st, 1));
 	fputs("</a> <span class=\"who\">", fp);
-	archive_html_str(fp, archive_db_text(st, 2));
+	html_str(fp, archive_db_text(st, 2));
 	fputs("</span> <span class=\"when\">", fp);
 	archive_html_date(fp, (time_t)sqlite3_column_int64(st, 3));
 	fputs("</span><br><span class=\"n\">", fp);
@@ -184,15 +184,15 @@ archive_search_page(
 	fputs("<h1>Search</h1>\n<form method=\"get\"><input type=\"hidden\" "
 	      "name=\"l\" value=\"",
 	    fp);
-	archive_html_str(fp, al->list);
+	html_str(fp, al->list);
 	fputs("@", fp);
-	archive_html_str(fp, al->domain);
+	html_str(fp, al->domain);
 	fputs("\"><input type=\"search\" name=\"q\" value=\"", fp);
-	archive_html_str(fp, text);
+	html_str(fp, text);
 	fputs("\" aria-label=\"Search\"> <button>Search</button></form>\n", fp);
 	if (archive_search_parse(text, &q, &why) == -1) {
 		fputs("<p>", fp);
-		archive_html_str(fp, why);
+		html_str(fp, why);
 		fputs("</p>\n", fp);
 		archive_html_foot(fp, base);
 		return 0;

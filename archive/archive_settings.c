@@ -7,6 +7,8 @@
 #include <stddef.h>
 
 #include "archive_settings.h"
+#include "cluster.h"
+#include "lists.h"
 
 #define S(f) offsetof(struct archive_settings, f)
 #define STRKEY(n, d, f) CONF_STRKEY(struct archive_settings, n, d, f)
@@ -34,4 +36,21 @@ archive_settings_part(struct archive_settings *as)
 	    as, sizeof(*as), NULL, NULL};
 
 	return p;
+}
+
+/* archive_settings_load - mjq.conf read with the parts the archive's
+ * programs check: the list sections, [cluster], [archive]; 0, or -1
+ * with err */
+int
+archive_settings_load(struct settings *s, struct archive_settings *as,
+    const char *path, int missing_ok, char *err, size_t errlen)
+{
+	struct lists_settings ls;
+	struct cluster_settings cs;
+	struct settings_part parts[3];
+
+	parts[0] = lists_settings_part(&ls);
+	parts[1] = cluster_settings_part(&cs);
+	parts[2] = archive_settings_part(as);
+	return settings_load(s, parts, 3, path, missing_ok, err, errlen);
 }

@@ -8,6 +8,7 @@
 #define MJQ_ARCHIVE_SETTINGS_H
 
 #include <limits.h>
+#include <stddef.h>
 
 #include "settings.h"
 
@@ -20,5 +21,7 @@ struct archive_settings {
 };
 
 struct settings_part archive_settings_part(struct archive_settings *as);
+int archive_settings_load(struct settings *s, struct archive_settings *as,
+    const char *path, int missing_ok, char *err, size_t errlen);
 
 #endif

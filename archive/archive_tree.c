@@ -73,11 +73,11 @@ void
 archive_tree_item(FILE *fp, const struct archive_row *r, const char *root)
 {
 	fprintf(fp, "<a href=\"%smsg/", root);
-	archive_html_str(fp, r->name);
+	html_str(fp, r->name);
 	fputs("/index.html\">", fp);
-	archive_html_str(fp, r->subject);
+	html_str(fp, r->subject);
 	fputs("</a> <span class=\"who\">", fp);
-	archive_html_str(fp, r->from_name);
+	html_str(fp, r->from_name);
 	fputs("</span> <span class=\"when\">", fp);
 	archive_html_date(fp, (time_t)r->date);
 	fputs("</span>", fp);

@@ -25,7 +25,6 @@
 #include <unistd.h>
 
 #include "archive.h"
-#include "cluster.h"
 #include "log.h"
 
 /* mj_archive_usage - the synopsis, EX_USAGE */
@@ -80,9 +79,6 @@ main(int argc, char **argv)
 {
 	const char *config = NULL;
 	struct archive_settings as;
-	struct lists_settings ls;
-	struct cluster_settings cs;
-	struct settings_part parts[3];
 	struct archive_list al;
 	struct settings s;
 	char err[PATH_MAX + 256];
@@ -114,11 +110,9 @@ main(int argc, char **argv)
 		return mj_archive_usage();
 	log_open("mj_archive", isatty(2) ? LOG_TO_STDERR : LOG_TO_SYSLOG);
 	log_set_debug(debug);
-	parts[0] = lists_settings_part(&ls);
-	parts[1] = cluster_settings_part(&cs);
-	parts[2] = archive_settings_part(&as);
-	if (settings_load(&s, parts, 3, config ? config : SETTINGS_DEFAULT_FILE,
-		config == NULL, err, sizeof(err)) == -1) {
+	if (archive_settings_load(&s, &as,
+		config ? config : SETTINGS_DEFAULT_FILE, config == NULL, err,
+		sizeof(err)) == -1) {
 		log_errx("%s", err);
 		return EX_CONFIG;
 	}

@@ -18,7 +18,6 @@
 
 #include "archive.h"
 #include "cgi_query.h"
-#include "cluster.h"
 #include "log.h"
 
 #define MJ_ARCHSEARCH_OFFSET_MAX 10000
@@ -60,9 +59,6 @@ main(void)
 	char list[NAME_LIST_MAX + 1], domain[NAME_DOMAIN_MAX + 1];
 	char text[ARCHIVE_SEARCH_MAX + 1], off[16], err[PATH_MAX + 256];
 	struct archive_settings as;
-	struct lists_settings ls;
-	struct cluster_settings cs;
-	struct settings_part parts[3];
 	struct archive_list al;
 	struct settings s;
 	long long offset = 0;
@@ -84,11 +80,8 @@ main(void)
 		    offset > MJ_ARCHSEARCH_OFFSET_MAX)
 			return mj_archsearch_fail(400, "Bad Request");
 	}
-	parts[0] = lists_settings_part(&ls);
-	parts[1] = cluster_settings_part(&cs);
-	parts[2] = archive_settings_part(&as);
-	if (settings_load(&s, parts, 3, conf ? conf : SETTINGS_DEFAULT_FILE, 0,
-		err, sizeof(err)) == -1) {
+	if (archive_settings_load(&s, &as, conf ? conf : SETTINGS_DEFAULT_FILE,
+		0, err, sizeof(err)) == -1) {
 		log_errx("%s", err);
 		return mj_archsearch_fail(500, "Internal Server Error");
 	}
