@@ -156,13 +156,14 @@ archive_msg_meta(FILE *fp, const struct archive_msg_row *m)
 	fputs("</dd>", fp);
 }
 
-/* archive_msg_related - its parent, thread and month, its replies */
+/* archive_msg_related - its parent, thread and month (the end of the
+ * description list) */
 static void
-archive_msg_related(struct archive_list *al, FILE *fp, long long id,
-    long long parent, long long thread, const char *month)
+archive_msg_related(struct archive_list *al, FILE *fp, long long parent,
+    long long thread, const char *month)
 {
 	struct archive_row *rows;
-	size_t n, i;
+	size_t n;
 	long long total = 0;
 	sqlite3_stmt *st;
 
@@ -185,6 +186,17 @@ archive_msg_related(struct archive_list *al, FILE *fp, long long id,
 	    "post%s</a></dd><dt>Month</dt><dd><a "
 	    "href=\"../../%s/index.html\">%s</a></dd></dl>\n",
 	    thread, total, total == 1 ? "" : "s", month, month);
+}
+
+/* archive_msg_replies - its replies, at most max_replies */
+static void
+archive_msg_replies(
+    struct archive_list *al, FILE *fp, long long id, long long thread)
+{
+	struct archive_row *rows;
+	sqlite3_stmt *st;
+	size_t n, i;
+
 	if ((st = archive_db_q(al->db,
 		 "SELECT " ARCHIVE_ROW_COLS " FROM msg WHERE parent = ? "
 		 "ORDER BY date, id LIMIT ?",
@@ -235,14 +247,15 @@ archive_page_msg(struct archive_list *al, long long id)
 		fputs("<p class=\"removed\">This post was removed from the "
 		      "archive.</p>\n<dl class=\"meta\">",
 		    pg.fp);
-		archive_msg_related(al, pg.fp, id, m.parent, m.thread, m.month);
+		archive_msg_related(al, pg.fp, m.parent, m.thread, m.month);
 		fputs("</article>\n", pg.fp);
+		archive_msg_replies(al, pg.fp, id, m.thread);
 		archive_html_foot(pg.fp, "../../");
 		archive_msg_row_free(&m);
 		return archive_write_close(&pg);
 	}
 	archive_msg_meta(pg.fp, &m);
-	archive_msg_related(al, pg.fp, id, m.parent, m.thread, m.month);
+	archive_msg_related(al, pg.fp, m.parent, m.thread, m.month);
 	memset(&c, 0, sizeof(c));
 	c.al = al;
 	c.fp = pg.fp;
@@ -255,6 +268,7 @@ archive_page_msg(struct archive_list *al, long long id)
 		fputs("</ul></section>\n", pg.fp);
 	}
 	fputs("</article>\n", pg.fp);
+	archive_msg_replies(al, pg.fp, id, m.thread);
 	archive_html_foot(pg.fp, "../../");
 	archive_msg_row_free(&m);
 	if (k != 0) {

@@ -7,6 +7,7 @@
 # numbered states (archive/README, A1-A4) neither loses nor doubles one.
 
 load helpers
+load smtp_helpers
 bats_require_minimum_version 1.5.0
 
 MJ_ARCHIVE=$TOP/archive/mj_archive
@@ -29,6 +30,11 @@ setup() {
 	W=$WEB/example.org/mylist
 	INBOX=$SPOOL/state/archive/example.org/mylist/posts
 	DB=$ARCH/example.org/mylist/archive.sqlite
+}
+
+teardown() {
+	[ -z "${WEB_PID:-}" ] || stop_pid "$WEB_PID"
+	servers_stop
 }
 
 # post FILE-OR-STDIN - a post from alice through mj_enqueue
@@ -396,4 +402,100 @@ search() {
 	[[ "$output" == 'Status: 400 Bad Request'* ]]
 	METHOD=POST run search 'l=mylist@example.org&q=x'
 	[[ "$output" == 'Status: 405 Method Not Allowed'* ]]
+}
+
+# web_start - lighttpd on a free loopback port serving the public pages
+# at / and mj_archsearch at /cgi-bin/mj_archsearch, with the headers the
+# README asks for; sets URL (the list's archive) and WEB_PID
+web_start() {
+	local d=$BATS_TEST_TMPDIR/lighttpd port
+	mkdir -p "$d/cgi-bin" "$W"
+	ln -s "$TOP/archsearch/mj_archsearch" "$d/cgi-bin/mj_archsearch"
+	port=$(free_port)
+	cat >"$d/lighttpd.conf" <<-CONF
+	server.document-root = "$WEB"
+	server.bind = "127.0.0.1"
+	server.port = $port
+	server.errorlog = "$d/error.log"
+	server.modules = ("mod_alias", "mod_cgi", "mod_setenv")
+	index-file.names = ("index.html")
+	mimetype.assign = (".html" => "text/html; charset=utf-8",
+		".css" => "text/css", ".atom" => "application/atom+xml",
+		".mbox" => "application/mbox", "" => "application/octet-stream")
+	alias.url = ("/cgi-bin/" => "$d/cgi-bin/")
+	\$HTTP["url"] =~ "^/cgi-bin/" { cgi.assign = ("" => "") }
+	\$HTTP["url"] =~ "/att-[0-9]+[.]bin\$" {
+		setenv.add-response-header = ("Content-Disposition" => "attachment",
+			"X-Content-Type-Options" => "nosniff")
+	}
+	setenv.add-environment = ("MJQ_CONF" => "$CONF")
+	CONF
+	lighttpd -D -f "$d/lighttpd.conf" 2>"$d/stderr" &
+	WEB_PID=$!
+	wait_for 10 curl -s -o /dev/null "http://127.0.0.1:$port/"
+	URL=http://127.0.0.1:$port/example.org/mylist/
+}
+
+# browse NAME URL - chromium's DOM of URL into $BATS_TEST_TMPDIR/NAME.dom
+# and its screenshot into NAME.png (copied to $MJQ_KEEP_SCREENSHOTS/ when
+# set, for a person to look at)
+browse() {
+	set -- "$1" "$2" --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync \
+		--user-data-dir="$BATS_TEST_TMPDIR/chrome" --window-size=420,900
+	chromium "${@:3}" --screenshot="$BATS_TEST_TMPDIR/$1.png" "$2" 2>/dev/null
+	chromium "${@:3}" --dump-dom "$2" 2>/dev/null >"$BATS_TEST_TMPDIR/$1.dom"
+	[ -s "$BATS_TEST_TMPDIR/$1.png" ] && [ -s "$BATS_TEST_TMPDIR/$1.dom" ]
+	echo "# screenshot: $BATS_TEST_TMPDIR/$1.png" >&3
+	if [ -n "${MJQ_KEEP_SCREENSHOTS:-}" ]; then
+		mkdir -p "$MJQ_KEEP_SCREENSHOTS"
+		cp "$BATS_TEST_TMPDIR/$1.png" "$MJQ_KEEP_SCREENSHOTS/archive-$1.png"
+	fi
+}
+
+@test "in a browser through lighttpd: the Archived-At of a delivered copy opens its post (non-ASCII text, an attachment served as one), the index, month, thread, feed and search; a post's script never runs" {
+	command -v chromium >/dev/null || skip "needs chromium (make test installs it)"
+	command -v lighttpd >/dev/null || skip "needs lighttpd (make test installs it)"
+	web_start
+	printf '[list]\nposting = open\ndmarc_mitigation = none\narchive_web = yes\narchive_url = %s\narchived_at_url = %smsg/$MSGID/\n' \
+		"$URL" "$URL" >"$LISTS/example.org/mylist/config"
+	printf 'search_url = /cgi-bin/mj_archsearch\n' >>"$CONF"
+	printf 'From: =?utf-8?q?Ren=C3=A9e_M=C3=BCller?= <renee@users.test>\nSubject: =?utf-8?q?Gr=C3=BC=C3=9Fe_aus_K=C3=B6ln?=\nDate: Wed, 25 Nov 2026 10:00:00 +0000\nMessage-ID: <koeln@users.test>\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b"\n\n--b\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\nLiebe Liste, schöne Grüße – see https://example.org/\n> an earlier line\n--b\nContent-Type: application/pdf; name="plan.pdf"\nContent-Disposition: attachment; filename="plan.pdf"\nContent-Transfer-Encoding: base64\n\nJVBERi0xLjQK\n--b--\n' | post
+	printf 'From: Mallory <m@users.test>\nSubject: <script>document.title="pwned"</script>\nDate: Wed, 25 Nov 2026 11:00:00 +0000\nMessage-ID: <evil@users.test>\nIn-Reply-To: <koeln@users.test>\nContent-Type: text/html\n\n<script>document.title="pwned";document.body.innerHTML="pwned"</script><img src=x onerror="document.title=\x27pwned\x27"><p>plain words</p>\n' | post
+	runq
+	wait_for 10 drained
+	for f in "$MAIL/each@users.test/new/"*; do
+		grep -q "^Archived-At: <${URL}msg/" "$f"
+	done
+	f=$(grep -l '^Message-ID: <koeln@users.test>' "$MAIL/each@users.test/new/"*)
+	at=$(sed -n 's/^Archived-At: <\(.*\)>$/\1/p' "$f")
+	browse post "$at"
+	grep -q '<h1>Grüße aus Köln</h1>' "$BATS_TEST_TMPDIR/post.dom"
+	grep -q 'Renée Müller' "$BATS_TEST_TMPDIR/post.dom"
+	grep -q 'schöne Grüße' "$BATS_TEST_TMPDIR/post.dom"
+	grep -q 'download="plan.pdf"' "$BATS_TEST_TMPDIR/post.dom"
+	run curl -s -D - -o "$BATS_TEST_TMPDIR/att" "${at}att-1.bin"
+	[[ "$output" == *"Content-Disposition: attachment"* ]]
+	[[ "$output" == *"Content-Type: application/octet-stream"* ]]
+	[ "$(head -c 8 "$BATS_TEST_TMPDIR/att")" = "%PDF-1.4" ]
+	browse evil "${URL}msg/evil@users.test/"
+	# after the page's scripts would have run: its title and body are
+	# the archive's, no element of the post's is in the DOM
+	grep -q '<title>&lt;script&gt;document.title="pwned"&lt;/script&gt; - mylist</title>' "$BATS_TEST_TMPDIR/evil.dom"
+	run -1 grep -qi '<script\|<img\|onerror=' "$BATS_TEST_TMPDIR/evil.dom"
+	grep -q '&lt;script&gt;document.title' "$BATS_TEST_TMPDIR/evil.dom"
+	grep -q 'plain words' "$BATS_TEST_TMPDIR/evil.dom"
+	browse index "$URL"
+	grep -q 'Grüße aus Köln' "$BATS_TEST_TMPDIR/index.dom"
+	browse month "${URL}2026-11/"
+	grep -q 'Grüße aus Köln' "$BATS_TEST_TMPDIR/month.dom"
+	t=$(q "SELECT thread FROM msg WHERE msgid = 'koeln@users.test'")
+	browse thread "${URL}t/$t.html"
+	grep -q 'msg/evil@users.test/index.html' "$BATS_TEST_TMPDIR/thread.dom"
+	run curl -s "${URL}feed.atom"
+	[[ "$output" == *'<title>Grüße aus Köln</title>'* ]]
+	browse search "${URL%/example.org/mylist/}/cgi-bin/mj_archsearch?l=mylist%40example.org&q=Gr%C3%BC%C3%9Fe"
+	grep -q 'msg/koeln@users.test/index.html' "$BATS_TEST_TMPDIR/search.dom"
+	grep -q '<mark>' "$BATS_TEST_TMPDIR/search.dom"
 }
