@@ -19,6 +19,10 @@ static const struct conf_key archive_keys[] = {
     {"feed_entries", CONF_INT, "20", 1, 1000, S(archive_feed_entries), NULL},
     {"max_replies", CONF_INT, "100", 1, 100000, S(archive_max_replies), NULL},
     STRKEY("search_url", "", archive_search_url),
+    {"search_requests_per_minute", CONF_INT, "600", 0, 1000000,
+	S(archive_search_per_minute), NULL},
+    {"search_address_requests_per_minute", CONF_INT, "30", 0, 1000000,
+	S(archive_search_address_per_minute), NULL},
 };
 
 static const struct settings_table archive_settings_tables[] = {

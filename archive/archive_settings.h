@@ -13,11 +13,13 @@
 #include "settings.h"
 
 struct archive_settings {
-	char archive_dir[PATH_MAX];	   /* indexes, private pages */
-	char archive_public_dir[PATH_MAX]; /* public lists' pages */
-	long long archive_feed_entries;	   /* posts in feed.atom */
-	long long archive_max_replies;	   /* replies listed on a post */
-	char archive_search_url[512];	   /* mj_archsearch's URL, or "" */
+	char archive_dir[PATH_MAX];	     /* indexes, private pages */
+	char archive_public_dir[PATH_MAX];   /* public lists' pages */
+	long long archive_feed_entries;	     /* posts in feed.atom */
+	long long archive_max_replies;	     /* replies listed on a post */
+	char archive_search_url[512];	     /* mj_archsearch's URL, or "" */
+	long long archive_search_per_minute; /* searches in all; 0: any */
+	long long archive_search_address_per_minute; /* per client */
 };
 
 struct settings_part archive_settings_part(struct archive_settings *as);

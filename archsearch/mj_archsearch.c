@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "archive.h"
 #include "cgi_query.h"
 #include "log.h"
+#include "spool_unsub_rate.h"
 
 #define MJ_ARCHSEARCH_OFFSET_MAX 10000
 
@@ -48,6 +50,42 @@ mj_archsearch_list(
 	    strlcpy(domain, at + 1, dlen) >= dlen)
 		return -1;
 	return 0;
+}
+
+/* mj_archsearch_rate - the request counted per client address
+ * (REMOTE_ADDR) and in all, each per minute; -1 (answered 429 or 503)
+ * when a bound is reached or the count cannot be kept */
+static int
+mj_archsearch_rate(const struct settings *s, const struct archive_settings *as)
+{
+	struct spool_unsub_bound addr = {
+	    as->archive_search_address_per_minute, 60};
+	struct spool_unsub_bound all = {as->archive_search_per_minute, 60};
+	const char *ip = getenv("REMOTE_ADDR");
+	char key[80];
+
+	snprintf(key, sizeof(key), "search %s",
+	    ip != NULL && strspn(ip, "0123456789abcdefABCDEF.:") == strlen(ip)
+		? ip
+		: "-");
+	switch (spool_rate_file_take(s->spool_dir, SPOOL_SEARCH_RATE_FILE, key,
+	    &addr, &all, time(NULL))) {
+	case SPOOL_UNSUB_OK:
+		return 0;
+	case SPOOL_UNSUB_ADDR_FULL:
+		printf("Retry-After: 60\r\n");
+		mj_archsearch_fail(429, "Too Many Requests");
+		return -1;
+	case SPOOL_UNSUB_ALL_FULL:
+		printf("Retry-After: 60\r\n");
+		mj_archsearch_fail(503, "Service Unavailable");
+		return -1;
+	default:
+		log_warn("search: cannot count the request in %s",
+		    SPOOL_SEARCH_RATE_FILE);
+		mj_archsearch_fail(503, "Service Unavailable");
+		return -1;
+	}
 }
 
 int
@@ -85,6 +123,8 @@ main(void)
 		log_errx("%s", err);
 		return mj_archsearch_fail(500, "Internal Server Error");
 	}
+	if (mj_archsearch_rate(&s, &as) == -1)
+		return 0;
 	if (archive_list_open(&al, &s, &as, domain, list, ARCHIVE_LIST_READ,
 		err, sizeof(err)) != 0)
 		return mj_archsearch_fail(404, "Not Found");

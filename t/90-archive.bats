@@ -499,3 +499,22 @@ browse() {
 	grep -q 'msg/koeln@users.test/index.html' "$BATS_TEST_TMPDIR/search.dom"
 	grep -q '<mark>' "$BATS_TEST_TMPDIR/search.dom"
 }
+
+@test "search bounds: past its per-address limit a client gets 429 and another still its page; past the limit in all, 503" {
+	msg a 'topic' | inbox AAA-1-mylist
+	archive_run
+	printf 'search_address_requests_per_minute = 2\nsearch_requests_per_minute = 4\n' >>"$CONF"
+	for i in 1 2; do
+		run env REMOTE_ADDR=192.0.2.1 REQUEST_METHOD=GET QUERY_STRING='l=mylist@example.org&q=topic' MJQ_CONF="$CONF" "$TOP/archsearch/mj_archsearch"
+		[[ "$output" == 'Content-Type: text/html'* ]]
+	done
+	run env REMOTE_ADDR=192.0.2.1 REQUEST_METHOD=GET QUERY_STRING='l=mylist@example.org&q=topic' MJQ_CONF="$CONF" "$TOP/archsearch/mj_archsearch"
+	[[ "$output" == *'Status: 429 Too Many Requests'* ]]
+	for i in 1 2; do
+		run env REMOTE_ADDR=192.0.2.2 REQUEST_METHOD=GET QUERY_STRING='l=mylist@example.org&q=topic' MJQ_CONF="$CONF" "$TOP/archsearch/mj_archsearch"
+		[[ "$output" == 'Content-Type: text/html'* ]]
+	done
+	run env REMOTE_ADDR=192.0.2.3 REQUEST_METHOD=GET QUERY_STRING='l=mylist@example.org&q=topic' MJQ_CONF="$CONF" "$TOP/archsearch/mj_archsearch"
+	[[ "$output" == *'Status: 503 Service Unavailable'* ]]
+	grep -q ' search 192.0.2.1$' "$SPOOL/state/search"
+}
