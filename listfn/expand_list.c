@@ -22,6 +22,7 @@
 
 #include "lists.h"
 #include "bounce_complaint.h"
+#include "archive_post.h"
 #include "bounce_probe.h"
 #include "digest.h"
 #include "digest_mode.h"
@@ -220,7 +221,8 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
     const char *text, size_t len)
 {
 	const char *hend = header_end(text, len), *p, *e, *v, *orig = text;
-	char prefix[160], boundary[64], msgid[SPOOL_ADDR_MAX + 1], *buf = NULL;
+	char prefix[160], boundary[64], msgid[ARCHIVE_URL_MSGID_MAX + 1];
+	char *buf = NULL;
 	struct expand_list_poster ps;
 	size_t size = 0;
 	int drop, r;
@@ -431,7 +433,8 @@ expand_list_take(struct listfn_env *env, struct listfn_msg *m,
 	struct subs_disabled *off = NULL;
 	int r;
 
-	if (digest_collect(env, m, lc, text, len) == -1)
+	if (digest_collect(env, m, lc, text, len) == -1 ||
+	    archive_post(env, m, lc, text, len) == -1)
 		return -1;
 	snprintf(sender, sizeof(sender), "%s-owner@%s", m->list, m->domain);
 	memset(&init, 0, sizeof(init));
