@@ -64,6 +64,54 @@ policy() {
 	[ "$output" = "invalid: policy larger than 65536 bytes" ]
 }
 
+@test "policy file: extension fields of RFC 8461 3.2's ABNF are ignored, whatever form the grammar allows" {
+	local base='version: STSv1\nmode: enforce\nmx: a.example\nmax_age: 86400\n'
+	local ok='enforce 86400 a.example'
+	# sts-policy-ext-name: (ALPHA / DIGIT) 0*31(ALPHA / DIGIT / "_" / "-" / ".")
+	for f in 'x-contact: postmaster@example.com' 'ext.name-1_2: v' \
+		'9lives: v' 'Z: v' 'a1234567890123456789012345678901: 32 chars' \
+		'Mode: an extension, the registered names are case-sensitive' \
+		'x-tight:v' 'x-punct: a=b;c, "d" <e> {f} ~!' 'x-spaced: a  b   c   ' \
+		'x-utf8: caf\303\251 \342\202\254 \360\237\230\200'; do
+		policy "$base$f\n"
+		[ "$status" -eq 0 ] || { echo "$f: $output"; false; }
+		[ "$output" = "$ok" ]
+		policy "$f\r\n$base"
+		[ "$output" = "$ok" ] || { echo "first $f: $output"; false; }
+	done
+	# a registered key is matched exactly: "Version" does not stand for it
+	policy 'Version: STSv1\nmode: enforce\nmx: a.example\nmax_age: 1\n'
+	[ "$output" = "invalid: version missing" ]
+}
+
+@test "policy file: field names and values outside the ABNF are refused with the reason" {
+	local base='version: STSv1\nmode: enforce\nmx: a.example\nmax_age: 86400\n'
+	for f in '-x: v' '.x: v' '_x: v' 'x y: v' 'x-contact : v' 'x/y: v' \
+		'x@y: v' 'a12345678901234567890123456789012: 33 chars' \
+		'x\303\251: v'; do
+		policy "$base$f\n"
+		[ "$status" -eq 65 ] || { echo "$f: $output"; false; }
+		[ "$output" = "invalid: bad key" ] || { echo "$f: $output"; false; }
+	done
+	policy "${base}x-empty:\n"
+	[ "$output" = "invalid: extension field x-empty without a value" ]
+	policy "${base}x-empty:   \n"
+	[ "$output" = "invalid: extension field x-empty without a value" ]
+	for f in 'x-tab: a\tb' 'x-del: a\177b' 'x-cr: a\rb' 'x-esc: \033[1m'; do
+		policy "$base$f\n"
+		[ "$status" -eq 65 ]
+		[ "$output" = "invalid: control character in a value" ] ||
+			{ echo "$f: $output"; false; }
+	done
+	for f in 'x-bad: \377' 'x-bad: a\200b' 'x-bad: \300\257' \
+		'x-bad: \355\240\200' 'x-bad: \342\202' 'x-bad: \364\220\200\200'; do
+		policy "$base$f\n"
+		[ "$status" -eq 65 ]
+		[ "$output" = "invalid: a value is not UTF-8" ] ||
+			{ echo "$f: $output"; false; }
+	done
+}
+
 @test "TXT record: v=STSv1 first, an id of 1-32 letters and digits, exactly one such record" {
 	run "$MJ_MTASTS" txt 'v=STSv1; id=20160831085700Z;'
 	[ "$status" -eq 0 ]
@@ -315,6 +363,23 @@ sts_run() {
 	[ "$(delivered)" -eq 0 ]
 	run -1 grep -qi 'MAIL FROM' "$T/s/trace"
 	run -1 grep -q 'retrying in clear text\|continuing in clear text' "$T/run.log"
+}
+
+@test "enforce with extension fields (x-contact:, a.b-c_d:): the policy holds, STARTTLS stripped defers, nothing in clear text" {
+	policy_file sts.test enforce 86400 mx1.sts.test
+	printf 'x-contact: postmaster@sts.test\r\na.b-c_d: 1 2 3\n' \
+		>>"$T/www/mta-sts.sts.test/.well-known/mta-sts.txt"
+	web_start
+	zone sts.test 1
+	server none
+	configure sts.test
+	post sts.test
+	runq
+	grep -q 'smtp: MTA-STS policy of sts.test: mode=enforce max_age=86400 id=1 mx=mx1.sts.test$' "$T/run.log"
+	grep -q 'dsn=4.7.4, status=deferred (TLS is required, but was not offered by host mx1.sts.test\[127.0.0.1\]:[0-9]*)$' "$T/run.log"
+	[ "$(delivered)" -eq 0 ]
+	run -1 grep -qi 'MAIL FROM' "$T/s/trace"
+	run -1 grep -q 'tls=none\|without MTA-STS' "$T/run.log"
 }
 
 @test "testing: delivered as before, what enforce would have refused logged" {
