@@ -187,7 +187,8 @@ teardown() {
 	servers_stop
 }
 
-# web_start - lighttpd with TLS on a free loopback port: the document
+# web_start - lighttpd with TLS on a free loopback port (its certificate
+# and key $WEB_PEM, else web.pem of setup_file): the document
 # root of host H is $T/www/H/ (mod_simple_vhost); mta-sts.redirect.test
 # answers 301, mta-sts.ctype.test serves its policy as text/html
 web_start() {
@@ -201,7 +202,7 @@ web_start() {
 	server.port = $WEB_PORT
 	server.errorlog = "$d/error.log"
 	ssl.engine = "enable"
-	ssl.pemfile = "$C/web.pem"
+	ssl.pemfile = "${WEB_PEM:-$C/web.pem}"
 	simple-vhost.server-root = "$T/www/"
 	simple-vhost.document-root = "/"
 	mimetype.assign = (".txt" => "text/plain")
@@ -215,7 +216,7 @@ web_start() {
 	lighttpd -D -f "$d/lighttpd.conf" 2>"$d/stderr" 3>&- &
 	WEB_PID=$!
 	echo "$WEB_PID" >>"$T/server.pids"
-	wait_for 5 curl -s -o /dev/null --cacert "$C/ca.crt" \
+	wait_for 5 curl -s -o /dev/null -k \
 		--connect-to "::127.0.0.1:$WEB_PORT" \
 		https://mta-sts.sts.test/
 }
@@ -529,6 +530,95 @@ hang_start() {
 	[ "$(delivered)" -eq 2 ]
 	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
 	[[ "$output" == *$'\nmta-sts: sts.test enforce id=1 '* ]]
+}
+
+# many_domains N - N domains d1.test ... dN.test, each with its MX
+# mx1.sts.test and an enforce policy (mx1.sts.test, a day) served under a
+# certificate of its own with every mta-sts.dI.test name; the transport
+# map sends each to the port in $T/port (rewritten by a test); the list
+# l@ex.org
+many_domains() {
+	local n=$1 d=$T/www
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+		-subj /CN=mta-sts.d1.test -keyout "$T/many.key" \
+		-out "$T/many.csr" 2>/dev/null
+	printf 'subjectAltName=%s\n' "$(seq 1 "$n" |
+		sed 's/.*/DNS:mta-sts.d&.test/' | paste -sd,)" >"$T/many.ext"
+	openssl x509 -req -in "$T/many.csr" -CA "$C/ca.crt" -CAkey "$C/ca.key" \
+		-CAcreateserial -extfile "$T/many.ext" -out "$T/many.crt" \
+		-days 30 2>/dev/null
+	cat "$T/many.crt" "$T/many.key" >"$T/many.pem"
+	for i in $(seq 1 "$n"); do
+		mkdir -p "$d/mta-sts.d$i.test/.well-known"
+		printf 'version: STSv1\nmode: enforce\nmx: mx1.sts.test\nmax_age: 86400\n' \
+			>"$d/mta-sts.d$i.test/.well-known/mta-sts.txt"
+	done
+	seq 1 "$n" | awk '{ printf "d%s.test MX 10 mx1.sts.test\n_mta-sts.d%s.test TXT v=STSv1; id=1\n", $1, $1 }' \
+		>"$T/many.zone"
+	echo "mx1.sts.test A 127.0.0.1" >>"$T/many.zone"
+	dnsd_start "$T/many.zone"
+	{
+		printf '[delivery]\ndns_server = 127.0.0.1:%s\n' "$DNS_PORT"
+		printf 'smtp_tls_CAfile = %s/ca.crt\n' "$C"
+		printf 'smtp_mta_sts_CAfile = %s/ca.crt\n' "$C"
+		printf 'smtp_mta_sts_connect_to = 127.0.0.1:%s\n' "$WEB_PORT"
+		printf 'smtp_mta_sts_wait = 5s\n'
+		printf '[transport_map]\n'
+		seq 1 "$n" | sed 's/.*/d&.test = smtp:d&.test:MXPORT/'
+	} >>"$CONF"
+	mkdir -p "$LISTS/ex.org/l"
+	list_posting ex.org l
+}
+
+# many_post - a post to u@ each domain in $T/to (numbers, one a line)
+many_post() {
+	sed 's/.*/u@d&.test/' "$T/to" >"$LISTS/ex.org/l/subscribers"
+	printf 'From: p@example.net\nSubject: s\nMessage-Id: <%s@x>\n\nhello\n' \
+		"$RANDOM$RANDOM" |
+		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l l -r -f p@example.net
+}
+
+# many_fetched - the domains whose policy has been fetched (numbers,
+# sorted as comm wants them)
+many_fetched() {
+	sed -n 's/.*MTA-STS policy of d\([0-9]*\)\.test: mode=enforce .*/\1/p' \
+		"$T/run.log" | sort -u
+}
+
+@test "5000 domains with enforce policies: none is given up before its max_age; the policy host gone, STARTTLS stripped defers every one, nothing in clear text" {
+	local n=5000
+	WEB_PORT=$(free_port)
+	many_domains "$n"
+	WEB_PEM=$T/many.pem web_start
+	# every domain's policy fetched while its mail goes to a verified MX
+	server mx
+	sed -i "s/:MXPORT\$/:$PORT/" "$CONF"
+	seq 1 "$n" >"$T/to"
+	SECONDS=0
+	while [ -s "$T/to" ] && [ "$SECONDS" -lt 1200 ]; do
+		many_post
+		RUNQ_TIMEOUT=600 runq
+		echo "# pass at ${SECONDS}s: $(wc -l <"$T/to") domains" >&3
+		many_fetched | comm -13 - <(seq 1 "$n" | sort) >"$T/to"
+	done
+	[ ! -s "$T/to" ]
+	# the policy host gone, the MX without STARTTLS: every domain's
+	# mail meets its cached policy
+	web_stop
+	stop_pid "$(cat "$T/s/pid")"
+	rm -rf "$T/s"
+	server none
+	sed -i "s/^\\(d[0-9]*\\.test = smtp:d[0-9]*\\.test:\\)[0-9]*\$/\\1$PORT/" "$CONF"
+	: >"$T/run.log"
+	seq 1 "$n" >"$T/to"
+	many_post
+	RUNQ_TIMEOUT=600 runq
+	[ "$(grep -c 'dsn=4.7.4, status=deferred (TLS is required, but was not offered by host mx1.sts.test' "$T/run.log")" -eq "$n" ]
+	run -1 grep -q 'tls=none\|without MTA-STS\|cannot cache' "$T/run.log"
+	[ "$(delivered)" -eq 0 ]
+	run -1 grep -qi 'MAIL FROM' "$T/s/trace"
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
+	[ "$(grep -c '^mta-sts: d[0-9]*\.test enforce id=1 ' <<<"$output")" -eq "$n" ]
 }
 
 @test "a changed id fetches the policy again; an unchanged id does not" {
