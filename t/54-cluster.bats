@@ -102,7 +102,9 @@ redis_stop() {
 # node_setup I RCPTS [INI...] - node I's spool, lists and config under
 # $BATS_TEST_TMPDIR/nI: a list big@ex.org of RCPTS subscribers
 # nI-K@d.test, d.test sent to the receiver at $PORT, [cluster] on the
-# private Redis (at $REDIS_ADDR when set; none when NO_CLUSTER is set);
+# private Redis (at $REDIS_ADDR when set; none when NO_CLUSTER is set;
+# lease_time $LEASE_TIME, else 3s; queue_run_delay $QUEUE_RUN_DELAY,
+# else 1s);
 # extra INI lines appended (the first ones still in [cluster])
 node_setup() {
 	local i=$1 rcpts=$2 d=$BATS_TEST_TMPDIR/n$1
@@ -119,7 +121,7 @@ node_setup() {
 			runner_program = $MJ_QUEUERUN
 			max_runners = 2
 			min_runners = 2
-			queue_run_delay = 1s
+			queue_run_delay = ${QUEUE_RUN_DELAY:-1s}
 			[delivery]
 			destination_recipient_limit = 10
 			minimal_backoff_time = 1s
@@ -129,7 +131,8 @@ node_setup() {
 		EOF2
 		[ -n "${NO_CLUSTER:-}" ] ||
 			printf '[cluster]\nredis = %s\nnode_name = n%s\n%s\n%s\n' \
-				"${REDIS_ADDR:-$REDIS/sock}" "$i" "lease_time = 3s" \
+				"${REDIS_ADDR:-$REDIS/sock}" "$i" \
+				"lease_time = ${LEASE_TIME:-3s}" \
 				"expected_nodes = 3"
 		printf '%s\n' "$@"
 	} >"$d/mjq.conf"
@@ -408,6 +411,47 @@ cut() {
 node_says() {
 	"$MJ_QUEUESERV" -C "$BATS_TEST_TMPDIR/n$1/mjq.conf" status |
 		grep "^cluster:" | grep -q "$2"
+}
+
+# A node done with its post gives its leases back as its sessions close,
+# while the others wait for them (their TAKEs keep the want key set):
+# not at the next renewal, a third of lease_time later, nor when they
+# expire.  lease_time is a minute here, so neither can pass for it, and
+# queue_run_delay too, so that no poke of the server wakes the idle
+# runner for it.
+@test "a node done with its post gives its leases back within seconds of its last delivery while the others wait, not at lease_time" {
+	local t0 t1
+	redis_start
+	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats" \
+		--delay eod=20
+	for i in 1 2 3; do
+		n=1500
+		[ "$i" -ne 1 ] || n=60
+		LEASE_TIME=60s QUEUE_RUN_DELAY=60s \
+			node_setup "$i" "$n" "[transport:smtp]" \
+			"destination_concurrency_limit = 3"
+		node_start "$i"
+	done
+	for i in 1 2 3; do
+		node_post "$i"
+	done
+	# node 1 delivers under leases of its own
+	wait_for 60 eval '[ "$(leases "^n1:")" -ge 1 ] || [ "$(node_queue 1)" -eq 0 ]'
+	wait_for 120 eval '[ "$(node_queue 1)" -eq 0 ]'
+	t0=$(date +%s.%N)
+	# the others still deliver, and wait for leases
+	[ "$(node_queue 2)" -eq 1 ]
+	[ "$(node_queue 3)" -eq 1 ]
+	wait_for 60 eval '[ "$(leases "^n1:")" -eq 0 ]'
+	t1=$(date +%s.%N)
+	echo "n1's leases back $(echo "$t1 - $t0" | bc) s after its post was done"
+	[ "$(echo "$t1 - $t0 <= 5" | bc)" -eq 1 ]
+	[ "$(grep -c 'to=<n1-' "$BATS_TEST_TMPDIR/s/log")" -eq 60 ]
+	wait_for 300 drained 3060
+	[ "$(stat refused)" -eq 0 ]
+	[ "$(stat max_open)" -le 3 ]
+	once 3060
+	no_crash
 }
 
 # A node cut off from Redis while the others keep it can no longer see
