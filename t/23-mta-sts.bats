@@ -216,7 +216,7 @@ web_start() {
 	lighttpd -D -f "$d/lighttpd.conf" 2>"$d/stderr" 3>&- &
 	WEB_PID=$!
 	echo "$WEB_PID" >>"$T/server.pids"
-	wait_for 5 curl -s -o /dev/null -k \
+	wait_for 30 curl -s -o /dev/null -k \
 		--connect-to "::127.0.0.1:$WEB_PORT" \
 		https://mta-sts.sts.test/
 }
@@ -252,11 +252,13 @@ zone() {
 	} >"$T/zone"
 	if [ -n "$DNS_PORT" ]; then
 		stop_pid "$DNS_PID"
-		"$MJ_TESTDNS" -p "$DNS_PORT" --log "$T/dns/log" "$T/zone" \
-			2>>"$T/dns/stderr" 3>&- &
+		rm -f "$T/dns/again"
+		"$MJ_TESTDNS" -p "$DNS_PORT" --port-file "$T/dns/again" \
+			--log "$T/dns/log" "$T/zone" 2>>"$T/dns/stderr" 3>&- &
 		DNS_PID=$!
 		echo "$DNS_PID" >>"$T/server.pids"
-		sleep 0.3
+		# the port file is written once the socket is bound
+		wait_for 30 test -s "$T/dns/again"
 	else
 		dnsd_start "$T/zone"
 		DNS_PID=$(tail -1 "$T/server.pids")
@@ -749,7 +751,7 @@ dane_run() {
 	"$MJ_TESTDNS" -p 0 --port-file "$d/port" --log "$d/log" --ad \
 		"$T/zone" 2>"$d/stderr" 3>&- &
 	echo $! >>"$T/server.pids"
-	wait_for 5 test -s "$d/port"
+	wait_for 30 test -s "$d/port"
 	DNS_PORT=$(cat "$d/port")
 	configure sts.test 'smtp_tls_security_level = dane' \
 		'smtp_dns_support_level = dnssec'

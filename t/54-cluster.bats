@@ -49,7 +49,7 @@ redis_start() {
 		--save '' --appendonly no --dir "$REDIS" \
 		>>"$REDIS/log" 2>&1 3>&- &
 	echo $! >"$REDIS/pid"
-	wait_for 10 redis_ping
+	wait_for 30 redis_ping
 }
 
 # redis_tls_start - the private Redis on a TLS port of 127.0.0.1 only
@@ -78,7 +78,7 @@ redis_tls_start() {
 		--save '' --appendonly no --dir "$REDIS" \
 		>>"$REDIS/log" 2>&1 3>&- &
 	echo $! >"$REDIS/pid"
-	wait_for 10 eval '[ "$(redis_tls ping)" = PONG ]'
+	wait_for 30 eval '[ "$(redis_tls ping)" = PONG ]'
 }
 
 # redis_tls ARG... - redis-cli on the TLS Redis, verified by the test CA
@@ -145,7 +145,7 @@ node_start() {
 	"$MJ_QUEUESERV" -f -d -C "$d/mjq.conf" </dev/null >>"$d/log" 2>&1 3>&- &
 	echo $! >"$d/pid"
 	NODES="$NODES $1"
-	wait_for 10 "$MJ_QUEUESERV" -C "$d/mjq.conf" status >/dev/null 2>&1
+	wait_for 30 "$MJ_QUEUESERV" -C "$d/mjq.conf" status >/dev/null 2>&1
 }
 
 # node_stop I - stop node I's server (SIGTERM, SIGKILL after 10 s)
@@ -249,7 +249,7 @@ try() {
 	MJQ_CLUSTER_NODE=b MJQ_CLUSTER_LEASE=2 "$MJ_CLUSTERTRY" "$REDIS/sock" \
 		take k 2 0 take k 2 0 hold >"$BATS_TEST_TMPDIR/hold" 3>&- &
 	local holder=$!
-	wait_for 5 grep -qx held "$BATS_TEST_TMPDIR/hold"
+	wait_for 30 grep -qx held "$BATS_TEST_TMPDIR/hold"
 	run try take k 2 0
 	[[ "$output" == "full "* ]]
 	kill -KILL "$holder"
@@ -316,7 +316,7 @@ node_kill() {
 	local p
 	p=$(cat "$BATS_TEST_TMPDIR/n$1/pid")
 	kill -KILL "$p" $(pgrep -P "$p") 2>/dev/null
-	wait_for 5 eval "! alive $p"
+	wait_for 30 eval "! alive $p"
 	rm -f "$BATS_TEST_TMPDIR/n$1/pid"
 }
 
@@ -339,7 +339,7 @@ leases() {
 	t1=$(date +%s.%N)
 	echo "n1's leases gone after $(echo "$t1 - $t0" | bc) s"
 	[ "$(echo "$t1 - $t0 <= 4" | bc)" -eq 1 ]
-	wait_for 10 eval '[ "$(leases "^n[23]:")" -ge 2 ]'
+	wait_for 60 eval '[ "$(leases "^n[23]:")" -ge 2 ]'
 	NODES="2 3"
 	wait_for 120 eval '[ "$(node_queue 2)" -eq 0 ] && [ "$(node_queue 3)" -eq 0 ]'
 	# node 1's post is still in its spool; restarted, it finishes it
@@ -364,7 +364,7 @@ leases() {
 	wait_for 30 eval '[ "$(received)" -ge 600 ]'
 	redis_stop
 	for i in 1 2 3; do
-		wait_for 10 eval "'$MJ_QUEUESERV' -C '$BATS_TEST_TMPDIR/n$i/mjq.conf' status |
+		wait_for 30 eval "'$MJ_QUEUESERV' -C '$BATS_TEST_TMPDIR/n$i/mjq.conf' status |
 			grep -q 'unreachable, local shares'"
 	done
 	# delivery goes on without Redis
@@ -377,7 +377,7 @@ assert c["node"] == "n1" and c["state"] == "local" and c["expected_nodes"] == 3,
 	[[ "$output" == *'mjq_cluster_shared{node="n1"} 0'* ]]
 	redis_start
 	for i in 1 2 3; do
-		wait_for 10 eval "'$MJ_QUEUESERV' -C '$BATS_TEST_TMPDIR/n$i/mjq.conf' status |
+		wait_for 30 eval "'$MJ_QUEUESERV' -C '$BATS_TEST_TMPDIR/n$i/mjq.conf' status |
 			grep -q 'limits shared'"
 	done
 	run "$MJ_QUEUESERV" -C "$BATS_TEST_TMPDIR/n1/mjq.conf" status -p
@@ -487,12 +487,15 @@ node_says() {
 	wait_for 30 eval '[ "$(received)" -ge 300 ] && [ "$(leases "^n1:")" -ge 1 ]'
 	[ "$(stat max_open)" -le 3 ]
 	cut 1
-	wait_for 10 node_says 1 'unreachable, local shares'
+	wait_for 30 node_says 1 'unreachable, local shares'
 	# node 1 delivers under its share; 2 and 3 keep sharing, and take
 	# node 1's leases once they expire
 	n=$(grep -c 'to=<n1-' "$BATS_TEST_TMPDIR/s/log")
 	wait_for 30 eval '[ "$(grep -c "to=<n1-" "$BATS_TEST_TMPDIR/s/log")" -ge $((n + 100)) ]'
-	wait_for 10 eval '[ "$(leases "^n1:")" -eq 0 ] && [ "$(leases "^n[23]:")" -ge 2 ]'
+	# (two waits: under load the others may hold one lease for a
+	# moment, between sessions, when node 1's are already gone)
+	wait_for 60 eval '[ "$(leases "^n1:")" -eq 0 ]'
+	wait_for 60 eval '[ "$(leases "^n[23]:")" -ge 2 ]'
 	node_says 2 'limits shared'
 	node_says 3 'limits shared'
 	# all three deliver at once: 1 at most, and 3 at most
@@ -504,7 +507,7 @@ node_says() {
 	node_says 1 'unreachable, local shares'
 	# the link back: node 1 shares again, its next post under leases
 	ln -s "$REDIS/sock" "$REDIS/n1.sock"
-	wait_for 10 node_says 1 'limits shared'
+	wait_for 30 node_says 1 'limits shared'
 	d=$BATS_TEST_TMPDIR/n1/lists/ex.org/more
 	mkdir -p "$d"
 	seq -f "n1b-%g@d.test" 1 500 >"$d/subscribers"
@@ -618,7 +621,7 @@ refusals() {
 	node_post 1
 	# node 1's sessions meet 421: the destination is dead, for all
 	wait_for 30 eval '[ -n "$(redis-cli -s "$REDIS/sock" get "mjq:{smtp:[127.0.0.1]:$PORT}:dead")" ]'
-	wait_for 10 grep -q 'status=deferred' "$BATS_TEST_TMPDIR/n1/log"
+	wait_for 30 grep -q 'status=deferred' "$BATS_TEST_TMPDIR/n1/log"
 	local sessions=$(stat sessions)
 	[ "$sessions" -ge 1 ]
 	node_post 2
@@ -649,7 +652,7 @@ refusals() {
 		"$MJ_CLUSTERTRY" "$REDIS_ADDR" take t 2 0 hold \
 		>"$BATS_TEST_TMPDIR/hold" 3>&- &
 	local holder=$!
-	wait_for 5 grep -qx held "$BATS_TEST_TMPDIR/hold"
+	wait_for 30 grep -qx held "$BATS_TEST_TMPDIR/hold"
 	[ "$(redis_tls zcard 'mjq:{t}:lease')" -eq 1 ]
 	[[ "$(redis_tls client list)" == *"name=mjq:tlsnode:"* ]]
 	kill -KILL "$holder"
@@ -685,7 +688,7 @@ s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(5)
 print(s.getsockname()[1]); sys.stdout.flush(); time.sleep(60)' \
 		>"$BATS_TEST_TMPDIR/stall" 3>&- &
 	echo $! >>"$BATS_TEST_TMPDIR/server.pids"
-	wait_for 5 test -s "$BATS_TEST_TMPDIR/stall"
+	wait_for 30 test -s "$BATS_TEST_TMPDIR/stall"
 	REDIS_ADDR=localhost:$(cat "$BATS_TEST_TMPDIR/stall")
 	local t0=$SECONDS
 	run try MJQ_CLUSTER_TLS_CA="$C/ca.crt" take u 2 0 state
