@@ -454,6 +454,36 @@ node_says() {
 	no_crash
 }
 
+# A Redis that answers one byte every 200 ms never lets a read wait as
+# long as timeout_ms (250 ms, the default), but a command with a reply
+# of tens of bytes takes seconds: the whole command is bounded, so it
+# counts as unreachable, as the README's failure table says.
+@test "a Redis that trickles its replies, a byte per 200 ms: a command slower than timeout_ms counts as unreachable, the runner goes on under its shares" {
+	redis_start
+	"$TOP/t/tools/mj_trickle.py" "$REDIS/trickle" "$REDIS/sock" 200 \
+		2>"$REDIS/trickle.err" 3>&- &
+	echo $! >>"$BATS_TEST_TMPDIR/server.pids"
+	wait_for 30 test -S "$REDIS/trickle"
+	REDIS_ADDR=$REDIS/trickle
+	run try take k 2 0 state
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"unreachable (no whole reply within 250 ms: timed out)"* ]]
+	[ "${lines[-2]}" = local ]
+	[ "${lines[-1]}" = fallback ]
+	# a node on it delivers a post under its local share, the Redis
+	# said unreachable once per runner
+	smtpd_start s --stats "$BATS_TEST_TMPDIR/s/stats"
+	node_setup 1 50 "[transport:smtp]" "destination_concurrency_limit = 3"
+	node_start 1
+	node_post 1
+	wait_for 120 drained 50
+	grep -q 'cluster: Redis at .*/trickle unreachable (no whole reply within 250 ms: timed out)' \
+		"$BATS_TEST_TMPDIR/n1/log"
+	once 50
+	no_crash
+}
+
 # A node cut off from Redis while the others keep it can no longer see
 # their leases nor they its: it falls back to its share, limit /
 # expected_nodes rounded up (here 1 of 3), keeps no session idle,
