@@ -211,11 +211,20 @@ once() {
 # sessions, --stats, the options), three nodes with the destination's
 # limit 3 and RCPTS subscribers each, and a post to each at once
 three_nodes() {
-	local rcpts=$1 i
+	local rcpts=$1
 	shift
 	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats" "$@"
+	nodes_posting "$rcpts" "$rcpts" "$rcpts"
+}
+
+# nodes_posting R1 R2 R3 - three nodes with the destination's limit 3
+# and R1, R2, R3 subscribers, and a post to each at once (node_setup's
+# variables passed on)
+nodes_posting() {
+	local i n
 	for i in 1 2 3; do
-		node_setup "$i" "$rcpts" "[transport:smtp]" \
+		n=${!i}
+		node_setup "$i" "$n" "[transport:smtp]" \
 			"destination_concurrency_limit = 3"
 		node_start "$i"
 	done
@@ -424,17 +433,7 @@ node_says() {
 	redis_start
 	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats" \
 		--delay eod=20
-	for i in 1 2 3; do
-		n=1500
-		[ "$i" -ne 1 ] || n=60
-		LEASE_TIME=60s QUEUE_RUN_DELAY=60s \
-			node_setup "$i" "$n" "[transport:smtp]" \
-			"destination_concurrency_limit = 3"
-		node_start "$i"
-	done
-	for i in 1 2 3; do
-		node_post "$i"
-	done
+	LEASE_TIME=60s QUEUE_RUN_DELAY=60s nodes_posting 60 1500 1500
 	# node 1 delivers under leases of its own
 	wait_for 60 eval '[ "$(leases "^n1:")" -ge 1 ] || [ "$(node_queue 1)" -eq 0 ]'
 	wait_for 120 eval '[ "$(node_queue 1)" -eq 0 ]'
