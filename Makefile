@@ -145,6 +145,7 @@ endif
 TOOLS := $(TOOL_SRC:.c=) t/tools/mj_testsmtpd $(PRELOAD_SRC:.c=.so)
 
 MAN8 := $(wildcard */*.8)
+MAN5 := $(wildcard */*.5)
 
 .PHONY: all test demo install uninstall setup deb clean deps fuzz bench \
 	deps-graph fault-runner
@@ -269,8 +270,8 @@ test:
 # objects' symbols) of each folder in CALLGRAPH_DIRS, checked to have no
 # cycle; every folder is shown, then a cycle in any fails the target.
 # sched/ is left out on purpose: a pure library (no I/O, no clock reads,
-# no globals) whose files are the sections of postfix-scheduler.txt and
-# act on each other as qmgr's do (README, "Layout of the source").
+# no globals) whose files are the sections of SCHEDULER_README and
+# act on each other as qmgr's do (docs/architecture.md, "Source layout").
 CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv stsfetch smtp lists cluster spool-layout
 deps-graph: all
 	@sh scripts/deps-graph.sh
@@ -342,12 +343,14 @@ INSTALLED_SBIN = $(notdir $(SBIN_PROGS)) mjq-newlist mjq-setup mjq-unsubsecret \
 	mjq-dkimkey
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
+	    $(DESTDIR)$(MANDIR)/man5 \
 	    $(DESTDIR)$(INITDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/mjq \
 	    $(DESTDIR)$(CGIDIR)
 	install -m 0755 $(SBIN_PROGS) $(DESTDIR)$(SBINDIR)
 	install -m 0755 unsubscribe/mj_unsubscribe $(DESTDIR)$(CGIDIR)
 	install -m 0755 scripts/mjq-unsubsecret $(DESTDIR)$(SBINDIR)
 	$(if $(MAN8),install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8)
+	$(if $(MAN5),install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5)
 	$(INSTALL_PATHS) scripts/init/mj_queueserv.service \
 	    >$(DESTDIR)$(UNITDIR)/mj_queueserv.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/mj_queueserv.service
@@ -375,7 +378,8 @@ setup:
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(INSTALLED_SBIN)) \
 	    $(DESTDIR)$(CGIDIR)/mj_unsubscribe
-	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8))) \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
 	rm -f $(DESTDIR)$(UNITDIR)/mj_queueserv.service \
 	    $(DESTDIR)$(INITDIR)/mj_queueserv \
 	    $(DESTDIR)$(SYSCONFDIR)/mjq/mjq.conf.example

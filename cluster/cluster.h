@@ -1,6 +1,6 @@
 /*
  * cluster.h - limits shared by several mjq hosts through Redis (libcluster,
- * [cluster] in mjq.conf: cluster_settings.h; README, "Several hosts").
+ * [cluster] in mjq.conf: cluster_settings.h; docs/cluster.md).
  *
  * The spool stays local to each host; only the limits are shared: per
  * destination key (an opaque string the caller builds) concurrency

@@ -1,7 +1,7 @@
 /*
  * cluster_settings.h - the [cluster] section of mjq.conf
  * (cluster_settings.c): the Redis that several hosts share their limits
- * through, and how this node takes part (README, "Several hosts").
+ * through, and how this node takes part (docs/cluster.md).
  *
  * Every program that reads mjq.conf passes cluster_settings_part to
  * settings_load, so that each accepts [cluster] and refuses an unknown

@@ -1,6 +1,6 @@
 /*
  * dest_state.h - a destination's concurrency state, defined once: what
- * the scheduler keeps per destination (sched/, postfix-scheduler.txt),
+ * the scheduler keeps per destination (sched/, SCHEDULER_README),
  * what the destination table shared by all runners stores in each record
  * (spool-layout/spool_dest.h), and what the runner moves between the two
  * (queuerun/dest_share.c) as one struct, not field by field.  It lives in

@@ -4,8 +4,8 @@
  *
  * One table per section; each row is a key, its type, its default (text,
  * parsed like the file), its range and its place in struct settings (or
- * in a part's own struct).  The README's configuration table is written
- * from these rows.  A section is looked up in the shared tables, then in
+ * in a part's own struct).  mjq.conf(5), docs/mjq.conf.5, documents
+ * these rows.  A section is looked up in the shared tables, then in
  * each part's tables, then by each part's section function; one that no
  * part claims is an error naming file, line, section and key, unless it
  * is a delivery section (accepted unchecked: settings_skip_section).

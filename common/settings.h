@@ -1,8 +1,8 @@
 /*
  * settings.h - mjq.conf, read once: the table machinery, and the keys of
  * the sections that every program shares ([spool], [lists], [enqueue],
- * [queueserv], [queuerun]), with their defaults and ranges (see the
- * README's table).
+ * [queueserv], [queuerun]), with their defaults and ranges (see
+ * mjq.conf(5)).
  *
  * The other sections belong to the parts that use them, and each part
  * keeps its table beside its code: the list sections ([request], [dkim],

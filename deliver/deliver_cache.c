@@ -8,7 +8,7 @@
  * 421 one address drew limits that address alone.
  *
  * Why the count: a server that takes N sessions at once answers the
- * next one with 421 (postfix-scheduler.txt, "active server concurrency
+ * next one with 421 (SCHEDULER_README, "active server concurrency
  * limiter").  The scheduler's window counts deliveries, and a runner
  * starts the deliveries its window allows at once, each on a thread of
  * its own: when the sessions in use cannot serve them all, every one of

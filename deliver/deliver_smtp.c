@@ -243,7 +243,7 @@ deliver_smtp_session(struct deliver_batch *b, struct smtp_status *st)
 			return c;
 		}
 		/* 421: a server that takes no more sessions now (a limiter,
-		 * postfix-scheduler.txt); any other failure fails the batch. */
+		 * SCHEDULER_README); any other failure fails the batch. */
 		if (!deliver_cache_failed(c,
 			st->feedback == SMTP_FEEDBACK_NEGATIVE &&
 			    st->code == 421,

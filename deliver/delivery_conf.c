@@ -162,6 +162,20 @@ delivery_conf_init(struct delivery_conf *dc)
 	sched_params_defaults(&dc->sched);
 }
 
+/* delivery_conf_nexthop - an smtp nexthop the client can use, or -1 and
+ * why (relayhost, [transport_map]) */
+static int
+delivery_conf_nexthop(const char *nexthop, char *err, size_t errlen)
+{
+	if (mx_nexthop_check(nexthop) == 0)
+		return 0;
+	snprintf(err, errlen,
+	    "bad smtp nexthop \"%s\": want [host]:port, [host], host:port or "
+	    "host",
+	    nexthop);
+	return -1;
+}
+
 /* delivery_conf_set - one [delivery]-style key into both tables; 0, -1
  * bad value, -2 neither knows it */
 static int
@@ -176,6 +190,9 @@ delivery_conf_set(struct delivery_params *p, struct sched_params *sp,
 		delivery_conf_hostname(p->helo_name, sizeof(p->helo_name));
 		return 0;
 	}
+	if (strcmp(key, "relayhost") == 0 && *value != '\0' &&
+	    delivery_conf_nexthop(value, err, errlen) == -1)
+		return -1;
 	if ((r1 = conf_set(delivery_keys, NKEYS, p, key, value, err, errlen)) ==
 	    -1)
 		return -1;
@@ -292,6 +309,8 @@ delivery_map_parse(const char *value, enum deliver_transport *t, char *nexthop,
 		snprintf(err, errlen, "smtp wants a host");
 		return -1;
 	}
+	if (*t == DELIVER_SMTP)
+		return delivery_conf_nexthop(nexthop, err, errlen);
 	return 0;
 }
 

@@ -79,7 +79,7 @@ bounce_process(
 	int member, r;
 
 	if ((r = bounce_complaint(env, m, text, len)) != 1)
-		return r;
+		return r == 2 ? 1 : r;
 	bounce_parse(m->domain, m->list, text, len, &bf);
 	if (!bf.is_bounce && bf.probe[0] != '\0')
 		return bounce_answer(env, m, bf.probe);

@@ -2,18 +2,21 @@
  * bounce_complaint.c - a subscriber who reports a post as spam.
  *
  * A mailbox provider's feedback loop sends an RFC 5965 report to
- * <list>-owner (lists/arf_parse.c).  An abuse report naming a
- * subscriber unsubscribes it (the list key complaint_unsubscribe, yes by
- * default: mail it does not want only hurts the list's reputation), and
- * is noted in <list dir>/complaints, one line each:
+ * <list>-owner (lists/arf_parse.c).  An abuse report proving a
+ * subscriber (its Original-Rcpt-To, or what the list wrote into the
+ * returned copy: its one-click link or VERP address, lists/copy_rcpt.c;
+ * never a field the poster wrote) unsubscribes it (the list key
+ * complaint_unsubscribe, yes by default: mail it does not want only hurts the
+ * list's reputation), and is noted in <list dir>/complaints, one line each:
  *
  *     <time> <address> <what was done>
  *
  * under lockedit's lock.  The owners get no mail per complaint: as posts
  * go out, complaints a day old or more are told in one summary and the
- * file emptied (bounce_complaint_summary).  A report that names nobody,
- * or is no abuse report, is forwarded to the owners like other owner
- * mail.
+ * file emptied (bounce_complaint_summary).  An abuse report that
+ * proves nobody is counted for the list and forwarded to the owners,
+ * and removes nobody; a report of another type is forwarded too.  A
+ * feedback report is never read as a bounce.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,25 +66,59 @@ done:
 	return r;
 }
 
-/* bounce_complaint - an abuse report: its subscriber unsubscribed */
+/* complaint_secret - the one-click secret into us, which the list's
+ * copies carry their links under; NULL when there is none to read */
+static const struct unsub_secret *
+complaint_secret(
+    struct listfn_env *env, struct listfn_msg *m, struct unsub_secret *us)
+{
+	char err[512];
+
+	if (env->ls->unsubscribe_secret_file[0] == '\0' ||
+	    unsub_secret_load(
+		us, env->ls->unsubscribe_secret_file, err, sizeof(err)) == -1) {
+		if (env->ls->unsubscribe_secret_file[0] != '\0')
+			log_info("%s: feedback report: no one-click links "
+				 "checked: %s",
+			    m->name, err);
+		return NULL;
+	}
+	return us;
+}
+
+/* bounce_complaint - a feedback report: the subscriber it proves
+ * unsubscribed; 1 no report (go on as with other owner mail), 2 a report
+ * to forward to the owners as it is, 0 done, -1 try again later */
 int
 bounce_complaint(
     struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
 {
+	struct unsub_secret us;
 	struct arf_found af;
 	struct listconf lc;
 	const char *what = "not a subscriber";
 	int r, member;
 
-	arf_parse(m->domain, m->list, text, len, &af);
+	memset(&us, 0, sizeof(us));
+	arf_parse(m->domain, m->list, complaint_secret(env, m, &us),
+	    listfn_now(), text, len, &af);
+	explicit_bzero(&us, sizeof(us));
 	if (!af.is_arf)
 		return 1;
-	if (!af.abuse || af.addr[0] == '\0') {
+	if (!af.abuse) {
 		log_notice("%s: feedback report (%s) naming %s: forwarded to "
 			   "the owners",
 		    m->name, af.type[0] ? af.type : "no type",
 		    af.addr[0] ? af.addr : "nobody");
-		return 1;
+		return 2;
+	}
+	if (af.addr[0] == '\0') {
+		/* Counted, and the owners see the report itself. */
+		bounce_count(env, m, NULL, 1);
+		log_notice("%s: feedback report (abuse) proving nobody: "
+			   "counted, removed nobody, forwarded to the owners",
+		    m->name);
+		return 2;
 	}
 	if ((r = listfn_list_conf(env, m, &lc)) != 0)
 		return r;
@@ -100,8 +137,9 @@ bounce_complaint(
 		    "%s: cannot note the complaint of <%s>", m->name, af.addr);
 		return -1;
 	}
-	log_notice("%s: complaint (abuse report) from <%s> about %s@%s: %s",
-	    m->name, af.addr, m->list, m->domain, what);
+	log_notice("%s: complaint (abuse report) from <%s> about %s@%s, "
+		   "proven by %s: %s",
+	    m->name, af.addr, m->list, m->domain, af.proof, what);
 	bounce_count(env, m, NULL, 1);
 	return listfn_state_empty(env, m, "complaint", "");
 }

@@ -1,7 +1,7 @@
 /*
  * bounce_complaint.h - ARF complaints to <list>-owner
- * (bounce_complaint.c): the complaining subscriber unsubscribed, the
- * owners told once a day.
+ * (bounce_complaint.c): the complaining subscriber, as the report proves it,
+ * unsubscribed, the owners told once a day.
  */
 #ifndef MJQ_BOUNCE_COMPLAINT_H
 #define MJQ_BOUNCE_COMPLAINT_H
@@ -15,8 +15,9 @@ struct listfn_env;
 struct listfn_msg;
 
 /* bounce_complaint - owner mail that may be a feedback report: 1 when
- * it is none, or one to forward (malformed, not abuse); 0 done (state
- * file made); -1 try again later */
+ * it is none; 2 one to forward to the owners as it is (not abuse, or
+ * proving nobody; never read as a bounce); 0 done (state file made); -1
+ * try again later */
 int bounce_complaint(
     struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len);
 /* bounce_complaint_summary - the complaints of a day or more told to

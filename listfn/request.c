@@ -81,7 +81,7 @@ request_process(
 {
 	char sender[SPOOL_ADDR_MAX + 1], v[1024], subject[CMD_LINE_MAX + 1];
 	char self[SPOOL_ADDR_MAX + 1], msgid[SPOOL_ADDR_MAX + 1];
-	const char *why;
+	const char *why, *bad = NULL;
 	struct request r;
 	int known, ok;
 
@@ -102,10 +102,11 @@ request_process(
 	    cmd_mime_header(text, len, "X-Loop", v, sizeof(v)) == 0 &&
 	    strcasecmp(v, self) == 0)
 		why = "our own X-Loop";
-	if (why == NULL && !name_addr_ok(r.requester))
+	if (why == NULL && (bad = name_addr_check(r.requester)) != NULL)
 		why = "no usable From or envelope sender";
 	if (why != NULL) {
-		log_notice("%s: request not answered: %s", m->name, why);
+		log_notice("%s: request not answered: %s%s%s%s", m->name, why,
+		    bad ? " (" : "", bad ? bad : "", bad ? ")" : "");
 		return listfn_state_empty(
 		    env, m, "request", known ? sender : "");
 	}

@@ -363,7 +363,9 @@ request_confirm(struct request *r, const struct cmd *c)
 		    -1 ||
 		spool_token_field(text, "list", list, sizeof(list)) == -1 ||
 		spool_token_field(text, "address", addr, sizeof(addr)) == -1 ||
-		strcmp(domain, r->m->domain) != 0 || !request_list_ok(r, list)))
+		strcmp(domain, r->m->domain) != 0 ||
+		!request_list_ok(r, list) ||
+		!name_addr_ok(addr))) /* made before the grammar held it */
 		st = SPOOL_TOKEN_UNKNOWN;
 	if (st != SPOOL_TOKEN_OK) {
 		request_refused(r, c, st);
@@ -406,11 +408,13 @@ request_confirm(struct request *r, const struct cmd *c)
 int
 request_cmd(struct request *r, const struct cmd *c)
 {
+	char why[256];
+
 	fprintf(r->main->fp, ">>> %s\n", c->line);
 	switch (c->verb) {
 	case CMD_UNKNOWN:
 		fprintf(r->main->fp, "%s (send \"help\" for the commands).\n\n",
-		    c->error);
+		    cmd_parse_error(c, why, sizeof(why)));
 		return 0;
 	case CMD_SKIPPED:
 		fprintf(r->main->fp, "%s.\n\n", c->error);

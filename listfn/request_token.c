@@ -69,18 +69,44 @@ request_member_reply(struct request *r, const char *list, const char *addr,
 	return member;
 }
 
-/* request_ours - addr is one of this server's own addresses: a list
- * must never be subscribed to itself or to majordomo */
+/* request_local_ours - a local part (owner- aside) that is majordomo or
+ * begins with the list's name */
+static int
+request_local_ours(const char *local, const char *list)
+{
+	if (strncasecmp(local, "owner-", 6) == 0)
+		local += 6;
+	return strcasecmp(local, "majordomo") == 0 ||
+	       strncasecmp(local, list, strlen(list)) == 0;
+}
+
+/* request_ours - addr is one of this server's own addresses, in any
+ * disguise: a list must never be subscribed to itself or to majordomo.
+ * Case, a +detail, a trailing dot of the domain and the owner- prefix
+ * aside, a local part at the request's domain that is majordomo or
+ * begins with the list's name (the list, its -owner, -request and VERP
+ * addresses) is ours. */
 int
 request_ours(const struct request *r, const char *list, const char *addr)
 {
+	char local[NAME_ADDR_MAX + 1];
 	const char *at = strrchr(addr, '@');
-	size_t n = at ? (size_t)(at - addr) : 0, k = strlen(list);
+	size_t n, dlen;
 
-	if (at == NULL || strcasecmp(at + 1, r->m->domain) != 0)
+	if (at == NULL || (n = (size_t)(at - addr)) >= sizeof(local))
 		return 0;
-	return (n == 9 && strncasecmp(addr, "majordomo", 9) == 0) ||
-	       (n >= k && strncasecmp(addr, list, k) == 0);
+	dlen = strlen(at + 1);
+	if (dlen > 0 && at[dlen] == '.')
+		dlen--;
+	if (dlen != strlen(r->m->domain) ||
+	    strncasecmp(at + 1, r->m->domain, dlen) != 0)
+		return 0;
+	memcpy(local, addr, n);
+	local[n] = '\0';
+	if (request_local_ours(local, list))
+		return 1;
+	local[strcspn(local, "+")] = '\0'; /* a +detail off */
+	return request_local_ours(local, list);
 }
 
 /* request_token_what - what the token does, in words */

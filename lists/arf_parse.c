@@ -5,12 +5,15 @@
  *
  * A report is a multipart/report with report-type=feedback-report; its
  * message/feedback-report part carries Feedback-Type (abuse here) and,
- * from most providers, Original-Rcpt-To, the complaining address.  Where
- * that is missing, the returned post itself (message/rfc822, or its
- * header as text/rfc822-headers) still names its recipient: the VERP
- * envelope sender <list>-owner+user=host@<domain> in its Return-Path, or
- * else its To, when that is not the list's own address.  Anything else
- * names nobody.  Pure text work, bounded like the rest of cmd_mime.
+ * from most providers, Original-Rcpt-To, the complaining address.  The
+ * returned post (message/rfc822, or its header as text/rfc822-headers)
+ * proves whose copy it was only by what the list wrote into it
+ * (copy_rcpt.c: the copy's one-click link, or its VERP Return-Path);
+ * those come first, as they name the subscribed address even where the
+ * provider's Original-Rcpt-To names a forwarding target.  A field the
+ * poster wrote (To, Cc) never names the complainer: a reply "To: carol,
+ * Cc: the list" says To: carol in dave's copy too.  Anything else proves
+ * nobody.  Pure text work, bounded like the rest of cmd_mime.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,58 +22,18 @@
 #include "arf_parse.h"
 #include "cmd_mime.h"
 
-/* arf_verp - the subscriber of a VERP address <list>-owner+u=h@domain */
-static int
-arf_verp(const char *domain, const char *list, const char *addr, char *out,
-    size_t outlen)
-{
-	char a[NAME_ADDR_MAX + 1], prefix[NAME_LIST_MAX + 16];
-	char *at, *eq;
-	size_t k;
-
-	k = (size_t)snprintf(prefix, sizeof(prefix), "%s-owner+", list);
-	if (strlcpy(a, addr, sizeof(a)) >= sizeof(a) ||
-	    strncasecmp(a, prefix, k) != 0 || (at = strrchr(a, '@')) == NULL ||
-	    strcasecmp(at + 1, domain) != 0)
-		return -1;
-	*at = '\0';
-	if ((eq = strrchr(a + k, '=')) == NULL)
-		return -1;
-	*eq = '@';
-	return strlcpy(out, a + k, outlen) < outlen && name_addr_ok(out) ? 0
-									 : -1;
-}
-
-/* arf_original - the recipient the returned post names */
-static void
-arf_original(const char *domain, const char *list, const char *p, size_t n,
-    struct arf_found *af)
-{
-	char v[1024], addr[NAME_ADDR_MAX + 1], own[NAME_ADDR_MAX + 1];
-
-	if (cmd_mime_header(p, n, "Return-Path", v, sizeof(v)) == 0 &&
-	    cmd_mime_addr(v, addr, sizeof(addr)) == 0 &&
-	    arf_verp(domain, list, addr, af->addr, sizeof(af->addr)) == 0)
-		return;
-	af->addr[0] = '\0';
-	snprintf(own, sizeof(own), "%s@%s", list, domain);
-	if (cmd_mime_header(p, n, "To", v, sizeof(v)) == 0 &&
-	    strchr(v, ',') == NULL &&
-	    cmd_mime_addr(v, addr, sizeof(addr)) == 0 &&
-	    strcasecmp(addr, own) != 0 && name_addr_ok(addr))
-		(void)strlcpy(af->addr, addr, sizeof(af->addr)); /* fits */
-}
-
-/* arf_parse - the report, and the address it is about */
+/* arf_parse - the report, and the address it proves */
 void
-arf_parse(const char *domain, const char *list, const char *text, size_t len,
-    struct arf_found *af)
+arf_parse(const char *domain, const char *list, const struct unsub_secret *us,
+    time_t now, const char *text, size_t len, struct arf_found *af)
 {
 	char v[1024], type[64], addr[NAME_ADDR_MAX + 1];
-	const char *part;
-	size_t plen;
+	const char *part, *copy;
+	enum copy_proof how;
+	size_t plen, clen;
 
 	memset(af, 0, sizeof(*af));
+	af->proof = "nothing";
 	if (cmd_mime_header(text, len, "Content-Type", v, sizeof(v)) == -1 ||
 	    strncasecmp(v, "multipart/report", 16) != 0 ||
 	    cmd_mime_param(v, "report-type", type, sizeof(type)) == -1 ||
@@ -85,13 +48,18 @@ arf_parse(const char *domain, const char *list, const char *text, size_t len,
 		(void)strlcpy(af->type, v, sizeof(af->type)); /* may cut */
 		af->abuse = strcasecmp(v, "abuse") == 0;
 	}
+	if ((cmd_mime_find(text, len, "message/rfc822", &copy, &clen) == 0 ||
+		cmd_mime_find(text, len, "text/rfc822-headers", &copy, &clen) ==
+		    0) &&
+	    (how = copy_rcpt(domain, list, us, now, copy, clen, af->addr,
+		 sizeof(af->addr))) != COPY_NOBODY) {
+		af->proof = copy_proof_name(how);
+		return;
+	}
 	if (cmd_mime_header(part, plen, "Original-Rcpt-To", v, sizeof(v)) ==
 		0 &&
 	    cmd_mime_addr(v, addr, sizeof(addr)) == 0 && name_addr_ok(addr)) {
 		(void)strlcpy(af->addr, addr, sizeof(af->addr)); /* fits */
-		return;
+		af->proof = "the report's Original-Rcpt-To";
 	}
-	if (cmd_mime_find(text, len, "message/rfc822", &part, &plen) == 0 ||
-	    cmd_mime_find(text, len, "text/rfc822-headers", &part, &plen) == 0)
-		arf_original(domain, list, part, plen, af);
 }

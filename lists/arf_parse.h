@@ -6,7 +6,9 @@
 #define MJQ_ARF_PARSE_H
 
 #include <stddef.h>
+#include <time.h>
 
+#include "copy_rcpt.h"
 #include "names.h"
 
 struct arf_found {
@@ -14,12 +16,15 @@ struct arf_found {
 	int abuse;     /* its Feedback-Type is abuse */
 	char type[32]; /* the Feedback-Type, or "" */
 	char addr[NAME_ADDR_MAX + 1]; /* the complaining address, or "" */
+	const char *proof;	      /* what proved it, in words */
 };
 
 /* arf_parse - what a message to list's owner at domain (text, len)
- * reports; af->addr is "" when a report names nobody (malformed, or
- * redacted beyond use) */
-void arf_parse(const char *domain, const char *list, const char *text,
-    size_t len, struct arf_found *af);
+ * reports; af->addr is "" when a report proves nobody (malformed,
+ * redacted beyond use, or naming its recipient only where the poster
+ * wrote); us is the one-click secret (NULL: none) */
+void arf_parse(const char *domain, const char *list,
+    const struct unsub_secret *us, time_t now, const char *text, size_t len,
+    struct arf_found *af);
 
 #endif

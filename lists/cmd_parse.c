@@ -77,7 +77,18 @@ cmd_parse_fail(struct cmd *c, const char *why)
 	c->verb = CMD_UNKNOWN;
 	c->list[0] = c->addr[0] = c->token[0] = c->reason[0] = '\0';
 	c->error = why;
+	c->detail = NULL;
 	return -1;
+}
+
+/* cmd_parse_error - c's error in words, with its detail if any */
+const char *
+cmd_parse_error(const struct cmd *c, char *buf, size_t len)
+{
+	if (c->detail == NULL)
+		return c->error;
+	(void)snprintf(buf, len, "%s (%s)", c->error, c->detail); /* may cut */
+	return buf;
 }
 
 /* cmd_parse_word - one argument: an address (with an @, angle brackets
@@ -86,6 +97,7 @@ static int
 cmd_parse_word(struct cmd *c, int args, char *w)
 {
 	size_t n = strlen(w), i;
+	const char *why;
 
 	if ((args & ARG_TOKEN) || ((args & ARG_TOKEN_OPT) && c->list[0])) {
 		if (c->token[0] != '\0' || n == 0 || n > CMD_TOKEN_MAX)
@@ -103,9 +115,14 @@ cmd_parse_word(struct cmd *c, int args, char *w)
 			w[n - 1] = '\0';
 			w++;
 		}
-		if (c->addr[0] != '\0' || !name_addr_ok(w) ||
-		    strlcpy(c->addr, w, sizeof(c->addr)) >= sizeof(c->addr))
+		if (c->addr[0] != '\0')
 			return cmd_parse_fail(c, "malformed address");
+		if ((why = name_addr_check(w)) != NULL) {
+			cmd_parse_fail(c, "malformed address");
+			c->detail = why;
+			return -1;
+		}
+		(void)strlcpy(c->addr, w, sizeof(c->addr)); /* fits: checked */
 		return 0;
 	}
 	/* set [list] mode [address]: the mode is the last word of the two */

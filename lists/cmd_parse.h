@@ -54,6 +54,7 @@ struct cmd {
 	int mode;		       /* set: enum subs_mode */
 	char line[CMD_LINE_MAX + 1];   /* as written, for the reply */
 	const char *error;	       /* CMD_UNKNOWN, CMD_SKIPPED: why */
+	const char *detail; /* more on error (a static text) or NULL */
 };
 
 struct cmd_set {
@@ -63,6 +64,7 @@ struct cmd_set {
 };
 
 const char *cmd_parse_verb_name(enum cmd_verb v);
+const char *cmd_parse_error(const struct cmd *c, char *buf, size_t len);
 int cmd_parse_message(const char *text, size_t len, const char *suffix,
     const char *deflist, struct cmd_set *out);
 int cmd_parse_line(

@@ -16,8 +16,8 @@
  * key replaced on disk is never mistaken for its predecessor.  A few
  * kilobytes per key and thread (about 9 KB for RSA-2048, so 0.9 MB for
  * 100 threads); the least recently used copy goes when a thread has
- * DKIM_TKEY_MAX.  What they cost and save is measured in the README's
- * benchmark notes (one-click copies).
+ * DKIM_TKEY_MAX.  What they cost and save is measured in
+ * docs/benchmarks.md (one-click copies).
  */
 #include <pthread.h>
 #include <stdlib.h>

@@ -24,6 +24,7 @@
 #include "listconf.h"
 #include "posting_conf.h"
 #include "subs_mode.h"
+#include "subs_line.h"
 
 #define L(f) offsetof(struct listconf, f)
 #define LSTR(n, f)                                                             \
@@ -229,15 +230,14 @@ listconf_push(char ***v, size_t *n, size_t *cap, const char *addr)
 	return 0;
 }
 
-/* listconf_clean - the address on a subscribers line, without its
- * comment and blanks ("" for none) */
+/* listconf_clean - the address on a subscribers line (and its mode
+ * word), without its comment (subs_line.c) and blanks ("" for none) */
 static char *
 listconf_clean(char *line)
 {
 	char *p, *e;
 
-	if ((p = strchr(line, '#')) != NULL)
-		*p = '\0';
+	line[subs_line_len(line, strlen(line))] = '\0';
 	for (p = line; isspace((unsigned char)*p); p++)
 		;
 	for (e = p + strlen(p); e > p && isspace((unsigned char)e[-1]);)
@@ -256,9 +256,9 @@ listconf_same(void *arg, off_t off, const char *addr)
 	if ((n = pread(fileno((FILE *)arg), buf, sizeof(buf) - 1, off)) <= 0)
 		return 0;
 	buf[n] = '\0';
-	/* An address has no blanks: it ends at a blank, a comment or the
-	 * end of its line, as listconf_clean cut it. */
-	buf[strcspn(buf, " \t\r\n\v\f#")] = '\0';
+	/* An address has no blanks: it ends at a blank or the end of its
+	 * line, as listconf_clean cut it. */
+	buf[strcspn(buf, " \t\r\n\v\f")] = '\0';
 	return strcasecmp(buf, addr) == 0;
 }
 

@@ -36,6 +36,7 @@
 #include "subs_edit.h"
 #include "subs_mode.h"
 #include "text_utf8.h"
+#include "unsub_link.h"
 #include "unsub_token.h"
 
 #endif

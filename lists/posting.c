@@ -13,8 +13,8 @@
  * a list thread, not on the thread that runs its deliveries.
  *
  * Both addresses can be forged by any sender: this keeps out spam that
- * does not know a subscriber's address, not a forger who does (README,
- * "Posting and moderation").
+ * does not know a subscriber's address, not a forger who does
+ * (docs/posting.md).
  */
 #include <errno.h>
 #include <stdio.h>

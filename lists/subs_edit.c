@@ -22,24 +22,18 @@
 #include "listconf.h"
 #include "subs_disabled.h"
 #include "subs_edit.h"
+#include "subs_line.h"
 #include "subs_since.h"
 #include "unsub_token.h"
 
 /* subs_edit_is - the line (without its newline) subscribes addr: its
- * first word, whatever mode word follows it (subs_mode.c) */
+ * first word (subs_line.c), whatever mode word follows it (subs_mode.c) */
 static int
 subs_edit_is(const char *line, size_t len, const char *addr)
 {
-	const char *e = memchr(line, '#', len);
-	size_t alen = strlen(addr), k = 0;
+	size_t start, k = subs_line_addr(line, len, &start);
 
-	if (e != NULL)
-		len = (size_t)(e - line);
-	while (len > 0 && isspace((unsigned char)*line))
-		line++, len--;
-	while (k < len && !isspace((unsigned char)line[k]))
-		k++;
-	return k == alen && strncasecmp(line, addr, k) == 0;
+	return k == strlen(addr) && strncasecmp(line + start, addr, k) == 0;
 }
 
 /* What subs_edit_if's walk is given and finds. */

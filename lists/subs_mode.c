@@ -25,33 +25,18 @@
 #include "lockedit.h"
 #include "log.h"
 #include "subs_edit.h"
+#include "subs_line.h"
 #include "subs_mode.h"
 
-/* mode_addr_len - the length of the address a line (len bytes, without
- * its newline) subscribes, from *start; 0 for none */
-static size_t
-mode_addr_len(const char *line, size_t len, size_t *start)
-{
-	size_t i = 0, k;
-
-	while (i < len && isspace((unsigned char)line[i]))
-		i++;
-	for (k = i;
-	     k < len && line[k] != '#' && !isspace((unsigned char)line[k]); k++)
-		;
-	*start = i;
-	return k - i;
-}
-
 /* mode_rest - the comment the line keeps after its address and mode
- * (from its '#'), or "" */
+ * (from its '#', subs_line.c), or "" */
 static const char *
 mode_rest(const char *line, size_t len, size_t *restlen)
 {
-	const char *c = memchr(line, '#', len);
+	size_t k = subs_line_len(line, len);
 
-	*restlen = c != NULL ? len - (size_t)(c - line) : 0;
-	return c != NULL ? c : "";
+	*restlen = len - k;
+	return line + k;
 }
 
 /* mode_line - addr's line written again with mode (each: no word) */
@@ -89,7 +74,7 @@ mode_walk_line(void *arg, FILE *fp, char *line, size_t len)
 
 	if (line == NULL)
 		return LOCKEDIT_COMMIT;
-	alen = mode_addr_len(line, len, &start);
+	alen = subs_line_addr(line, len, &start);
 	if (mw->found || alen != strlen(mw->addr) ||
 	    strncasecmp(line + start, mw->addr, alen) != 0)
 		return LOCKEDIT_KEEP;

@@ -1,6 +1,6 @@
 /*
  * dispatch.c - the one place that decides what to deliver next: the
- * runner's side of the scheduler (sched.h, postfix-scheduler.txt).
+ * runner's side of the scheduler (sched.h, SCHEDULER_README).
  *
  * Each claimed message is entered into the scheduler with the number of
  * recipients still to do.  The scheduler reads them in batches through

@@ -6,7 +6,7 @@
  * The edit lane takes list-management mail: commands (subscribe,
  * confirm ...), owner mail and bounces take the list's subscribers or
  * bounces lock, which an administrator may hold for as long as an edit
- * by hand takes (README: flock subscribers.lock vi subscribers);
+ * by hand takes (docs/lists.md: flock subscribers.lock vi subscribers);
  * lockedit waits for it up to LOCKEDIT_WAIT_MS.  One thread, so list
  * edits of one runner stay in order.
  *

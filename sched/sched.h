@@ -1,7 +1,7 @@
 /*
  * sched.h - the public interface of mjq's pure delivery scheduler.
  *
- * This is Postfix's queue manager scheduling (postfix-scheduler.txt) as a
+ * This is Postfix's queue manager scheduling (SCHEDULER_README) as a
  * library: per-destination concurrency feedback with dead-destination
  * detection, and per-transport preemptive job scheduling with delivery slots
  * and recipient slot pools.  It does no I/O and reads no clock: every call
@@ -13,6 +13,13 @@
  * and a destination (nexthop); a job is one message within one transport;
  * an entry is a batch of recipients of one job for one destination, and is
  * the unit handed to a delivery agent.
+ *
+ * SCHEDULER_README, wherever mjq cites it, is Postfix's "Postfix Queue
+ * Scheduler": README_FILES/SCHEDULER_README in the Postfix source, and
+ * https://www.postfix.org/SCHEDULER_README.html.  mjq follows its text as
+ * of Postfix 2.9 and later (its disclaimer names 2.9; Debian 12 ships
+ * Postfix 3.7): the Postfix 2.5 concurrency scheduler and Patrik Rak's
+ * preemptive scheduler.  Its section names are quoted as they stand.
  */
 #ifndef SCHED_H
 #define SCHED_H

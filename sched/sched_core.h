@@ -2,7 +2,7 @@
  * sched_core.h - the scheduler itself (sched_core.c): its transports,
  * the heap of queue wakeups, the allocator and log the other files use.
  *
- * The shapes follow Postfix's qmgr (postfix-scheduler.txt): transports own
+ * The shapes follow Postfix's qmgr (SCHEDULER_README): transports own
  * destination queues (sched_queue.h) and jobs; a job (one message in one
  * transport) owns peers, one per destination it has recipients for
  * (sched_job.h); a peer owns the entries, recipient batches, waiting for

@@ -1,6 +1,6 @@
 /*
  * sched_job.c - per-transport jobs: the job lists, the preemption stack
- * relations and the recipient slot pool (postfix-scheduler.txt, "How the
+ * relations and the recipient slot pool (SCHEDULER_README, "How the
  * preemption works", "How destination concurrency limits affect the
  * scheduling algorithm" and "Dealing with memory resource limits").
  *

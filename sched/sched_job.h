@@ -1,7 +1,7 @@
 /*
  * sched_job.h - a job, one message in one transport, and its peers,
  * one per destination (sched_job.c): the preemption stack and the
- * recipient slots of postfix-scheduler.txt
+ * recipient slots of SCHEDULER_README
  */
 #ifndef MJQ_SCHED_JOB_H
 #define MJQ_SCHED_JOB_H

@@ -1,6 +1,6 @@
 /*
  * sched_queue.c - per-destination queues and the Postfix 2.5 concurrency
- * feedback (postfix-scheduler.txt, "Pseudocode for the Postfix 2.5
+ * feedback (SCHEDULER_README, "Pseudocode for the Postfix 2.5
  * concurrency scheduler").
  *
  * A queue is one destination (nexthop) within a transport.  Its window is

@@ -1,6 +1,6 @@
 /*
  * sched_rcpt.c - messages, recipients, peers and entries: how recipients
- * come into core in batches and leave it (postfix-scheduler.txt, "What
+ * come into core in batches and leave it (SCHEDULER_README, "What
  * happens when nqmgr picks up the message" and "Dealing with memory
  * resource limits").
  *

@@ -1,6 +1,6 @@
 /*
  * sched_select.c - entry selection and job preemption for one transport
- * (postfix-scheduler.txt, "How the entry selection works" and "How the
+ * (SCHEDULER_README, "How the entry selection works" and "How the
  * preemption works"; Postfix's qmgr_job_entry_select()).
  *
  * The transport walks its job list from the current job; within a job it

@@ -165,7 +165,8 @@ mx_resolve_split(
 		colon = strrchr(p, ':');
 		end = colon ? colon : p + strlen(p);
 	}
-	if (end == p || (size_t)(end - p) >= hostlen)
+	if (end == p || (size_t)(end - p) >= hostlen ||
+	    strcspn(p, " \t\r\n") < (size_t)(end - p))
 		return -1;
 	memcpy(host, p, end - p);
 	host[end - p] = '\0';
@@ -176,6 +177,18 @@ mx_resolve_split(
 		*port = v;
 	}
 	return 0;
+}
+
+/* mx_nexthop_check - whether mx_resolve can use nexthop at all: the
+ * configuration's check, so that a nexthop no delivery could use is an
+ * error where it is written instead of a deferral of every message */
+int
+mx_nexthop_check(const char *nexthop)
+{
+	char host[MX_NAME_MAX];
+	int port = 25, use_mx;
+
+	return mx_resolve_split(nexthop, host, sizeof(host), &port, &use_mx);
 }
 
 /* mx_resolve - the addresses to try for a nexthop, in order */

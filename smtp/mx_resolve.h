@@ -29,6 +29,7 @@ enum mx_status {
 
 int mx_resolver_init(struct mx_resolver *, const char *, char *, size_t);
 void mx_resolver_close(struct mx_resolver *);
+int mx_nexthop_check(const char *);
 enum mx_status mx_resolve(
     struct mx_resolver *, const char *, int, struct mx_list *, char *, size_t);
 

@@ -112,7 +112,7 @@ spool_state_parse_rcpt(char *line, enum spool_rcpt_status *s, char **addr)
 
 	if (strlen(line) < SPOOL_STATUS_WIDTH + 2 ||
 	    line[SPOOL_STATUS_WIDTH] != ' ' ||
-	    !name_addr_ok(line + SPOOL_STATUS_WIDTH + 1))
+	    !name_rcpt_ok(line + SPOOL_STATUS_WIDTH + 1))
 		return -1;
 	*addr = line + SPOOL_STATUS_WIDTH + 1;
 	for (i = 0; i < SPOOL_RCPT_NSTATUS; i++) {

@@ -134,7 +134,7 @@ spool_state_write_open(struct spool_state_writer *w, const char *spool,
 int
 spool_state_write_rcpt(struct spool_state_writer *w, const char *addr)
 {
-	if (!name_addr_ok(addr)) {
+	if (!name_rcpt_ok(addr)) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -315,6 +315,26 @@ saved() {
 	[[ "$output" == *"mjq.conf:$line: [delivery] no_such_key: unknown key" ]]
 }
 
+@test "an smtp nexthop the client could never use stops the runner with file, line and key" {
+	local n bad=$BATS_TEST_TMPDIR/bad.conf
+	# notes after the nexthop (as an example in a guide once had), a
+	# bracket not closed, a port that is not one, a blank in the host
+	for n in '[192.0.2.1]:2525   no MX lookup' '[192.0.2.1' 'mx.d.test:x' \
+		'mx.d.test:70000' 'mx d.test'; do
+		{ cat "$CONF"; printf '[transport_map]\nd.test = smtp:%s\n' "$n"; } >"$bad"
+		run -78 "$MJ_QUEUERUN" -C "$bad" -1
+		[ "$output" = "mj_queuerun: $bad:$(wc -l <"$bad"): [transport_map] d.test: bad smtp nexthop \"$n\": want [host]:port, [host], host:port or host" ]
+		{ cat "$CONF"; printf '[delivery]\nrelayhost = %s\n' "$n"; } >"$bad"
+		run -78 "$MJ_QUEUERUN" -C "$bad" -1
+		[ "$output" = "mj_queuerun: $bad:$(wc -l <"$bad"): [delivery] relayhost: bad smtp nexthop \"$n\": want [host]:port, [host], host:port or host" ]
+	done
+	# the forms the client takes are taken
+	for n in '[192.0.2.1]:2525' '[mx.d.test]' 'mx.d.test:2525' 'mx.d.test'; do
+		{ cat "$CONF"; printf '[transport_map]\nd.test = smtp:%s\n[delivery]\nrelayhost = %s\n' "$n" "$n"; } >"$bad"
+		run -0 "$MJ_QUEUERUN" -C "$bad" -1
+	done
+}
+
 @test "through mj_queueserv: 4xx recipients wait, and go after mj_queueserv flush" {
 	smtpd_start s --rcpt 'later*@d.test=451 4.3.0 try again'
 	cat >>"$CONF" <<-EOF

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The pure scheduler (sched/sched_*.c) through mj_schedsim: the cases of
-# postfix-scheduler.txt, blockers, nested preemption, dead destinations and
+# SCHEDULER_README, blockers, nested preemption, dead destinations and
 # revival, the safety rule, the rate limit, recipient slot pools, transports
 # and parameter errors.  Scenarios and golden outputs are in t/data/sched/.
 

@@ -80,7 +80,7 @@ confirm token=0123abcdef" ]
 	EOF
 	[ "$output" = "error: which token? (confirm TOKEN): confirm
 error: malformed token: confirm abc-def
-error: malformed address: subscribe mylist not-an-address@
+error: malformed address (empty domain): subscribe mylist not-an-address@
 error: malformed list name: subscribe ../etc
 error: too many arguments: help me please" ]
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # t/80-install.bats - make install into a DESTDIR: the files, their modes
 # and rewritten paths; the example configuration loads and matches the
-# code's key tables; mjq-newlist makes a list whose alias lines work.
+# code's key tables, and so does mjq.conf(5), in both directions;
+# mjq-newlist makes a list whose alias lines work.
 
 load helpers
 bats_require_minimum_version 1.5.0
@@ -48,11 +49,41 @@ code_keys() {
 		"$TOP/lists/listconf.c"
 }
 
-# example_keys FILE - "section key default" for each "#key = default"
+# example_keys FILE - "section key default" for each "#key = default",
+# and for each list key, documented at the end as "#   key = default"
 example_keys() {
 	awk '/^#?\[[a-z_:]+\]$/ { sec = $0; gsub(/[#\[\]]/, "", sec); next }
 		/^#[A-Za-z0-9_]+ =/ { k = substr($1, 2); v = $0
 			sub(/^#[A-Za-z0-9_]+ = ?/, "", v); print sec, k, v }' "$1"
+	sed -nE 's/^#   ([a-z0-9_]+) = ?([^ ]*).*/list \1 \2/p' "$1"
+}
+
+# keys_missing CODE FILE - the keys of CODE ("section key default") that
+# FILE does not hold at that default (default "?": at any), each as
+# " [section] key = default;"
+keys_missing() {
+	local sec key def
+	while read -r sec key def; do
+		if [ "$def" = "?" ]; then
+			grep -q "^$sec $key " "$2" || grep -qx "$sec $key" "$2" ||
+				printf ' [%s] %s;' "$sec" "$key"
+		elif ! grep -qxF "$sec $key $def" "$2" &&
+			! { [ -z "$def" ] && grep -qxF "$sec $key" "$2"; }; then
+			printf ' [%s] %s = %s;' "$sec" "$key" "$def"
+		fi
+	done <"$1"
+}
+
+# man_keys FILE - "section key default" for each key of mjq.conf(5): a
+# ".SH [section]" starts a section, '.SS "key (default: value)"' is a key,
+# "empty" the empty value
+man_keys() {
+	awk '/^\.SH / { sec = ""; if ($2 ~ /^\[[a-z_]+\]$/) sec = substr($2, 2, length($2) - 2); next }
+		sec != "" && /^\.SS "/ { e = $0; sub(/^\.SS "/, "", e); sub(/"$/, "", e)
+			k = e; sub(/ .*/, "", k)
+			d = e; if (!sub(/^[^ ]+ \(default: /, "", d) || !sub(/\)$/, "", d)) d = "?"
+			if (d == "empty") d = ""
+			print sec, k, d }' "$1"
 }
 
 @test "make install puts programs, man pages, example config and init files in place with their modes" {
@@ -67,6 +98,7 @@ example_keys() {
 		for m in "$TOP"/*/*.8; do
 			echo "644 ./usr/share/man/man8/${m##*/}"
 		done
+		echo "644 ./usr/share/man/man5/mjq.conf.5"
 		echo "644 ./etc/mjq/mjq.conf.example"
 		echo "755 ./etc/init.d/mj_queueserv"
 		echo "644 ./usr/lib/systemd/system/mj_queueserv.service"
@@ -77,6 +109,13 @@ example_keys() {
 		[ -f "usr/share/man/man8/$m.8" ]
 	done
 	cmp "$TOP/scripts/mjq.conf.example" etc/mjq/mjq.conf.example
+	# man 5 mjq.conf finds the installed page
+	if command -v man >/dev/null; then
+		run man -M "$ROOT/usr/share/man" 5 mjq.conf
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"mjq.conf - mjq configuration parameters"* ]]
+		[[ "$output" == *"destination_concurrency_limit (default: 20)"* ]]
+	fi
 	# the installed mj_enqueue is the real one: it answers a bad call with 64
 	run ./usr/sbin/mj_enqueue -d example.org -r
 	[ "$status" -eq 64 ]
@@ -173,21 +212,40 @@ example_keys() {
 	[ "$(grep -c '^delivery source_' "$BATS_TEST_TMPDIR/code")" -eq 4 ]
 	[ "$(grep -c '^list ' "$BATS_TEST_TMPDIR/code")" -ge 9 ]
 	example_keys "$TOP/scripts/mjq.conf.example" >"$BATS_TEST_TMPDIR/ex"
-	# the list keys are documented at the end as "#   key = default"
-	sed -nE 's/^#   ([a-z0-9_]+) = ?([^ ]*).*/list \1 \2/p' \
-		"$TOP/scripts/mjq.conf.example" >>"$BATS_TEST_TMPDIR/ex"
-	missing=
-	while read -r sec key def; do
-		if [ "$def" = "?" ]; then
-			grep -q "^$sec $key " "$BATS_TEST_TMPDIR/ex" ||
-				grep -qx "$sec $key" "$BATS_TEST_TMPDIR/ex" ||
-				missing="$missing [$sec] $key;"
-		elif ! grep -qxF "$sec $key $def" "$BATS_TEST_TMPDIR/ex" &&
-			! { [ -z "$def" ] && grep -qxF "$sec $key" "$BATS_TEST_TMPDIR/ex"; }; then
-			missing="$missing [$sec] $key = $def;"
-		fi
-	done <"$BATS_TEST_TMPDIR/code"
+	missing=$(keys_missing "$BATS_TEST_TMPDIR/code" "$BATS_TEST_TMPDIR/ex")
 	[ "$missing" = "" ] || { echo "not in mjq.conf.example:$missing"; false; }
+}
+
+@test "mjq.conf(5) documents every key of the code's tables at its default, and no other" {
+	code_keys | sort -u >"$BATS_TEST_TMPDIR/code"
+	[ "$(grep -c '^queueserv ' "$BATS_TEST_TMPDIR/code")" -ge 16 ]
+	[ "$(grep -c '^list ' "$BATS_TEST_TMPDIR/code")" -ge 9 ]
+	man_keys "$TOP/docs/mjq.conf.5" >"$BATS_TEST_TMPDIR/man"
+	# the page was read at all, every section of the code's among it
+	[ "$(grep -c '^delivery ' "$BATS_TEST_TMPDIR/man")" -ge 50 ]
+	run -1 grep ' ?$' "$BATS_TEST_TMPDIR/man"
+	# the code's keys are on the page, at the code's default
+	missing=$(keys_missing "$BATS_TEST_TMPDIR/code" "$BATS_TEST_TMPDIR/man")
+	[ "$missing" = "" ] || { echo "not in mjq.conf(5):$missing"; false; }
+	# the page's keys are the code's, each documented once, at the default
+	# the example gives (the scheduler's defaults are set in code)
+	example_keys "$TOP/scripts/mjq.conf.example" >"$BATS_TEST_TMPDIR/ex"
+	unknown=
+	while read -r sec key def; do
+		grep -q "^$sec $key " "$BATS_TEST_TMPDIR/code" ||
+			unknown="$unknown [$sec] $key (not in the code);"
+		grep -qxF "$sec $key $def" "$BATS_TEST_TMPDIR/ex" ||
+			{ [ -z "$def" ] && grep -qxF "$sec $key" "$BATS_TEST_TMPDIR/ex"; } ||
+			unknown="$unknown [$sec] $key = $def (mjq.conf.example differs);"
+	done <"$BATS_TEST_TMPDIR/man"
+	[ "$unknown" = "" ] || { echo "mjq.conf(5):$unknown"; false; }
+	[ -z "$(cut -d' ' -f1,2 "$BATS_TEST_TMPDIR/man" | sort | uniq -d)" ]
+	# and it is a man page man reads without a warning
+	if command -v man >/dev/null; then
+		run --separate-stderr man --warnings -E UTF-8 -l "$TOP/docs/mjq.conf.5"
+		[ "$status" -eq 0 ]
+		[ -z "$stderr" ] || { echo "$stderr"; false; }
+	fi
 }
 
 @test "mjq-newlist makes the list directory, config, subscribers and its lock file, owned like the lists directory" {

@@ -8,7 +8,7 @@
 # The bound.  Both systems start a destination at
 # initial_destination_concurrency = 5 sessions, so the first pseudo-
 # cohort may meet 5 - 3 = 2 refusals before any feedback is heard.
-# After that, postfix-scheduler.txt ("Impact of active server
+# After that, SCHEDULER_README ("Impact of active server
 # concurrency limiter") gives the share of deliveries a 421 limiter
 # defers at 1/(1 + roundup(1/feedback)); with the default feedback
 # 1/concurrency at the server's limit of 3 that is 1/4 of all

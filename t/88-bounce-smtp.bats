@@ -71,18 +71,23 @@ bounce_setup() {
 	BOUNCES=$LISTS/example.org/mylist/bounces
 }
 
-# post N - the Nth post, through the runner until the queue is empty
-# (the post, its DSNs, then the owner mail they became)
-post() {
+# runq_empty - the runner until the queue is empty
+runq_empty() {
 	local i
-	printf 'From: poster@users.test\nSubject: post %s\n\nhello\n' "$1" |
-	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f poster@users.test
 	for i in 1 2 3 4 5 6; do
 		runq
 		[ -n "$(queue_files)" ] || return 0
 	done
-	echo "queue not empty after post $1: $(queue_files)" >&2
+	echo "queue not empty: $(queue_files)" >&2
 	return 1
+}
+
+# post N - the Nth post, through the runner until the queue is empty
+# (the post, its DSNs, then the owner mail they became)
+post() {
+	printf 'From: poster@users.test\nSubject: post %s\n\nhello\n' "$1" |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f poster@users.test
+	runq_empty
 }
 
 # delivered PORT-NAME - recipients the server accepted so far
@@ -239,4 +244,116 @@ storm() {
 	[ "$(delivered blocked)" -eq $((6 * 10)) ]
 	grep -q 'An incident: blocked.test refused 30 of the 40 recipients there of a' "$MAIL"/boss@owner.test/new/*
 	grep -qF 'last error: 4.5.3 452 4.5.3 too many recipients' "$MAIL"/boss@owner.test/new/*
+}
+
+# complaint_setup [one-click] - mylist of carol, dave and erin at
+# users.test, whose server keeps each copy it accepts; owner mail comes
+# back through the pipe owner-in as in bounce_setup.  With one-click the
+# list writes each copy's own unsubscribe link (a per-copy token).
+complaint_setup() {
+	MAIL=$BATS_TEST_TMPDIR/mail
+	RUNLOG=$BATS_TEST_TMPDIR/runner.log
+	smtpd_start users
+	mjq_setup <<-EOF
+	[unsubscribe]
+	secret_file = $BATS_TEST_TMPDIR/unsubscribe.secret
+	[transport_map]
+	users.test = smtp:[127.0.0.1]:$PORT
+	example.org = pipe:$BATS_TEST_TMPDIR/owner-in \${recipient}
+	* = maildir:$MAIL/\${recipient}
+	EOF
+	"$TOP/scripts/mjq-unsubsecret" "$BATS_TEST_TMPDIR/unsubscribe.secret"
+	cat >"$BATS_TEST_TMPDIR/owner-in" <<-EOF
+	#!/bin/sh
+	{ printf 'Delivered-To: %s\n' "\$1"; cat; } |
+	    exec "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -o -f ''
+	EOF
+	chmod +x "$BATS_TEST_TMPDIR/owner-in"
+	mjq_list example.org mylist carol@users.test dave@users.test erin@users.test
+	printf '[list]\nowners = boss@owner.test\n' >>"$LISTS/example.org/mylist/config"
+	[ "${1:-}" != one-click ] ||
+	    printf 'unsubscribe_url = https://lists.example.org/u\n' >>"$LISTS/example.org/mylist/config"
+	SUBS=$LISTS/example.org/mylist/subscribers
+}
+
+# reply_post - erin's reply "To: carol, Cc: the list", through the runner
+# until the queue is empty
+reply_post() {
+	printf 'From: erin@users.test\nTo: carol@users.test\nCc: mylist@example.org\nSubject: Re: lunch\n\nyes\n' |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f erin@users.test
+	runq_empty
+}
+
+# copy_of ADDR - the copy users.test accepted for ADDR, as its final
+# delivery agent stores it (Return-Path on top, LF line ends)
+copy_of() {
+	local line msg from
+	line=$(grep " to=<$1>" "$BATS_TEST_TMPDIR/users/log" | tail -1)
+	msg=$(echo "$line" | awk '{print $2}')
+	from=$(echo "$line" | sed 's/.* from=<\([^>]*\)>.*/\1/')
+	printf 'Return-Path: <%s>\n' "$from"
+	tr -d '\r' <"$BATS_TEST_TMPDIR/users/save/new/$msg"
+}
+
+# complain ADDR [RCPT-TO-LINE] - a provider's abuse report (RFC 5965) on
+# ADDR's copy to mylist-owner, with RCPT-TO-LINE in its feedback part
+complain() {
+	copy_of "$1" >"$BATS_TEST_TMPDIR/copy"
+	arf_report abuse "${2:-Original-Mail-From: <mylist-owner@example.org>}" \
+	    "$BATS_TEST_TMPDIR/copy"
+	runq_empty
+}
+
+# complaints_counted - the list's complaints as mj_queueserv status shows
+complaints_counted() {
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
+	echo "$output" | sed -n 's/^list: mylist@example.org .*, complaints \([0-9]*\),.*/\1/p'
+}
+
+@test "a complaint on a plain list: dave's report without Original-Rcpt-To proves nobody (the post's To: carol is the poster's), counted and shown to the owners; with it, dave leaves" {
+	complaint_setup
+	reply_post
+	[ "$(grep -c ' to=<' "$BATS_TEST_TMPDIR/users/log")" -eq 3 ]
+	complain dave@users.test
+	echo "subscribers: $(paste -sd" " "$SUBS")"
+	[ "$(cat "$SUBS")" = $'carol@users.test\ndave@users.test\nerin@users.test' ]
+	[ "$(complaints_counted)" = 1 ]
+	[ "$(mails boss@owner.test)" -eq 1 ]
+	grep -q 'report-type=feedback-report' "$MAIL"/boss@owner.test/new/*
+	grep -q 'feedback report (abuse) proving nobody: counted, removed nobody, forwarded to the owners' "$RUNLOG"
+	[ ! -s "$LISTS/example.org/mylist/complaints" ]
+	complain dave@users.test 'Original-Rcpt-To: <dave@users.test>'
+	echo "subscribers: $(paste -sd" " "$SUBS")"
+	[ "$(cat "$SUBS")" = $'carol@users.test\nerin@users.test' ]
+	[ "$(complaints_counted)" = 2 ]
+	grep -q "complaint (abuse report) from <dave@users.test> about mylist@example.org, proven by the report's Original-Rcpt-To: unsubscribed" "$RUNLOG"
+}
+
+@test "a complaint on a one-click list: the per-copy token proves dave without Original-Rcpt-To; a forged token proves nobody" {
+	complaint_setup one-click
+	reply_post
+	# each copy its own transaction, each with its recipient's link
+	[ "$(grep -c ' to=<' "$BATS_TEST_TMPDIR/users/log")" -eq 3 ]
+	copy_of dave@users.test | grep -q '^List-Unsubscribe: <https://lists.example.org/u?l=mylist%40example.org&a=dave%40users.test&t='
+	complain dave@users.test
+	echo "subscribers: $(paste -sd" " "$SUBS")"
+	[ "$(cat "$SUBS")" = $'carol@users.test\nerin@users.test' ]
+	grep -q "complaint (abuse report) from <dave@users.test> about mylist@example.org, proven by the copy's one-click link: unsubscribed" "$RUNLOG"
+	# with Original-Rcpt-To too: the same answer
+	echo dave@users.test >>"$SUBS"
+	complain dave@users.test 'Original-Rcpt-To: <dave@users.test>'
+	echo "subscribers: $(paste -sd" " "$SUBS")"
+	[ "$(cat "$SUBS")" = $'carol@users.test\nerin@users.test' ]
+	[ "$(complaints_counted)" = 2 ]
+	[ "$(mails boss@owner.test)" -eq 0 ]
+	# a token whose address was changed to carol's no longer verifies
+	echo dave@users.test >>"$SUBS"
+	copy_of dave@users.test | sed 's/a=dave%40users.test/a=carol%40users.test/' >"$BATS_TEST_TMPDIR/forged"
+	grep -q 'a=carol%40users.test' "$BATS_TEST_TMPDIR/forged"
+	copy_of() { cat "$BATS_TEST_TMPDIR/forged"; }
+	complain dave@users.test
+	echo "subscribers: $(paste -sd" " "$SUBS")"
+	[ "$(cat "$SUBS")" = $'carol@users.test\nerin@users.test\ndave@users.test' ]
+	[ "$(complaints_counted)" = 3 ]
+	[ "$(mails boss@owner.test)" -eq 1 ]
 }

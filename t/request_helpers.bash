@@ -32,3 +32,36 @@ request_setup() {
 	* = maildir:$MAIL/\${recipient}
 	EOF
 }
+
+# arf_report FEEDBACK-TYPE FEEDBACK-LINE COPY - an RFC 5965 report from a
+# provider's feedback loop to mylist-owner, COPY (the returned post, a
+# file) its message/rfc822 part, into the spool
+arf_report() {
+	{
+		cat <<-EOF
+		From: <fbl@provider.test>
+		To: <mylist-owner@example.org>
+		Subject: complaint about message from 192.0.2.1
+		MIME-Version: 1.0
+		Content-Type: multipart/report; report-type=feedback-report; boundary="part1"
+
+		--part1
+		Content-Type: text/plain
+
+		This is an email abuse report.
+		--part1
+		Content-Type: message/feedback-report
+
+		Feedback-Type: $1
+		User-Agent: SomeGenerator/1.0
+		Version: 1
+		$2
+
+		--part1
+		Content-Type: message/rfc822
+
+		EOF
+		cat "$3"
+		printf -- '--part1--\n'
+	} | "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -o -f fbl@provider.test
+}

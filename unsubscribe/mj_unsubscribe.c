@@ -137,7 +137,7 @@ main(void)
 	if (method == UNSUB_OTHER)
 		return unsub_refuse(405, "Method Not Allowed", NULL,
 		    "Only GET and POST are answered here.", 0);
-	if (unsub_cgi_link(getenv("QUERY_STRING"), &l) == -1)
+	if (unsub_link_parse(getenv("QUERY_STRING"), &l) == -1)
 		return unsub_refuse(400, "Bad Request", NULL,
 		    "This unsubscribe link is incomplete or damaged.", head);
 	parts[0] = lists_settings_part(&ls);

@@ -15,20 +15,10 @@
 
 #define UNSUB_BODY_MAX 4096 /* a one-click POST body is a few bytes */
 
-/* What the link names: the query string, decoded and checked. */
-struct unsub_link {
-	char list[NAME_LIST_MAX + 1];
-	char domain[NAME_DOMAIN_MAX + 1];
-	char addr[SPOOL_ADDR_MAX + 1];
-	long long issued;
-	char mac[UNSUB_MAC_HEX + 1];
-};
-
 enum unsub_method { UNSUB_GET, UNSUB_HEAD, UNSUB_POST, UNSUB_OTHER };
 
 /* unsub_cgi.c */
 enum unsub_method unsub_cgi_method(void);
-int unsub_cgi_link(const char *query, struct unsub_link *l);
 int unsub_cgi_body(char *buf, size_t size, size_t *len);
 int unsub_cgi_one_click(const char *body, size_t len);
 

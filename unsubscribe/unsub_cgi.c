@@ -2,11 +2,10 @@
  * unsub_cgi.c - what the web server hands mj_unsubscribe (RFC 3875): the
  * method, the query string of the link, and a bounded request body.
  *
- * The link is <url>?l=<list>@<domain>&a=<address>&t=<issued>&s=<mac>,
- * percent-encoded.  Every field is checked here as mj_enqueue checks its
- * arguments, before anything else looks at it.
+ * The link's query string is read by lists/unsub_link.c, which checks
+ * every field as mj_enqueue checks its arguments, before anything else
+ * looks at it.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -31,101 +30,6 @@ unsub_cgi_method(void)
 	if (strcmp(m, "POST") == 0)
 		return UNSUB_POST;
 	return UNSUB_OTHER;
-}
-
-/* unsub_hexval - a hex digit's value, or -1 */
-static int
-unsub_hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* unsub_decode - percent-decode n bytes into out (NUL-terminated);
- * 0 ok, -1 malformed, too long, or a control byte */
-static int
-unsub_decode(const char *in, size_t n, char *out, size_t outlen)
-{
-	size_t i, o = 0;
-	int hi, lo, c;
-
-	for (i = 0; i < n; i++) {
-		c = (unsigned char)in[i];
-		if (c == '%') {
-			if (i + 2 >= n)
-				return -1;
-			if ((hi = unsub_hexval((unsigned char)in[i + 1])) < 0 ||
-			    (lo = unsub_hexval((unsigned char)in[i + 2])) < 0)
-				return -1;
-			c = hi << 4 | lo;
-			i += 2;
-		} else if (c == '+') {
-			c = ' ';
-		}
-		if (c < 0x20 || c == 0x7f || o + 1 >= outlen)
-			return -1;
-		out[o++] = (char)c;
-	}
-	out[o] = '\0';
-	return 0;
-}
-
-/* unsub_field - the decoded value of key in a query string; 0 found,
- * -1 absent, repeated or malformed */
-static int
-unsub_field(const char *query, const char *key, char *out, size_t outlen)
-{
-	size_t klen = strlen(key);
-	const char *p = query, *amp;
-	int found = 0;
-
-	while (*p != '\0') {
-		amp = p + strcspn(p, "&;");
-		if ((size_t)(amp - p) > klen && strncmp(p, key, klen) == 0 &&
-		    p[klen] == '=') {
-			if (found++ ||
-			    unsub_decode(p + klen + 1,
-				(size_t)(amp - p - (ptrdiff_t)klen - 1), out,
-				outlen) == -1)
-				return -1;
-		}
-		p = *amp ? amp + 1 : amp;
-	}
-	return found ? 0 : -1;
-}
-
-/* unsub_cgi_link - the link's fields from the query string; 0 ok, -1 a
- * field missing or unusable */
-int
-unsub_cgi_link(const char *query, struct unsub_link *l)
-{
-	char whole[NAME_LIST_MAX + NAME_DOMAIN_MAX + 2], t[32], *at, *end;
-
-	memset(l, 0, sizeof(*l));
-	if (query == NULL ||
-	    unsub_field(query, "l", whole, sizeof(whole)) == -1 ||
-	    unsub_field(query, "a", l->addr, sizeof(l->addr)) == -1 ||
-	    unsub_field(query, "t", t, sizeof(t)) == -1 ||
-	    unsub_field(query, "s", l->mac, sizeof(l->mac)) == -1)
-		return -1;
-	if ((at = strchr(whole, '@')) == NULL)
-		return -1;
-	*at = '\0';
-	if (strlcpy(l->list, whole, sizeof(l->list)) >= sizeof(l->list) ||
-	    strlcpy(l->domain, at + 1, sizeof(l->domain)) >=
-		sizeof(l->domain) ||
-	    name_check_list(l->list) != NULL ||
-	    name_check_domain(l->domain) != NULL || !name_addr_ok(l->addr))
-		return -1;
-	errno = 0;
-	l->issued = strtoll(t, &end, 10);
-	if (errno != 0 || end == t || *end != '\0' || l->issued < 0)
-		return -1;
-	return 0;
 }
 
 /* unsub_cgi_body - read the request body (CONTENT_LENGTH bytes) into
@@ -182,7 +86,7 @@ unsub_cgi_one_click(const char *body, size_t len)
 		return (size_t)(body + len - v) >= 9 &&
 		       strncmp(v, "One-Click", 9) == 0;
 	}
-	return unsub_field(body, "List-Unsubscribe", value, sizeof(value)) ==
-		   0 &&
+	return unsub_link_field(
+		   body, "List-Unsubscribe", value, sizeof(value)) == 0 &&
 	       strcmp(value, "One-Click") == 0;
 }

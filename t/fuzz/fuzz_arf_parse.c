@@ -17,9 +17,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const struct unsub_secret us = {.n = 1}; /* a key of zeros */
 	static struct arf_found af;
 
-	arf_parse("example.org", "mylist", (const char *)data, size, &af);
+	arf_parse("example.org", "mylist", &us, 1700000000, (const char *)data,
+	    size, &af);
 	if (af.addr[0] != '\0' && (!af.is_arf || !name_addr_ok(af.addr)))
 		abort();
 	if (af.abuse && !af.is_arf)

@@ -89,7 +89,7 @@ fuzz_walk(struct spool_state *st, size_t size, unsigned char *want, int set)
 
 	spool_state_read_start(&r, st->fd, st->rcpt_start);
 	while ((k = spool_state_read_rcpt(&r, &rc)) == 1) {
-		if (rc.index != n || !name_addr_ok(rc.addr) ||
+		if (rc.index != n || !name_rcpt_ok(rc.addr) ||
 		    (size_t)rc.off + SPOOL_STATUS_WIDTH > size ||
 		    rc.status >= SPOOL_RCPT_NSTATUS)
 			abort();

@@ -82,8 +82,9 @@ fuzz_push(void *arg, const char *addr)
 	return 0;
 }
 
-/* fuzz_expect - the same file read plainly: each line up to a NUL, '#'
- * starts a comment, blanks trimmed, valid addresses, first of repeats */
+/* fuzz_expect - the same file read plainly: each line up to a NUL, a
+ * '#' at its start or after a blank starts a comment, its first word
+ * (a mode word may follow), valid addresses, first of repeats */
 static void
 fuzz_expect(const uint8_t *data, size_t size, struct fuzz_list *want)
 {
@@ -98,12 +99,18 @@ fuzz_expect(const uint8_t *data, size_t size, struct fuzz_list *want)
 			abort();
 		memcpy(line, data + i, len);
 		line[len] = '\0';
-		if ((p = strchr(line, '#')) != NULL)
-			*p = '\0';
+		for (k = 0; line[k] != '\0'; k++)
+			if (line[k] == '#' &&
+			    (k == 0 || isspace((unsigned char)line[k - 1]))) {
+				line[k] = '\0';
+				break;
+			}
 		for (p = line; isspace((unsigned char)*p); p++)
 			;
-		for (e = p + strlen(p); e > p && isspace((unsigned char)e[-1]);)
-			*--e = '\0';
+		/* the address is the first word; a second is its mode */
+		for (e = p; *e != '\0' && !isspace((unsigned char)*e); e++)
+			;
+		*e = '\0';
 		if (*p != '\0' && name_addr_ok(p)) {
 			for (k = 0; k < want->n; k++)
 				if (strcasecmp(want->v[k], p) == 0)

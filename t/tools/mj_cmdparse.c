@@ -21,7 +21,7 @@ main(int argc, char **argv)
 	const char *list = "", *suffix = "";
 	struct cmd_set *set;
 	const struct cmd *c;
-	char *text = NULL;
+	char *text = NULL, why[256];
 	size_t len = 0, cap = 0, i;
 	ssize_t n;
 	int ch;
@@ -58,7 +58,7 @@ main(int argc, char **argv)
 		if (c->verb == CMD_UNKNOWN || c->verb == CMD_SKIPPED) {
 			printf("%s: %s: %s\n",
 			    c->verb == CMD_SKIPPED ? "skipped" : "error",
-			    c->error, c->line);
+			    cmd_parse_error(c, why, sizeof(why)), c->line);
 			continue;
 		}
 		printf("%s", cmd_parse_verb_name(c->verb));
