@@ -596,12 +596,15 @@ many_fetched() {
 	server mx
 	sed -i "s/:MXPORT\$/:$PORT/" "$CONF"
 	seq 1 "$n" >"$T/to"
+	# (a pass on a loaded machine may leave domains a delivery did not
+	# wait for: the next post goes to those; each pass has all the time
+	# it needs, the loop a bound for a hang)
 	SECONDS=0
-	while [ -s "$T/to" ] && [ "$SECONDS" -lt 1200 ]; do
+	while [ -s "$T/to" ] && [ "$SECONDS" -lt 3600 ]; do
 		many_post
-		RUNQ_TIMEOUT=600 runq
-		echo "# pass at ${SECONDS}s: $(wc -l <"$T/to") domains" >&3
+		RUNQ_TIMEOUT=3600 runq
 		many_fetched | comm -13 - <(seq 1 "$n" | sort) >"$T/to"
+		echo "# ${SECONDS}s: $(wc -l <"$T/to") domains without a policy" >&3
 	done
 	[ ! -s "$T/to" ]
 	# the policy host gone, the MX without STARTTLS: every domain's
@@ -614,9 +617,18 @@ many_fetched() {
 	: >"$T/run.log"
 	seq 1 "$n" >"$T/to"
 	many_post
-	RUNQ_TIMEOUT=600 runq
-	[ "$(grep -c 'dsn=4.7.4, status=deferred (TLS is required, but was not offered by host mx1.sts.test' "$T/run.log")" -eq "$n" ]
-	run -1 grep -q 'tls=none\|without MTA-STS\|cannot cache' "$T/run.log"
+	RUNQ_TIMEOUT=3600 runq
+	# every domain deferred 4.7.4 (a delivery a loaded machine made
+	# time out is tried once more)
+	for i in 1 2 3; do
+		sed -n 's/.*to=<u@d\([0-9]*\)\.test>.*dsn=4\.7\.4, status=deferred (TLS is required, but was not offered by host mx1\.sts\.test.*/\1/p' \
+			"$T/run.log" | sort -u >"$T/refused"
+		[ "$(wc -l <"$T/refused")" -lt "$n" ] || break
+		make_due
+		RUNQ_TIMEOUT=3600 runq
+	done
+	[ "$(wc -l <"$T/refused")" -eq "$n" ]
+	run -1 grep -q 'status=sent\|tls=none\|without MTA-STS\|cannot cache' "$T/run.log"
 	[ "$(delivered)" -eq 0 ]
 	run -1 grep -qi 'MAIL FROM' "$T/s/trace"
 	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
