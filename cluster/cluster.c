@@ -44,7 +44,7 @@
 /* How long the leases of sessions closed for another node are kept
  * after the QUIT, so that the receiver has counted them closed before
  * that node opens its own (seconds). */
-#define CLUSTER_HANDOVER 0.1
+#define CLUSTER_HANDOVER 0.25
 
 struct cluster_key {
 	struct cluster_key *next;

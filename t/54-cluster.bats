@@ -103,8 +103,10 @@ redis_stop() {
 # $BATS_TEST_TMPDIR/nI: a list big@ex.org of RCPTS subscribers
 # nI-K@d.test, d.test sent to the receiver at $PORT, [cluster] on the
 # private Redis (at $REDIS_ADDR when set; none when NO_CLUSTER is set;
-# lease_time $LEASE_TIME, else 3s; queue_run_delay $QUEUE_RUN_DELAY,
-# else 1s);
+# lease_time $LEASE_TIME, else 3s; timeout_ms $REDIS_TIMEOUT_MS, else
+# 2000, so that a command a loaded machine delays a moment does not
+# count as Redis unreachable; queue_run_delay $QUEUE_RUN_DELAY, else
+# 1s);
 # extra INI lines appended (the first ones still in [cluster])
 node_setup() {
 	local i=$1 rcpts=$2 d=$BATS_TEST_TMPDIR/n$1
@@ -130,9 +132,10 @@ node_setup() {
 			d.test = smtp:[127.0.0.1]:$PORT
 		EOF2
 		[ -n "${NO_CLUSTER:-}" ] ||
-			printf '[cluster]\nredis = %s\nnode_name = n%s\n%s\n%s\n' \
+			printf '[cluster]\nredis = %s\nnode_name = n%s\n%s\n%s\n%s\n' \
 				"${REDIS_ADDR:-$REDIS/sock}" "$i" \
 				"lease_time = ${LEASE_TIME:-3s}" \
+				"timeout_ms = ${REDIS_TIMEOUT_MS:-2000}" \
 				"expected_nodes = 3"
 		printf '%s\n' "$@"
 	} >"$d/mjq.conf"
@@ -473,7 +476,8 @@ node_says() {
 	# a node on it delivers a post under its local share, the Redis
 	# said unreachable once per runner
 	smtpd_start s --stats "$BATS_TEST_TMPDIR/s/stats"
-	node_setup 1 50 "[transport:smtp]" "destination_concurrency_limit = 3"
+	REDIS_TIMEOUT_MS=250 node_setup 1 50 "[transport:smtp]" \
+		"destination_concurrency_limit = 3"
 	node_start 1
 	node_post 1
 	wait_for 120 drained 50

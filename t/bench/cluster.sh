@@ -81,7 +81,7 @@ done
 # it refused, then the best of each and shared/unshared.  Leases that go
 # back when their sessions close, and nodes that ask again a tenth of a
 # second after a refusal, leave the receiver idle only for a handover
-# (tens of ms, not seconds); the shared run never exceeds L3.  Against
+# (a quarter of a second, not seconds); the shared run never exceeds L3.  Against
 # a receiver that takes L3 sessions (CAP3=4 EOD3=20) the shared drain
 # is within 1.25x of the unshared one (faster: those meet 421s); against
 # one that takes any number at no cost (the defaults) the unshared run
