@@ -178,10 +178,10 @@ man_keys() {
 			"$SPOOL" "$LISTS"
 	} >"$BATS_TEST_TMPDIR/all.conf"
 	# every setting is in force: the keys, the [transport:smtp],
-	# [transport_map] and [tls_policy] examples (105 lines); 16 sections;
+	# [transport_map] and [tls_policy] examples (106 lines); 16 sections;
 	# then this test's 3 and 3
 	run -1 grep -q '^#[^ ]' "$BATS_TEST_TMPDIR/all.conf"
-	[ "$(grep -c '^[A-Za-z0-9_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((105 + 3)) ]
+	[ "$(grep -c '^[A-Za-z0-9_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((106 + 3)) ]
 	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((16 + 3)) ]
 	mjq_list example.org mylist
 	run "$ROOT/usr/sbin/mj_enqueue" -C "$BATS_TEST_TMPDIR/all.conf" \
