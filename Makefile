@@ -16,6 +16,8 @@
 #   listfn/*.c        -> listfn/liblistfn.a   (the list functions: posts,
 #                        owner mail, requests, moderation, bounces, DSNs)
 #   enqueue/*.c       -> enqueue/mj_enqueue
+#   members/*.c       -> members/mjq-members (a list owner's bulk
+#                        membership: add, remove, list, set-mode)
 #   queueserv/*.c     -> queueserv/mj_queueserv
 #   stsfetch/*.c      -> stsfetch/mj_stsfetch (an MTA-STS policy over
 #                        HTTPS with libcurl, for the runners: the one
@@ -109,6 +111,7 @@ QCTL_SRC   := $(wildcard queuectl/*.c)
 LISTFN_SRC := $(wildcard listfn/*.c)
 ENQ_SRC    := $(wildcard enqueue/*.c)
 UNSUB_SRC  := $(wildcard unsubscribe/*.c)
+MEM_SRC    := $(wildcard members/*.c)
 QS_SRC     := $(wildcard queueserv/*.c)
 STSF_SRC   := $(wildcard stsfetch/*.c)
 QR_MAIN    := $(wildcard queuerun/mj_queuerun.c)
@@ -130,6 +133,9 @@ LIBLISTFN := listfn/liblistfn.a
 LIBQR     := queuerun/libqueuerun.a
 
 PROGS := enqueue/mj_enqueue unsubscribe/mj_unsubscribe
+ifneq ($(MEM_SRC),)
+PROGS += members/mjq-members
+endif
 ifneq ($(QS_SRC),)
 PROGS += queueserv/mj_queueserv
 endif
@@ -201,6 +207,9 @@ enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LISTS_TABLE) $(CLUSTER_TABLE) \
 unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \
     $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+members/mjq-members: $(MEM_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \
+    $(LIBSPOOL) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS)
 queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \
     $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -29,6 +29,12 @@ struct lockedit {
 
 int lockedit_open(struct lockedit *le, const char *path);
 int lockedit_commit(struct lockedit *le, const char *text, size_t len);
+/* A file too large to hold in core: the lock alone, the new text
+ * streamed to <file>.tmp and committed (or given up) by the caller. */
+int lockedit_hold(struct lockedit *le, const char *path);
+FILE *lockedit_tmp_open(struct lockedit *le);
+int lockedit_tmp_commit(struct lockedit *le, FILE *fp);
+void lockedit_tmp_abort(struct lockedit *le, FILE *fp);
 void lockedit_close(struct lockedit *le);
 
 /* What a line callback of lockedit_lines answers (or -1: give up). */

@@ -34,6 +34,7 @@
 #include "posting.h"
 #include "rcpt_head.h"
 #include "subs_disabled.h"
+#include "subs_bulk.h"
 #include "subs_edit.h"
 #include "subs_mode.h"
 #include "text_utf8.h"
