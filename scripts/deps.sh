@@ -9,6 +9,7 @@
 #                              clang-format (t/check-format), redis-server
 #                              (the private Redis of t/54-cluster.bats)
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
+#                              (mailman3 and mlmmj: t/bench/members.sh)
 #   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
 #   sh scripts/deps.sh deb     build + debhelper, dpkg-dev (make deb)
 #
@@ -21,7 +22,9 @@ deb="$build debhelper dpkg-dev"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
       time curl lighttpd lighttpd-mod-openssl chromium python3-dkim python3-nacl python3-prometheus-client
       debhelper dpkg-dev clang-format redis-server"
-bench="$test"
+# t/bench/members.sh compares mjq-members with mailman addmembers (Mailman
+# 3, on SQLite) and mlmmj-sub
+bench="$test mailman3 mlmmj"
 fuzz="$build clang libclang-rt-dev"
 
 case "${1:-build}" in
