@@ -348,7 +348,7 @@ fuzz:
 # make setup: the mjq user and group, the spool, /var/lib/mjq, a first
 # mjq.conf (scripts/mjq-setup, idempotent).
 SBIN_PROGS = $(filter-out unsubscribe/mj_unsubscribe,$(PROGS))
-INSTALLED_SBIN = $(notdir $(SBIN_PROGS)) mjq-newlist mjq-setup mjq-unsubsecret \
+INSTALLED_SBIN = $(notdir $(SBIN_PROGS)) mjq-newlist mjq-import mjq-setup mjq-unsubsecret \
 	mjq-dkimkey
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
@@ -369,6 +369,8 @@ install: all
 	install -m 0644 scripts/mjq.conf.example $(DESTDIR)$(SYSCONFDIR)/mjq/mjq.conf.example
 	$(INSTALL_PATHS) scripts/mjq-newlist >$(DESTDIR)$(SBINDIR)/mjq-newlist
 	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-newlist
+	$(INSTALL_PATHS) scripts/mjq-import >$(DESTDIR)$(SBINDIR)/mjq-import
+	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-import
 	$(INSTALL_PATHS) scripts/mjq-setup >$(DESTDIR)$(SBINDIR)/mjq-setup
 	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-setup
 	$(INSTALL_PATHS) scripts/mjq-dkimkey >$(DESTDIR)$(SBINDIR)/mjq-dkimkey

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "listconf.h"
 #include "log.h"
 #include "members_welcome.h"
@@ -58,12 +59,9 @@ welcome_text(const struct settings *s, const char *domain, const char *list,
 {
 	char date[64];
 	time_t now = time(NULL);
-	struct tm tm;
 	FILE *fp;
 
-	if (gmtime_r(&now, &tm) == NULL ||
-	    strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm) ==
-		0)
+	if (clock_date(now, date, sizeof(date)) == -1)
 		return -1;
 	if ((fp = open_memstream(text, len)) == NULL)
 		return -1;

@@ -90,7 +90,7 @@ man_keys() {
 	cd "$ROOT"
 	find . -type f -printf '%m %p\n' | sort >"$BATS_TEST_TMPDIR/got"
 	{
-		for p in mj_enqueue mj_queueserv mj_queuerun mj_stsfetch mj_schedsim mjq-members mjq-newlist \
+		for p in mj_enqueue mj_queueserv mj_queuerun mj_stsfetch mj_schedsim mjq-members mjq-newlist mjq-import \
 			mjq-unsubsecret mjq-dkimkey mjq-setup; do
 			echo "755 ./usr/sbin/$p"
 		done
@@ -105,7 +105,7 @@ man_keys() {
 	} | sort >"$BATS_TEST_TMPDIR/want"
 	diff -u "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
 	# the man pages of every program are among them
-	for m in mj_enqueue mj_queueserv mj_queuerun mj_stsfetch mjq-members mjq-newlist mjq-dkimkey; do
+	for m in mj_enqueue mj_queueserv mj_queuerun mj_stsfetch mjq-members mjq-import mjq-newlist mjq-dkimkey; do
 		[ -f "usr/share/man/man8/$m.8" ]
 	done
 	cmp "$TOP/scripts/mjq.conf.example" etc/mjq/mjq.conf.example
