@@ -9,16 +9,21 @@
  * (lists/subs_bulk.c): runners and other editors wait for it, and a
  * failure halfway leaves the old file.  The summary goes to stdout, a
  * refused line (not an address, banned, not subscribed) to stderr with
- * its line number.  Exit 0 every line done, 1 some lines refused (the
+ * its line number.  Run as root, it becomes the owner of the list's
+ * directory first.  Exit 0 every line done, 1 some lines refused (the
  * rest done), else sysexits(3): 64 usage, 67 no such list, 75 the lock
- * or a file failed (nothing changed), 78 mjq.conf.
+ * or a file failed (nothing changed), 77 cannot become the list's
+ * owner, 78 mjq.conf.
  */
+#include <sys/stat.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include "cluster.h"
 #include "lists.h"
@@ -60,6 +65,37 @@ members_told(
 	else if (r == SUBS_BULK_DONE && mr->welcome != NULL &&
 		 fprintf(mr->welcome, "%s\n", addr) < 0)
 		return -1;
+	return 0;
+}
+
+/* members_become_owner - run as root, become the owner of the list's
+ * directory (as mlmmj-sub does), so that the files written stay the
+ * mjq user's and the runners can read them; 0, or -1 (logged) */
+static int
+members_become_owner(const struct settings *s, const struct members_run *mr)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+	gid_t gid;
+
+	if (geteuid() != 0)
+		return 0;
+	if (listconf_path(path, sizeof(path), s, mr->domain, mr->list, ".") ==
+		-1 ||
+	    stat(path, &sb) == -1) {
+		log_warn("cannot stat the list directory of %s@%s", mr->list,
+		    mr->domain);
+		return -1;
+	}
+	if (sb.st_uid == 0)
+		return 0;
+	gid = sb.st_gid;
+	if (setgroups(1, &gid) == -1 || setgid(sb.st_gid) == -1 ||
+	    setuid(sb.st_uid) == -1) {
+		log_warn("cannot become the owner (uid %ld) of %s",
+		    (long)sb.st_uid, path);
+		return -1;
+	}
 	return 0;
 }
 
@@ -166,20 +202,12 @@ members_args(int argc, char **argv, struct members_run *mr, const char **conf,
 
 /* members_change - add, remove or set-mode; an exit code */
 static int
-members_change(const struct settings *s, struct members_run *mr,
-    const char *file, int welcome)
+members_change(const struct settings *s, struct members_run *mr, int welcome)
 {
 	struct bans bans = {NULL, 0};
 	char err[PATH_MAX + 256];
 	int r;
 
-	if (strcmp(file, "-") == 0)
-		mr->in.fp = stdin, mr->in.name = "stdin";
-	else if ((mr->in.fp = fopen(file, "re")) == NULL) {
-		log_warn("cannot read %s", file);
-		return EX_NOINPUT;
-	} else
-		mr->in.name = file;
 	if (mr->b.op == SUBS_BULK_ADD) {
 		if (bans_load(s, mr->domain, mr->list, &bans) == -1)
 			return EX_TEMPFAIL;
@@ -248,8 +276,18 @@ main(int argc, char **argv)
 		    mr.domain, err);
 		return EX_NOUSER;
 	}
+	/* the input is opened as the caller, who may read it */
+	if (strcmp(mr.verb, "list") == 0 || strcmp(file, "-") == 0)
+		mr.in.fp = stdin, mr.in.name = "stdin";
+	else if ((mr.in.fp = fopen(file, "re")) == NULL) {
+		log_warn("cannot read %s", file);
+		return EX_NOINPUT;
+	} else
+		mr.in.name = file;
+	if (members_become_owner(&s, &mr) == -1)
+		return EX_NOPERM;
 	if (strcmp(mr.verb, "list") != 0)
-		return members_change(&s, &mr, file, welcome);
+		return members_change(&s, &mr, welcome);
 	if (listconf_subscribers_each_mode(&s, mr.domain, mr.list,
 		members_list_one, NULL, err, sizeof(err)) == -1 ||
 	    fflush(stdout) == EOF) {

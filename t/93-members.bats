@@ -168,3 +168,18 @@ members() {
 	[ "$output" = "mylist@example.org: 1000000 removed, 0 not subscribed, 0 invalid" ]
 	[ "$(cat "$SUBS")" = a@users.test ]
 }
+
+@test "run as root, mjq-members becomes the list directory's owner: the new file stays the mjq user's" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root"
+	chown -R nobody:nogroup "$LISTS/example.org/mylist"
+	open_path "$LISTS/example.org"
+	chmod o+r "$CONF"
+	run -0 members mylist@example.org add <<<'new@users.test'
+	[ "$(stat -c %U:%G "$SUBS")" = nobody:nogroup ]
+	grep -qx new@users.test "$SUBS"
+	# a directory nobody can write is refused with the cause, unchanged
+	chmod 555 "$LISTS/example.org/mylist"
+	run -75 members mylist@example.org add <<<'other@users.test'
+	[[ "$output" == *"Permission denied"* ]]
+	run -1 grep -q other@users.test "$SUBS"
+}
