@@ -17,10 +17,13 @@ struct listconf {
 	char reply_to[NAME_ADDR_MAX + 1];
 	long long max_message_size;
 	int verp;
+	int verp_rate; /* percent of posts sent VERP when verp is off */
 	char archive[PATH_MAX];	   /* a maildir that keeps every post */
 	char unsubscribe_url[512]; /* one-click links (RFC 8058), or "" */
 	char archive_url[512];	   /* List-Archive's template, or "" */
 	char archived_at_url[512]; /* Archived-At's template, or "" */
+	int archive_web;	   /* posts into mj_archive's web archive */
+	int archive_public;	   /* its pages in [archive] public_dir */
 	/* digests (listfn/digest.c) */
 	int digest;	       /* posts are collected for digests */
 	long long digest_size; /* an issue when the posts reach it */

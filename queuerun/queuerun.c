@@ -193,6 +193,8 @@ queuerun_claim(struct queuerun *q, double now)
 			/* digests due (or half sent by a crash) go out */
 			if (digest_sweep(&q->fn) > 0)
 				now = clock_now();
+			/* an archive inbox left with posts is drained */
+			(void)archive_post_sweep(&q->fn);
 			/* a finished day's TLS-RPT reports go out */
 			if (tlsrpt_sweep(&q->fn) > 0)
 				now = clock_now();
