@@ -312,7 +312,7 @@ test:
 # sched/ is left out on purpose: a pure library (no I/O, no clock reads,
 # no globals) whose files are the sections of SCHEDULER_README and
 # act on each other as qmgr's do (docs/architecture.md, "Source layout").
-CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv stsfetch smtp lists cluster spool-layout archive
+CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv stsfetch members smtp lists cluster spool-layout archive
 deps-graph: all
 	@sh scripts/deps-graph.sh
 	@st=0; for d in $(CALLGRAPH_DIRS); do \

@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "bans.h"
+#include "lists.h"
 
 struct members_input {
 	FILE *fp;

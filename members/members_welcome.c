@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "listconf.h"
+#include "lists.h"
 #include "log.h"
 #include "members_welcome.h"
 #include "spool_generate.h"
