@@ -16,6 +16,8 @@
 #   listfn/*.c        -> listfn/liblistfn.a   (the list functions: posts,
 #                        owner mail, requests, moderation, bounces, DSNs)
 #   enqueue/*.c       -> enqueue/mj_enqueue
+#   members/*.c       -> members/mjq-members (a list owner's bulk
+#                        membership: add, remove, list, set-mode)
 #   queueserv/*.c     -> queueserv/mj_queueserv
 #   stsfetch/*.c      -> stsfetch/mj_stsfetch (an MTA-STS policy over
 #                        HTTPS with libcurl, for the runners: the one
@@ -119,6 +121,7 @@ QCTL_SRC   := $(wildcard queuectl/*.c)
 LISTFN_SRC := $(wildcard listfn/*.c)
 ENQ_SRC    := $(wildcard enqueue/*.c)
 UNSUB_SRC  := $(wildcard unsubscribe/*.c)
+MEM_SRC    := $(wildcard members/*.c)
 QS_SRC     := $(wildcard queueserv/*.c)
 STSF_SRC   := $(wildcard stsfetch/*.c)
 QR_MAIN    := $(wildcard queuerun/mj_queuerun.c)
@@ -144,6 +147,9 @@ LIBQR     := queuerun/libqueuerun.a
 LIBARC    := archive/libarchive.a
 
 PROGS := enqueue/mj_enqueue unsubscribe/mj_unsubscribe
+ifneq ($(MEM_SRC),)
+PROGS += members/mjq-members
+endif
 ifneq ($(QS_SRC),)
 PROGS += queueserv/mj_queueserv
 endif
@@ -226,6 +232,9 @@ enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LISTS_TABLE) $(CLUSTER_TABLE) \
 unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \
     $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+members/mjq-members: $(MEM_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \
+    $(LIBSPOOL) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS)
 queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \
     $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -303,7 +312,7 @@ test:
 # sched/ is left out on purpose: a pure library (no I/O, no clock reads,
 # no globals) whose files are the sections of SCHEDULER_README and
 # act on each other as qmgr's do (docs/architecture.md, "Source layout").
-CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv stsfetch smtp lists cluster spool-layout archive
+CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv stsfetch members smtp lists cluster spool-layout archive
 deps-graph: all
 	@sh scripts/deps-graph.sh
 	@st=0; for d in $(CALLGRAPH_DIRS); do \
@@ -370,7 +379,7 @@ fuzz:
 # make setup: the mjq user and group, the spool, /var/lib/mjq, a first
 # mjq.conf (scripts/mjq-setup, idempotent).
 SBIN_PROGS = $(filter-out unsubscribe/mj_unsubscribe archsearch/mj_archsearch,$(PROGS))
-INSTALLED_SBIN = $(notdir $(SBIN_PROGS)) mjq-newlist mjq-setup mjq-unsubsecret \
+INSTALLED_SBIN = $(notdir $(SBIN_PROGS)) mjq-newlist mjq-import mjq-setup mjq-unsubsecret \
 	mjq-dkimkey
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
@@ -391,6 +400,8 @@ install: all
 	install -m 0644 scripts/mjq.conf.example $(DESTDIR)$(SYSCONFDIR)/mjq/mjq.conf.example
 	$(INSTALL_PATHS) scripts/mjq-newlist >$(DESTDIR)$(SBINDIR)/mjq-newlist
 	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-newlist
+	$(INSTALL_PATHS) scripts/mjq-import >$(DESTDIR)$(SBINDIR)/mjq-import
+	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-import
 	$(INSTALL_PATHS) scripts/mjq-setup >$(DESTDIR)$(SBINDIR)/mjq-setup
 	chmod 0755 $(DESTDIR)$(SBINDIR)/mjq-setup
 	$(INSTALL_PATHS) scripts/mjq-dkimkey >$(DESTDIR)$(SBINDIR)/mjq-dkimkey

@@ -71,3 +71,16 @@ clock_now(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+/* clock_date - t as a Date: field's value (RFC 5322 3.3), in UTC; 0, or
+ * -1 when it does not fit len */
+int
+clock_date(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(buf, len, "%a, %d %b %Y %H:%M:%S +0000", &tm) == 0)
+		return -1;
+	return 0;
+}

@@ -8,9 +8,12 @@
 #define MJQ_CLOCK_H
 
 #include <stddef.h>
+#include <time.h>
 
 /* clock_ms - milliseconds of CLOCK_MONOTONIC */
 long long clock_ms(void);
+/* clock_date - t as a Date: field's value, in UTC; 0 or -1 */
+int clock_date(time_t t, char *buf, size_t len);
 /* clock_now - wall-clock seconds, with fractions (CLOCK_REALTIME) */
 double clock_now(void);
 /* clock_span - a duration the short way: 42s, 5m, 3h, 2d */

@@ -127,13 +127,7 @@ lockedit_read(struct lockedit *le)
 int
 lockedit_open(struct lockedit *le, const char *path)
 {
-	memset(le, 0, sizeof(*le));
-	le->lockfd = -1;
-	if (strlcpy(le->path, path, sizeof(le->path)) >= sizeof(le->path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	if ((le->lockfd = lockedit_lock(path)) == -1)
+	if (lockedit_hold(le, path) == -1)
 		return -1;
 	if (lockedit_read(le) == -1) {
 		lockedit_close(le);
@@ -156,42 +150,93 @@ lockedit_hold(struct lockedit *le, const char *path)
 	return (le->lockfd = lockedit_lock(path)) == -1 ? -1 : 0;
 }
 
-/* lockedit_commit - states 3 and 4: the new text replaces the file */
-int
-lockedit_commit(struct lockedit *le, const char *text, size_t len)
+/* lockedit_tmp_name - "<file>.tmp" */
+static int
+lockedit_tmp_name(const struct lockedit *le, char *tmp, size_t len)
+{
+	if ((size_t)snprintf(tmp, len, "%s.tmp", le->path) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* lockedit_tmp_open - state 3 begins: <file>.tmp created with the
+ * file's mode (an administrator's chmod survives the rewrite), open
+ * for writing; NULL with errno */
+FILE *
+lockedit_tmp_open(struct lockedit *le)
 {
 	char tmp[PATH_MAX];
 	struct stat sb;
 	mode_t mode = 0640;
+	FILE *fp;
 	int fd;
 
 	if (le->lockfd == -1) {
 		errno = EBADF;
-		return -1;
+		return NULL;
 	}
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", le->path) >=
-	    sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	/* An administrator's chmod of the file survives the rewrite. */
+	if (lockedit_tmp_name(le, tmp, sizeof(tmp)) == -1)
+		return NULL;
 	if (stat(le->path, &sb) == 0)
 		mode = sb.st_mode & 07777;
-	if ((fd = open(tmp,
-		 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	if ((fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
 		 mode)) == -1)
-		return -1;
-	if (io_write_all(fd, text, len) == -1 || fchmod(fd, mode) == -1 ||
-	    fsync(fd) == -1) {
+		return NULL;
+	if (fchmod(fd, mode) == -1 || (fp = fdopen(fd, "w+")) == NULL) {
 		close(fd);
 		unlink(tmp);
+		return NULL;
+	}
+	return fp;
+}
+
+/* lockedit_tmp_abort - the new text given up: the file stays as it is */
+void
+lockedit_tmp_abort(struct lockedit *le, FILE *fp)
+{
+	char tmp[PATH_MAX];
+	int saved = errno;
+
+	fclose(fp);
+	if (lockedit_tmp_name(le, tmp, sizeof(tmp)) == 0)
+		unlink(tmp);
+	errno = saved;
+}
+
+/* lockedit_tmp_commit - states 3 and 4: what was written to fp
+ * flushed, fsync'd and renamed over the file; fp is closed either way */
+int
+lockedit_tmp_commit(struct lockedit *le, FILE *fp)
+{
+	char tmp[PATH_MAX];
+
+	if (lockedit_tmp_name(le, tmp, sizeof(tmp)) == -1 ||
+	    fflush(fp) == EOF || ferror(fp) || fsync(fileno(fp)) == -1) {
+		lockedit_tmp_abort(le, fp);
 		return -1;
 	}
-	if (close(fd) == -1 || rename(tmp, le->path) == -1) {
+	if (fclose(fp) == EOF || rename(tmp, le->path) == -1) {
 		unlink(tmp);
 		return -1;
 	}
 	return io_fsync_parent(le->path);
+}
+
+/* lockedit_commit - states 3 and 4: the new text replaces the file */
+int
+lockedit_commit(struct lockedit *le, const char *text, size_t len)
+{
+	FILE *fp;
+
+	if ((fp = lockedit_tmp_open(le)) == NULL)
+		return -1;
+	if (len > 0 && fwrite(text, 1, len, fp) != len) {
+		lockedit_tmp_abort(le, fp);
+		return -1;
+	}
+	return lockedit_tmp_commit(le, fp);
 }
 
 /* lockedit_close - state 5: free the text and drop the lock */

@@ -36,6 +36,11 @@ int lockedit_flock(int fd, int op);
  * of other files; -1 with errno */
 int lockedit_hold(struct lockedit *le, const char *path);
 int lockedit_commit(struct lockedit *le, const char *text, size_t len);
+/* A file too large to hold in core: lockedit_hold, then the new text
+ * streamed to <file>.tmp and committed (or given up) by the caller. */
+FILE *lockedit_tmp_open(struct lockedit *le);
+int lockedit_tmp_commit(struct lockedit *le, FILE *fp);
+void lockedit_tmp_abort(struct lockedit *le, FILE *fp);
 void lockedit_close(struct lockedit *le);
 
 /* What a line callback of lockedit_lines answers (or -1: give up). */

@@ -24,6 +24,7 @@ static const struct conf_key spool_keys[] = {
 
 static const struct conf_key lists_keys[] = {
     STRKEY("dir", "/var/lib/mjq/lists", lists_dir),
+    STRKEY("bans_file", "", lists_bans_file),
 };
 
 static const struct conf_key enqueue_keys[] = {

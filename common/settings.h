@@ -35,6 +35,7 @@ struct settings {
 	char spool_dir[PATH_MAX];
 	/* [lists] */
 	char lists_dir[PATH_MAX];
+	char lists_bans_file[PATH_MAX]; /* banned everywhere (lists/bans.c) */
 	/* [enqueue] */
 	long long enqueue_max_message_size;
 	int enqueue_start_server;

@@ -288,6 +288,28 @@ moderate_refuse(struct listfn_env *env, struct listfn_msg *m, int action,
 	return listfn_state_empty(env, m, "post", sender);
 }
 
+/* moderate_banned - 1 when the poster (its From, else its envelope
+ * sender) is banned from the list (bans.h), why saying who and by
+ * which pattern; 0 not; -1 the bans cannot be read */
+static int
+moderate_banned(struct listfn_env *env, const struct listfn_msg *m,
+    const char *from, const char *sender, char *why, size_t whylen)
+{
+	const char *pat = NULL, *who = from;
+	struct bans b;
+
+	if (bans_load(env->s, m->domain, m->list, &b) == -1)
+		return -1;
+	if (from[0] != '\0')
+		pat = bans_match(&b, from);
+	if (pat == NULL && sender[0] != '\0')
+		pat = bans_match(&b, who = sender);
+	if (pat != NULL)
+		(void)snprintf(why, whylen, "<%s> is banned (%s)", who, pat);
+	bans_free(&b);
+	return pat != NULL;
+}
+
 /* moderate_post - the posting policy for a post at its first
  * processing: 0 post it, -2 held (moved to HOLD/), 1 rejected or
  * discarded (it has an empty state file now), -1 try again later */
@@ -304,6 +326,19 @@ moderate_post(struct listfn_env *env, struct listfn_msg *m,
 	/* The null sender ("Return-Path: <>"), not an unknown one. */
 	bounce = header_return_path(text, len, whytext, sizeof(whytext)) == 0 &&
 		 whytext[0] == '\0';
+	/* A banned poster's post is dropped before anyone sees it: no
+	 * notice to the moderators, no answer to a spammer's address. */
+	if ((action = moderate_banned(
+		 env, m, from, sender, why, sizeof(why))) != 0) {
+		if (action == -1) {
+			log_warnx("%s: cannot read the list's bans", m->name);
+			return -1;
+		}
+		return moderate_refuse(env, m, POSTING_DISCARD, text, len, why,
+			   "", sender) == -1
+			   ? -1
+			   : 1;
+	}
 	if ((action = posting_check(env->s, m->domain, m->list, lc, from,
 		 sender, why, sizeof(why))) == -1) {
 		log_warn("%s: cannot check the list's posting policy", m->name);

@@ -82,6 +82,9 @@ request_change(struct request *r, const struct cmd *c, enum subs_op op)
 		    addr);
 		return 0;
 	}
+	if (op == SUBS_ADD &&
+	    (member = request_banned(r, c->list, addr, REQUEST_NO_SUB)) != 0)
+		return member == 1 ? 0 : -1;
 	if ((member = request_member_reply(r, c->list, addr, addr, &to)) == -1)
 		return -1;
 	if (member == (op == SUBS_ADD)) {
@@ -376,6 +379,11 @@ request_confirm(struct request *r, const struct cmd *c)
 		log_warnx("%s: list %s: %s", r->m->name, list, err);
 		return -1;
 	}
+	if (strcmp(action, "unsubscribe") != 0 &&
+	    (ch = request_banned(r, list, addr,
+		 strcmp(action, "set") == 0 ? REQUEST_BANNED
+					    : REQUEST_NO_SUB)) != 0)
+		return ch == -1 || request_spend(r, c) == -1 ? -1 : 0;
 	if (strcmp(action, "set") == 0)
 		return request_set_confirm(r, c, text, list, addr);
 	if (strcmp(action, "subscribe") == 0 && lc.subscribe_approval)

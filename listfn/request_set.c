@@ -31,6 +31,8 @@ request_set(struct request *r, const struct cmd *c)
 
 	if ((owner = request_list_load(r, c->list, &lc)) != 1)
 		return owner;
+	if ((member = request_banned(r, c->list, addr, REQUEST_BANNED)) != 0)
+		return member == 1 ? 0 : -1;
 	owner = strcasecmp(addr, r->requester) != 0 &&
 		listconf_in(lc.owners, r->requester);
 	if ((member = request_member_reply(

@@ -109,6 +109,29 @@ request_ours(const struct request *r, const char *list, const char *addr)
 	return request_local_ours(local, list);
 }
 
+/* request_banned - a ban of the list or the server covers addr: the
+ * main reply says so (the pattern itself is the owners' business) */
+int
+request_banned(
+    struct request *r, const char *list, const char *addr, const char *verb)
+{
+	char pat[BANS_PATTERN_MAX];
+	int k;
+
+	if ((k = bans_check(r->env->s, r->m->domain, list, addr, pat,
+		 sizeof(pat))) == -1) {
+		log_warnx("%s: cannot read the bans of %s", r->m->name, list);
+		return -1;
+	}
+	if (k == 1) {
+		log_notice("%s: <%s> refused on %s@%s: banned (%s)", r->m->name,
+		    addr, list, r->m->domain, pat);
+		fprintf(r->main->fp, "<%s> %s %s@%s.\n\n", addr, verb, list,
+		    r->m->domain);
+	}
+	return k;
+}
+
 /* request_token_what - what the token does, in words */
 static void
 request_token_what(char *buf, size_t len, const char *action, const char *addr,

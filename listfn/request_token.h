@@ -21,6 +21,13 @@ int request_member_reply(struct request *r, const char *list, const char *addr,
     const char *to_addr, struct reply **to);
 /* request_ours - addr is one of this server's own addresses */
 int request_ours(const struct request *r, const char *list, const char *addr);
+#define REQUEST_NO_SUB "may not subscribe to"
+#define REQUEST_BANNED "is banned from"
+/* request_banned - addr is banned from list (bans.h): 1, and the reply
+ * says so (verb: "may not subscribe to" or "is banned from"); 0 not;
+ * -1 error (logged) */
+int request_banned(
+    struct request *r, const char *list, const char *addr, const char *verb);
 /* request_token - a token for action on list and addr (with mode, for
  * set, or NULL), mailed in to's answer; 0 or -1 */
 int request_token(struct request *r, const char *action, const char *list,

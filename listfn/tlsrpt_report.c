@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "json_out.h"
 #include "tlsrpt_report.h"
 
@@ -232,11 +233,8 @@ tlsrpt_report_head(FILE *fp, const struct tlsrpt_report *r, const char *to,
     time_t now, const char *boundary)
 {
 	char date[64];
-	struct tm tm;
 
-	if (gmtime_r(&now, &tm) == NULL ||
-	    strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm) ==
-		0)
+	if (clock_date(now, date, sizeof(date)) == -1)
 		(void)strlcpy(
 		    date, "Thu, 01 Jan 1970 00:00:00 +0000", sizeof(date));
 	fprintf(fp,

@@ -71,6 +71,33 @@ addr_set_grow(struct addr_set *s)
 	return 0;
 }
 
+/* addr_set_probe - 1 when addr is in the set; else 0 and *j is the
+ * empty slot where it would go */
+static int
+addr_set_probe(const struct addr_set *s, const char *addr, uint64_t tag,
+    size_t *j, addr_set_same_fn same, void *arg)
+{
+	for (*j = addr_set_home(tag, s->size); s->slot[*j] != 0;
+	     *j = (*j + 1) & (s->size - 1))
+		if (s->slot[*j] >> ADDR_SET_WHERE_BITS == tag &&
+		    same(arg, (off_t)(s->slot[*j] & ADDR_SET_WHERE_MASK) - 1,
+			addr))
+			return 1;
+	return 0;
+}
+
+/* addr_set_find - 1 when addr (case-insensitively) is in the set, else
+ * 0; the set is not changed */
+int
+addr_set_find(const struct addr_set *s, const char *addr, addr_set_same_fn same,
+    void *arg)
+{
+	size_t j;
+
+	return s->size > 0 &&
+	       addr_set_probe(s, addr, addr_set_tag(addr), &j, same, arg);
+}
+
 /* addr_set_seen - 1 when addr (case-insensitively) is in the set
  * already; else it is added, to be found again at where, and 0; -1 on
  * an error of memory (ENOMEM) or of where (EFBIG) */
@@ -87,12 +114,8 @@ addr_set_seen(struct addr_set *s, const char *addr, off_t where,
 	}
 	if ((s->n + 1) * 2 > s->size && addr_set_grow(s) == -1)
 		return -1;
-	for (j = addr_set_home(tag, s->size); s->slot[j] != 0;
-	     j = (j + 1) & (s->size - 1))
-		if (s->slot[j] >> ADDR_SET_WHERE_BITS == tag &&
-		    same(arg, (off_t)(s->slot[j] & ADDR_SET_WHERE_MASK) - 1,
-			addr))
-			return 1;
+	if (addr_set_probe(s, addr, tag, &j, same, arg))
+		return 1;
 	s->slot[j] = tag << ADDR_SET_WHERE_BITS | ((uint64_t)where + 1);
 	s->n++;
 	return 0;

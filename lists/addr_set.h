@@ -18,6 +18,8 @@ typedef int (*addr_set_same_fn)(void *arg, off_t where, const char *addr);
 
 int addr_set_seen(struct addr_set *s, const char *addr, off_t where,
     addr_set_same_fn same, void *arg);
+int addr_set_find(const struct addr_set *s, const char *addr,
+    addr_set_same_fn same, void *arg);
 void addr_set_free(struct addr_set *s);
 
 #endif

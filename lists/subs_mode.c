@@ -39,10 +39,12 @@ mode_rest(const char *line, size_t len, size_t *restlen)
 	return line + k;
 }
 
-/* mode_line - addr's line written again with mode (each: no word) */
-static void
-mode_line(FILE *fp, const char *line, size_t len, size_t start, size_t alen,
-    enum subs_mode mode)
+/* subs_mode_line - addr's line (its address at start, alen bytes)
+ * written again with mode (each: no word), its comment kept, without
+ * the newline */
+void
+subs_mode_line(FILE *fp, const char *line, size_t len, size_t start,
+    size_t alen, enum subs_mode mode)
 {
 	size_t restlen;
 	const char *rest = mode_rest(line, len, &restlen);
@@ -89,7 +91,7 @@ mode_walk_line(void *arg, FILE *fp, char *line, size_t len)
 	cur[wlen] = '\0';
 	m = wlen == 0 ? SUBS_EACH : subs_mode_parse(cur, wlen);
 	mw->same = m == (int)mw->mode;
-	mode_line(fp, line, len, start, alen, mw->mode);
+	subs_mode_line(fp, line, len, start, alen, mw->mode);
 	return LOCKEDIT_REPLACE;
 }
 

@@ -6,6 +6,7 @@
 #define MJQ_SUBS_MODE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "names.h"
 #include "settings.h"
@@ -28,6 +29,9 @@ struct subs_mode_ent {
 int subs_mode_parse(const char *word, size_t len);
 /* subs_mode_name - the word of a mode */
 const char *subs_mode_name(enum subs_mode mode);
+/* subs_mode_line - a subscribers line written again with mode */
+void subs_mode_line(FILE *fp, const char *line, size_t len, size_t start,
+    size_t alen, enum subs_mode mode);
 /* subs_mode_set - addr's line given mode, under the subscribers lock:
  * 1 changed, 0 already so, 2 addr is not subscribed, -1 error */
 int subs_mode_set(const struct settings *s, const char *domain,

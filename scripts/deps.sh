@@ -17,7 +17,8 @@
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
 #                              (python3-flufl.bounce: Mailman 3's bounce
 #                              scanner, t/bench/bounces.sh; mhonarc:
-#                              t/bench/archive.sh's peer)
+#                              t/bench/archive.sh's peer; mailman3 and
+#                              mlmmj: t/bench/members.sh)
 #   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
 #   sh scripts/deps.sh deb     build + debhelper, dpkg-dev (make deb)
 #
@@ -32,7 +33,9 @@ test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
       debhelper dpkg-dev clang-format redis-server sqlite3
       adduser m4 libidn12 libgnutls-dane0 libnsl2 libpcre2-8-0 libdb5.3
       libevent-2.1-7 libwrap0 libldap-2.5-0 libsasl2-2 liblockfile1"
-bench="$test python3-flufl.bounce mhonarc"
+# t/bench/members.sh compares mjq-members with mailman addmembers (Mailman
+# 3, on SQLite) and mlmmj-sub
+bench="$test python3-flufl.bounce mhonarc mailman3 mlmmj"
 fuzz="$build clang libclang-rt-dev"
 
 case "${1:-build}" in

@@ -25,18 +25,6 @@ teardown() {
 	stop_everything ${RACE_PIDS:-}
 }
 
-# got ADDR - how many messages the server accepted for ADDR
-got() {
-	grep -c "to=<$1>\$" "$SLOG" || true
-}
-
-# mail_to ADDR - the newest message the server accepted for ADDR
-mail_to() {
-	local id
-	id=$(grep "to=<$1>\$" "$SLOG" | tail -1 | cut -d' ' -f2)
-	tr -d '\r' <"$SAVE/$id"
-}
-
 # post FROM [SUBJECT] [LIST] - a post from FROM (From and envelope)
 post() {
 	printf 'From: <%s>\nSubject: %s\nMessage-Id: <%s@users.test>\n\nhello from %s\n' \

@@ -90,7 +90,7 @@ man_keys() {
 	cd "$ROOT"
 	find . -type f -printf '%m %p\n' | sort >"$BATS_TEST_TMPDIR/got"
 	{
-		for p in mj_enqueue mj_queueserv mj_queuerun mj_stsfetch mj_schedsim mj_archive mjq-newlist \
+		for p in mj_enqueue mj_queueserv mj_queuerun mj_stsfetch mj_schedsim mj_archive mjq-members mjq-newlist mjq-import \
 			mjq-unsubsecret mjq-dkimkey mjq-setup; do
 			echo "755 ./usr/sbin/$p"
 		done
@@ -106,7 +106,7 @@ man_keys() {
 	} | sort >"$BATS_TEST_TMPDIR/want"
 	diff -u "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
 	# the man pages of every program are among them
-	for m in mj_enqueue mj_queueserv mj_queuerun mj_stsfetch mj_archive mjq-newlist mjq-dkimkey; do
+	for m in mj_enqueue mj_queueserv mj_queuerun mj_stsfetch mj_archive mjq-members mjq-import mjq-newlist mjq-dkimkey; do
 		[ -f "usr/share/man/man8/$m.8" ]
 	done
 	cmp "$TOP/scripts/mjq.conf.example" etc/mjq/mjq.conf.example
@@ -179,10 +179,10 @@ man_keys() {
 			"$SPOOL" "$LISTS"
 	} >"$BATS_TEST_TMPDIR/all.conf"
 	# every setting is in force: the keys, the [transport:smtp],
-	# [transport_map] and [tls_policy] examples (112 lines); 17 sections;
+	# [transport_map] and [tls_policy] examples (113 lines); 17 sections;
 	# then this test's 3 and 3
 	run -1 grep -q '^#[^ ]' "$BATS_TEST_TMPDIR/all.conf"
-	[ "$(grep -c '^[A-Za-z0-9_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((112 + 3)) ]
+	[ "$(grep -c '^[A-Za-z0-9_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((113 + 3)) ]
 	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((17 + 3)) ]
 	mjq_list example.org mylist
 	run "$ROOT/usr/sbin/mj_enqueue" -C "$BATS_TEST_TMPDIR/all.conf" \

@@ -78,6 +78,17 @@ bench() {
 	[[ "$output" == *"bytes per in-core recipient, batched 50 per entry: "* ]]
 }
 
+@test "members.sh: mjq-members, and Mailman 3 and mlmmj where installed, add every address" {
+	bench members.sh 20000 50
+	[[ "$output" =~ mjq-members\ +20000\ addresses ]]
+	if command -v mailman >/dev/null; then
+		[[ "$output" == *"ratio mailman/mjq: time per address "* ]]
+	fi
+	if [ -x /usr/bin/mlmmj-sub ]; then
+		[[ "$output" == *"ratio mlmmj/mjq: time per address "* ]]
+	fi
+}
+
 @test "cluster.sh: one node drains with [cluster] off and on, with the ratio" {
 	command -v redis-server >/dev/null || skip "redis-server is not installed"
 	bench cluster.sh 400 4

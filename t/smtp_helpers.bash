@@ -87,3 +87,17 @@ servers_stop() {
 	done <"$BATS_TEST_TMPDIR/server.pids"
 	rm -f "$BATS_TEST_TMPDIR/server.pids"
 }
+
+# got ADDR - how many messages the server whose log is $SLOG accepted
+# for ADDR
+got() {
+	grep -c "to=<$1>\$" "$SLOG" || true
+}
+
+# mail_to ADDR - the newest message that server accepted for ADDR (its
+# saved copies in $SAVE), CRLF made LF
+mail_to() {
+	local id
+	id=$(grep "to=<$1>\$" "$SLOG" | tail -1 | cut -d' ' -f2)
+	tr -d '\r' <"$SAVE/$id"
+}

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "spool_commit.h"
 #include "spool_name.h"
 #include "spool_path.h"
@@ -29,12 +30,9 @@ unsub_commit(const struct settings *s, const struct unsub_link *l)
 	struct spool_name name;
 	struct spool_tmp tmp;
 	time_t now = time(NULL);
-	struct tm tm;
 	int n;
 
-	if (gmtime_r(&now, &tm) == NULL ||
-	    strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm) ==
-		0)
+	if (clock_date(now, date, sizeof(date)) == -1)
 		return -1;
 	n = snprintf(text, sizeof(text),
 	    "Return-Path: <>\n"
