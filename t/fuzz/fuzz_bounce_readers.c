@@ -14,9 +14,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "bounce_charset.h"
-#include "bounce_read.h"
-#include "bounce_report.h"
 #include "lists.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -15,7 +15,6 @@
 #include <sysexits.h>
 #include <unistd.h>
 
-#include "bounce_rules.h"
 #include "lists.h"
 
 /* rules_text - each text rule's example decided by its own row */
