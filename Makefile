@@ -173,7 +173,7 @@ TOOLS := $(TOOL_SRC:.c=) t/tools/mj_testsmtpd $(PRELOAD_SRC:.c=.so)
 MAN8 := $(wildcard */*.8)
 MAN5 := $(wildcard */*.5)
 
-.PHONY: all test demo install uninstall setup deb clean deps fuzz bench \
+.PHONY: all test check demo install uninstall setup deb clean deps fuzz bench \
 	deps-graph fault-runner
 all: $(PROGS) $(TOOLS) t/tools/mj_enqueue_dyn
 
@@ -302,6 +302,14 @@ test:
 	@sh t/check-format
 	@$(MAKE) --no-print-directory all
 	@sh t/run
+# make check: the fast lane, the suite less the files tagged slow
+# (t/README); make test runs them all, as CI does
+check:
+	@sh scripts/deps.sh test
+	@sh t/check-bang
+	@sh t/check-format
+	@$(MAKE) --no-print-directory all
+	@sh t/run --fast
 
 # make deps-graph: the include graph between folders, checked to point
 # only down the layers (programs -> queuerun/ -> listfn/ deliver/ queuectl/ ->

@@ -5,6 +5,7 @@
 # files of queuerun/, queueserv/, smtp/, lists/, spool-layout/, deliver/
 # and queuectl/ call each other without a ring (scripts/deps-graph.sh,
 # scripts/callgraph.sh; `make deps-graph` prints both and fails on either).
+# slow: builds the tree again for the call-graph and layer checks
 
 TOP="$BATS_TEST_DIRNAME/.."
 bats_require_minimum_version 1.5.0

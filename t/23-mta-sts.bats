@@ -9,6 +9,7 @@
 # clock a test can move, make fault-runner) to the rua of _smtp._tls,
 # the report read by Python (t/tools/mj_tlsrptcheck.py) and its DKIM
 # signature checked by python3-dkim (mj_dkimverify.py).
+# slow: 5000 domains each fetch a policy over HTTPS and deliver over TLS
 
 load helpers
 load smtp_helpers

@@ -5,6 +5,7 @@
 # has the members with their modes and the settings mapped; a post
 # through mj_enqueue and the runner reaches over SMTP exactly the
 # members whose mode is each.  Tagged slow: 1000 mlmmj-sub runs.
+# slow: 1000 mlmmj-sub runs to make the peer list
 
 load helpers
 load smtp_helpers

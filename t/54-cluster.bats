@@ -18,6 +18,7 @@
 # port with a certificate of a private CA; a CA that did not sign it, a
 # name it does not hold, a server that never finishes the handshake are
 # Redis unreachable (local shares), never an unverified connection.
+# slow: three nodes and a private Redis, network splits
 
 bats_require_minimum_version 1.5.0
 load helpers

@@ -9,6 +9,7 @@
 # of the processes killed is the machine's own).
 # A killed server is brought back as in production: the next mj_enqueue
 # (a small extra post) finds nobody on the socket and starts one.
+# slow: kill -9 storms over a 10,000-recipient post
 
 bats_require_minimum_version 1.5.0
 load helpers

@@ -8,6 +8,7 @@
 #
 # Random choices are seeded: MJQ_SEED=N repeats a run; the seed in use
 # is printed.
+# slow: waits for watchdogs to kill hung runners, three times
 
 bats_require_minimum_version 1.5.0
 load helpers

@@ -15,6 +15,7 @@
 # The README's own install and Postfix steps, word for word on a private
 # copy of the host, are t/82-readme.bats; this file checks the mail path
 # in detail.
+# slow: a private Postfix instance
 
 load helpers
 load smtp_helpers

@@ -11,6 +11,7 @@
 # bob.  The post must arrive in bob's mailbox through the list.
 #
 # Needs root (namespaces, mounts); the real host is left as it was.
+# slow: the README install on a private copy of the host
 
 load helpers
 

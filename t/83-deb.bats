@@ -15,6 +15,7 @@
 # user, no /var/spool/mjq, no /etc/mjq: the test will not touch a real
 # installation).  One run at a time on a machine (a lock under /tmp);
 # teardown purges the package and removes the user whatever happened.
+# slow: builds and installs the Debian package
 
 load helpers
 load smtp_helpers

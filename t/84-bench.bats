@@ -7,6 +7,7 @@
 # queueserv.sh waiting forever for a busy runner.  The figures
 # themselves are not checked (that is what the full-size runs are
 # for); each script exits non-zero when its mail was not all delivered.
+# slow: runs every benchmark at a small size
 
 load helpers
 

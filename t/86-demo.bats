@@ -9,6 +9,7 @@
 # subscriber's post delivered to every subscriber, DKIM-signed; a
 # stranger's post held, the moderator's notice, the reply that approves
 # it, and the post delivered; the spool empty at the end.
+# slow: make demo in a fresh clone
 
 load helpers
 

@@ -5,6 +5,7 @@
 # address its delivered copy's Archived-At names; hostile posts render
 # as text and write nothing outside the archive; a crash between the
 # numbered states (archive/README, A1-A4) neither loses nor doubles one.
+# slow: 10,000 replies to one post, and a browser
 
 load helpers
 load smtp_helpers

@@ -21,6 +21,7 @@
 #
 # Needs root (namespaces, mounts).  Skips when Debian's archive cannot be
 # reached and the packages are not cached.
+# slow: Debian's Exim in a private host
 
 load helpers
 load smtp_helpers

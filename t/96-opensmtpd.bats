@@ -16,6 +16,7 @@
 #
 # Needs root (namespaces, mounts).  Skips when Debian's archive cannot be
 # reached and the package is not cached.
+# slow: Debian's OpenSMTPD in a private host
 
 load helpers
 load smtp_helpers
