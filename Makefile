@@ -58,7 +58,7 @@ CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
             -Icommon -Ispool-layout \
             -iquote sched -iquote smtp -iquote lists -iquote cluster \
             -iquote deliver \
-            -iquote queuectl -iquote listfn
+            -iquote queuectl -iquote listfn -iquote archive
 LDLIBS   += -linih -lbsd -lm -pthread -lcrypto
 # liblists finds organizational domains with libpsl: only what links
 # liblists needs it.
@@ -109,6 +109,7 @@ QCTL_SRC   := $(wildcard queuectl/*.c)
 LISTFN_SRC := $(wildcard listfn/*.c)
 ENQ_SRC    := $(wildcard enqueue/*.c)
 UNSUB_SRC  := $(wildcard unsubscribe/*.c)
+WEB_SRC    := $(wildcard web/*.c)
 QS_SRC     := $(wildcard queueserv/*.c)
 STSF_SRC   := $(wildcard stsfetch/*.c)
 QR_MAIN    := $(wildcard queuerun/mj_queuerun.c)
@@ -129,7 +130,7 @@ LIBQCTL   := queuectl/libqueuectl.a
 LIBLISTFN := listfn/liblistfn.a
 LIBQR     := queuerun/libqueuerun.a
 
-PROGS := enqueue/mj_enqueue unsubscribe/mj_unsubscribe
+PROGS := enqueue/mj_enqueue unsubscribe/mj_unsubscribe web/mj_listweb
 ifneq ($(QS_SRC),)
 PROGS += queueserv/mj_queueserv
 endif
@@ -201,6 +202,10 @@ enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LISTS_TABLE) $(CLUSTER_TABLE) \
 unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \
     $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+# mj_listweb escapes with the archive's one function (archive_html.o).
+web/mj_listweb: $(WEB_SRC:.c=.o) archive/archive_html.o $(CLUSTER_TABLE) \
+    $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS)
 queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \
     $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

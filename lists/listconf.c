@@ -66,6 +66,7 @@ static const struct conf_key listconf_keys[] = {
     {"verp", CONF_BOOL, "no", 0, 1, L(verp), NULL},
     LSTR("archive", archive),
     LSTR("unsubscribe_url", unsubscribe_url),
+    LSTR("pages_url", pages_url),
     LSTR("archive_url", archive_url),
     LSTR("archived_at_url", archived_at_url),
     {"digest", CONF_BOOL, "no", 0, 1, L(digest), NULL},

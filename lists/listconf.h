@@ -19,6 +19,7 @@ struct listconf {
 	int verp;
 	char archive[PATH_MAX];	   /* a maildir that keeps every post */
 	char unsubscribe_url[512]; /* one-click links (RFC 8058), or "" */
+	char pages_url[512];	   /* mj_listweb's URL, or "" */
 	char archive_url[512];	   /* List-Archive's template, or "" */
 	char archived_at_url[512]; /* Archived-At's template, or "" */
 	/* digests (listfn/digest.c) */

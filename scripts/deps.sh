@@ -20,7 +20,11 @@ build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-de
 deb="$build debhelper dpkg-dev"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
       time curl lighttpd lighttpd-mod-openssl chromium python3-dkim python3-nacl python3-prometheus-client
-      debhelper dpkg-dev clang-format redis-server"
+      debhelper dpkg-dev clang-format redis-server
+      chromium-driver python3-selenium"
+# chromium-driver and python3-selenium: t/93-pages.bats drives headless
+# Chromium through the list's pages (forms typed in and buttons pressed,
+# as a person does), which --dump-dom alone cannot do.
 bench="$test"
 fuzz="$build clang libclang-rt-dev"
 

@@ -27,24 +27,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgi_req.h"
 #include "cluster.h"
 #include "lists.h"
 #include "log.h"
 #include "spool_poke.h"
 #include "spool_unsub_rate.h"
 #include "unsub.h"
-
-/* unsub_config - the configuration file to read */
-static const char *
-unsub_config(void)
-{
-	const char *env = getenv("MJQ_CONF");
-
-	if (env != NULL && *env != '\0' && getuid() == geteuid() &&
-	    getgid() == getegid())
-		return env;
-	return SETTINGS_DEFAULT_FILE;
-}
 
 /* unsub_list_exists - 1 the list can be read, 0 there is no such list
  * (or it was removed on purpose), -1 it cannot be told now (the lists
@@ -124,7 +113,7 @@ main(void)
 	struct settings s;
 	struct unsub_secret us;
 	struct unsub_link l;
-	enum unsub_method method;
+	enum cgi_method method;
 	char err[512], body[UNSUB_BODY_MAX + 1];
 	size_t blen;
 	int head, r;
@@ -132,9 +121,9 @@ main(void)
 	setprogname("mj_unsubscribe");
 	umask(027);
 	log_open("mj_unsubscribe", LOG_TO_SYSLOG);
-	method = unsub_cgi_method();
-	head = method == UNSUB_HEAD;
-	if (method == UNSUB_OTHER)
+	method = cgi_method();
+	head = method == CGI_HEAD;
+	if (method == CGI_OTHER)
 		return unsub_refuse(405, "Method Not Allowed", NULL,
 		    "Only GET and POST are answered here.", 0);
 	if (unsub_link_parse(getenv("QUERY_STRING"), &l) == -1)
@@ -142,8 +131,8 @@ main(void)
 		    "This unsubscribe link is incomplete or damaged.", head);
 	parts[0] = lists_settings_part(&ls);
 	parts[1] = cluster_settings_part(&cs);
-	if (settings_load(&s, parts, 2, unsub_config(), 0, err, sizeof(err)) ==
-		-1 ||
+	if (settings_load(&s, parts, 2, cgi_config(SETTINGS_DEFAULT_FILE), 0,
+		err, sizeof(err)) == -1 ||
 	    unsub_secret_load(
 		&us, ls.unsubscribe_secret_file, err, sizeof(err)) == -1) {
 		log_warnx("%s", err);
@@ -166,11 +155,11 @@ main(void)
 				    "There is no such list.", head)
 			      : unsub_refuse(503, "Service Unavailable", &l,
 				    "The list cannot be read right now.", head);
-	if (method != UNSUB_POST) {
+	if (method != CGI_POST) {
 		unsub_page_confirm(&l, head);
 		return 0;
 	}
-	if ((r = unsub_cgi_body(body, sizeof(body), &blen)) != 0)
+	if ((r = cgi_body(body, sizeof(body), &blen)) != 0)
 		return r == 1 ? unsub_refuse(413, "Content Too Large", &l,
 				    "The request body is too large.", 0)
 			      : unsub_refuse(400, "Bad Request", &l,

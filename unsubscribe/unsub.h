@@ -15,11 +15,7 @@
 
 #define UNSUB_BODY_MAX 4096 /* a one-click POST body is a few bytes */
 
-enum unsub_method { UNSUB_GET, UNSUB_HEAD, UNSUB_POST, UNSUB_OTHER };
-
 /* unsub_cgi.c */
-enum unsub_method unsub_cgi_method(void);
-int unsub_cgi_body(char *buf, size_t size, size_t *len);
 int unsub_cgi_one_click(const char *body, size_t len);
 
 /* unsub_page.c */
