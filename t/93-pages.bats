@@ -118,3 +118,151 @@ browse() {
 	run ! grep -q ann "$SUBS"
 	[ -z "${MJQ_KEEP_SCREENSHOT:-}" ] || cp "$SHOTS"/*.png "$MJQ_KEEP_SCREENSHOT"
 }
+
+# subscribe_post ADDR [CURL-ARGS...] - the subscribe form posted with a
+# fresh form token; prints the status
+subscribe_post() {
+	local addr=$1
+	shift
+	post_status "$PAGES?l=mylist%40example.org" \
+		"a=${addr/@/%40}&f=$(form_token)" "$@"
+}
+
+@test "cross-site request forgery: a POST from another site, or without the form's token, does nothing" {
+	run subscribe_post ann@users.test -H "Origin: http://evil.test"
+	[ "$output" = 403 ]
+	run subscribe_post ann@users.test -H "Sec-Fetch-Site: cross-site"
+	[ "$output" = 403 ]
+	run post_status "$PAGES?l=mylist%40example.org" "a=ann%40users.test"
+	[ "$output" = 403 ]
+	run post_status "$PAGES?l=mylist%40example.org" "a=ann%40users.test&f=1-$(printf '0%.0s' $(seq 32))"
+	[ "$output" = 403 ]
+	# A form token of another list is no good here either.
+	other=$(curl -s "$PAGES?l=other%40example.org" | sed -n 's/.*name="f" value="\([^"]*\)".*/\1/p')
+	run post_status "$PAGES?l=mylist%40example.org" "a=ann%40users.test&f=$other"
+	[ "$output" = 403 ]
+	q=$(options_query bob@users.test mylist)
+	run post_status "$PAGES?$q" "do=unsubscribe" -H "Origin: http://evil.test"
+	[ "$output" = 403 ]
+	[ "$(requests)" -eq 0 ]
+	runq
+	[ -z "$(saved_to ann@users.test)" ]
+	grep -qx bob@users.test "$SUBS"
+	# The same form from this site goes through.
+	run subscribe_post ann@users.test -H "Origin: $WEB_ROOT" -H "Sec-Fetch-Site: same-origin"
+	[ "$output" = 200 ]
+	[ "$(requests)" -eq 1 ]
+}
+
+@test "a confirmation token of one list is refused on another, and a spent one is refused when replayed" {
+	run subscribe_post ann@users.test
+	[ "$output" = 200 ]
+	runq
+	link=$(confirm_link ann@users.test)
+	token=${link##*c=}
+	moved="$PAGES?l=other%40example.org&c=$token"
+	run curl -s -o /dev/null -w '%{http_code}' "$moved"
+	[ "$output" = 403 ]
+	run post_status "$PAGES?l=other%40example.org" "c=$token"
+	[ "$output" = 403 ]
+	[ "$(requests)" -eq 0 ]
+	run post_status "$PAGES?l=mylist%40example.org" "c=$token"
+	[ "$output" = 200 ]
+	runq
+	grep -qx ann@users.test "$SUBS"
+	run ! grep -q ann "$LISTS/example.org/other/subscribers"
+	run post_status "$PAGES?l=mylist%40example.org" "c=$token"
+	[ "$output" = 410 ]
+	run curl -s -o /dev/null -w '%{http_code}' "$link"
+	[ "$output" = 410 ]
+	[ "$(requests)" -eq 0 ]
+	# An options link of one list is no good on another.
+	q=$(options_query bob@users.test mylist)
+	run post_status "$PAGES?${q/mylist%40/other%40}" "do=unsubscribe"
+	[ "$output" = 403 ]
+	[ "$(requests)" -eq 0 ]
+}
+
+@test "a GET or HEAD of every page and link changes nothing" {
+	run subscribe_post ann@users.test
+	runq
+	link=$(confirm_link ann@users.test)
+	n=$(saved_to ann@users.test | wc -l)
+	for u in "$PAGES?l=mylist%40example.org" "$link" \
+		"$PAGES?$(options_query bob@users.test mylist)" \
+		"$PAGES?l=mylist%40example.org&a=ann%40users.test" \
+		"$PAGES?l=mylist%40example.org&c=$(printf 'a%.0s' $(seq 32))"; do
+		curl -s -o /dev/null "$u"
+		curl -s -I -o /dev/null "$u"
+		curl -s -o /dev/null "$u&do=unsubscribe&mode=nomail"
+	done
+	[ "$(requests)" -eq 0 ]
+	runq
+	[ "$(saved_to ann@users.test | wc -l)" -eq "$n" ]
+	[ "$(cat "$SUBS")" = bob@users.test ]
+}
+
+@test "<script> in every field a page shows comes out as text" {
+	printf '<script>alert(1)</script> & "quotes"\n' >"$LISTS/example.org/mylist/info"
+	printf 'archive_url = https://a.test/"><script>alert(2)</script>\n' >>"$LISTS/example.org/mylist/config"
+	curl -s "$PAGES?l=mylist%40example.org" >"$BATS_TEST_TMPDIR/page"
+	grep -qF '&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;' "$BATS_TEST_TMPDIR/page"
+	grep -qF 'href="https://a.test/&quot;' "$BATS_TEST_TMPDIR/page"
+	run ! grep -qi '<script' "$BATS_TEST_TMPDIR/page"
+	# An address with every character the grammar allows that HTML minds.
+	addr="o'b&x{y}@users.test"
+	t=$(date +%s)
+	q="l=mylist%40example.org&a=o%27b%26x%7By%7D%40users.test&t=$t&s=$(web_mac mylist example.org "$addr" "$t")"
+	curl -s "$PAGES?$q" >"$BATS_TEST_TMPDIR/page"
+	grep -qF 'o&#39;b&amp;x{y}@users.test' "$BATS_TEST_TMPDIR/page"
+	# A script as the address, the token, the list: refused, never echoed.
+	for u in "$PAGES?l=mylist%40example.org&c=%3Cscript%3E" \
+		"$PAGES?l=%3Cscript%3E%40example.org" \
+		"$PAGES?l=mylist%40example.org&a=%3Cscript%3E%40x.test&t=1&s=0"; do
+		curl -s "$u" >"$BATS_TEST_TMPDIR/page"
+		run ! grep -qi '<script' "$BATS_TEST_TMPDIR/page"
+	done
+	run subscribe_post '<script>@users.test'
+	[ "$output" = 400 ]
+	run ! grep -qi '<script' "$BATS_TEST_TMPDIR/body"
+	for f in "$BATS_TEST_TMPDIR"/page "$BATS_TEST_TMPDIR"/body; do
+		run ! grep -q '<script' "$f"
+	done
+	# No page allows a script to run even if one slipped through.
+	curl -s -D - -o /dev/null "$PAGES?l=mylist%40example.org" |
+		grep -qi "^Content-Security-Policy: default-src 'none'"
+}
+
+@test "address enumeration: a subscriber and a stranger get the same answer" {
+	run subscribe_post bob@users.test
+	[ "$output" = 200 ]
+	sed 's/bob@users.test/ADDR/g' "$BATS_TEST_TMPDIR/body" >"$BATS_TEST_TMPDIR/member"
+	run subscribe_post zed@users.test
+	[ "$output" = 200 ]
+	sed 's/zed@users.test/ADDR/g' "$BATS_TEST_TMPDIR/body" >"$BATS_TEST_TMPDIR/stranger"
+	cmp "$BATS_TEST_TMPDIR/member" "$BATS_TEST_TMPDIR/stranger"
+	# The list's page names no subscriber.
+	curl -s "$PAGES?l=mylist%40example.org" >"$BATS_TEST_TMPDIR/page"
+	run ! grep -q bob "$BATS_TEST_TMPDIR/page"
+}
+
+@test "a flood of 1,000 POSTs: the rate limits answer 429 and 503 and the runner gets a bounded number of requests" {
+	printf '[unsubscribe]\naddress_requests_per_hour = 3\nrequests_per_minute = 20\n' >>"$CONF"
+	f=$(form_token)
+	seq 1000 | sed "s/.*/a=u&%40users.test\\&f=$f/" >"$BATS_TEST_TMPDIR/bodies"
+	# Half the POSTs from one address, half from a thousand.
+	awk 'NR % 2 { print "a=same%40users.test&f='"$f"'"; next } { print }' \
+		"$BATS_TEST_TMPDIR/bodies" >"$BATS_TEST_TMPDIR/mixed"
+	xargs -P 16 -I{} curl -s -o /dev/null -w '%{http_code}\n' --data '{}' \
+		"$PAGES?l=mylist%40example.org" <"$BATS_TEST_TMPDIR/mixed" \
+		>"$BATS_TEST_TMPDIR/codes"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/codes")" -eq 1000 ]
+	ok=$(grep -c '^200$' "$BATS_TEST_TMPDIR/codes" || true)
+	limited=$(grep -c -E '^(429|503)$' "$BATS_TEST_TMPDIR/codes" || true)
+	[ "$((ok + limited))" -eq 1000 ]
+	[ "$ok" -le 20 ]
+	[ "$ok" -ge 1 ]
+	grep -q '^429$' "$BATS_TEST_TMPDIR/codes"
+	grep -q '^503$' "$BATS_TEST_TMPDIR/codes"
+	[ "$(requests)" -eq "$ok" ]
+}

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "listweb.h"
@@ -88,8 +89,11 @@ listweb_archive(const struct listweb *w)
 	    (fp = open_memstream(&buf, &len)) == NULL)
 		return;
 	archive_url_fields(fp, w->lc.archive_url, "", w->list, w->domain, NULL);
+	/* Only a web link: never javascript: or data: */
 	if (fclose(fp) == 0 && (lt = strchr(buf, '<')) != NULL &&
-	    (gt = strchr(lt, '>')) != NULL) {
+	    (gt = strchr(lt, '>')) != NULL &&
+	    (strncasecmp(lt + 1, "https://", 8) == 0 ||
+		strncasecmp(lt + 1, "http://", 7) == 0)) {
 		*gt = '\0';
 		printf("<p><a href=\"");
 		listweb_page_esc(lt + 1);
