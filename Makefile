@@ -343,7 +343,7 @@ fuzz:
 # and init files; as root into the live system (no DESTDIR), then
 # make setup: the mjq user and group, the spool, /var/lib/mjq, a first
 # mjq.conf (scripts/mjq-setup, idempotent).
-SBIN_PROGS = $(filter-out unsubscribe/mj_unsubscribe,$(PROGS))
+SBIN_PROGS = $(filter-out unsubscribe/mj_unsubscribe web/mj_listweb,$(PROGS))
 INSTALLED_SBIN = $(notdir $(SBIN_PROGS)) mjq-newlist mjq-setup mjq-unsubsecret \
 	mjq-dkimkey
 install: all
@@ -352,7 +352,7 @@ install: all
 	    $(DESTDIR)$(INITDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/mjq \
 	    $(DESTDIR)$(CGIDIR)
 	install -m 0755 $(SBIN_PROGS) $(DESTDIR)$(SBINDIR)
-	install -m 0755 unsubscribe/mj_unsubscribe $(DESTDIR)$(CGIDIR)
+	install -m 0755 unsubscribe/mj_unsubscribe web/mj_listweb $(DESTDIR)$(CGIDIR)
 	install -m 0755 scripts/mjq-unsubsecret $(DESTDIR)$(SBINDIR)
 	$(if $(MAN8),install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8)
 	$(if $(MAN5),install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5)
@@ -382,7 +382,7 @@ setup:
 # the lists and mjq.conf stay (they are the administrator's data)
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(INSTALLED_SBIN)) \
-	    $(DESTDIR)$(CGIDIR)/mj_unsubscribe
+	    $(DESTDIR)$(CGIDIR)/mj_unsubscribe $(DESTDIR)$(CGIDIR)/mj_listweb
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
 	rm -f $(DESTDIR)$(UNITDIR)/mj_queueserv.service \

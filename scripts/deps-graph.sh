@@ -32,7 +32,7 @@ layer() {
 	esac
 }
 dirs=""
-for d in enqueue queueserv stsfetch unsubscribe queuerun listfn deliver queuectl schedsim sched smtp lists cluster \
+for d in enqueue queueserv stsfetch unsubscribe web queuerun listfn deliver queuectl schedsim sched smtp lists cluster \
     spool-layout common t/tools t/tools/testsmtpd t/fuzz; do
 	[ -d "$d" ] && dirs="$dirs $d"
 done

@@ -95,6 +95,7 @@ man_keys() {
 			echo "755 ./usr/sbin/$p"
 		done
 		echo "755 ./usr/lib/cgi-bin/mj_unsubscribe"
+		echo "755 ./usr/lib/cgi-bin/mj_listweb"
 		for m in "$TOP"/*/*.8; do
 			echo "644 ./usr/share/man/man8/${m##*/}"
 		done

@@ -105,7 +105,17 @@ browse() {
 	grep -q 'Thank you' "$SHOTS/confirm-after.html"
 	runq
 	grep -qx 'ann@users.test' "$SUBS"
-	browse options "$PAGES?$(options_query ann@users.test mylist)" check:mode-digest press:set
+	# The options page from a post: its List-Unsubscribe link's page.
+	printf 'From: bob@users.test\nSubject: hello\n\nhi\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f bob@users.test
+	runq
+	unsub=$(cat "$SAVE"/* | tr -d '\r' |
+		grep -o 'http://[^>]*mj_unsubscribe?[^>]*a=ann%40users.test[^>]*' | head -1)
+	[ -n "$unsub" ]
+	browse unsub "$unsub"
+	options=$(sed -n 's/.*<a id="options" href="\([^"]*\)".*/\1/p' "$SHOTS/unsub.html" | sed 's/&amp;/\&/g')
+	[ "${options%%\?*}" = "$PAGES" ]
+	browse options "$options" check:mode-digest press:set
 	grep -q 'Check your mail' "$SHOTS/options-after.html"
 	runq
 	browse digest "$(confirm_link ann@users.test)" press:confirm

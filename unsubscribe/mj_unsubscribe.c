@@ -108,6 +108,7 @@ int
 main(void)
 {
 	struct lists_settings ls;
+	struct listconf lc;
 	struct cluster_settings cs; /* read to be checked, not used */
 	struct settings_part parts[2];
 	struct settings s;
@@ -156,7 +157,11 @@ main(void)
 			      : unsub_refuse(503, "Service Unavailable", &l,
 				    "The list cannot be read right now.", head);
 	if (method != CGI_POST) {
-		unsub_page_confirm(&l, head);
+		/* Without the list's config, the page has no options link. */
+		if (listconf_load(
+			&s, l.domain, l.list, &lc, err, sizeof(err)) == -1)
+			lc.pages_url[0] = '\0';
+		unsub_page_confirm(&l, lc.pages_url, head);
 		return 0;
 	}
 	if ((r = cgi_body(body, sizeof(body), &blen)) != 0)

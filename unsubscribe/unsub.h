@@ -19,7 +19,8 @@
 int unsub_cgi_one_click(const char *body, size_t len);
 
 /* unsub_page.c */
-void unsub_page_confirm(const struct unsub_link *l, int head);
+void unsub_page_confirm(
+    const struct unsub_link *l, const char *pages, int head);
 void unsub_page_done(const struct unsub_link *l);
 void unsub_page_error(int status, const char *reason,
     const struct unsub_link *l, const char *text, int head);

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "unsub.h"
 
@@ -97,7 +98,7 @@ unsub_page_mail_route(const struct unsub_link *l)
 /* unsub_page_confirm - the GET page: one button that POSTs the
  * one-click form back to the same link */
 void
-unsub_page_confirm(const struct unsub_link *l, int head)
+unsub_page_confirm(const struct unsub_link *l, const char *pages, int head)
 {
 	const char *script = getenv("SCRIPT_NAME");
 	const char *query = getenv("QUERY_STRING");
@@ -118,6 +119,14 @@ unsub_page_confirm(const struct unsub_link *l, int head)
 	    "value=\"One-Click\">\n"
 	    "<button type=\"submit\" id=\"unsubscribe\">Unsubscribe</button>\n"
 	    "</form>\n<p>Nothing changes until you press the button.</p>\n");
+	if (pages[0] != '\0') {
+		/* The list's pages (mj_listweb) take the same link. */
+		printf("<p><a id=\"options\" href=\"");
+		unsub_page_esc(pages);
+		putchar(strchr(pages, '?') != NULL ? '&' : '?');
+		unsub_page_esc(query ? query : "");
+		printf("\">Change how you get the list instead</a></p>\n");
+	}
 	unsub_page_tail();
 }
 

@@ -29,7 +29,6 @@
 #include "listweb.h"
 #include "log.h"
 #include "spool_request.h"
-#include "subs_mode.h"
 
 #define LISTWEB_INFO_MAX 4096
 
