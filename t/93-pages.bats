@@ -276,3 +276,79 @@ subscribe_post() {
 	grep -q '^503$' "$BATS_TEST_TMPDIR/codes"
 	[ "$(requests)" -eq "$ok" ]
 }
+
+# modlist - a list whose non-members' posts are held for boss, with its
+# pages; a post from zed (SUBJECT, BODY) held; sets MOD, the page link
+# of the notice
+modlist_held() {
+	MJQ_LIST_POSTING='' mjq_list example.org modlist bob@users.test
+	printf '[list]\nowners = boss@users.test\npages_url = %s\n' "$PAGES" \
+		>>"$LISTS/example.org/modlist/config"
+	printf 'From: Zed <zed@users.test>\nSubject: %s\nMessage-Id: <%s@users.test>\n\n%s\n' \
+		"$1" "$RANDOM$RANDOM" "$2" |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l modlist -r -f zed@users.test
+	runq
+	MOD=$(cat "$SAVE"/* | tr -d '\r' | grep -o 'http://[^ ]*&m=[0-9a-f-]*' | tail -1)
+	[ -n "$MOD" ]
+}
+
+# got ADDR - messages the sink accepted for ADDR
+got() {
+	grep -c "to=<$1>\$" "$BATS_TEST_TMPDIR/users/log" || true
+}
+
+@test "a moderator opens the notice's link, sees the held post safely, and approves it in a browser" {
+	/usr/bin/python3 -c "import selenium" 2>/dev/null || skip "needs python3-selenium (make test installs it)"
+	[ -x /usr/bin/chromedriver ] || skip "needs chromium-driver (make test installs it)"
+	modlist_held '<script>alert(1)</script> offer' $'Hello <img src="http://tracker.test/x.png">\n> quoted <b>bold</b>'
+	[ "$(got bob@users.test)" -eq 0 ]
+	# A scanner's GET changes nothing.
+	curl -s -o /dev/null "$MOD"
+	[ "$(requests)" -eq 0 ]
+	browse held "$MOD" press:approve
+	grep -qF '&lt;script&gt;alert(1)&lt;/script&gt; offer' "$SHOTS/held.html"
+	grep -qF '&lt;img src=' "$SHOTS/held.html"
+	run ! grep -qi '<script\|<img' "$SHOTS/held.html"
+	grep -q 'is not a subscriber' "$SHOTS/held.html"
+	grep -q 'sent to the list' "$SHOTS/held-after.html"
+	runq
+	[ "$(got bob@users.test)" -eq 1 ]
+	# The link is spent.
+	run curl -s -o /dev/null -w '%{http_code}' "$MOD"
+	[ "$output" = 410 ]
+}
+
+@test "reject with a reason and discard from the held post's page; its tokens work on no other list and once" {
+	modlist_held 'first' 'one'
+	first=$MOD
+	# The notice's tokens on another list's page: refused.
+	run curl -s -o /dev/null -w '%{http_code}' "${first/modlist%40/mylist%40}"
+	[ "$output" = 403 ]
+	run post_status "${first/modlist%40/mylist%40}" "do=approve"
+	[ "$output" = 403 ]
+	# The tokens shuffled (reject's where approve's is): refused.
+	m=${first##*m=}
+	run curl -s -o /dev/null -w '%{http_code}' "${first%%m=*}m=${m:33:32}-${m:0:32}-${m:66:32}"
+	[ "$output" = 403 ]
+	[ "$(requests)" -eq 0 ]
+	# A reason of two lines (no browser sends one) is refused.
+	run post_status "$first" "do=reject&reason=Off+topic%0D%0ABcc:+x@evil.test"
+	[ "$output" = 400 ]
+	[ "$(requests)" -eq 0 ]
+	run post_status "$first" "do=reject&reason=Off+topic+%3Cb%3E%2C+see+the+FAQ"
+	[ "$output" = 200 ]
+	runq
+	[ "$(got zed@users.test)" -eq 1 ]
+	cat "$SAVE"/* | tr -d '\r' | grep -q 'rejected by a moderator: Off topic <b>, see the FAQ'
+	[ "$(got x@evil.test)" -eq 0 ]
+	run post_status "$first" "do=approve"
+	[ "$output" = 410 ]
+	modlist_held 'second' 'two'
+	run post_status "$MOD" "do=discard"
+	[ "$(got zed@users.test)" -eq 1 ]
+	[ "$output" = 200 ]
+	runq
+	[ "$(got bob@users.test)" -eq 0 ]
+	[ "$(got zed@users.test)" -eq 1 ]
+	[ -z "$(find "$SPOOL/HOLD" -type f ! -name '.*')" ]
+}

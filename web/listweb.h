@@ -57,11 +57,16 @@ int listweb_queue(
 int listweb_refuse(
     const struct listweb *w, int status, const char *reason, const char *text);
 int listweb_busy(const struct listweb *w, int r);
+int listweb_refuse_status(const struct listweb *w, int status);
 int listweb_list_page(struct listweb *w);
 int listweb_subscribe(struct listweb *w);
 
 /* listweb_confirm.c */
+int listweb_token_ok(const char *t);
 int listweb_confirm(struct listweb *w, const char *token);
+
+/* listweb_moderate.c */
+int listweb_moderate(struct listweb *w, const char *m);
 
 /* listweb_options.c */
 int listweb_options(struct listweb *w, const struct unsub_link *l);

@@ -20,9 +20,9 @@ struct listweb_token {
 	char addr[NAME_ADDR_MAX + 1], mode[32];
 };
 
-/* listweb_token_well_formed - 32 lower-case hex digits */
-static int
-listweb_token_well_formed(const char *t)
+/* listweb_token_ok - 32 lower-case hex digits */
+int
+listweb_token_ok(const char *t)
 {
 	size_t i;
 
@@ -43,7 +43,7 @@ listweb_token_read(
 	enum spool_token_status st;
 
 	memset(t, 0, sizeof(*t));
-	if (!listweb_token_well_formed(token))
+	if (!listweb_token_ok(token))
 		return 403;
 	if (spool_token_read(w->s->spool_dir, token,
 		w->ls->request_token_lifetime, w->now, text, sizeof(text),
@@ -130,12 +130,7 @@ listweb_confirm(struct listweb *w, const char *token)
 	int r;
 
 	if ((r = listweb_token_read(w, token, &t)) != 0)
-		return r == 410	  ? listweb_refuse(w, 410, "Gone",
-					"This link has already been used or "
-					  "has expired.")
-		       : r == 403 ? listweb_refuse(w, 403, "Forbidden",
-					"This link is not valid.")
-				  : listweb_busy(w, 503);
+		return listweb_refuse_status(w, r);
 	if (w->method != CGI_POST) {
 		listweb_confirm_page(w, &t, token);
 		return 0;

@@ -54,6 +54,20 @@ listweb_busy(const struct listweb *w, int r)
 	    "Too many requests right now; please try again later.");
 }
 
+/* listweb_refuse_status - the answer to a token that cannot be used:
+ * 410 spent or expired, 403 not valid here, else 503 */
+int
+listweb_refuse_status(const struct listweb *w, int status)
+{
+	if (status == 410)
+		return listweb_refuse(w, 410, "Gone",
+		    "This link has already been used or has expired.");
+	if (status == 403)
+		return listweb_refuse(
+		    w, 403, "Forbidden", "This link is not valid.");
+	return listweb_busy(w, 503);
+}
+
 /* listweb_info - the list's info file, as preformatted text */
 static void
 listweb_info(const struct listweb *w)

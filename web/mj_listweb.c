@@ -92,8 +92,11 @@ listweb_post(struct listweb *w)
 static int
 listweb_route(struct listweb *w)
 {
-	char token[SPOOL_TOKEN_LEN + 2];
+	char token[SPOOL_TOKEN_LEN + 2], m[3 * SPOOL_TOKEN_LEN + 4];
 	struct unsub_link l;
+
+	if (unsub_link_field(w->query, "m", m, sizeof(m)) == 0)
+		return listweb_moderate(w, m);
 
 	if (unsub_link_field(w->query, "c", token, sizeof(token)) == 0 ||
 	    (w->method == CGI_POST &&
