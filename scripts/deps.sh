@@ -25,7 +25,9 @@ test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
 # chromium-driver and python3-selenium: t/93-pages.bats drives headless
 # Chromium through the list's pages (forms typed in and buttons pressed,
 # as a person does), which --dump-dom alone cannot do.
-bench="$test"
+# apache2-utils: ab, the load of t/bench/oneclick.sh pages (the CGI
+# pages' requests per second beside a static file).
+bench="$test apache2-utils"
 fuzz="$build clang libclang-rt-dev"
 
 case "${1:-build}" in
