@@ -199,10 +199,11 @@ CLUSTER_TABLE := cluster/cluster_settings.o
 enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LISTS_TABLE) $(CLUSTER_TABLE) \
     $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) $(ENQ_STATIC) -o $@ $^ $(ENQ_LIBS)
-unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \
-    $(LIBSPOOL) $(LIBCOMMON)
+unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) archive/archive_html.o \
+    $(CLUSTER_TABLE) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-# mj_listweb escapes with the archive's one function (archive_html.o).
+# mj_unsubscribe and mj_listweb escape with the archive's one function
+# (archive_html.o).
 web/mj_listweb: $(WEB_SRC:.c=.o) archive/archive_html.o $(CLUSTER_TABLE) \
     $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS)

@@ -4,6 +4,7 @@
  * whether the browser says it came from another site.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -109,4 +110,31 @@ cgi_config(const char *dflt)
 	    getgid() == getegid())
 		return env;
 	return dflt;
+}
+
+/* cgi_headers - the status line and the page's headers */
+void
+cgi_headers(int status, const char *reason)
+{
+	printf("Status: %d %s\r\n"
+	       "Content-Type: text/html; charset=utf-8\r\n"
+	       "Cache-Control: no-store\r\n"
+	       "X-Content-Type-Options: nosniff\r\n"
+	       "X-Frame-Options: DENY\r\n"
+	       "Content-Security-Policy: default-src 'none'; "
+	       "style-src 'unsafe-inline'; form-action 'self'; "
+	       "frame-ancestors 'none'; base-uri 'none'\r\n"
+	       "Referrer-Policy: no-referrer\r\n"
+	       "\r\n",
+	    status, reason);
+}
+
+/* cgi_page_open - <!DOCTYPE html> to <title>, for a phone's width */
+void
+cgi_page_open(void)
+{
+	printf("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	       "<meta charset=\"utf-8\">\n"
+	       "<meta name=\"viewport\" content=\"width=device-width, "
+	       "initial-scale=1\">\n<title>");
 }

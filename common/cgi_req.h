@@ -18,6 +18,13 @@ int cgi_body(char *buf, size_t size, size_t *len);
  * another site (Origin or Sec-Fetch-Site), 1 otherwise */
 int cgi_same_origin(void);
 
+/* cgi_headers - a CGI response's status and headers for an HTML page
+ * that must not run scripts, load anything remote, be framed, be cached
+ * or send a Referer (its address may carry a token), to stdout */
+void cgi_headers(int status, const char *reason);
+/* cgi_page_open - an HTML5 page's start, up to its open <title>: the
+ * caller writes the title (escaped), then its own style and body */
+void cgi_page_open(void);
 /* cgi_config - $MJQ_CONF when the program runs with its real user and
  * group (never when installed set-user-ID or set-group-ID), else dflt */
 const char *cgi_config(const char *dflt);

@@ -32,7 +32,6 @@
 #include "lists.h"
 #include "log.h"
 #include "spool_poke.h"
-#include "spool_unsub_rate.h"
 #include "unsub.h"
 
 /* unsub_list_exists - 1 the list can be read, 0 there is no such list
@@ -60,36 +59,18 @@ unsub_list_exists(const struct settings *s, const struct unsub_link *l)
 	return -1;
 }
 
-/* unsub_rate - count a POST that would queue a request against
- * [unsubscribe] address_requests_per_hour (per address and list) and
- * requests_per_minute (in all), in the spool's state/unsubscribe: 0 go
- * on, 429 the address's bound, 503 the global one, -1 error */
+/* unsub_take - count a POST that would queue a request, per address
+ * and list and in all (unsub_rate) */
 static int
-unsub_rate(const struct settings *s, const struct lists_settings *ls,
+unsub_take(const struct settings *s, const struct lists_settings *ls,
     const struct unsub_link *l)
 {
-	struct spool_unsub_bound addr = {ls->unsubscribe_address_per_hour,
-				     3600},
-				 all = {ls->unsubscribe_per_minute, 60};
 	char key[sizeof(l->addr) + sizeof(l->list) + sizeof(l->domain) + 3];
 
 	if ((size_t)snprintf(key, sizeof(key), "%s %s@%s", l->addr, l->list,
 		l->domain) >= sizeof(key))
 		return -1; /* cannot be: key holds the three */
-	switch (
-	    spool_unsub_rate_take(s->spool_dir, key, &addr, &all, time(NULL))) {
-	case SPOOL_UNSUB_OK:
-		return 0;
-	case SPOOL_UNSUB_ADDR_FULL:
-		return 429;
-	case SPOOL_UNSUB_ALL_FULL:
-		return 503;
-	case SPOOL_UNSUB_ERROR:
-		break;
-	}
-	log_warn("cannot count the request in %s/%s", s->spool_dir,
-	    SPOOL_UNSUB_RATE_FILE);
-	return -1;
+	return unsub_rate(s, ls, key, time(NULL));
 }
 
 /* unsub_refuse - one refusal, logged and answered */
@@ -173,7 +154,7 @@ main(void)
 		return unsub_refuse(400, "Bad Request", &l,
 		    "The request does not ask for List-Unsubscribe=One-Click.",
 		    0);
-	if ((r = unsub_rate(&s, &ls, &l)) == 429)
+	if ((r = unsub_take(&s, &ls, &l)) == 429)
 		return unsub_refuse(429, "Too Many Requests", &l,
 		    "This address has asked too often; please try again later.",
 		    0);

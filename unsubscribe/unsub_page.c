@@ -8,59 +8,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive_html.h"
+#include "cgi_req.h"
 #include "unsub.h"
 
-/* unsub_page_esc - text, HTML-escaped, to stdout */
+/* unsub_page_esc - text, HTML-escaped (the archive's one escaping
+ * function), to stdout */
 static void
 unsub_page_esc(const char *s)
 {
-	for (; *s != '\0'; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", stdout);
-			break;
-		case '<':
-			fputs("&lt;", stdout);
-			break;
-		case '>':
-			fputs("&gt;", stdout);
-			break;
-		case '"':
-			fputs("&quot;", stdout);
-			break;
-		case '\'':
-			fputs("&#39;", stdout);
-			break;
-		default:
-			putchar(*s);
-		}
-	}
+	archive_html_str(stdout, s);
 }
 
 /* unsub_page_head - the status line, headers and the page's start */
 static void
 unsub_page_head(int status, const char *reason, const char *title, int head)
 {
-	printf("Status: %d %s\r\n"
-	       "Content-Type: text/html; charset=utf-8\r\n"
-	       "Cache-Control: no-store\r\n"
-	       "X-Content-Type-Options: nosniff\r\n"
-	       "Content-Security-Policy: default-src 'none'; "
-	       "style-src 'unsafe-inline'; form-action 'self'\r\n"
-	       "Referrer-Policy: no-referrer\r\n"
-	       "\r\n",
-	    status, reason);
+	cgi_headers(status, reason);
 	if (head)
 		return;
-	printf("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-	       "<meta charset=\"utf-8\">\n"
-	       "<meta name=\"viewport\" content=\"width=device-width, "
-	       "initial-scale=1\">\n<title>%s</title>\n"
+	cgi_page_open();
+	unsub_page_esc(title);
+	printf("</title>\n"
 	       "<style>body{font-family:sans-serif;max-width:36em;"
 	       "margin:3em auto;padding:0 1em;line-height:1.5}"
 	       "button{font-size:1.1em;padding:.5em 1.5em}</style>\n"
-	       "</head>\n<body>\n<main>\n<h1>%s</h1>\n",
-	    title, title);
+	       "</head>\n<body>\n<main>\n<h1>");
+	unsub_page_esc(title);
+	printf("</h1>\n");
 }
 
 /* unsub_page_tail - the end of the page */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "archive_html.h"
+#include "cgi_req.h"
 #include "listweb.h"
 
 /* listweb_page_esc - text, escaped, to stdout */
@@ -24,23 +25,10 @@ listweb_page_esc(const char *s)
 void
 listweb_page_head(int status, const char *reason, const char *title, int head)
 {
-	printf("Status: %d %s\r\n"
-	       "Content-Type: text/html; charset=utf-8\r\n"
-	       "Cache-Control: no-store\r\n"
-	       "X-Content-Type-Options: nosniff\r\n"
-	       "X-Frame-Options: DENY\r\n"
-	       "Content-Security-Policy: default-src 'none'; "
-	       "style-src 'unsafe-inline'; form-action 'self'; "
-	       "frame-ancestors 'none'; base-uri 'none'\r\n"
-	       "Referrer-Policy: no-referrer\r\n"
-	       "\r\n",
-	    status, reason);
+	cgi_headers(status, reason);
 	if (head)
 		return;
-	printf("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-	       "<meta charset=\"utf-8\">\n"
-	       "<meta name=\"viewport\" content=\"width=device-width, "
-	       "initial-scale=1\">\n<title>");
+	cgi_page_open();
 	listweb_page_esc(title);
 	printf("</title>\n"
 	       "<style>:root{color-scheme:light dark}"

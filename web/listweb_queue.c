@@ -16,35 +16,21 @@
 #include "listweb.h"
 #include "log.h"
 #include "spool_request.h"
-#include "spool_unsub_rate.h"
 
-/* listweb_rate - count a request for addr: 0 go on, 429 the address
- * asked too often, 503 too many in all or the count cannot be kept */
+/* listweb_rate - count a request for addr (unsub_rate): 0 go on, 429
+ * the address asked too often, 503 too many in all or the count cannot
+ * be kept */
 int
 listweb_rate(const struct listweb *w, const char *addr)
 {
-	struct spool_unsub_bound one = {w->ls->unsubscribe_address_per_hour,
-				     3600},
-				 all = {w->ls->unsubscribe_per_minute, 60};
 	char key[NAME_ADDR_MAX + NAME_LIST_MAX + NAME_DOMAIN_MAX + 8];
+	int r;
 
 	if ((size_t)snprintf(key, sizeof(key), "web %s %s@%s", addr, w->list,
 		w->domain) >= sizeof(key))
 		return 503; /* cannot be: key holds the three */
-	switch (
-	    spool_unsub_rate_take(w->s->spool_dir, key, &one, &all, w->now)) {
-	case SPOOL_UNSUB_OK:
-		return 0;
-	case SPOOL_UNSUB_ADDR_FULL:
-		return 429;
-	case SPOOL_UNSUB_ALL_FULL:
-		return 503;
-	case SPOOL_UNSUB_ERROR:
-		break;
-	}
-	log_warn("cannot count the request in %s/%s", w->s->spool_dir,
-	    SPOOL_UNSUB_RATE_FILE);
-	return 503;
+	r = unsub_rate(w->s, w->ls, key, w->now);
+	return r == -1 ? 503 : r;
 }
 
 /* listweb_queue - commit a request from <from> to list-request whose
