@@ -21,10 +21,11 @@ deb="$build debhelper dpkg-dev"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
       time curl lighttpd lighttpd-mod-openssl chromium python3-dkim python3-nacl python3-prometheus-client
       debhelper dpkg-dev clang-format redis-server
-      chromium-driver python3-selenium"
+      chromium-driver python3-selenium tidy"
 # chromium-driver and python3-selenium: t/93-pages.bats drives headless
 # Chromium through the list's pages (forms typed in and buttons pressed,
-# as a person does), which --dump-dom alone cannot do.
+# as a person does), which --dump-dom alone cannot do; tidy (HTML Tidy
+# 5) checks that every page it serves is HTML5 without a warning.
 # apache2-utils: ab, the load of t/bench/oneclick.sh pages (the CGI
 # pages' requests per second beside a static file).
 bench="$test apache2-utils"

@@ -352,3 +352,33 @@ got() {
 	[ "$(got zed@users.test)" -eq 1 ]
 	[ -z "$(find "$SPOOL/HOLD" -type f ! -name '.*')" ]
 }
+
+# valid FILE - HTML Tidy finds no error or warning in the page FILE
+# (headers cut off)
+valid() {
+	sed '1,/^\r\{0,1\}$/d' "$1" >"$1.html"
+	tidy -q -e --show-warnings yes "$1.html"
+}
+
+@test "every page is HTML5 that HTML Tidy passes without a warning, and fits a phone's width" {
+	command -v tidy >/dev/null || skip "needs tidy (make test installs it)"
+	echo 'About <this> list & more.' >"$LISTS/example.org/mylist/info"
+	run subscribe_post ann@users.test
+	runq
+	link=$(confirm_link ann@users.test)
+	modlist_held 'a <held> post' 'body & more'
+	n=0
+	for u in "$PAGES?l=mylist%40example.org" "$link" \
+		"$PAGES?$(options_query bob@users.test mylist)" "$MOD" \
+		"$PAGES?l=nosuch%40example.org" "$PAGES?l=mylist%40example.org&c=bad"; do
+		n=$((n + 1))
+		curl -s -i "$u" >"$BATS_TEST_TMPDIR/p$n"
+		grep -q '<meta name="viewport" content="width=device-width' "$BATS_TEST_TMPDIR/p$n"
+		valid "$BATS_TEST_TMPDIR/p$n" || { echo "page $u"; false; }
+	done
+	for b in "a=ann%40users.test&f=$(form_token)" "a=bad&f=$(form_token)" "c=${link##*c=}"; do
+		n=$((n + 1))
+		curl -s -i --data "$b" "$PAGES?l=mylist%40example.org" >"$BATS_TEST_TMPDIR/p$n"
+		valid "$BATS_TEST_TMPDIR/p$n" || { echo "POST $b"; false; }
+	done
+}
