@@ -27,6 +27,7 @@
 #include "moderate_cmd.h"
 #include "listfn_msg.h"
 #include "request_cmd.h"
+#include "request_held.h"
 #include "request_set.h"
 #include "request_token.h"
 #include "spool_token.h"
@@ -63,7 +64,9 @@ static const char request_help[] =
     "\n"
     "  approve <token>               the post goes to the list\n"
     "  reject <token> [reason]       the post goes back to its poster\n"
-    "  discard <token>               the post is dropped\n";
+    "  discard <token>               the post is dropped\n"
+    "  held <list>                   a link to the page of the held\n"
+    "                                posts (when the list has pages)\n";
 
 /* request_change - subscribe or unsubscribe: a token to the address */
 static int
@@ -444,6 +447,8 @@ request_cmd(struct request *r, const struct cmd *c)
 	case CMD_REJECT:
 	case CMD_DISCARD:
 		return moderate_cmd(r, c);
+	case CMD_HELD:
+		return request_held(r, c);
 	}
 	return 0;
 }

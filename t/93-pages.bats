@@ -382,3 +382,44 @@ valid() {
 		valid "$BATS_TEST_TMPDIR/p$n" || { echo "POST $b"; false; }
 	done
 }
+
+# ask_held FROM - "held modlist" from FROM to modlist-request, run
+ask_held() {
+	printf 'From: <%s>\nSubject: held modlist\n\n' "$1" |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l modlist -q -f "$1"
+	runq
+}
+
+@test "the held posts' page: a moderator's link by mail lists them, each linked to its page; nobody else gets one; it expires" {
+	modlist_held 'first <b>' 'one'
+	modlist_held 'second' 'two'
+	second=$MOD
+	ask_held zed@users.test
+	run ! grep -q '&q=' <(cat "$SAVE"/* | tr -d '\r')
+	cat "$SAVE"/* | tr -d '\r' | grep -q 'Only the moderators of modlist@example.org'
+	ask_held boss@users.test
+	q=$(cat "$SAVE"/* | tr -d '\r' | grep -o 'http://[^ ]*&q=[0-9a-f]*' | tail -1)
+	[ -n "$q" ]
+	curl -s "$q" >"$BATS_TEST_TMPDIR/queue"
+	grep -qF 'first &lt;b&gt; (Zed &lt;zed at users.test&gt;)' "$BATS_TEST_TMPDIR/queue" ||
+		grep -qF 'first &lt;b&gt;' "$BATS_TEST_TMPDIR/queue"
+	[ "$(grep -c '<li><a href=' "$BATS_TEST_TMPDIR/queue")" -eq 2 ]
+	grep -qF "m=${second##*m=}" "$BATS_TEST_TMPDIR/queue"
+	if command -v tidy >/dev/null; then
+		curl -s -i "$q" >"$BATS_TEST_TMPDIR/queue.http"
+		valid "$BATS_TEST_TMPDIR/queue.http"
+	fi
+	if /usr/bin/python3 -c "import selenium" 2>/dev/null && [ -x /usr/bin/chromedriver ]; then
+		browse queue "$q"
+	fi
+	# Another list's page refuses the token; a POST to it does nothing.
+	run curl -s -o /dev/null -w '%{http_code}' "${q/modlist%40/mylist%40}"
+	[ "$output" = 403 ]
+	run post_status "$q" "do=approve"
+	[ "$output" = 405 ]
+	[ "$(requests)" -eq 0 ]
+	# Past its lifetime ([request] token_lifetime) the link is gone.
+	touch -d '30 days ago' "$SPOOL/state/tokens/${q##*q=}"
+	run curl -s -o /dev/null -w '%{http_code}' "$q"
+	[ "$output" = 410 ]
+}

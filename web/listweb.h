@@ -67,6 +67,10 @@ int listweb_confirm(struct listweb *w, const char *token);
 
 /* listweb_moderate.c */
 int listweb_moderate(struct listweb *w, const char *m);
+void listweb_held_summary(const struct listweb *w, const char *token);
+
+/* listweb_held.c */
+int listweb_held_queue(struct listweb *w, const char *token);
 
 /* listweb_options.c */
 int listweb_options(struct listweb *w, const struct unsub_link *l);

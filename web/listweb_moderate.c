@@ -114,6 +114,37 @@ listweb_held_field(const char *text, size_t len, const char *name)
 	printf("</dd>\n");
 }
 
+/* listweb_held_summary - "Subject (From)" of the post an approve token
+ * names, escaped */
+void
+listweb_held_summary(const struct listweb *w, const char *token)
+{
+	char text[8192], subj[512], from[512];
+	struct listweb_held h;
+	ssize_t n = -1;
+	int fd;
+
+	memset(&h, 0, sizeof(h));
+	(void)strlcpy(h.tok[0], token, sizeof(h.tok[0])); /* same size */
+	if (listweb_held_token(w, &h, 0) == 0 &&
+	    (fd = open(h.path, O_RDONLY | O_CLOEXEC)) != -1) {
+		n = read(fd, text, sizeof(text) - 1);
+		(void)close(fd); /* read only */
+	}
+	if (n < 0)
+		n = 0;
+	text[n] = '\0';
+	if (cmd_mime_header(text, (size_t)n, "Subject", subj, sizeof(subj)) ==
+	    -1)
+		(void)strlcpy(subj, "(no subject)", sizeof(subj));
+	if (cmd_mime_header(text, (size_t)n, "From", from, sizeof(from)) == -1)
+		from[0] = '\0';
+	archive_html_plain(stdout, subj, strlen(subj));
+	printf(" (");
+	archive_html_plain(stdout, from, strlen(from));
+	printf(")");
+}
+
 /* listweb_held_show - the post: headers, why, its text */
 static int
 listweb_held_show(const struct listweb *w, const struct listweb_held *h)

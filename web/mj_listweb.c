@@ -97,6 +97,8 @@ listweb_route(struct listweb *w)
 
 	if (unsub_link_field(w->query, "m", m, sizeof(m)) == 0)
 		return listweb_moderate(w, m);
+	if (unsub_link_field(w->query, "q", token, sizeof(token)) == 0)
+		return listweb_held_queue(w, token);
 
 	if (unsub_link_field(w->query, "c", token, sizeof(token)) == 0 ||
 	    (w->method == CGI_POST &&
