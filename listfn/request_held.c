@@ -3,9 +3,10 @@
  * names no moderators) gets a link to mj_listweb's page of the list's
  * held posts, carrying a token (action moderate-queue) that is good for
  * [request] token_lifetime and lets its holder see the queue and open
- * each post's page, as the notices' links do.  Anyone else learns only
- * that the command is for moderators; a list without pages_url says
- * the page is not set up.
+ * each post's page, as the notices' links do; an owner's also shows the
+ * owner's read-only view of the list (web/listweb_owner.c).  Anyone else learns
+ * only that the command is for moderators; a list without pages_url says the
+ * page is not set up.
  */
 #include <stdio.h>
 #include <string.h>
@@ -42,8 +43,9 @@ request_held(struct request *r, const struct cmd *c)
 		return 0;
 	}
 	n = snprintf(text, sizeof(text),
-	    "action %s\ndomain %s\nlist %s\naddress %s\n", REQUEST_HELD_ACTION,
-	    r->m->domain, c->list, r->requester);
+	    "action %s\ndomain %s\nlist %s\naddress %s\nowner %s\n",
+	    REQUEST_HELD_ACTION, r->m->domain, c->list, r->requester,
+	    listconf_in(lc.owners, r->requester) ? "yes" : "no");
 	if (n < 0 || (size_t)n >= sizeof(text) ||
 	    spool_token_create(r->env->s->spool_dir, text, (size_t)n, token,
 		sizeof(token)) == -1) {

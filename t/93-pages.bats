@@ -405,6 +405,12 @@ ask_held() {
 		grep -qF 'first &lt;b&gt;' "$BATS_TEST_TMPDIR/queue"
 	[ "$(grep -c '<li><a href=' "$BATS_TEST_TMPDIR/queue")" -eq 2 ]
 	grep -qF "m=${second##*m=}" "$BATS_TEST_TMPDIR/queue"
+	# boss is the owner: the owner's read-only view follows.
+	grep -q '<h2>Subscribers</h2>' "$BATS_TEST_TMPDIR/queue"
+	grep -q '<tr><td>each</td><td>1</td></tr>' "$BATS_TEST_TMPDIR/queue"
+	grep -q '<h2>Delivery disabled</h2>' "$BATS_TEST_TMPDIR/queue"
+	grep -q '<tr><td>recipient</td><td>0</td></tr>' "$BATS_TEST_TMPDIR/queue"
+	grep -q '<h2>Incidents</h2>' "$BATS_TEST_TMPDIR/queue"
 	if command -v tidy >/dev/null; then
 		curl -s -i "$q" >"$BATS_TEST_TMPDIR/queue.http"
 		valid "$BATS_TEST_TMPDIR/queue.http"
@@ -418,6 +424,14 @@ ask_held() {
 	run post_status "$q" "do=approve"
 	[ "$output" = 405 ]
 	[ "$(requests)" -eq 0 ]
+	# A moderator who is not an owner sees the held posts only.
+	echo 'moderators = mod@users.test' >>"$LISTS/example.org/modlist/config"
+	ask_held mod@users.test
+	mq=$(cat "$SAVE"/* | tr -d '\r' | grep -o 'http://[^ ]*&q=[0-9a-f]*' | grep -v "${q##*q=}" | tail -1)
+	[ -n "$mq" ]
+	curl -s "$mq" >"$BATS_TEST_TMPDIR/mqueue"
+	[ "$(grep -c '<li><a href=' "$BATS_TEST_TMPDIR/mqueue")" -eq 2 ]
+	run ! grep -q 'Subscribers\|bob@' "$BATS_TEST_TMPDIR/mqueue"
 	# Past its lifetime ([request] token_lifetime) the link is gone.
 	touch -d '30 days ago' "$SPOOL/state/tokens/${q##*q=}"
 	run curl -s -o /dev/null -w '%{http_code}' "$q"

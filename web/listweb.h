@@ -69,6 +69,9 @@ int listweb_confirm(struct listweb *w, const char *token);
 int listweb_moderate(struct listweb *w, const char *m);
 void listweb_held_summary(const struct listweb *w, const char *token);
 
+/* listweb_owner.c */
+void listweb_owner(const struct listweb *w);
+
 /* listweb_held.c */
 int listweb_held_queue(struct listweb *w, const char *token);
 

@@ -76,9 +76,10 @@ listweb_held_cmp(const void *a, const void *b)
 	    ((const struct listweb_hp *)b)->held);
 }
 
-/* listweb_held_check - the page's own token: 0, or a status */
+/* listweb_held_check - the page's own token: 0, or a status; *owner
+ * whether it was mailed to an owner */
 static int
-listweb_held_check(const struct listweb *w, const char *token)
+listweb_held_check(const struct listweb *w, const char *token, int *owner)
 {
 	char text[SPOOL_TOKEN_TEXT_MAX], v[NAME_ADDR_MAX + 1];
 	enum spool_token_status st;
@@ -99,6 +100,8 @@ listweb_held_check(const struct listweb *w, const char *token)
 	    spool_token_field(text, "domain", v, sizeof(v)) == -1 ||
 	    strcmp(v, w->domain) != 0)
 		return 403;
+	*owner = spool_token_field(text, "owner", v, sizeof(v)) == 0 &&
+		 strcmp(v, "yes") == 0;
 	return 0;
 }
 
@@ -108,12 +111,12 @@ listweb_held_queue(struct listweb *w, const char *token)
 {
 	struct listweb_walk *k;
 	size_t i, shown = 0;
-	int r;
+	int r, owner = 0;
 
 	if (w->method == CGI_POST)
 		return listweb_refuse(w, 405, "Method Not Allowed",
 		    "This page only shows; the buttons are on each post's.");
-	if ((r = listweb_held_check(w, token)) != 0)
+	if ((r = listweb_held_check(w, token, &owner)) != 0)
 		return listweb_refuse_status(w, r);
 	if ((k = calloc(1, sizeof(*k))) == NULL)
 		return listweb_busy(w, 503);
@@ -145,6 +148,8 @@ listweb_held_queue(struct listweb *w, const char *token)
 		printf("</a></li>\n");
 	}
 	printf("%s", shown == 0 ? "<p>None.</p>\n" : "</ol>\n");
+	if (owner)
+		listweb_owner(w);
 	listweb_page_foot();
 	free(k);
 	return 0;
