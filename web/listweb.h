@@ -63,6 +63,8 @@ int listweb_subscribe(struct listweb *w);
 
 /* listweb_confirm.c */
 int listweb_token_ok(const char *t);
+int listweb_token_text(
+    const struct listweb *w, const char *token, char *text, size_t size);
 int listweb_confirm(struct listweb *w, const char *token);
 
 /* listweb_moderate.c */

@@ -16,8 +16,7 @@
 
 /* What a token stands for, read from its file. */
 struct listweb_token {
-	char action[32], list[NAME_LIST_MAX + 1], domain[NAME_DOMAIN_MAX + 1];
-	char addr[NAME_ADDR_MAX + 1], mode[32];
+	char action[32], addr[NAME_ADDR_MAX + 1], mode[32];
 };
 
 /* listweb_token_ok - 32 lower-case hex digits */
@@ -32,6 +31,32 @@ listweb_token_ok(const char *t)
 	return i == SPOOL_TOKEN_LEN;
 }
 
+/* listweb_token_text - a token's text, when it is live and this list's:
+ * 0, or the status to answer with (403 malformed, unknown or another
+ * list's, 410 spent or expired, 503 unreadable) */
+int
+listweb_token_text(
+    const struct listweb *w, const char *token, char *text, size_t size)
+{
+	char v[NAME_DOMAIN_MAX + 1];
+	enum spool_token_status st;
+
+	if (!listweb_token_ok(token))
+		return 403;
+	if (spool_token_read(w->s->spool_dir, token,
+		w->ls->request_token_lifetime, w->now, text, size, &st) == -1)
+		return 503;
+	if (st == SPOOL_TOKEN_USED || st == SPOOL_TOKEN_EXPIRED)
+		return 410;
+	if (st != SPOOL_TOKEN_OK ||
+	    spool_token_field(text, "list", v, sizeof(v)) == -1 ||
+	    strcmp(v, w->list) != 0 ||
+	    spool_token_field(text, "domain", v, sizeof(v)) == -1 ||
+	    strcmp(v, w->domain) != 0)
+		return 403;
+	return 0;
+}
+
 /* listweb_token_read - the token's fields; 0 good for w's list, else
  * the status to answer with (403 unknown or another list's, 410 spent
  * or expired, 503 unreadable) */
@@ -40,27 +65,16 @@ listweb_token_read(
     const struct listweb *w, const char *token, struct listweb_token *t)
 {
 	char text[SPOOL_TOKEN_TEXT_MAX];
-	enum spool_token_status st;
+	int r;
 
 	memset(t, 0, sizeof(*t));
-	if (!listweb_token_ok(token))
-		return 403;
-	if (spool_token_read(w->s->spool_dir, token,
-		w->ls->request_token_lifetime, w->now, text, sizeof(text),
-		&st) == -1)
-		return 503;
-	if (st == SPOOL_TOKEN_USED || st == SPOOL_TOKEN_EXPIRED)
-		return 410;
-	if (st != SPOOL_TOKEN_OK ||
-	    spool_token_field(text, "action", t->action, sizeof(t->action)) ==
-		-1 ||
-	    spool_token_field(text, "list", t->list, sizeof(t->list)) == -1 ||
-	    spool_token_field(text, "domain", t->domain, sizeof(t->domain)) ==
+	if ((r = listweb_token_text(w, token, text, sizeof(text))) != 0)
+		return r;
+	if (spool_token_field(text, "action", t->action, sizeof(t->action)) ==
 		-1 ||
 	    spool_token_field(text, "address", t->addr, sizeof(t->addr)) ==
 		-1 ||
-	    strcmp(t->list, w->list) != 0 ||
-	    strcmp(t->domain, w->domain) != 0 || !name_addr_ok(t->addr))
+	    !name_addr_ok(t->addr))
 		return 403;
 	if (strcmp(t->action, "set") == 0 &&
 	    spool_token_field(text, "mode", t->mode, sizeof(t->mode)) == -1)

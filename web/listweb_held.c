@@ -38,23 +38,15 @@ listweb_walk_one(void *arg, const char *token)
 	    "moderate-approve", "moderate-reject", "moderate-discard"};
 	struct listweb_walk *k = arg;
 	char text[SPOOL_TOKEN_TEXT_MAX], v[SPOOL_NAME_MAX + 1];
-	enum spool_token_status st;
 	size_t i;
 	int a;
 
-	if (spool_token_read(k->w->s->spool_dir, token,
-		k->w->ls->request_token_lifetime, k->w->now, text, sizeof(text),
-		&st) == -1 ||
-	    st != SPOOL_TOKEN_OK ||
+	if (listweb_token_text(k->w, token, text, sizeof(text)) != 0 ||
 	    spool_token_field(text, "action", v, sizeof(v)) == -1)
 		return 0;
 	for (a = 0; a < 3 && strcmp(v, verbs[a]) != 0; a++)
 		;
-	if (a == 3 || spool_token_field(text, "list", v, sizeof(v)) == -1 ||
-	    strcmp(v, k->w->list) != 0 ||
-	    spool_token_field(text, "domain", v, sizeof(v)) == -1 ||
-	    strcmp(v, k->w->domain) != 0 ||
-	    spool_token_field(text, "held", v, sizeof(v)) == -1)
+	if (a == 3 || spool_token_field(text, "held", v, sizeof(v)) == -1)
 		return 0;
 	for (i = 0; i < k->n && strcmp(k->hp[i].held, v) != 0; i++)
 		;
@@ -82,23 +74,12 @@ static int
 listweb_held_check(const struct listweb *w, const char *token, int *owner)
 {
 	char text[SPOOL_TOKEN_TEXT_MAX], v[NAME_ADDR_MAX + 1];
-	enum spool_token_status st;
+	int r;
 
-	if (!listweb_token_ok(token))
-		return 403;
-	if (spool_token_read(w->s->spool_dir, token,
-		w->ls->request_token_lifetime, w->now, text, sizeof(text),
-		&st) == -1)
-		return 503;
-	if (st == SPOOL_TOKEN_EXPIRED || st == SPOOL_TOKEN_USED)
-		return 410;
-	if (st != SPOOL_TOKEN_OK ||
-	    spool_token_field(text, "action", v, sizeof(v)) == -1 ||
-	    strcmp(v, "moderate-queue") != 0 ||
-	    spool_token_field(text, "list", v, sizeof(v)) == -1 ||
-	    strcmp(v, w->list) != 0 ||
-	    spool_token_field(text, "domain", v, sizeof(v)) == -1 ||
-	    strcmp(v, w->domain) != 0)
+	if ((r = listweb_token_text(w, token, text, sizeof(text))) != 0)
+		return r;
+	if (spool_token_field(text, "action", v, sizeof(v)) == -1 ||
+	    strcmp(v, "moderate-queue") != 0)
 		return 403;
 	*owner = spool_token_field(text, "owner", v, sizeof(v)) == 0 &&
 		 strcmp(v, "yes") == 0;

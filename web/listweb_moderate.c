@@ -44,23 +44,14 @@ listweb_held_token(const struct listweb *w, struct listweb_held *h, int i)
 {
 	char text[SPOOL_TOKEN_TEXT_MAX], v[SPOOL_NAME_MAX + 1], want[40];
 	char dp[8], lp[8], *e1, *e2;
-	enum spool_token_status st;
 	long dprio, lprio;
+	int r;
 
-	if (spool_token_read(w->s->spool_dir, h->tok[i],
-		w->ls->request_token_lifetime, w->now, text, sizeof(text),
-		&st) == -1)
-		return 503;
-	if (st == SPOOL_TOKEN_USED || st == SPOOL_TOKEN_EXPIRED)
-		return 410;
+	if ((r = listweb_token_text(w, h->tok[i], text, sizeof(text))) != 0)
+		return r;
 	(void)snprintf(want, sizeof(want), "moderate-%s", listweb_verbs[i]);
-	if (st != SPOOL_TOKEN_OK ||
-	    spool_token_field(text, "action", v, sizeof(v)) == -1 ||
+	if (spool_token_field(text, "action", v, sizeof(v)) == -1 ||
 	    strcmp(v, want) != 0 ||
-	    spool_token_field(text, "list", v, sizeof(v)) == -1 ||
-	    strcmp(v, w->list) != 0 ||
-	    spool_token_field(text, "domain", v, sizeof(v)) == -1 ||
-	    strcmp(v, w->domain) != 0 ||
 	    spool_token_field(text, "held", v, sizeof(v)) == -1 ||
 	    (i > 0 && strcmp(v, h->held) != 0) ||
 	    spool_token_field(text, "dprio", dp, sizeof(dp)) == -1 ||
