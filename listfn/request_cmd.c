@@ -58,6 +58,8 @@ static const char request_help[] =
     "                                  digest-plain  a plain-text digest\n"
     "                                  nomail        nothing for now, still\n"
     "                                                subscribed\n"
+    "  options <list>                a link to your options page (when\n"
+    "                                the list has pages)\n"
     "\n"
     "For moderators, with a token from a held post's notice (one in\n"
     "the body counts instead of one in the Subject):\n"
@@ -449,6 +451,8 @@ request_cmd(struct request *r, const struct cmd *c)
 		return moderate_cmd(r, c);
 	case CMD_HELD:
 		return request_held(r, c);
+	case CMD_OPTIONS:
+		return request_options(r, c);
 	}
 	return 0;
 }

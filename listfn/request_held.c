@@ -65,3 +65,43 @@ request_held(struct request *r, const struct cmd *c)
 	    c->list, r->requester);
 	return 0;
 }
+
+/* request_options - options <list>: the requester's own options link
+ * (the one-click link's query on pages_url), mailed to the requester
+ * only, whether or not it is subscribed (the page tells nobody) */
+int
+request_options(struct request *r, const struct cmd *c)
+{
+	char link[2048], err[512];
+	struct unsub_secret us;
+	struct unsub_maker *mk;
+	struct listconf lc;
+	int n;
+
+	if ((n = request_list_load(r, c->list, &lc)) != 1)
+		return n == 0 ? 0 : -1;
+	if (lc.pages_url[0] == '\0') {
+		fprintf(r->main->fp,
+		    "%s@%s has no web pages; \"set %s <mode>\" changes how "
+		    "you get it.\n\n",
+		    c->list, r->m->domain, c->list);
+		return 0;
+	}
+	if (unsub_secret_load(&us, r->env->ls->unsubscribe_secret_file, err,
+		sizeof(err)) == -1) {
+		log_warnx("%s: options link: %s", r->m->name, err);
+		return -1;
+	}
+	if ((mk = unsub_maker_new(&us)) == NULL)
+		return -1;
+	n = unsub_link_make(mk, lc.pages_url, c->list, r->m->domain,
+	    r->requester, (long long)time(NULL), link, sizeof(link));
+	unsub_maker_free(mk);
+	if (n == -1)
+		return -1;
+	fprintf(r->main->fp,
+	    "How %s gets %s@%s (each post, a digest, nothing for now)\n"
+	    "and leaving it, on this page:\n\n%s\n\n",
+	    r->requester, c->list, r->m->domain, link);
+	return 0;
+}

@@ -14,5 +14,8 @@
  * list's held posts page; to anyone else, no more than that it is for
  * moderators; 0 or -1 */
 int request_held(struct request *r, const struct cmd *c);
+/* request_options - options <list>: the requester's options link, to
+ * the requester; 0 or -1 */
+int request_options(struct request *r, const struct cmd *c);
 
 #endif

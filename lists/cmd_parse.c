@@ -56,6 +56,7 @@ static const struct cmd_parse_verb {
     {"reject", CMD_REJECT, ARG_TOKEN | ARG_REASON},
     {"discard", CMD_DISCARD, ARG_TOKEN},
     {"held", CMD_HELD, ARG_LIST},
+    {"options", CMD_OPTIONS, ARG_LIST},
 };
 #define NVERBS (sizeof(cmd_parse_verbs) / sizeof(cmd_parse_verbs[0]))
 

@@ -437,3 +437,25 @@ ask_held() {
 	run curl -s -o /dev/null -w '%{http_code}' "$q"
 	[ "$output" = 410 ]
 }
+
+@test "options by mail: the link to one's own options page, to the asker only, the same for a subscriber and a stranger" {
+	for a in bob@users.test zed@users.test; do
+		printf 'From: <%s>\nSubject: options mylist\n\n' "$a" |
+			"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f "$a"
+	done
+	runq
+	[ "$(got bob@users.test)" -eq 1 ]
+	[ "$(got zed@users.test)" -eq 1 ]
+	for a in bob zed; do
+		link=$(tr -d '\r' <"$(saved_to "$a@users.test" | tail -1)" | grep -o 'http://[^ ]*mj_listweb?[^ ]*')
+		[ "${link%%\?*}" = "$PAGES" ]
+		[[ "$link" == *"a=$a%40users.test"* ]]
+		run curl -s -o "$BATS_TEST_TMPDIR/opt" -w '%{http_code}' "$link"
+		[ "$output" = 200 ]
+		grep -q "<strong>$a@users.test</strong>" "$BATS_TEST_TMPDIR/opt"
+		tr -d '\r' <"$(saved_to "$a@users.test" | tail -1)" | sed -n '/^$/,$p' |
+			sed "s/$a@users.test/ADDR/g; s/a=$a%40users.test&t=[0-9]*&s=[0-9a-f]*/LINK/" >"$BATS_TEST_TMPDIR/$a.body"
+	done
+	cmp "$BATS_TEST_TMPDIR/bob.body" "$BATS_TEST_TMPDIR/zed.body"
+	[ "$(requests)" -eq 0 ]
+}
