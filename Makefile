@@ -122,6 +122,7 @@ LISTFN_SRC := $(wildcard listfn/*.c)
 ENQ_SRC    := $(wildcard enqueue/*.c)
 UNSUB_SRC  := $(wildcard unsubscribe/*.c)
 MEM_SRC    := $(wildcard members/*.c)
+WEB_SRC    := $(wildcard web/*.c)
 QS_SRC     := $(wildcard queueserv/*.c)
 STSF_SRC   := $(wildcard stsfetch/*.c)
 QR_MAIN    := $(wildcard queuerun/mj_queuerun.c)
@@ -146,7 +147,7 @@ LIBLISTFN := listfn/liblistfn.a
 LIBQR     := queuerun/libqueuerun.a
 LIBARC    := archive/libarchive.a
 
-PROGS := enqueue/mj_enqueue unsubscribe/mj_unsubscribe
+PROGS := enqueue/mj_enqueue unsubscribe/mj_unsubscribe web/mj_listweb
 ifneq ($(MEM_SRC),)
 PROGS += members/mjq-members
 endif
@@ -229,11 +230,16 @@ CLUSTER_TABLE := cluster/cluster_settings.o
 enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LISTS_TABLE) $(CLUSTER_TABLE) \
     $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) $(ENQ_STATIC) -o $@ $^ $(ENQ_LIBS)
-unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \
-    $(LIBSPOOL) $(LIBCOMMON)
+unsubscribe/mj_unsubscribe: $(UNSUB_SRC:.c=.o) \
+    $(CLUSTER_TABLE) $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 members/mjq-members: $(MEM_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \
     $(LIBSPOOL) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS)
+# mj_listweb shows held posts with the archive's rendering
+# (archive_html.o).
+web/mj_listweb: $(WEB_SRC:.c=.o) archive/archive_html.o $(CLUSTER_TABLE) \
+    $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS)
 queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \
     $(LIBSPOOL) $(LIBCOMMON)
@@ -386,7 +392,7 @@ fuzz:
 # and init files; as root into the live system (no DESTDIR), then
 # make setup: the mjq user and group, the spool, /var/lib/mjq, a first
 # mjq.conf (scripts/mjq-setup, idempotent).
-SBIN_PROGS = $(filter-out unsubscribe/mj_unsubscribe archsearch/mj_archsearch,$(PROGS))
+SBIN_PROGS = $(filter-out unsubscribe/mj_unsubscribe archsearch/mj_archsearch web/mj_listweb,$(PROGS))
 INSTALLED_SBIN = $(notdir $(SBIN_PROGS)) mjq-newlist mjq-import mjq-setup mjq-unsubsecret \
 	mjq-dkimkey
 install: all
@@ -395,7 +401,7 @@ install: all
 	    $(DESTDIR)$(INITDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/mjq \
 	    $(DESTDIR)$(CGIDIR)
 	install -m 0755 $(SBIN_PROGS) $(DESTDIR)$(SBINDIR)
-	install -m 0755 unsubscribe/mj_unsubscribe archsearch/mj_archsearch $(DESTDIR)$(CGIDIR)
+	install -m 0755 unsubscribe/mj_unsubscribe archsearch/mj_archsearch web/mj_listweb $(DESTDIR)$(CGIDIR)
 	install -m 0755 scripts/mjq-unsubsecret $(DESTDIR)$(SBINDIR)
 	$(if $(MAN8),install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8)
 	$(if $(MAN5),install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5)
@@ -427,7 +433,8 @@ setup:
 # the lists and mjq.conf stay (they are the administrator's data)
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(INSTALLED_SBIN)) \
-	    $(DESTDIR)$(CGIDIR)/mj_unsubscribe $(DESTDIR)$(CGIDIR)/mj_archsearch
+	    $(DESTDIR)$(CGIDIR)/mj_unsubscribe $(DESTDIR)$(CGIDIR)/mj_archsearch \
+	    $(DESTDIR)$(CGIDIR)/mj_listweb
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
 	rm -f $(DESTDIR)$(UNITDIR)/mj_queueserv.service \

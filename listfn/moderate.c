@@ -155,6 +155,14 @@ moderate_body(const struct listfn_msg *m, const struct listconf *lc,
 	    "of a reply counts instead of the Subject's.  Without one the\n"
 	    "post is removed in %s and its poster told.\n",
 	    self, tok[0], tok[1], tok[2], life);
+	if (lc->pages_url[0] != '\0')
+		fprintf(fp,
+		    "\nOr see the post, safely shown, and press one of the\n"
+		    "three buttons on its page (mj_listweb):\n"
+		    "\n"
+		    "%s%sl=%s%%40%s&m=%s-%s-%s\n",
+		    lc->pages_url, strchr(lc->pages_url, '?') ? "&" : "?",
+		    m->list, m->domain, tok[0], tok[1], tok[2]);
 	if (fclose(fp) == EOF) {
 		free(body);
 		return NULL;

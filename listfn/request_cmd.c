@@ -27,6 +27,7 @@
 #include "moderate_cmd.h"
 #include "listfn_msg.h"
 #include "request_cmd.h"
+#include "request_held.h"
 #include "request_set.h"
 #include "request_token.h"
 #include "spool_token.h"
@@ -57,13 +58,17 @@ static const char request_help[] =
     "                                  digest-plain  a plain-text digest\n"
     "                                  nomail        nothing for now, still\n"
     "                                                subscribed\n"
+    "  options <list>                a link to your options page (when\n"
+    "                                the list has pages)\n"
     "\n"
     "For moderators, with a token from a held post's notice (one in\n"
     "the body counts instead of one in the Subject):\n"
     "\n"
     "  approve <token>               the post goes to the list\n"
     "  reject <token> [reason]       the post goes back to its poster\n"
-    "  discard <token>               the post is dropped\n";
+    "  discard <token>               the post is dropped\n"
+    "  held <list>                   a link to the page of the held\n"
+    "                                posts (when the list has pages)\n";
 
 /* request_change - subscribe or unsubscribe: a token to the address */
 static int
@@ -452,6 +457,10 @@ request_cmd(struct request *r, const struct cmd *c)
 	case CMD_REJECT:
 	case CMD_DISCARD:
 		return moderate_cmd(r, c);
+	case CMD_HELD:
+		return request_held(r, c);
+	case CMD_OPTIONS:
+		return request_options(r, c);
 	}
 	return 0;
 }

@@ -148,6 +148,29 @@ request_token_what(char *buf, size_t len, const char *action, const char *addr,
 		    buf, len, "add <%s> to the list %s@%s", addr, list, domain);
 }
 
+/* request_token_page - the link to the list's confirmation page
+ * (mj_listweb), when the list has pages_url: a GET of it shows one
+ * button, so a scanner that follows it confirms nothing */
+static void
+request_token_page(
+    struct request *r, const char *list, const char *token, struct reply *to)
+{
+	struct listconf lc;
+	char err[512];
+
+	if (listconf_load(
+		r->env->s, r->m->domain, list, &lc, err, sizeof(err)) == -1 ||
+	    lc.pages_url[0] == '\0')
+		return;
+	fprintf(to->fp,
+	    "Or open this page and press its Confirm button:\n"
+	    "\n"
+	    "%s%sl=%s%%40%s&c=%s\n"
+	    "\n",
+	    lc.pages_url, strchr(lc.pages_url, '?') != NULL ? "&" : "?", list,
+	    r->m->domain, token);
+}
+
 /* request_token - a token for action on list and addr (and mode, for
  * set) mailed to addr (or the list's owners, for approval, or the owner
  * who sets a subscriber's mode); none when the reply rate limit keeps
@@ -186,10 +209,13 @@ request_token(struct request *r, const char *action, const char *list,
 	    "%s with this line:\n"
 	    "\n"
 	    "confirm %s\n"
-	    "\n"
+	    "\n",
+	    r->requester, what, r->rs.from, token);
+	request_token_page(r, list, token, to);
+	fprintf(to->fp,
 	    "The request expires in %s.  If you did not ask for\n"
 	    "this, ignore this message: nothing changes without it.\n\n",
-	    r->requester, what, r->rs.from, token, life);
+	    life);
 	return 0;
 }
 

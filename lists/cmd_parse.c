@@ -55,6 +55,8 @@ static const struct cmd_parse_verb {
     {"approve", CMD_APPROVE, ARG_TOKEN},
     {"reject", CMD_REJECT, ARG_TOKEN | ARG_REASON},
     {"discard", CMD_DISCARD, ARG_TOKEN},
+    {"held", CMD_HELD, ARG_LIST},
+    {"options", CMD_OPTIONS, ARG_LIST},
 };
 #define NVERBS (sizeof(cmd_parse_verbs) / sizeof(cmd_parse_verbs[0]))
 

@@ -41,6 +41,8 @@ enum cmd_verb {
 	CMD_REJECT,  /* ... is returned to its poster, with the reason */
 	CMD_DISCARD, /* ... is dropped silently */
 	CMD_SET,     /* the subscriber's mode (subs_mode.h), confirmed */
+	CMD_HELD,    /* moderation: a link to the page of held posts */
+	CMD_OPTIONS, /* a link to the requester's options page */
 	CMD_SKIPPED, /* a command that is not run: reported, error says why */
 };
 

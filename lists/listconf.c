@@ -67,6 +67,7 @@ static const struct conf_key listconf_keys[] = {
     {"verp_rate", CONF_INT, "0", 0, 100, L(verp_rate), NULL},
     LSTR("archive", archive),
     LSTR("unsubscribe_url", unsubscribe_url),
+    LSTR("pages_url", pages_url),
     LSTR("archive_url", archive_url),
     LSTR("archived_at_url", archived_at_url),
     {"archive_web", CONF_BOOL, "no", 0, 1, L(archive_web), NULL},

@@ -20,6 +20,7 @@ struct listconf {
 	int verp_rate; /* percent of posts sent VERP when verp is off */
 	char archive[PATH_MAX];	   /* a maildir that keeps every post */
 	char unsubscribe_url[512]; /* one-click links (RFC 8058), or "" */
+	char pages_url[512];	   /* mj_listweb's URL, or "" */
 	char archive_url[512];	   /* List-Archive's template, or "" */
 	char archived_at_url[512]; /* Archived-At's template, or "" */
 	int archive_web;	   /* posts into mj_archive's web archive */

@@ -44,6 +44,7 @@
 #include "subs_mode.h"
 #include "text_utf8.h"
 #include "unsub_link.h"
+#include "unsub_rate.h"
 #include "unsub_token.h"
 
 #endif

@@ -7,6 +7,9 @@
 #ifndef MJQ_UNSUB_LINK_H
 #define MJQ_UNSUB_LINK_H
 
+#include <stddef.h>
+#include <time.h>
+
 #include "names.h"
 #include "unsub_token.h"
 
@@ -19,7 +22,11 @@ struct unsub_link {
 	char mac[UNSUB_MAC_HEX + 1];
 };
 
+int unsub_link_list(const char *query, char list[NAME_LIST_MAX + 1],
+    char domain[NAME_DOMAIN_MAX + 1]);
 int unsub_link_parse(const char *query, struct unsub_link *l);
+int unsub_link_request(const struct unsub_link *l, const char *program,
+    time_t now, char *text, size_t size);
 int unsub_link_of_header(const char *value, struct unsub_link *l);
 
 #endif

@@ -34,7 +34,7 @@ layer() {
 	esac
 }
 dirs=""
-for d in enqueue members queueserv stsfetch unsubscribe archsearch queuerun listfn deliver queuectl archive schedsim sched smtp lists cluster \
+for d in enqueue members queueserv stsfetch unsubscribe archsearch web queuerun listfn deliver queuectl archive schedsim sched smtp lists cluster \
     spool-layout common t/tools t/tools/testsmtpd t/fuzz; do
 	[ -d "$d" ] && dirs="$dirs $d"
 done

@@ -32,10 +32,17 @@ test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
       time curl lighttpd lighttpd-mod-openssl chromium python3-dkim python3-nacl python3-prometheus-client
       debhelper dpkg-dev clang-format redis-server sqlite3
       adduser m4 libidn12 libgnutls-dane0 libnsl2 libpcre2-8-0 libdb5.3
-      libevent-2.1-7 libwrap0 libldap-2.5-0 libsasl2-2 liblockfile1"
+      libevent-2.1-7 libwrap0 libldap-2.5-0 libsasl2-2 liblockfile1
+      chromium-driver python3-selenium tidy"
+# chromium-driver and python3-selenium: t/39-pages.bats drives headless
+# Chromium through the list's pages (forms typed in and buttons pressed,
+# as a person does), which --dump-dom alone cannot do; tidy (HTML Tidy
+# 5) checks that every page it serves is HTML5 without a warning.
+# apache2-utils: ab, the load of t/bench/oneclick.sh pages (the CGI
+# pages' requests per second beside a static file).
 # t/bench/members.sh compares mjq-members with mailman addmembers (Mailman
 # 3, on SQLite) and mlmmj-sub
-bench="$test python3-flufl.bounce mhonarc mailman3 mlmmj"
+bench="$test python3-flufl.bounce mhonarc mailman3 mlmmj apache2-utils"
 fuzz="$build clang libclang-rt-dev"
 
 case "${1:-build}" in

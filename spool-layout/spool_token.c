@@ -229,3 +229,26 @@ spool_token_why(enum spool_token_status st)
 	return (size_t)st < sizeof(why) / sizeof(why[0]) ? why[st]
 							 : "is not valid";
 }
+
+/* spool_token_each - fn(arg, token) for each live token's name (not
+ * the spent markers), in no order, until fn returns non-zero; 0, or -1
+ * when the directory cannot be read */
+int
+spool_token_each(
+    const char *spool, int (*fn)(void *arg, const char *token), void *arg)
+{
+	char dir[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (spool_token_dir(dir, sizeof(dir), spool) == -1)
+		return -1;
+	if ((d = opendir(dir)) == NULL)
+		return errno == ENOENT ? 0 : -1;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.' &&
+		    strlen(de->d_name) == SPOOL_TOKEN_LEN &&
+		    fn(arg, de->d_name))
+			break;
+	return closedir(d) == -1 ? -1 : 0;
+}

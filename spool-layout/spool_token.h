@@ -38,6 +38,8 @@ int spool_token_use(
 int spool_token_field(
     const char *text, const char *key, char *out, size_t outlen);
 const char *spool_token_why(enum spool_token_status st);
+int spool_token_each(
+    const char *spool, int (*fn)(void *arg, const char *token), void *arg);
 int spool_token_sweep(const char *spool, long long lifetime, time_t now);
 
 #endif

@@ -10,19 +10,18 @@ bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 load request_helpers
+load web_helpers
 
 MJ_UNSUBSCRIBE=$TOP/unsubscribe/mj_unsubscribe
 
 setup() {
 	command -v lighttpd >/dev/null || skip "needs lighttpd (make test installs it)"
 	request_setup
-	SECRET=$BATS_TEST_TMPDIR/unsubscribe.secret
-	printf '[unsubscribe]\nsecret_file = %s\n' "$SECRET" >>"$CONF"
-	"$TOP/scripts/mjq-unsubsecret" "$SECRET"
-	KEY=$(head -1 "$SECRET")
+	web_secret
 	mjq_list example.org mylist ann@users.test bob+x@users.test carl@users.test
 	SUBS=$LISTS/example.org/mylist/subscribers
-	web_start
+	web_start "$MJ_UNSUBSCRIBE"
+	WEB=$WEB_ROOT/cgi-bin/mj_unsubscribe
 }
 
 teardown() {
@@ -30,33 +29,9 @@ teardown() {
 	servers_stop
 }
 
-# web_start - lighttpd on a free loopback port, mj_unsubscribe at
-# /cgi-bin/mj_unsubscribe; sets WEB
-web_start() {
-	local d=$BATS_TEST_TMPDIR/www port
-	mkdir -p "$d/root/cgi-bin"
-	ln -s "$MJ_UNSUBSCRIBE" "$d/root/cgi-bin/mj_unsubscribe"
-	port=$(free_port)
-	cat >"$d/lighttpd.conf" <<-CONF
-	server.document-root = "$d/root"
-	server.bind = "127.0.0.1"
-	server.port = $port
-	server.errorlog = "$d/error.log"
-	server.modules = ("mod_cgi", "mod_setenv")
-	cgi.assign = ("/mj_unsubscribe" => "")
-	setenv.add-environment = ("MJQ_CONF" => "$CONF")
-	CONF
-	lighttpd -D -f "$d/lighttpd.conf" 2>"$d/stderr" &
-	WEB_PID=$!
-	wait_for 5 curl -s -o /dev/null "http://127.0.0.1:$port/"
-	WEB=http://127.0.0.1:$port/cgi-bin/mj_unsubscribe
-}
-
 # mac LIST DOMAIN ADDR ISSUED - the token, by the openssl command
 mac() {
-	printf 'mjq-unsub-1\n%s\n%s\n%s\n%s\n' "$1" "$2" "$3" "$4" |
-		openssl dgst -sha256 -mac HMAC -macopt "hexkey:$KEY" -r |
-		cut -c1-32
+	web_mac "$@"
 }
 
 # link ADDR [ISSUED [LIST]] - the query string a list post carries

@@ -96,6 +96,7 @@ man_keys() {
 		done
 		echo "755 ./usr/lib/cgi-bin/mj_unsubscribe"
 		echo "755 ./usr/lib/cgi-bin/mj_archsearch"
+		echo "755 ./usr/lib/cgi-bin/mj_listweb"
 		for m in "$TOP"/*/*.8; do
 			echo "644 ./usr/share/man/man8/${m##*/}"
 		done

@@ -27,24 +27,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgi_req.h"
 #include "cluster.h"
 #include "lists.h"
 #include "log.h"
 #include "spool_poke.h"
-#include "spool_unsub_rate.h"
 #include "unsub.h"
-
-/* unsub_config - the configuration file to read */
-static const char *
-unsub_config(void)
-{
-	const char *env = getenv("MJQ_CONF");
-
-	if (env != NULL && *env != '\0' && getuid() == geteuid() &&
-	    getgid() == getegid())
-		return env;
-	return SETTINGS_DEFAULT_FILE;
-}
 
 /* unsub_list_exists - 1 the list can be read, 0 there is no such list
  * (or it was removed on purpose), -1 it cannot be told now (the lists
@@ -71,36 +59,18 @@ unsub_list_exists(const struct settings *s, const struct unsub_link *l)
 	return -1;
 }
 
-/* unsub_rate - count a POST that would queue a request against
- * [unsubscribe] address_requests_per_hour (per address and list) and
- * requests_per_minute (in all), in the spool's state/unsubscribe: 0 go
- * on, 429 the address's bound, 503 the global one, -1 error */
+/* unsub_take - count a POST that would queue a request, per address
+ * and list and in all (unsub_rate) */
 static int
-unsub_rate(const struct settings *s, const struct lists_settings *ls,
+unsub_take(const struct settings *s, const struct lists_settings *ls,
     const struct unsub_link *l)
 {
-	struct spool_unsub_bound addr = {ls->unsubscribe_address_per_hour,
-				     3600},
-				 all = {ls->unsubscribe_per_minute, 60};
 	char key[sizeof(l->addr) + sizeof(l->list) + sizeof(l->domain) + 3];
 
 	if ((size_t)snprintf(key, sizeof(key), "%s %s@%s", l->addr, l->list,
 		l->domain) >= sizeof(key))
 		return -1; /* cannot be: key holds the three */
-	switch (
-	    spool_unsub_rate_take(s->spool_dir, key, &addr, &all, time(NULL))) {
-	case SPOOL_UNSUB_OK:
-		return 0;
-	case SPOOL_UNSUB_ADDR_FULL:
-		return 429;
-	case SPOOL_UNSUB_ALL_FULL:
-		return 503;
-	case SPOOL_UNSUB_ERROR:
-		break;
-	}
-	log_warn("cannot count the request in %s/%s", s->spool_dir,
-	    SPOOL_UNSUB_RATE_FILE);
-	return -1;
+	return unsub_rate(s, ls, key, time(NULL));
 }
 
 /* unsub_refuse - one refusal, logged and answered */
@@ -119,12 +89,13 @@ int
 main(void)
 {
 	struct lists_settings ls;
+	struct listconf lc;
 	struct cluster_settings cs; /* read to be checked, not used */
 	struct settings_part parts[2];
 	struct settings s;
 	struct unsub_secret us;
 	struct unsub_link l;
-	enum unsub_method method;
+	enum cgi_method method;
 	char err[512], body[UNSUB_BODY_MAX + 1];
 	size_t blen;
 	int head, r;
@@ -132,9 +103,9 @@ main(void)
 	setprogname("mj_unsubscribe");
 	umask(027);
 	log_open("mj_unsubscribe", LOG_TO_SYSLOG);
-	method = unsub_cgi_method();
-	head = method == UNSUB_HEAD;
-	if (method == UNSUB_OTHER)
+	method = cgi_method();
+	head = method == CGI_HEAD;
+	if (method == CGI_OTHER)
 		return unsub_refuse(405, "Method Not Allowed", NULL,
 		    "Only GET and POST are answered here.", 0);
 	if (unsub_link_parse(getenv("QUERY_STRING"), &l) == -1)
@@ -142,8 +113,8 @@ main(void)
 		    "This unsubscribe link is incomplete or damaged.", head);
 	parts[0] = lists_settings_part(&ls);
 	parts[1] = cluster_settings_part(&cs);
-	if (settings_load(&s, parts, 2, unsub_config(), 0, err, sizeof(err)) ==
-		-1 ||
+	if (settings_load(&s, parts, 2, cgi_config(SETTINGS_DEFAULT_FILE), 0,
+		err, sizeof(err)) == -1 ||
 	    unsub_secret_load(
 		&us, ls.unsubscribe_secret_file, err, sizeof(err)) == -1) {
 		log_warnx("%s", err);
@@ -166,11 +137,15 @@ main(void)
 				    "There is no such list.", head)
 			      : unsub_refuse(503, "Service Unavailable", &l,
 				    "The list cannot be read right now.", head);
-	if (method != UNSUB_POST) {
-		unsub_page_confirm(&l, head);
+	if (method != CGI_POST) {
+		/* Without the list's config, the page has no options link. */
+		if (listconf_load(
+			&s, l.domain, l.list, &lc, err, sizeof(err)) == -1)
+			lc.pages_url[0] = '\0';
+		unsub_page_confirm(&l, lc.pages_url, head);
 		return 0;
 	}
-	if ((r = unsub_cgi_body(body, sizeof(body), &blen)) != 0)
+	if ((r = cgi_body(body, sizeof(body), &blen)) != 0)
 		return r == 1 ? unsub_refuse(413, "Content Too Large", &l,
 				    "The request body is too large.", 0)
 			      : unsub_refuse(400, "Bad Request", &l,
@@ -179,7 +154,7 @@ main(void)
 		return unsub_refuse(400, "Bad Request", &l,
 		    "The request does not ask for List-Unsubscribe=One-Click.",
 		    0);
-	if ((r = unsub_rate(&s, &ls, &l)) == 429)
+	if ((r = unsub_take(&s, &ls, &l)) == 429)
 		return unsub_refuse(429, "Too Many Requests", &l,
 		    "This address has asked too often; please try again later.",
 		    0);

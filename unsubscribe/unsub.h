@@ -15,15 +15,12 @@
 
 #define UNSUB_BODY_MAX 4096 /* a one-click POST body is a few bytes */
 
-enum unsub_method { UNSUB_GET, UNSUB_HEAD, UNSUB_POST, UNSUB_OTHER };
-
 /* unsub_cgi.c */
-enum unsub_method unsub_cgi_method(void);
-int unsub_cgi_body(char *buf, size_t size, size_t *len);
 int unsub_cgi_one_click(const char *body, size_t len);
 
 /* unsub_page.c */
-void unsub_page_confirm(const struct unsub_link *l, int head);
+void unsub_page_confirm(
+    const struct unsub_link *l, const char *pages, int head);
 void unsub_page_done(const struct unsub_link *l);
 void unsub_page_error(int status, const char *reason,
     const struct unsub_link *l, const char *text, int head);

@@ -6,34 +6,36 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "html_esc.h"
+#include "cgi_req.h"
 #include "unsub.h"
+
+/* unsub_page_esc - text, HTML-escaped (the one escaping function,
+ * html_esc.c), to stdout */
+static void
+unsub_page_esc(const char *s)
+{
+	html_str(stdout, s);
+}
 
 /* unsub_page_head - the status line, headers and the page's start */
 static void
 unsub_page_head(int status, const char *reason, const char *title, int head)
 {
-	printf("Status: %d %s\r\n"
-	       "Content-Type: text/html; charset=utf-8\r\n"
-	       "Cache-Control: no-store\r\n"
-	       "X-Content-Type-Options: nosniff\r\n"
-	       "Content-Security-Policy: default-src 'none'; "
-	       "style-src 'unsafe-inline'; form-action 'self'\r\n"
-	       "Referrer-Policy: no-referrer\r\n"
-	       "\r\n",
-	    status, reason);
+	cgi_headers(status, reason);
 	if (head)
 		return;
-	printf("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-	       "<meta charset=\"utf-8\">\n"
-	       "<meta name=\"viewport\" content=\"width=device-width, "
-	       "initial-scale=1\">\n<title>%s</title>\n"
+	cgi_page_open();
+	unsub_page_esc(title);
+	printf("</title>\n"
 	       "<style>body{font-family:sans-serif;max-width:36em;"
 	       "margin:3em auto;padding:0 1em;line-height:1.5}"
 	       "button{font-size:1.1em;padding:.5em 1.5em}</style>\n"
-	       "</head>\n<body>\n<main>\n<h1>%s</h1>\n",
-	    title, title);
+	       "</head>\n<body>\n<main>\n<h1>");
+	unsub_page_esc(title);
+	printf("</h1>\n");
 }
 
 /* unsub_page_tail - the end of the page */
@@ -71,7 +73,7 @@ unsub_page_mail_route(const struct unsub_link *l)
 /* unsub_page_confirm - the GET page: one button that POSTs the
  * one-click form back to the same link */
 void
-unsub_page_confirm(const struct unsub_link *l, int head)
+unsub_page_confirm(const struct unsub_link *l, const char *pages, int head)
 {
 	const char *script = getenv("SCRIPT_NAME");
 	const char *query = getenv("QUERY_STRING");
@@ -92,6 +94,14 @@ unsub_page_confirm(const struct unsub_link *l, int head)
 	    "value=\"One-Click\">\n"
 	    "<button type=\"submit\" id=\"unsubscribe\">Unsubscribe</button>\n"
 	    "</form>\n<p>Nothing changes until you press the button.</p>\n");
+	if (pages[0] != '\0') {
+		/* The list's pages (mj_listweb) take the same link. */
+		printf("<p><a id=\"options\" href=\"");
+		unsub_page_esc(pages);
+		putchar(strchr(pages, '?') != NULL ? '&' : '?');
+		unsub_page_esc(query ? query : "");
+		printf("\">Change how you get the list instead</a></p>\n");
+	}
 	unsub_page_tail();
 }
 

@@ -38,7 +38,21 @@
 # WRAP, when set, goes before the per-copy drain's runner (a profiler:
 # WRAP='perf record -g -o /tmp/oneclick.perf --').  Needs root
 # (smtp-sink -u).
+#
+# t/bench/oneclick.sh pages [N] [C] - the web side instead: mj_unsubscribe's
+# and mj_listweb's pages under lighttpd, side by side with a static file
+# (t/bench/pages.bash).
 set -eu
+if [ "${1:-}" = pages ]; then
+	TOP=$(cd "$(dirname "$0")/../.." && pwd)
+	DIR=$(mktemp -d /tmp/mjq-pages.XXXXXX)
+	CORES=$(nproc)
+	. "$TOP/t/bench/sinks.bash"
+	. "$TOP/t/bench/pages.bash"
+	pages_bench "${2:-20000}" "${3:-4}"
+	rm -rf "$DIR"
+	exit 0
+fi
 R=${1:-100000}
 D=${2:-100}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
