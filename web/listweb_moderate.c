@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cgi_query.h"
-#include "archive_html.h"
+#include "archive.h"
 #include "listweb.h"
 #include "log.h"
 #include "spool_name.h"

@@ -65,8 +65,7 @@ listweb_options_set(struct listweb *w, const struct unsub_link *l)
 	int r;
 
 	for (i = 0; i < LISTWEB_NMODES; i++)
-		if (cgi_query_field(w->body, "mode", mode, sizeof(mode)) ==
-			0 &&
+		if (cgi_query_field(w->body, "mode", mode, sizeof(mode)) == 0 &&
 		    strcmp(mode, listweb_modes[i][0]) == 0)
 			break;
 	if (i == LISTWEB_NMODES)

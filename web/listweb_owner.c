@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "archive_html.h"
+#include "archive.h"
 #include "listweb.h"
 #include "spool_bounce_count.h"
 #include "spool_incident.h"

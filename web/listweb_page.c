@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive_html.h"
+#include "archive.h"
 #include "cgi_req.h"
 #include "listweb.h"
 
