@@ -211,15 +211,51 @@ expand_list_poster_end(
 		    boundary);
 }
 
+/* expand_list_wrapped - the body of a post wrapped for DMARC: the
+ * list's header text, the post (orig to end) as a message/rfc822 part,
+ * the list's footer text */
+static int
+expand_list_wrapped(FILE *fp, const struct expand_list_texts *t,
+    const char *boundary, const char *orig, const char *end)
+{
+	const char *const texts[2] = {t->head, t->foot};
+	char *part;
+	size_t n;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (i == 1)
+			fprintf(fp,
+			    "--%s\n"
+			    "Content-Type: message/rfc822\n"
+			    "Content-Disposition: inline\n\n",
+			    boundary);
+		if (i == 1) {
+			fwrite(orig, 1, (size_t)(end - orig), fp);
+			if (end > orig && end[-1] != '\n')
+				fputc('\n', fp);
+		}
+		if (texts[i] == NULL)
+			continue;
+		if (post_footer_part(&part, &n, boundary, texts[i], "\n") == -1)
+			return -1;
+		fwrite(part, 1, n, fp);
+		free(part);
+	}
+	fprintf(fp, "--%s--\n", boundary);
+	return 0;
+}
+
 /* expand_list_text - the header as the subscribers get it, then the body
  * (or, when the list wraps posts, the post as a message/rfc822 part) */
 int
 expand_list_text(struct listfn_msg *m, const struct listconf *lc,
-    const char *text, size_t len)
+    const struct expand_list_texts *t, const char *text, size_t len)
 {
 	const char *hend = header_end(text, len), *p, *e, *v, *orig = text;
 	char prefix[160], boundary[64], msgid[SPOOL_ADDR_MAX + 1], *buf = NULL;
 	struct expand_list_poster ps;
+	struct post_footer pf;
 	size_t size = 0;
 	int drop, r;
 	FILE *fp;
@@ -228,8 +264,14 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 	expand_list_poster(lc, text, hend, &ps);
 	snprintf(boundary, sizeof(boundary), "mjq-wrap-%08x%08x", arc4random(),
 	    arc4random());
-	if ((fp = open_memstream(&buf, &size)) == NULL)
+	memset(&pf, 0, sizeof(pf));
+	if (!ps.wrap &&
+	    post_footer_make(text, len, t->head, t->foot, &pf) == -1)
 		return -1;
+	if ((fp = open_memstream(&buf, &size)) == NULL) {
+		post_footer_free(&pf);
+		return -1;
+	}
 	fprintf(fp,
 	    "List-Id: <%s.%s>\n"
 	    "List-Post: <mailto:%s@%s>\n"
@@ -269,6 +311,8 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 		if (m->arc != NULL &&
 		    arc_ar_drop(m->arc, text, p, (size_t)(e - p)))
 			drop = 1;
+		if (pf.wrap && post_footer_moves(p, (size_t)(e - p)))
+			drop = 1; /* inside the wrapper, with the post's body */
 		if (drop || expand_list_munged(fp, m, &ps, p, e))
 			continue;
 		if (prefix[0] != '\0' &&
@@ -296,25 +340,32 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 			fprintf(fp, "Reply-To: <%s>\n", lc->reply_to);
 	}
 	expand_list_poster_end(fp, &ps, boundary);
+	fputs(pf.fields, fp);
 	fputs("\n", fp);
 	if (ps.wrap) {
-		fprintf(fp,
-		    "--%s\n"
-		    "Content-Type: message/rfc822\n"
-		    "Content-Disposition: inline\n\n",
-		    boundary);
-		fwrite(orig, 1, (size_t)(text + len - orig), fp);
-		fprintf(fp, "%s--%s--\n",
-		    len > 0 && text[len - 1] == '\n' ? "" : "\n", boundary);
+		if (expand_list_wrapped(fp, t, boundary, orig, text + len) ==
+		    -1)
+			goto fail;
 		hend = text + len; /* the body is written: nothing follows */
 	}
 	if (fclose(fp) == EOF) {
-		free(buf);
-		return -1;
+		fp = NULL;
+		goto fail;
 	}
-	r = listfn_text_memfd(m, buf, size, hend, (size_t)(text + len - hend));
+	if (pf.body != NULL)
+		r = listfn_text_memfd(m, buf, size, pf.body, pf.blen);
+	else
+		r = listfn_text_memfd(
+		    m, buf, size, hend, (size_t)(text + len - hend));
 	free(buf);
+	post_footer_free(&pf);
 	return r;
+fail:
+	if (fp != NULL)
+		fclose(fp);
+	free(buf);
+	post_footer_free(&pf);
+	return -1;
 }
 
 /* What the snapshot writes to, and whom it leaves out. */
@@ -500,12 +551,33 @@ expand_list_state(
 	return expand_list_first(env, m, &lc, text, len);
 }
 
+/* expand_list_texts_load - the list's header and footer texts; -1
+ * (logged): the post waits, never sent without them */
+static int
+expand_list_texts_load(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, struct expand_list_texts *t)
+{
+	char err[PATH_MAX + 100];
+
+	t->head = t->foot = NULL;
+	if (list_text_load(env->s, lc, m->domain, m->list, "header", &t->head,
+		err, sizeof(err)) == 0 &&
+	    list_text_load(env->s, lc, m->domain, m->list, "footer", &t->foot,
+		err, sizeof(err)) == 0)
+		return 0;
+	log_warnx("%s: %s: deferred", m->name, err);
+	free(t->head);
+	t->head = NULL;
+	return -1;
+}
+
 /* expand_list - a post whose state file is made (expand_list_state, or
  * an earlier pass): its text, on the main thread */
 int
 expand_list(
     struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
 {
+	struct expand_list_texts t;
 	struct listconf lc;
 	int r;
 
@@ -517,7 +589,12 @@ expand_list(
 		log_warn("%s: cannot judge its ARC chain", m->name);
 		return -1;
 	}
-	if (expand_list_text(m, &lc, text, len) == -1) {
+	if (expand_list_texts_load(env, m, &lc, &t) == -1)
+		return -1;
+	r = expand_list_text(m, &lc, &t, text, len);
+	free(t.head);
+	free(t.foot);
+	if (r == -1) {
 		log_warn("%s: cannot prepare the text", m->name);
 		return -1;
 	}

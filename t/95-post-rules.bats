@@ -1,0 +1,238 @@
+#!/usr/bin/env bats
+# A list owner's rules for posts (issue 39): the list's header and footer
+# texts, header fields removed and added, emergency moderation, the
+# recipient limit, notmetoo, welcome and goodbye texts.  Every post goes
+# through mj_enqueue, mj_queuerun and SMTP on loopback to mj_testsmtpd;
+# every copy is checked by software that is not mjq's: python3-dkim
+# (t/tools/mj_dkimverify.py) for the signatures, Python's email package
+# (t/tools/mj_mimeshow.py) for the MIME structure and the decoded text.
+#
+# The sample posts in t/data/posts/ copy the shapes real clients send:
+# latin1-qp.eml (Thunderbird, format=flowed, quoted-printable Latin-1),
+# utf8-base64.eml (mobile clients that base64 a short UTF-8 text),
+# html-only.eml (Outlook's "HTML format" with no plain twin, its
+# MsoNormal markup), alternative-attach.eml (Thunderbird's
+# multipart/mixed { multipart/alternative { plain, html }, pdf }),
+# pgp-signed.eml (Thunderbird's OpenPGP/MIME, RFC 3156).
+
+load helpers
+load smtp_helpers
+
+bats_require_minimum_version 1.5.0
+
+VERIFY=$TOP/t/tools/mj_dkimverify.py
+MIMESHOW=$TOP/t/tools/mj_mimeshow.py
+DKIMKEY=$TOP/scripts/mjq-dkimkey
+POSTS=$TOP/t/data/posts
+
+setup() {
+	smtpd_start s
+	mjq_setup <<-EOF
+	[dkim]
+	sign = yes
+	selectors = s1
+	ed25519_selector = e1
+	[delivery]
+	minimal_backoff_time = 1s
+	[transport_map]
+	* = smtp:[127.0.0.1]:$PORT
+	EOF
+	KEYS=$LISTS/example.org/.dkim
+	L=$LISTS/example.org/mylist
+	mjq_list example.org mylist a@users.test b@users.test
+	printf '[list]\nposting = open\nowners = boss@owner.test\narchive_url = https://lists.example.org/$LIST/\n' >"$L/config"
+	"$DKIMKEY" -C "$CONF" example.org s1 >/dev/null
+	"$DKIMKEY" -C "$CONF" -t ed25519 example.org e1 >/dev/null
+	printf '%s\n' '-- ' '$LIST@$DOMAIN - archive $ARCHIVE_URL' 'leave: $UNSUBSCRIBE' >"$BATS_TEST_TMPDIR/footer.ascii"
+}
+
+teardown() {
+	queueserv_stop
+	servers_stop
+}
+
+# post FILE - enqueue FILE as a post to mylist
+post() {
+	"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f sender@users.test <"$1"
+}
+
+# received - the messages the server saved, oldest first
+received() {
+	ls -tr "$BATS_TEST_TMPDIR"/s/save/new/* 2>/dev/null
+}
+
+# verify_all - every saved message (at least one) carries two DKIM
+# signatures, both verified by python3-dkim
+verify_all() {
+	local f n=0
+	for f in $(received); do
+		"$VERIFY" -n 2 "$f" "$KEYS" || { echo "FAILED: $f" >&2; return 1; }
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ]
+}
+
+# one_copy - the first saved copy (all copies of a post are one text)
+one_copy() {
+	received | head -1
+}
+
+# body FILE - the body of a saved message, line ends LF
+body() {
+	tr -d '\r' <"$1" | sed '1,/^$/d'
+}
+
+FOOTER_TEXT='-- 
+mylist@example.org - archive https://lists.example.org/mylist/
+leave: mailto:majordomo@example.org?body=unsubscribe%20mylist'
+
+@test "footer: a plain text post gets it at the end, variables replaced, and every copy verifies" {
+	cp "$BATS_TEST_TMPDIR/footer.ascii" "$L/footer"
+	printf 'From: <alice@users.test>\nTo: mylist@example.org\nSubject: hi\nMessage-ID: <t1@users.test>\n\nhello list\n' >"$BATS_TEST_TMPDIR/m"
+	post "$BATS_TEST_TMPDIR/m"
+	runq
+	# one text for both: one transaction
+	[ "$(received | wc -l)" -eq 1 ]
+	verify_all
+	f=$(one_copy)
+	[ "$(body "$f")" = "hello list
+$FOOTER_TEXT" ]
+	# without the file, the post goes as it came
+	rm "$L/footer"
+	rm -f "$BATS_TEST_TMPDIR"/s/save/new/*
+	post "$BATS_TEST_TMPDIR/m"
+	runq
+	verify_all
+	[ "$(body "$(one_copy)")" = "hello list" ]
+}
+
+@test "footer and header: a quoted-printable Latin-1 post keeps its charset and encoding, the text converted" {
+	printf 'Le pied de page de $LIST : \xc3\xa9t\xc3\xa9\n' >"$L/footer"
+	printf 'En-t\xc3\xaate\n' >"$L/header"
+	post "$POSTS/latin1-qp.eml"
+	runq
+	verify_all
+	f=$(one_copy)
+	run "$MIMESHOW" -t "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "text/plain charset=iso-8859-1 cte=quoted-printable" ]
+	[ "${lines[2]}" = "En-tête" ]
+	[ "${lines[3]}" = "Bonjour à tous," ]
+	[[ "$output" == *"coupée par l'encodage quoted-printable"* ]]
+	[ "${lines[-2]}" = "Le pied de page de mylist : été" ]
+	# the footer is in Latin-1 on the wire: é is =E9, never UTF-8's =C3=A9
+	grep -q 'pied de page de mylist : =E9t=E9' "$f"
+	# every encoded line fits in 76 characters
+	[ "$(body "$f" | awk 'length > 76' | wc -l)" -eq 0 ]
+}
+
+@test "footer: a base64 UTF-8 post is decoded, extended and encoded again" {
+	printf 'Gr\xc3\xbc\xc3\x9fe von $LIST\n' >"$L/footer"
+	post "$POSTS/utf8-base64.eml"
+	runq
+	verify_all
+	run "$MIMESHOW" -t "$(one_copy)"
+	[ "${lines[0]}" = "text/plain charset=utf-8 cte=base64" ]
+	[ "${lines[2]}" = "Grüße aus München," ]
+	[ "${lines[3]}" = "Jürgen" ]
+	[ "${lines[4]}" = "Grüße von mylist" ]
+}
+
+@test "footer: a charset that cannot carry the footer gets it as a part of its own" {
+	printf '\xe2\x82\xac 5 a month keeps $LIST going\n' >"$L/footer"
+	post "$POSTS/latin1-qp.eml"
+	runq
+	verify_all
+	run "$MIMESHOW" -t "$(one_copy)"
+	[ "${lines[0]}" = "multipart/mixed charset= cte=8bit" ]
+	[ "${lines[1]}" = "  text/plain charset=iso-8859-1 cte=quoted-printable" ]
+	[ "${lines[3]}" = "Bonjour à tous," ]
+	[[ "$output" == *"  text/plain charset=utf-8 cte=8bit"*"€ 5 a month keeps mylist going"* ]]
+}
+
+@test "footer: an HTML-only post is wrapped: the HTML as it came, the footer as text/plain" {
+	cp "$BATS_TEST_TMPDIR/footer.ascii" "$L/footer"
+	post "$POSTS/html-only.eml"
+	runq
+	verify_all
+	f=$(one_copy)
+	run "$MIMESHOW" -t "$f"
+	[ "${lines[0]}" = "multipart/mixed charset= cte=" ]
+	[ "${lines[1]}" = "  text/html charset=us-ascii cte=quoted-printable" ]
+	[[ "$output" == *"the meeting is at 10&nbsp;am."* ]]
+	[[ "$output" == *"  text/plain charset=utf-8 cte=7bit"*"$FOOTER_TEXT"* ]]
+	# the post's own content fields went inside, none is left outside
+	[ "$(tr -d '\r' <"$f" | sed '/^$/q' | grep -ci '^content-type:')" -eq 1 ]
+	[ "$(tr -d '\r' <"$f" | sed '/^$/q' | grep -ci '^mime-version:')" -eq 1 ]
+}
+
+@test "footer: a multipart/alternative with an attachment keeps its parts, the footer after them" {
+	cp "$BATS_TEST_TMPDIR/footer.ascii" "$L/footer"
+	printf 'Welcome text on top\n' >"$L/header"
+	post "$POSTS/alternative-attach.eml"
+	runq
+	verify_all
+	run "$MIMESHOW" "$(one_copy)"
+	[ "$output" = "multipart/mixed charset= cte=
+  text/plain charset=utf-8 cte=7bit
+  multipart/mixed charset= cte=
+    multipart/alternative charset= cte=
+      text/plain charset=utf-8 cte=7bit
+      text/html charset=utf-8 cte=7bit
+    application/pdf charset= cte=base64
+  text/plain charset=utf-8 cte=7bit" ]
+	# the attachment arrives byte for byte
+	python3 - "$(one_copy)" <<-'PY'
+	import email, sys
+	m = email.message_from_binary_file(open(sys.argv[1], "rb"))
+	pdf = [p for p in m.walk() if p.get_content_type() == "application/pdf"][0]
+	assert pdf.get_payload(decode=True).startswith(b"%PDF-1.4"), pdf.get_payload(decode=True)
+	assert pdf.get_filename() == "minutes.pdf"
+	PY
+}
+
+@test "footer: a PGP/MIME signed post is never altered, and still verifies" {
+	cp "$BATS_TEST_TMPDIR/footer.ascii" "$L/footer"
+	printf 'a header text\n' >"$L/header"
+	post "$POSTS/pgp-signed.eml"
+	runq
+	verify_all
+	f=$(one_copy)
+	# the body is the post's, byte for byte
+	diff <(sed '1,/^$/d' "$POSTS/pgp-signed.eml") <(body "$f")
+	run "$MIMESHOW" "$f"
+	[ "${lines[0]}" = "multipart/signed charset= cte=" ]
+}
+
+@test "footer: an S/MIME post (application/pkcs7-mime) is never altered" {
+	cp "$BATS_TEST_TMPDIR/footer.ascii" "$L/footer"
+	{
+		printf 'From: <s@users.test>\nTo: mylist@example.org\nSubject: smime\nMIME-Version: 1.0\n'
+		printf 'Content-Type: application/pkcs7-mime; smime-type=enveloped-data; name="smime.p7m"\n'
+		printf 'Content-Transfer-Encoding: base64\nContent-Disposition: attachment; filename="smime.p7m"\n\n'
+		head -c 600 /dev/urandom | base64
+	} >"$BATS_TEST_TMPDIR/m"
+	post "$BATS_TEST_TMPDIR/m"
+	runq
+	verify_all
+	diff <(sed '1,/^$/d' "$BATS_TEST_TMPDIR/m") <(body "$(one_copy)")
+}
+
+@test "footer: a footer that cannot be read holds the post back, nothing goes out without it" {
+	# a directory where the file should be: unreadable even to root
+	mkdir "$L/footer"
+	printf 'From: <alice@users.test>\nTo: mylist@example.org\nSubject: hi\n\nhello\n' >"$BATS_TEST_TMPDIR/m"
+	post "$BATS_TEST_TMPDIR/m"
+	runq
+	[ "$(received | wc -l)" -eq 0 ]
+	[ "$(queue_files | wc -l)" -ge 1 ]
+	grep -q 'footer: Is a directory: deferred' "$BATS_TEST_TMPDIR/run.log"
+	rmdir "$L/footer"
+	cp "$BATS_TEST_TMPDIR/footer.ascii" "$L/footer"
+	make_due
+	runq
+	[ "$(received | wc -l)" -eq 1 ]
+	verify_all
+	[ "$(body "$(one_copy)")" = "hello
+$FOOTER_TEXT" ]
+}
