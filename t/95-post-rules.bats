@@ -236,3 +236,21 @@ $FOOTER_TEXT" ]
 	[ "$(body "$(one_copy)")" = "hello
 $FOOTER_TEXT" ]
 }
+
+@test "footer: on a list with one-click links each copy is signed over its own link and the shared body with the footer" {
+	SECRET=$BATS_TEST_TMPDIR/unsubscribe.secret
+	printf '[unsubscribe]\nsecret_file = %s\n' "$SECRET" >>"$CONF"
+	"$TOP/scripts/mjq-unsubsecret" "$SECRET"
+	printf 'unsubscribe_url = https://lists.example.org/cgi-bin/mj_unsubscribe\n' >>"$L/config"
+	cp "$BATS_TEST_TMPDIR/footer.ascii" "$L/footer"
+	post "$POSTS/alternative-attach.eml"
+	runq
+	# a copy each, each with its own link, each verified
+	[ "$(received | wc -l)" -eq 2 ]
+	verify_all
+	for f in $(received); do
+		grep -q '^List-Unsubscribe-Post: List-Unsubscribe=One-Click' "$f"
+		run "$MIMESHOW" -t "$f"
+		[[ "$output" == *"$FOOTER_TEXT"* ]]
+	done
+}
