@@ -311,8 +311,9 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 		if (m->arc != NULL &&
 		    arc_ar_drop(m->arc, text, p, (size_t)(e - p)))
 			drop = 1;
-		if (pf.wrap && post_footer_moves(p, (size_t)(e - p)))
-			drop = 1; /* inside the wrapper, with the post's body */
+		if ((pf.wrap && post_footer_moves(p, (size_t)(e - p))) ||
+		    head_rules_removes(lc->remove_headers, p, (size_t)(e - p)))
+			drop = 1; /* inside the wrapper; the list's rule */
 		if (drop || expand_list_munged(fp, m, &ps, p, e))
 			continue;
 		if (prefix[0] != '\0' &&
@@ -333,6 +334,8 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 	 * run into the Reply-To or the empty line written after it. */
 	if (fflush(fp) == 0 && size > 0 && buf[size - 1] != '\n')
 		fputc('\n', fp);
+	if (t->fields != NULL)
+		fputs(t->fields, fp); /* the list's custom_headers */
 	if (lc->reply_to[0] != '\0' && strcasecmp(lc->reply_to, "none") != 0) {
 		if (strcasecmp(lc->reply_to, "list") == 0)
 			fprintf(fp, "Reply-To: <%s@%s>\n", m->list, m->domain);
@@ -551,23 +554,37 @@ expand_list_state(
 	return expand_list_first(env, m, &lc, text, len);
 }
 
+/* expand_list_texts_free - let them go */
+static void
+expand_list_texts_free(struct expand_list_texts *t)
+{
+	free(t->head);
+	free(t->foot);
+	free(t->fields);
+	t->head = t->foot = t->fields = NULL;
+}
+
 /* expand_list_texts_load - the list's header and footer texts; -1
  * (logged): the post waits, never sent without them */
 static int
 expand_list_texts_load(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, struct expand_list_texts *t)
 {
-	char err[PATH_MAX + 100];
+	char err[PATH_MAX + 300], path[PATH_MAX];
 
-	t->head = t->foot = NULL;
-	if (list_text_load(env->s, lc, m->domain, m->list, "header", &t->head,
-		err, sizeof(err)) == 0 &&
-	    list_text_load(env->s, lc, m->domain, m->list, "footer", &t->foot,
-		err, sizeof(err)) == 0)
+	t->head = t->foot = t->fields = NULL;
+	if (listconf_path(path, sizeof(path), env->s, m->domain, m->list,
+		HEAD_RULES_FILE) == -1)
+		snprintf(
+		    err, sizeof(err), "%s: path too long", HEAD_RULES_FILE);
+	else if (list_text_load(env->s, lc, m->domain, m->list, "header",
+		     &t->head, err, sizeof(err)) == 0 &&
+		 list_text_load(env->s, lc, m->domain, m->list, "footer",
+		     &t->foot, err, sizeof(err)) == 0 &&
+		 head_rules_load(path, &t->fields, err, sizeof(err)) == 0)
 		return 0;
 	log_warnx("%s: %s: deferred", m->name, err);
-	free(t->head);
-	t->head = NULL;
+	expand_list_texts_free(t);
 	return -1;
 }
 
@@ -592,8 +609,7 @@ expand_list(
 	if (expand_list_texts_load(env, m, &lc, &t) == -1)
 		return -1;
 	r = expand_list_text(m, &lc, &t, text, len);
-	free(t.head);
-	free(t.foot);
+	expand_list_texts_free(&t);
 	if (r == -1) {
 		log_warn("%s: cannot prepare the text", m->name);
 		return -1;

@@ -20,6 +20,7 @@
 
 #include "addr_set.h"
 #include "dmarc.h"
+#include "head_rules.h"
 #include "log.h"
 #include "listconf.h"
 #include "posting_conf.h"
@@ -105,6 +106,8 @@ static const struct conf_key listconf_keys[] = {
     LSTR("accept_from", accept_from),
     {"moderation_lifetime", CONF_DURATION, "7d", 1, 365 * 86400LL,
 	L(moderation_lifetime), NULL},
+    {"remove_headers", CONF_FUNC, "", 0, 0, L(remove_headers),
+	head_rules_parse},
 };
 #define NKEYS (sizeof(listconf_keys) / sizeof(listconf_keys[0]))
 

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "head_rules.h"
 #include "settings.h"
 #include "names.h"
 #include "subs_mode.h"
@@ -45,6 +46,8 @@ struct listconf {
 	char moderators[2048];
 	char accept_from[PATH_MAX];
 	long long moderation_lifetime;
+	/* header rules (head_rules.c) */
+	char remove_headers[HEAD_RULES_NAMES_MAX];
 };
 /* Whether a list can be read now (listconf_presence). */
 enum listconf_presence {

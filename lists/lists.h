@@ -26,6 +26,7 @@
 #include "dkim_conf.h"
 #include "dkim_sign.h"
 #include "dmarc.h"
+#include "head_rules.h"
 #include "header.h"
 #include "list_text.h"
 #include "list_walk.h"

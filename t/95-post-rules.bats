@@ -254,3 +254,52 @@ $FOOTER_TEXT" ]
 		[[ "$output" == *"$FOOTER_TEXT"* ]]
 	done
 }
+
+@test "header rules: remove_headers takes the poster's Received and X-Originating-IP, custom_headers adds fields, before signing" {
+	printf 'remove_headers = Received, x-originating-ip\n' >>"$L/config"
+	printf '# our fields\nX-Team: infra\nX-Policy: be kind,\n  be brief\n' >"$L/custom_headers"
+	printf 'Received: from [192.0.2.7] (helo=laptop)\n\tby mx.users.test; Thu, 26 Nov 2026 09:00:00 +0000\nReceived: from laptop by [192.0.2.7]\nX-Originating-IP: [192.0.2.7]\nFrom: <alice@users.test>\nTo: mylist@example.org\nSubject: private\nX-Mailer: Thunderbird\n\nmy network is mine\n' >"$BATS_TEST_TMPDIR/m"
+	post "$BATS_TEST_TMPDIR/m"
+	runq
+	verify_all
+	f=$(one_copy)
+	h=$(tr -d '\r' <"$f" | sed '/^$/q')
+	[[ "$h" != *"192.0.2.7"* ]]
+	[[ "$h" != *"Received:"* ]]
+	[[ "$h" == *"X-Mailer: Thunderbird"* ]]
+	[[ "$h" == *$'X-Team: infra\nX-Policy: be kind,\n  be brief'* ]]
+	[[ "$h" == *"List-Id: <mylist.example.org>"* ]]
+	[ "$(body "$f")" = "my network is mine" ]
+}
+
+@test "header rules: a field mjq writes or needs cannot be removed or added; the post waits with the reason" {
+	printf 'From: <alice@users.test>\nTo: mylist@example.org\nSubject: hi\n\nhello\n' >"$BATS_TEST_TMPDIR/m"
+	printf 'remove_headers = Received List-Id\n' >>"$L/config"
+	post "$BATS_TEST_TMPDIR/m"
+	runq
+	[ "$(received | wc -l)" -eq 0 ]
+	[ "$(queue_files | wc -l)" -eq 1 ]
+	grep -q "remove_headers.*List-Id is written or needed by mjq: it cannot be removed" "$BATS_TEST_TMPDIR/run.log"
+	for name in DKIM-Signature ARC-Seal From Content-Type list-unsubscribe X-Loop; do
+		sed -i "s/^remove_headers = .*/remove_headers = $name/" "$L/config"
+		make_due
+		runq
+		grep -q "remove_headers.*$name is written or needed by mjq" "$BATS_TEST_TMPDIR/run.log"
+	done
+	sed -i '/^remove_headers/d' "$L/config"
+	printf 'X-Team: infra\nSubject: another\n' >"$L/custom_headers"
+	make_due
+	runq
+	[ "$(received | wc -l)" -eq 0 ]
+	grep -q "custom_headers, line 2: Subject is the post's own (one at most): it cannot be added: deferred" "$BATS_TEST_TMPDIR/run.log"
+	printf 'X-Team: infra\nnot a field\n' >"$L/custom_headers"
+	make_due
+	runq
+	grep -q "custom_headers, line 2: not 'Name: value'" "$BATS_TEST_TMPDIR/run.log"
+	printf 'X-Team: infra\n' >"$L/custom_headers"
+	make_due
+	runq
+	[ "$(received | wc -l)" -eq 1 ]
+	verify_all
+	grep -q '^X-Team: infra' "$(one_copy)"
+}
