@@ -106,6 +106,8 @@ static const struct conf_key listconf_keys[] = {
     LSTR("accept_from", accept_from),
     {"moderation_lifetime", CONF_DURATION, "7d", 1, 365 * 86400LL,
 	L(moderation_lifetime), NULL},
+    {"emergency", CONF_BOOL, "no", 0, 1, L(emergency), NULL},
+    {"max_recipients", CONF_INT, "0", 0, 100000, L(max_recipients), NULL},
     {"remove_headers", CONF_FUNC, "", 0, 0, L(remove_headers),
 	head_rules_parse},
 };

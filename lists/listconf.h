@@ -46,6 +46,8 @@ struct listconf {
 	char moderators[2048];
 	char accept_from[PATH_MAX];
 	long long moderation_lifetime;
+	int emergency;		  /* every post held (posting_rules.c) */
+	long long max_recipients; /* in To and Cc; 0: no limit */
 	/* header rules (head_rules.c) */
 	char remove_headers[HEAD_RULES_NAMES_MAX];
 };

@@ -34,6 +34,7 @@
 #include "lists_settings.h"
 #include "post_footer.h"
 #include "posting.h"
+#include "posting_rules.h"
 #include "rcpt_head.h"
 #include "subs_disabled.h"
 #include "subs_edit.h"

@@ -303,3 +303,57 @@ $FOOTER_TEXT" ]
 	verify_all
 	grep -q '^X-Team: infra' "$(one_copy)"
 }
+
+# held - the held posts (messages under HOLD/)
+held() {
+	find "$SPOOL/HOLD" -type f ! -name '.*' 2>/dev/null | wc -l
+}
+
+# held_why - the reason of the held post
+held_why() {
+	cat "$(find "$SPOOL/HOLD" -name '.*.why')"
+}
+
+@test "emergency = yes holds every post, an owner's too, for a moderator; released, it goes to everyone" {
+	printf 'emergency = yes\n' >>"$L/config"
+	printf 'From: <boss@owner.test>\nTo: mylist@example.org\nSubject: calm down\n\nfrom the owner\n' >"$BATS_TEST_TMPDIR/m"
+	post "$BATS_TEST_TMPDIR/m"
+	runq
+	[ "$(held)" -eq 1 ]
+	[[ "$(held_why)" == *"the list is under emergency moderation (emergency = yes)"* ]]
+	# the moderator's notice is the only mail out
+	[ "$(received | wc -l)" -eq 1 ]
+	grep -q '^To: <\?boss@owner.test' "$(one_copy)"
+	# released by the operator: judged by a person, it goes out
+	h=$(basename "$(find "$SPOOL/HOLD" -type f ! -name '.*')")
+	"$MJ_QUEUERUN" -C "$CONF" -H "$h"
+	runq
+	[ "$(held)" -eq 0 ]
+	[ "$(grep -c 'to=<a@users.test>' "$BATS_TEST_TMPDIR/s/log")" -eq 1 ]
+	[ "$(grep -c 'to=<b@users.test>' "$BATS_TEST_TMPDIR/s/log")" -eq 1 ]
+	# off again: the next post goes straight out
+	sed -i '/^emergency/d' "$L/config"
+	post "$BATS_TEST_TMPDIR/m"
+	runq
+	[ "$(held)" -eq 0 ]
+	[ "$(grep -c 'to=<a@users.test>' "$BATS_TEST_TMPDIR/s/log")" -eq 2 ]
+}
+
+@test "max_recipients: a post naming more addresses in To and Cc than the limit is held, one at the limit goes out" {
+	printf 'max_recipients = 3\n' >>"$L/config"
+	# three: the list, a quoted name with a comma, a group's member
+	printf 'From: <alice@users.test>\nTo: mylist@example.org, "Doe, John" <john@users.test>\nCc: friends: carol@users.test;\nSubject: three\n\nthree\n' >"$BATS_TEST_TMPDIR/m3"
+	# four: one more in a second Cc field, folded
+	printf 'From: <alice@users.test>\nTo: mylist@example.org, "Doe, John" <john@users.test>\nCc: friends: carol@users.test;\nCc: (a comment, with a comma)\n dave@users.test\nSubject: four\n\nfour\n' >"$BATS_TEST_TMPDIR/m4"
+	post "$BATS_TEST_TMPDIR/m3"
+	runq
+	[ "$(held)" -eq 0 ]
+	[ "$(received | wc -l)" -eq 1 ]
+	post "$BATS_TEST_TMPDIR/m4"
+	runq
+	[ "$(held)" -eq 1 ]
+	[[ "$(held_why)" == *"4 explicit recipients in To and Cc, over the list's max_recipients of 3"* ]]
+	# the notice to the moderator, not the post, went out
+	[ "$(grep -c 'to=<a@users.test>' "$BATS_TEST_TMPDIR/s/log")" -eq 1 ]
+	[ "$(grep -c 'to=<boss@owner.test>' "$BATS_TEST_TMPDIR/s/log")" -eq 1 ]
+}
