@@ -376,19 +376,23 @@ struct expand_list_to {
 	struct spool_state_writer *w;
 	const struct subs_disabled *off; /* disabled after bounces */
 	size_t noff;
+	const char *poster[2]; /* the From and the envelope sender, or "" */
 };
 
 /* expand_list_rcpt - listconf_subscribers_each_mode's callback: a
- * state file line for a subscriber of mode each whose delivery is not
- * disabled (digest readers get the post in their digest, nomail ones
- * nothing) */
+ * state file line for a subscriber of mode each (or notmetoo, when it
+ * is not the poster) whose delivery is not disabled (digest readers get
+ * the post in their digest, nomail ones nothing) */
 static int
 expand_list_rcpt(void *arg, const char *addr, enum subs_mode mode)
 {
 	struct expand_list_to *to = arg;
 
-	if (mode != SUBS_EACH ||
+	if ((mode != SUBS_EACH && mode != SUBS_NOTMETOO) ||
 	    subs_disabled_find(to->off, to->noff, addr) != NULL)
+		return 0;
+	if (mode == SUBS_NOTMETOO && (strcasecmp(addr, to->poster[0]) == 0 ||
+					 strcasecmp(addr, to->poster[1]) == 0))
 		return 0;
 	return spool_state_write_rcpt(to->w, addr);
 }
@@ -399,7 +403,7 @@ expand_list_rcpt(void *arg, const char *addr, enum subs_mode mode)
 static int
 expand_list_snapshot(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, struct spool_state_init *init, size_t *n,
-    const struct subs_disabled *off, size_t noff)
+    const struct subs_disabled *off, size_t noff, const char *author)
 {
 	struct spool_state_writer *w;
 	struct expand_list_to to;
@@ -413,6 +417,7 @@ expand_list_snapshot(struct listfn_env *env, struct listfn_msg *m,
 		return -1;
 	}
 	to.w = w, to.off = off, to.noff = noff;
+	to.poster[0] = author, to.poster[1] = init->from;
 	if (listconf_subscribers_each_mode(env->s, m->domain, m->list,
 		expand_list_rcpt, &to, err, sizeof(err)) == -1)
 		log_warnx("%s: %s", m->name, err);
@@ -463,7 +468,7 @@ expand_list_first(struct listfn_env *env, struct listfn_msg *m,
 {
 	struct spool_state_init init;
 	char sender[SPOOL_ADDR_MAX + 1], from[SPOOL_ADDR_MAX + 1], err[300];
-	char released[SPOOL_WHY_MAX];
+	char released[SPOOL_WHY_MAX], author[SPOOL_ADDR_MAX + 1];
 	struct subs_disabled *off = NULL;
 	size_t n = 0, sent, noff = 0;
 	int r;
@@ -503,7 +508,11 @@ expand_list_first(struct listfn_env *env, struct listfn_msg *m,
 	init.verp = lc->verp;
 	if (expand_list_disabled(env, m, lc, &off, &noff) == -1)
 		return -1;
-	r = expand_list_snapshot(env, m, lc, &init, &n, off, noff);
+	/* the author, for notmetoo: From's address ("" when none) */
+	if (cmd_mime_header(text, len, "From", err, sizeof(err)) == -1 ||
+	    cmd_mime_addr(err, author, sizeof(author)) == -1)
+		author[0] = '\0';
+	r = expand_list_snapshot(env, m, lc, &init, &n, off, noff, author);
 	free(off);
 	if (r == -1)
 		return -1;

@@ -53,6 +53,8 @@ static const char request_help[] =
     "  set <list> <mode> [address]   how you get the list (confirmed as\n"
     "                                subscribe is):\n"
     "                                  each          every post\n"
+    "                                  notmetoo      every post but your\n"
+    "                                                own\n"
     "                                  digest        a MIME digest\n"
     "                                  digest-plain  a plain-text digest\n"
     "                                  nomail        nothing for now, still\n"

@@ -388,3 +388,27 @@ confirm_fails_then_works() {
 	last eve@users.test | grep -qx '<eve@users.test> is not subscribed to mylist@example.org.'
 	[ -z "$(token_of eve@users.test)" ]
 }
+
+@test "set notmetoo: the subscriber gets every post but its own" {
+	request old@users.test "set mylist notmetoo" -l mylist -q
+	runq
+	request old@users.test "confirm $(token_of old@users.test)" -l mylist -q
+	runq
+	grep -qx 'old@users.test notmetoo' "$SUBS"
+	last old@users.test | grep -qx '<old@users.test> now gets mylist@example.org as: notmetoo.'
+	echo 'ann@users.test' >>"$SUBS"
+	n=$(mails old@users.test)
+	# its own post, From in another case: not to it, to ann
+	printf 'From: Old <OLD@Users.Test>\nTo: mylist@example.org\nSubject: mine\n\nmy own\n' |
+		send -f old@users.test -l mylist -r
+	runq
+	[ "$(mails old@users.test)" -eq "$n" ]
+	[ "$(mails ann@users.test)" -eq 1 ]
+	# ann's post: to it
+	printf 'From: <ann@users.test>\nTo: mylist@example.org\nSubject: hers\n\nann writes\n' |
+		send -f ann@users.test -l mylist -r
+	runq
+	[ "$(mails old@users.test)" -eq $((n + 1)) ]
+	last old@users.test | grep -qx 'ann writes'
+	[ "$(mails ann@users.test)" -eq 2 ]
+}

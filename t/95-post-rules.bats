@@ -357,3 +357,18 @@ held_why() {
 	[ "$(grep -c 'to=<a@users.test>' "$BATS_TEST_TMPDIR/s/log")" -eq 1 ]
 	[ "$(grep -c 'to=<boss@owner.test>' "$BATS_TEST_TMPDIR/s/log")" -eq 1 ]
 }
+
+@test "notmetoo: a subscriber in that mode gets no copy of its own post, the others do, signed" {
+	printf 'a@users.test notmetoo\nb@users.test\n' >"$L/subscribers"
+	printf 'From: A <a@users.test>\nTo: mylist@example.org\nSubject: mine\n\nfrom a\n' >"$BATS_TEST_TMPDIR/m"
+	post "$BATS_TEST_TMPDIR/m"
+	runq
+	verify_all
+	[ "$(grep -c 'to=<a@users.test>' "$BATS_TEST_TMPDIR/s/log")" -eq 0 ]
+	[ "$(grep -c 'to=<b@users.test>' "$BATS_TEST_TMPDIR/s/log")" -eq 1 ]
+	# b's post reaches a
+	printf 'From: B <b@users.test>\nTo: mylist@example.org\nSubject: hers\n\nfrom b\n' >"$BATS_TEST_TMPDIR/m"
+	post "$BATS_TEST_TMPDIR/m"
+	runq
+	[ "$(grep -c 'to=<a@users.test>' "$BATS_TEST_TMPDIR/s/log")" -eq 1 ]
+}
