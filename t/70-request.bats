@@ -412,3 +412,44 @@ confirm_fails_then_works() {
 	last old@users.test | grep -qx 'ann writes'
 	[ "$(mails ann@users.test)" -eq 2 ]
 }
+
+@test "welcome and goodbye: the list's texts, variables replaced, come with the confirmed subscription and unsubscription" {
+	printf 'Welcome to $LIST@$DOMAIN!\nTo leave: $UNSUBSCRIBE\n' >"$LISTS/example.org/mylist/welcome"
+	printf 'Sorry to see you go from $LIST.\n' >"$LISTS/example.org/mylist/goodbye"
+	request ann@users.test subscribe -l mylist -q
+	runq
+	# not with the token: only once it is done
+	run -1 grep -q 'Welcome to' "$(ls -t "$MAIL/ann@users.test/new"/* | head -1)"
+	request ann@users.test "confirm $(token_of ann@users.test)" -l mylist -q
+	runq
+	grep -qx ann@users.test "$SUBS"
+	last ann@users.test | grep -qx 'Welcome to mylist@example.org!'
+	last ann@users.test | grep -qx 'To leave: mailto:majordomo@example.org?body=unsubscribe%20mylist'
+	request ann@users.test "unsubscribe mylist" -l mylist -q
+	runq
+	request ann@users.test "confirm $(token_of ann@users.test)" -l mylist -q
+	runq
+	run -1 grep -q ann@ "$SUBS"
+	last ann@users.test | grep -qx 'Sorry to see you go from mylist.'
+	run -1 grep -q 'Welcome to' <<<"$(last ann@users.test)"
+	# an owner's approval brings the welcome to the subscriber
+	printf 'subscribe_approval = yes\n' >>"$LISTS/example.org/mylist/config"
+	request bea@users.test subscribe -l mylist -q
+	runq
+	request bea@users.test "confirm $(token_of bea@users.test)" -l mylist -q
+	runq
+	request boss@owner.test "confirm $(token_of boss@owner.test)" -l mylist -q
+	runq
+	grep -qx bea@users.test "$SUBS"
+	last bea@users.test | grep -qx 'Welcome to mylist@example.org!'
+	# a text that cannot be read: the change is made, the text left out
+	rm "$LISTS/example.org/mylist/goodbye"
+	mkdir "$LISTS/example.org/mylist/goodbye"
+	request bea@users.test "unsubscribe mylist" -l mylist -q
+	runq
+	request bea@users.test "confirm $(token_of bea@users.test)" -l mylist -q
+	runq
+	run -1 grep -q bea@ "$SUBS"
+	last bea@users.test | grep -q 'is now off mylist@example.org'
+	grep -q 'goodbye: Is a directory: left out' "${RUNLOG:-$BATS_TEST_TMPDIR/run.log}"
+}
