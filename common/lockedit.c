@@ -39,13 +39,32 @@ lockedit_lockfile(const char *lpath)
 	return open(lpath, O_RDONLY | O_CLOEXEC);
 }
 
+/* lockedit_flock - flock(fd, op) (LOCK_EX or LOCK_SH), waiting at most
+ * LOCKEDIT_WAIT_MS; 0, or -1 with errno (ETIMEDOUT: still held) */
+int
+lockedit_flock(int fd, int op)
+{
+	struct timespec ts = {0, 5 * 1000 * 1000};
+	int waited = 0;
+
+	while (flock(fd, op | LOCK_NB) == -1) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) ||
+		    waited >= LOCKEDIT_WAIT_MS) {
+			errno = errno == EWOULDBLOCK ? ETIMEDOUT : errno;
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+		waited += 5;
+	}
+	return 0;
+}
+
 /* lockedit_lock - state 1: the lock, waiting at most LOCKEDIT_WAIT_MS */
 static int
 lockedit_lock(const char *path)
 {
-	struct timespec ts = {0, 5 * 1000 * 1000};
 	char lpath[PATH_MAX];
-	int fd, waited = 0;
+	int fd;
 
 	if ((size_t)snprintf(lpath, sizeof(lpath), "%s.lock", path) >=
 	    sizeof(lpath)) {
@@ -54,15 +73,9 @@ lockedit_lock(const char *path)
 	}
 	if ((fd = lockedit_lockfile(lpath)) == -1)
 		return -1;
-	while (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		if ((errno != EWOULDBLOCK && errno != EINTR) ||
-		    waited >= LOCKEDIT_WAIT_MS) {
-			close(fd);
-			errno = errno == EWOULDBLOCK ? ETIMEDOUT : errno;
-			return -1;
-		}
-		nanosleep(&ts, NULL);
-		waited += 5;
+	if (lockedit_flock(fd, LOCK_EX) == -1) {
+		close(fd); /* keeps errno */
+		return -1;
 	}
 	return fd;
 }
@@ -127,6 +140,20 @@ lockedit_open(struct lockedit *le, const char *path)
 		return -1;
 	}
 	return 0;
+}
+
+/* lockedit_hold - state 1 only: path's lock, for a read-decide-write
+ * over other files (the text stays NULL; lockedit_close drops it) */
+int
+lockedit_hold(struct lockedit *le, const char *path)
+{
+	memset(le, 0, sizeof(*le));
+	if (strlcpy(le->path, path, sizeof(le->path)) >= sizeof(le->path)) {
+		le->lockfd = -1;
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return (le->lockfd = lockedit_lock(path)) == -1 ? -1 : 0;
 }
 
 /* lockedit_commit - states 3 and 4: the new text replaces the file */

@@ -28,6 +28,13 @@ struct lockedit {
 };
 
 int lockedit_open(struct lockedit *le, const char *path);
+/* lockedit_flock - flock(fd, op), op LOCK_EX or LOCK_SH, waiting at most
+ * LOCKEDIT_WAIT_MS; 0 or -1 with errno (ETIMEDOUT when still held) */
+int lockedit_flock(int fd, int op);
+/* lockedit_hold - only the lock of path (never read nor written), held
+ * until lockedit_close: one writer at a time through a read-decide-write
+ * of other files; -1 with errno */
+int lockedit_hold(struct lockedit *le, const char *path);
 int lockedit_commit(struct lockedit *le, const char *text, size_t len);
 void lockedit_close(struct lockedit *le);
 

@@ -8,6 +8,8 @@
  * bounce_score_threshold the subscriber's delivery is disabled and
  * probed (bounce_probe.c); the bounce of a probe goes there too.
  *
+ * Auto-replies (lists/autoreply.c) are no bounces: logged and dropped,
+ * never counted nor forwarded.
  * Only subscribers are counted, so a forged bounce can at worst add one
  * count a day; a bounce that names no address is forwarded to the owners
  * like other owner mail, and so is a report naming more addresses than
@@ -65,6 +67,27 @@ bounce_answer(struct listfn_env *env, struct listfn_msg *m, const char *token)
 	return listfn_state_empty(env, m, "probe-answer", "");
 }
 
+/* bounce_of_probe - owner mail to a probe's address: the subscriber's
+ * answer, an auto-reply, or a report on the probe (bounce_probe.c); 0
+ * done, 1 forward it, -1 try again later */
+static int
+bounce_of_probe(struct listfn_env *env, struct listfn_msg *m,
+    const struct bounce_found *bf, int autoreply)
+{
+	size_t judged[BOUNCE_CLASSES] = {0};
+	struct listconf lc;
+	int r;
+
+	if (!bf->is_bounce && !autoreply)
+		return bounce_answer(env, m, bf->probe);
+	if ((r = listfn_list_conf(env, m, &lc)) != 0 ||
+	    (r = bounce_probe_report(env, m, &lc, bf, autoreply, judged)) != 0)
+		return r;
+	bounce_count(env, m, judged, 0);
+	return listfn_state_empty(
+	    env, m, autoreply ? "autoreply" : "bounce", "");
+}
+
 /* bounce_process - owner mail that is a bounce: count it; 1 when it is
  * not one (forward it), 0 done (state file made), -1 try again later */
 int
@@ -76,22 +99,18 @@ bounce_process(
 	struct bounce_rule rule;
 	struct listconf lc;
 	long long score;
-	int member, r;
+	int member, autoreply, r;
 
 	if ((r = bounce_complaint(env, m, text, len)) != 1)
 		return r == 2 ? 1 : r;
 	bounce_parse(m->domain, m->list, text, len, &bf);
-	if (!bf.is_bounce && bf.probe[0] != '\0')
-		return bounce_answer(env, m, bf.probe);
-	if (bf.is_bounce && bf.probe[0] != '\0') {
-		if ((r = listfn_list_conf(env, m, &lc)) != 0)
-			return r;
-		if (bounce_probe_failed(env, m, &lc, bf.probe, bf.class[0]) ==
-		    -1)
-			return -1;
-		judged[bf.class[0]]++;
-		bounce_count(env, m, judged, 0);
-		return listfn_state_empty(env, m, "bounce", "");
+	autoreply = autoreply_is(text, len);
+	if (bf.probe[0] != '\0')
+		return bounce_of_probe(env, m, &bf, autoreply);
+	if (autoreply) {
+		log_info(
+		    "%s: an auto-reply, not a bounce: not counted", m->name);
+		return listfn_state_empty(env, m, "autoreply", "");
 	}
 	if (!bf.is_bounce || (bf.n == 0 && !bf.delayed))
 		return 1;
@@ -108,12 +127,18 @@ bounce_process(
 			    bounce_class_name(bf.class[i]));
 			continue;
 		}
-		if ((member = subs_edit_member(
-			 env->s, m->domain, m->list, bf.addr[i])) == -1)
+		/* a report may name any envelope recipient; only an address
+		 * of the one grammar (names.h) can be a subscriber */
+		if (!name_addr_ok(bf.addr[i]))
+			member = 0;
+		else if ((member = subs_edit_member(
+			      env->s, m->domain, m->list, bf.addr[i])) == -1)
 			return -1;
 		if (!member) {
-			log_info("%s: bounce for <%s>, not a subscriber of %s",
-			    m->name, bf.addr[i], m->list);
+			log_info("%s: bounce for <%s> on %s@%s: %s, not a "
+				 "subscriber of %s",
+			    m->name, bf.addr[i], m->list, m->domain,
+			    bounce_class_name(bf.class[i]), m->list);
 			continue;
 		}
 		if ((r = bounce_score_add(env->s, m->domain, m->list,

@@ -13,11 +13,22 @@
  *   2. a probe whose bounce has not come back within
  *      bounce_probe_interval was delivered: the address is enabled
  *      again, the owners told.
- * The bounce of a probe (bounce_probe_failed) marks it failed; after the
- * last probe failed the address is removed and the owners told.  A probe
- * bounced for a policy or transient reason is not a failure.  The probe
- * is committed before its token is written: a crash in between sends a
- * second probe, never records one that was not sent.
+ * Mail back to the probe's address (bounce_probe_report) marks it failed
+ * only when it is a report that names the probe's address failed: a DSN
+ * block with Action: failed, or a non-standard report's address line
+ * (lists/bounce_parse.c); after the last probe failed the address is
+ * removed and the owners told.  A probe bounced for a policy or
+ * transient reason is not a failure, nor is an auto-reply (a vacation
+ * notice says the mailbox took the probe: lists/autoreply.c), a delay
+ * warning, or a report that does not name the address (forwarded to the
+ * owners).  The probe is committed before its token is written: a crash
+ * in between sends a second probe, never records one that was not sent.
+ * Each read-decide-write of subscribers.disabled here (the probes due,
+ * a probe's report, an answer, a disable) holds the list's probes' lock
+ * (subs_disabled_hold) from the read to the write: two runners
+ * expanding posts at once send one probe, and the token kept is the one
+ * the probe carried; disabling an address that is already disabled
+ * (late reports of older posts) changes nothing.
  * The subscriber may answer a probe (bounce_probe_answer): a reply to it
  * (its Reply-To is the probe's VERP address, and the owner function,
  * bounce.c, reads the token back from the envelope recipient) or the
@@ -30,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "bounce_probe.h"
@@ -89,12 +101,65 @@ probe_remove(struct listfn_env *env, struct listfn_msg *m,
 	    addr, m->list, m->domain, why);
 }
 
+/* The work done on the list's disabled lines under the probes' lock. */
+typedef int probe_locked_fn(struct listfn_env *env, struct listfn_msg *m,
+    const struct subs_disabled *v, size_t n, const void *arg);
+
+/* probe_locked - fn on m's list's disabled lines, read under the
+ * probes' lock and written by fn before it is let go */
+static int
+probe_locked(struct listfn_env *env, struct listfn_msg *m, probe_locked_fn *fn,
+    const void *arg)
+{
+	struct subs_disabled *v;
+	struct lockedit le;
+	size_t n;
+	int r;
+
+	if (subs_disabled_hold(env->s, m->domain, m->list, &le) == -1)
+		return -1;
+	if ((r = subs_disabled_load(env->s, m->domain, m->list, &v, &n)) == 0) {
+		r = fn(env, m, v, n, arg);
+		free(v);
+	}
+	lockedit_close(&le);
+	return r;
+}
+
+/* What probe_disable is given: the address and why. */
+struct probe_disabling {
+	const char *addr, *why;
+};
+
+/* probe_disable - addr's line written unless it has one (late reports
+ * of older posts: the probe out stays as it is); 1 written, 0 not a
+ * subscriber, 2 already disabled, -1 error */
+static int
+probe_disable(struct listfn_env *env, struct listfn_msg *m,
+    const struct subs_disabled *v, size_t n, const void *arg)
+{
+	const struct probe_disabling *pd = arg;
+	struct subs_disabled d;
+
+	if (subs_disabled_find(v, n, pd->addr) != NULL) {
+		log_info("%s: <%s> is already disabled on %s@%s", m->name,
+		    pd->addr, m->list, m->domain);
+		return 2;
+	}
+	memset(&d, 0, sizeof(d));
+	(void)strlcpy(d.addr, pd->addr, sizeof(d.addr)); /* a checked address */
+	d.since = (long long)listfn_now();
+	(void)strlcpy(d.token, "-", sizeof(d.token));
+	(void)strlcpy(d.why, pd->why, sizeof(d.why));
+	return subs_disabled_set(env->s, m->domain, m->list, &d);
+}
+
 /* bounce_probe_disable - the threshold reached: disabled, owners told */
 int
 bounce_probe_disable(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, const char *addr, long long score)
 {
-	struct subs_disabled d;
+	struct probe_disabling pd;
 	char why[200];
 	int r;
 
@@ -103,13 +168,9 @@ bounce_probe_disable(struct listfn_env *env, struct listfn_msg *m,
 	    score / 100, score % 100);
 	if (lc->bounce_probes == 0)
 		return probe_remove(env, m, lc, addr, why);
-	memset(&d, 0, sizeof(d));
-	(void)strlcpy(d.addr, addr, sizeof(d.addr)); /* a checked address */
-	d.since = (long long)listfn_now();
-	(void)strlcpy(d.token, "-", sizeof(d.token));
-	(void)strlcpy(d.why, why, sizeof(d.why));
-	if ((r = subs_disabled_set(env->s, m->domain, m->list, &d)) != 1)
-		return r;
+	pd.addr = addr, pd.why = why;
+	if ((r = probe_locked(env, m, probe_disable, &pd)) != 1)
+		return r == -1 ? -1 : 0;
 	log_notice("%s: <%s> disabled on %s@%s: %s", m->name, addr, m->list,
 	    m->domain, why);
 	return bounce_owners_tell(env, m, lc,
@@ -167,13 +228,22 @@ done:
 	return r;
 }
 
-/* bounce_probe_due - probes due sent, delivered probes enable */
-int
-bounce_probe_due(struct listfn_env *env, struct listfn_msg *m,
-    const struct listconf *lc, const struct subs_disabled *v, size_t n,
-    time_t now)
+/* What probe_due_each is given: the list's config and the time. */
+struct probe_due {
+	const struct listconf *lc;
+	time_t now;
+};
+
+/* probe_due_each - of the disabled addresses v, n of them: probes due
+ * sent, delivered probes enable */
+static int
+probe_due_each(struct listfn_env *env, struct listfn_msg *m,
+    const struct subs_disabled *v, size_t n, const void *arg)
 {
+	const struct probe_due *pdu = arg;
+	const struct listconf *lc = pdu->lc;
 	const struct subs_disabled *d;
+	time_t now = pdu->now;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -205,23 +275,62 @@ bounce_probe_due(struct listfn_env *env, struct listfn_msg *m,
 	return 0;
 }
 
-/* bounce_probe_failed - a probe bounced: noted, or the address removed */
+/* bounce_probe_due - the disabled addresses read, decided on and
+ * probed under the probes' lock, so two runners never each send one */
 int
-bounce_probe_failed(struct listfn_env *env, struct listfn_msg *m,
-    const struct listconf *lc, const char *token, enum bounce_class class)
+bounce_probe_due(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, time_t now)
+{
+	struct probe_due pdu = {lc, now};
+
+	return probe_locked(env, m, probe_due_each, &pdu);
+}
+
+/* probe_names - the class with which bf names addr failed, or -1 */
+static int
+probe_names(const struct bounce_found *bf, const char *addr)
+{
+	size_t i;
+
+	for (i = 0; i < bf->n; i++)
+		if (strcasecmp(bf->addr[i], addr) == 0)
+			return (int)bf->class[i];
+	return -1;
+}
+
+/* probe_report - mail back to a probe's address: a failure only when
+ * it is a report naming the probe's address failed (the probes' lock
+ * held) */
+static int
+probe_report(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const struct bounce_found *bf, int autoreply,
+    size_t judged[BOUNCE_CLASSES])
 {
 	struct subs_disabled d;
 	char why[200];
-	int r;
+	int r, class;
 
-	if ((r = subs_disabled_token(env->s, m->domain, m->list, token, &d)) !=
-	    1) {
+	if ((r = subs_disabled_token(
+		 env->s, m->domain, m->list, bf->probe, &d)) != 1) {
 		if (r == 0)
 			log_info("%s: bounce of a probe of %s@%s no longer "
 				 "out (%s)",
-			    m->name, m->list, m->domain, token);
+			    m->name, m->list, m->domain, bf->probe);
 		return r;
 	}
+	if (autoreply) {
+		log_info("%s: an auto-reply to probe %d of <%s> on %s@%s, not "
+			 "a failure",
+		    m->name, d.probes, d.addr, m->list, m->domain);
+		return 0;
+	}
+	if ((class = probe_names(bf, d.addr)) == -1) {
+		log_info("%s: a report on probe %d of <%s> on %s@%s names no "
+			 "failure of it, not counted",
+		    m->name, d.probes, d.addr, m->list, m->domain);
+		return 1;
+	}
+	judged[class]++;
 	if (class == BOUNCE_POLICY || class == BOUNCE_TRANSIENT) {
 		log_info("%s: probe %d to <%s> bounced: %s, not a failure",
 		    m->name, d.probes, d.addr, bounce_class_name(class));
@@ -240,13 +349,27 @@ bounce_probe_failed(struct listfn_env *env, struct listfn_msg *m,
 	return subs_disabled_set(env->s, m->domain, m->list, &d) == -1 ? -1 : 0;
 }
 
-/* bounce_probe_answer - the probe with token was answered: the address
- * it went to enabled again, into addr; 1 done, 0 no probe out has that
- * token (nothing changes), -1 error */
+/* bounce_probe_report - probe_report under the probes' lock */
 int
-bounce_probe_answer(struct listfn_env *env, struct listfn_msg *m,
-    const char *list, const char *token, const char *how, char *addr,
-    size_t addrlen)
+bounce_probe_report(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const struct bounce_found *bf, int autoreply,
+    size_t judged[BOUNCE_CLASSES])
+{
+	struct lockedit le;
+	int r;
+
+	if (subs_disabled_hold(env->s, m->domain, m->list, &le) == -1)
+		return -1;
+	r = probe_report(env, m, lc, bf, autoreply, judged);
+	lockedit_close(&le);
+	return r;
+}
+
+/* probe_answer - the probe with token was answered: the address it went
+ * to enabled again, into addr (the probes' lock held) */
+static int
+probe_answer(struct listfn_env *env, struct listfn_msg *m, const char *list,
+    const char *token, const char *how, char *addr, size_t addrlen)
 {
 	struct subs_disabled d;
 	int r;
@@ -265,4 +388,20 @@ bounce_probe_answer(struct listfn_env *env, struct listfn_msg *m,
 	    d.addr, list, m->domain, how, d.probes);
 	(void)strlcpy(addr, d.addr, addrlen); /* the caller's is as long */
 	return 1;
+}
+
+/* bounce_probe_answer - probe_answer under the probes' lock */
+int
+bounce_probe_answer(struct listfn_env *env, struct listfn_msg *m,
+    const char *list, const char *token, const char *how, char *addr,
+    size_t addrlen)
+{
+	struct lockedit le;
+	int r;
+
+	if (subs_disabled_hold(env->s, m->domain, list, &le) == -1)
+		return -1;
+	r = probe_answer(env, m, list, token, how, addr, addrlen);
+	lockedit_close(&le);
+	return r;
 }

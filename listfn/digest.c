@@ -250,10 +250,11 @@ done:
 
 /* digest_issue - under the list's digest lock: an issue half sent is
  * sent; else, with lc (the list has digests), one is made and sent when
- * due; the number of messages queued, or -1 */
+ * due, or (now_all, an issue boundary) whenever a post waits, the lock
+ * then waited for; the number of messages queued, or -1 */
 static int
 digest_issue(struct listfn_env *env, const char *domain, const char *list,
-    const struct listconf *lc, time_t now)
+    const struct listconf *lc, time_t now, int now_all)
 {
 	struct spool_digest_entry *e = NULL;
 	char dir[PATH_MAX];
@@ -264,14 +265,15 @@ digest_issue(struct listfn_env *env, const char *domain, const char *list,
 		dir, sizeof(dir), env->s->spool_dir, domain, list) == -1 ||
 	    spool_mkdirs(env->s->spool_dir, dir) == -1)
 		return -1;
-	if ((fd = spool_digest_lock(dir)) == -2)
+	fd = now_all ? spool_digest_lock_wait(dir) : spool_digest_lock(dir);
+	if (fd == -2)
 		return 0; /* another runner is at it */
 	if (fd == -1)
 		return -1;
 	if ((p = spool_digest_pending(dir)) == 0 && lc != NULL) {
 		if (spool_digest_entries(dir, &e, &n) == -1)
 			r = -1;
-		else if (digest_due(lc, e, n, now)) {
+		else if (now_all ? n > 0 : digest_due(lc, e, n, now)) {
 			if (digest_make(
 				env, dir, domain, list, lc, e, n, now) == -1)
 				r = -1;
@@ -294,6 +296,14 @@ digest_issue(struct listfn_env *env, const char *domain, const char *list,
 	return r == -1 ? -1 : sent;
 }
 
+/* digest_issue_now - an issue boundary: what waits sent now */
+int
+digest_issue_now(struct listfn_env *env, const char *domain, const char *list,
+    const struct listconf *lc)
+{
+	return digest_issue(env, domain, list, lc, listfn_now(), 1);
+}
+
 /* digest_collect - the post into the collection; an issue if full */
 int
 digest_collect(struct listfn_env *env, struct listfn_msg *m,
@@ -311,7 +321,7 @@ digest_collect(struct listfn_env *env, struct listfn_msg *m,
 	if (k == 1)
 		log_info("%s: collected for the digest of %s@%s", m->name,
 		    m->list, m->domain);
-	if (digest_issue(env, m->domain, m->list, lc, listfn_now()) > 0)
+	if (digest_issue(env, m->domain, m->list, lc, listfn_now(), 0) > 0)
 		m->rescan = 1;
 	return 0; /* an issue that failed is made again later */
 }
@@ -328,10 +338,10 @@ digest_sweep_list(void *arg, const char *domain, const char *list)
 	if (listconf_presence(env->s, domain, list, err, sizeof(err)) !=
 		LISTCONF_PRESENT ||
 	    listconf_load(env->s, domain, list, &lc, err, sizeof(err)) == -1)
-		k = digest_issue(env, domain, list, NULL, listfn_now());
+		k = digest_issue(env, domain, list, NULL, listfn_now(), 0);
 	else
 		k = digest_issue(
-		    env, domain, list, lc.digest ? &lc : NULL, listfn_now());
+		    env, domain, list, lc.digest ? &lc : NULL, listfn_now(), 0);
 	if (k > 0)
 		*queued += k;
 	return 0;

@@ -18,11 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "lists.h"
 #include "bounce_complaint.h"
 #include "bounce_probe.h"
 #include "digest.h"
+#include "digest_mode.h"
 #include "listfn_aside.h"
 #include "listfn_clock.h"
 #include "listfn_list.h"
@@ -450,7 +452,7 @@ expand_list_disabled(struct listfn_env *env, struct listfn_msg *m,
 		log_warn("%s: complaints summary deferred", m->name);
 	if (*noff == 0)
 		return 0;
-	if (bounce_probe_due(env, m, lc, *off, *noff, listfn_now()) == -1)
+	if (bounce_probe_due(env, m, lc, listfn_now()) == -1)
 		log_warn(
 		    "%s: probes of disabled subscribers deferred", m->name);
 	free(*off);
@@ -461,17 +463,61 @@ expand_list_disabled(struct listfn_env *env, struct listfn_msg *m,
 	return 0;
 }
 
+/* expand_list_verp - a post goes one envelope per recipient, each
+ * naming its recipient (<list>-owner+user=host@domain), when the list
+ * says verp = yes; when it has one-click links (a copy per recipient
+ * already: VERP costs nothing more); and for verp_rate percent of the
+ * posts of the others (as Sympa's verp_rate), so that bounces naming
+ * nobody readable still name a sample of the subscribers */
+static int
+expand_list_verp(const struct listconf *lc)
+{
+	return lc->verp || lc->unsubscribe_url[0] != '\0' ||
+	       (lc->verp_rate > 0 &&
+		   arc4random_uniform(100) < (uint32_t)lc->verp_rate);
+}
+
+/* expand_list_take - an accepted post (from its envelope sender)
+ * collected for the digest, then its snapshot (n recipients, noff
+ * disabled left out) */
+static int
+expand_list_take(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, const char *text, size_t len, const char *from,
+    size_t *n, size_t *noff)
+{
+	struct spool_state_init init;
+	char sender[SPOOL_ADDR_MAX + 1], author[SPOOL_ADDR_MAX + 1];
+	char value[SPOOL_ADDR_MAX + 256];
+	struct subs_disabled *off = NULL;
+	int r;
+
+	if (digest_collect(env, m, lc, text, len) == -1)
+		return -1;
+	snprintf(sender, sizeof(sender), "%s-owner@%s", m->list, m->domain);
+	memset(&init, 0, sizeof(init));
+	init.sender = sender;
+	init.from = from;
+	init.kind = "post";
+	init.verp = expand_list_verp(lc);
+	if (expand_list_disabled(env, m, lc, &off, noff) == -1)
+		return -1;
+	/* the author, for notmetoo: From's address ("" when none) */
+	if (cmd_mime_header(text, len, "From", value, sizeof(value)) == -1 ||
+	    cmd_mime_addr(value, author, sizeof(author)) == -1)
+		author[0] = '\0';
+	r = expand_list_snapshot(env, m, lc, &init, n, off, *noff, author);
+	free(off);
+	return r;
+}
+
 /* expand_list_first - first processing: checks, then the snapshot */
 static int
 expand_list_first(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, const char *text, size_t len)
 {
-	struct spool_state_init init;
-	char sender[SPOOL_ADDR_MAX + 1], from[SPOOL_ADDR_MAX + 1], err[300];
-	char released[SPOOL_WHY_MAX], author[SPOOL_ADDR_MAX + 1];
-	struct subs_disabled *off = NULL;
+	char err[300], released[SPOOL_WHY_MAX], from[SPOOL_ADDR_MAX + 1];
 	size_t n = 0, sent, noff = 0;
-	int r;
+	int r, mfd;
 
 	if (expand_list_loop(m, text, len)) {
 		return listfn_aside(env, m, SPOOL_BAD,
@@ -496,24 +542,15 @@ expand_list_first(struct listfn_env *env, struct listfn_msg *m,
 	    (r = moderate_post(env, m, lc, text, len)) != 0)
 		return r == 1 ? 0 : r;
 	/* Accepted (or approved): into the digest before the snapshot
-	 * commits, so a crash between them collects it again, never not */
-	if (digest_collect(env, m, lc, text, len) == -1)
-		return -1;
+	 * commits, so a crash between them collects it again, never not;
+	 * both under the digest modes lock (digest_mode.c), so that no
+	 * reader leaves or joins the digests in between */
 	header_return_path(text, len, from, sizeof(from));
-	snprintf(sender, sizeof(sender), "%s-owner@%s", m->list, m->domain);
-	memset(&init, 0, sizeof(init));
-	init.sender = sender;
-	init.from = from;
-	init.kind = "post";
-	init.verp = lc->verp;
-	if (expand_list_disabled(env, m, lc, &off, &noff) == -1)
+	if ((mfd = digest_modes_hold(env, m, lc)) == -1)
 		return -1;
-	/* the author, for notmetoo: From's address ("" when none) */
-	if (cmd_mime_header(text, len, "From", err, sizeof(err)) == -1 ||
-	    cmd_mime_addr(err, author, sizeof(author)) == -1)
-		author[0] = '\0';
-	r = expand_list_snapshot(env, m, lc, &init, &n, off, noff, author);
-	free(off);
+	r = expand_list_take(env, m, lc, text, len, from, &n, &noff);
+	if (mfd >= 0)
+		close(mfd);
 	if (r == -1)
 		return -1;
 	log_info("%s: from=<%s>, list=%s@%s, nrcpt=%zu%s%s", m->name, from,

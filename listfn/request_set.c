@@ -7,12 +7,14 @@
  * another's mail by forging a request; an owner of the list may set any
  * subscriber's mode, and then the token goes to the owner (whose mailbox
  * proves the request is the owner's), and the subscriber is told once
- * it is done.
+ * it is done.  A change into or out of the digests takes effect at an
+ * issue boundary (digest_mode.c): every post reaches the reader once.
  */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "digest_mode.h"
 #include "lists.h"
 #include "log.h"
 #include "request_set.h"
@@ -57,8 +59,8 @@ request_set_confirm(struct request *r, const struct cmd *c, const char *text,
 		request_refused(r, c, SPOOL_TOKEN_UNKNOWN);
 		return 0;
 	}
-	if ((ch = subs_mode_set(r->env->s, r->m->domain, list, addr,
-		 (enum subs_mode)mode)) == -1 ||
+	if ((ch = digest_mode_set(
+		 r->env, r->m, list, addr, (enum subs_mode)mode)) == -1 ||
 	    (spent = request_spend(r, c)) == -1)
 		return -1;
 	if (spent == 1)

@@ -7,22 +7,17 @@
  * blocklists, spam filters, DMARC, rate limits) is the list server's
  * problem, and a transient one is the network's.
  *
- * The judgement, in order:
- *   1. the enhanced status code (RFC 3463), when it decides by itself
- *      (code_table below): X.1.1 bad mailbox, X.1.2 bad domain, X.1.3
- *      bad syntax, X.1.6 moved, X.1.10 null MX / recipient not found and
- *      5.2.1 disabled are recipient failures when permanent; X.2.2 full
- *      and X.2.3 too big for the mailbox are mailbox failures; X.7.x and
- *      X.5.3 (too many recipients) are policy.  A temporary recipient
- *      code (4.1.1: not known yet) is transient.
- *   2. else the reply text, the first row of text_table that matches
- *      (case-insensitive substrings).  Policy rows come first: calling a
- *      blocklisting a recipient failure costs subscribers, the reverse
- *      costs only a slower removal.
- *   3. else the reply code: 4xx transient, 5xx unknown.
- * A temporary failure is never a recipient failure: 4.x.x or 4xx with a
- * recipient text is transient.  The replies that prove each row are in
- * t/73-bounce.bats (mj_bounceclass), taken from real servers.
+ * The evidence: the reply text (a Diagnostic-Code, an SMTP reply, an
+ * NDR's prose), with its reply code and the enhanced status code in it,
+ * and a DSN's Status field.  The most specific evidence decides first,
+ * in the order bounce_rules.c gives with its rules: the code about the
+ * sender, the policy texts, the reply's own detailed code, a policy
+ * Status, the other texts, the reply's code of a subject alone (X.Y.0:
+ * "other" within its subject, which X3 gateways send for anything), the
+ * Status, the reply code.  A generic code (X.0.0) decides nothing.  A
+ * temporary failure is never a recipient failure: 4.x.x or 4xx with a
+ * recipient text is transient, unless a Status says the failure is
+ * final (a DSN's Action: failed, bounce_read_dsn.c).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -30,105 +25,20 @@
 #include <strings.h>
 
 #include "bounce_class.h"
+#include "bounce_rules.h"
 
-#define CLASS_TEXT_MAX 2048
+#define CLASS_TEXT_MAX 4096
 
-/* Enhanced status codes that decide by themselves: subject.detail, -1 any
- * detail; the class when permanent (5) and when temporary (4). */
-static const struct {
-	int subject, detail;
-	enum bounce_class perm, temp;
-} code_table[] = {
-    {1, 1, BOUNCE_RECIPIENT, BOUNCE_TRANSIENT},	 /* bad mailbox */
-    {1, 2, BOUNCE_RECIPIENT, BOUNCE_TRANSIENT},	 /* bad domain */
-    {1, 3, BOUNCE_RECIPIENT, BOUNCE_TRANSIENT},	 /* bad syntax */
-    {1, 6, BOUNCE_RECIPIENT, BOUNCE_TRANSIENT},	 /* mailbox moved */
-    {1, 10, BOUNCE_RECIPIENT, BOUNCE_TRANSIENT}, /* null MX, not found */
-    {2, 2, BOUNCE_MAILBOX, BOUNCE_MAILBOX},	 /* mailbox full */
-    {2, 3, BOUNCE_MAILBOX, BOUNCE_MAILBOX},	 /* too big for it */
-    {5, 3, BOUNCE_POLICY, BOUNCE_POLICY},	 /* too many recipients */
-    {7, -1, BOUNCE_POLICY, BOUNCE_POLICY},	 /* security, policy */
+/* An enhanced status code: class 0 when none. */
+struct class_code {
+	int c, s, d;
 };
 
-/* 5.2.1 "mailbox disabled" is a recipient failure, but 4.2.1 is mostly
- * "receiving mail too quickly": its text decides. */
-#define DISABLED_SUBJECT 2
-#define DISABLED_DETAIL 1
-
-/* Reply texts, first match wins (lowercase substrings). */
-static const struct {
-	const char *text;
-	enum bounce_class class;
-} text_table[] = {
-    /* policy: blocklists, spam and content filters, authentication,
-     * rate limits, complaints */
-    {"spamhaus", BOUNCE_POLICY},
-    {"spamcop", BOUNCE_POLICY},
-    {"barracuda", BOUNCE_POLICY},
-    {"block list", BOUNCE_POLICY},
-    {"blocklist", BOUNCE_POLICY},
-    {"black list", BOUNCE_POLICY},
-    {"blacklist", BOUNCE_POLICY},
-    {"blocked", BOUNCE_POLICY},
-    {"spam", BOUNCE_POLICY},
-    {"dmarc", BOUNCE_POLICY},
-    {"dkim", BOUNCE_POLICY},
-    {"spf", BOUNCE_POLICY},
-    {"policy", BOUNCE_POLICY},
-    {"reputation", BOUNCE_POLICY},
-    {"complaints", BOUNCE_POLICY},
-    {"too many", BOUNCE_POLICY},
-    {"too quickly", BOUNCE_POLICY},
-    {"rate limit", BOUNCE_POLICY},
-    {"unusual rate", BOUNCE_POLICY},
-    {"administrative prohibition", BOUNCE_POLICY},
-    {"sender verify failed", BOUNCE_POLICY},
-    /* mailbox: full or over quota */
-    {"over quota", BOUNCE_MAILBOX},
-    {"quota exceeded", BOUNCE_MAILBOX},
-    {"exceeded storage", BOUNCE_MAILBOX},
-    {"mailbox full", BOUNCE_MAILBOX},
-    {"mailbox is full", BOUNCE_MAILBOX},
-    {"mailbox size limit", BOUNCE_MAILBOX},
-    /* recipient: no such user, account, mailbox or domain */
-    {"user unknown", BOUNCE_RECIPIENT},
-    {"unknown user", BOUNCE_RECIPIENT},
-    {"no such user", BOUNCE_RECIPIENT},
-    {"unknown recipient", BOUNCE_RECIPIENT},
-    {"recipient unknown", BOUNCE_RECIPIENT},
-    {"recipient not found", BOUNCE_RECIPIENT},
-    {"recipientnotfound", BOUNCE_RECIPIENT},
-    {"invalid recipient", BOUNCE_RECIPIENT},
-    {"no such recipient", BOUNCE_RECIPIENT},
-    {"does not exist", BOUNCE_RECIPIENT},
-    {"doesn't exist", BOUNCE_RECIPIENT},
-    {"doesn't have a", BOUNCE_RECIPIENT},
-    {"no mailbox", BOUNCE_RECIPIENT},
-    {"no such mailbox", BOUNCE_RECIPIENT},
-    {"mailbox not found", BOUNCE_RECIPIENT},
-    {"mailbox unavailable", BOUNCE_RECIPIENT},
-    {"mailbox disabled", BOUNCE_RECIPIENT},
-    {"account is disabled", BOUNCE_RECIPIENT},
-    {"account has been disabled", BOUNCE_RECIPIENT},
-    {"recipient address rejected: access denied", BOUNCE_RECIPIENT},
-    {"unrouteable address", BOUNCE_RECIPIENT},
-    {"host or domain name not found", BOUNCE_RECIPIENT},
-    {"no such domain", BOUNCE_RECIPIENT},
-    /* transient: come back later */
-    {"greylist", BOUNCE_TRANSIENT},
-    {"graylist", BOUNCE_TRANSIENT},
-    {"try again later", BOUNCE_TRANSIENT},
-    {"temporarily", BOUNCE_TRANSIENT},
-    {"temporary", BOUNCE_TRANSIENT},
-    {"deferred", BOUNCE_TRANSIENT},
-    {"timed out", BOUNCE_TRANSIENT},
-};
-
-/* status_parse - "C.S.D" at p: class, subject, detail and its length,
- * or 0 when p holds none (three numbers, C 2, 4 or 5, not within a
- * longer run of digits and dots) */
+/* status_parse - "C.S.D" at p: its length, or 0 when p holds none
+ * (three numbers, C 2, 4 or 5, not within a longer run of digits and
+ * dots) */
 static size_t
-status_parse(const char *p, const char *end, int *c, int *s, int *d)
+status_parse(const char *p, const char *end, struct class_code *cc)
 {
 	const char *q = p;
 	long v[3];
@@ -147,74 +57,95 @@ status_parse(const char *p, const char *end, int *c, int *s, int *d)
 	}
 	if (q < end && (*q == '.' || isdigit((unsigned char)*q)))
 		return 0;
-	*c = (int)v[0], *s = (int)v[1], *d = (int)v[2];
+	cc->c = (int)v[0], cc->s = (int)v[1], cc->d = (int)v[2];
 	return (size_t)(q - p);
 }
 
-/* status_find - the first enhanced status code in text; 0 none */
-static int
-status_find(const char *p, size_t len, int *c, int *s, int *d)
+/* status_find - the first specific enhanced status code in text (a
+ * generic X.0.0 is passed over), else the first generic one; and in
+ * policy the first X.7.X (security, policy) or X.6.X (the message's
+ * content) code, wherever it is (a relay's summary code first, the
+ * receiver's own quoted after it) */
+static void
+status_find(
+    const char *p, size_t len, struct class_code *cc, struct class_code *policy)
 {
 	const char *end = p + len, *q;
+	struct class_code t;
 
+	cc->c = policy->c = 0;
 	for (q = p; q < end; q++)
 		if ((q == p ||
 			(!isdigit((unsigned char)q[-1]) && q[-1] != '.')) &&
-		    status_parse(q, end, c, s, d) > 0)
+		    status_parse(q, end, &t) > 0) {
+			if ((t.s == 7 || t.s == 6) && policy->c == 0)
+				*policy = t;
+			if ((t.s != 0 || t.d != 0) &&
+			    (cc->c == 0 || (cc->s == 0 && cc->d == 0)))
+				*cc = t;
+			else if (cc->c == 0)
+				*cc = t;
+		}
+}
+
+/* code_rule - the row of rules for code cc, or NULL */
+static const struct bounce_code_rule *
+code_rule(const struct bounce_code_rule *rules, const struct class_code *cc)
+{
+	const struct bounce_code_rule *r;
+
+	if (cc->c != 4 && cc->c != 5)
+		return NULL;
+	for (r = rules; r->example != NULL; r++)
+		if (r->subject == cc->s &&
+		    (r->detail == -1 || r->detail == cc->d))
+			return r;
+	return NULL;
+}
+
+/* text_match - text (in lower case) holds pattern, case-blind, each
+ * "*" in it any run */
+static int
+text_match(const char *text, const char *pattern)
+{
+	char piece[128];
+	const char *p = pattern, *star;
+	size_t n, i;
+
+	for (;;) {
+		star = strchr(p, '*');
+		n = star != NULL ? (size_t)(star - p) : strlen(p);
+		if (n >= sizeof(piece))
+			n = sizeof(piece) - 1;
+		for (i = 0; i < n; i++)
+			piece[i] = (char)tolower((unsigned char)p[i]);
+		piece[n] = '\0';
+		if (n > 0) {
+			if ((text = strstr(text, piece)) == NULL)
+				return 0;
+			text += n;
+		}
+		if (star == NULL)
 			return 1;
-	return 0;
+		p = star + 1;
+	}
 }
 
-/* class_by_code - the class an enhanced status code decides alone, or -1 */
-static int
-class_by_code(int c, int s, int d)
+/* text_rule - the first row of rules that text matches, or NULL */
+static const struct bounce_text_rule *
+text_rule(const struct bounce_text_rule *rules, const char *text)
 {
-	size_t i;
+	const struct bounce_text_rule *r;
 
-	if (c != 4 && c != 5)
-		return -1;
-	if (c == 5 && s == DISABLED_SUBJECT && d == DISABLED_DETAIL)
-		return BOUNCE_RECIPIENT;
-	for (i = 0; i < sizeof(code_table) / sizeof(code_table[0]); i++)
-		if (code_table[i].subject == s &&
-		    (code_table[i].detail == -1 || code_table[i].detail == d))
-			return c == 5 ? code_table[i].perm : code_table[i].temp;
-	return -1;
+	for (r = rules; r->text != NULL; r++)
+		if (text_match(text, r->text))
+			return r;
+	return NULL;
 }
 
-/* class_by_text - the first text_table row in text, or -1 */
-static int
-class_by_text(const char *text)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(text_table) / sizeof(text_table[0]); i++)
-		if (strcasestr(text, text_table[i].text) != NULL)
-			return text_table[i].class;
-	return -1;
-}
-
-/* bounce_class - the class of a failure (code, status, text) */
-enum bounce_class
-bounce_class(int code, const char *status, const char *text)
-{
-	int c = 0, s, d, k, temp;
-
-	if (status != NULL &&
-	    status_parse(status, status + strlen(status), &c, &s, &d) == 0)
-		c = 0;
-	temp = c == 4 || (c == 0 && code / 100 == 4);
-	if (c != 0 && (k = class_by_code(c, s, d)) != -1)
-		return (enum bounce_class)k;
-	if (text != NULL && (k = class_by_text(text)) != -1)
-		return temp && k == BOUNCE_RECIPIENT ? BOUNCE_TRANSIENT
-						     : (enum bounce_class)k;
-	return temp ? BOUNCE_TRANSIENT : BOUNCE_UNKNOWN;
-}
-
-/* class_copy - text as one line: each run of blanks and line breaks
- * (a folded Diagnostic-Code, an NDR's wrapped prose) one space, NUL
- * bytes left out, at most buflen - 1 bytes */
+/* class_copy - text as one line in lower case (ASCII letters): each run
+ * of blanks and line breaks (a folded Diagnostic-Code, an NDR's wrapped
+ * prose) one space, NUL bytes left out, at most buflen - 1 bytes */
 static void
 class_copy(char *buf, size_t buflen, const char *text, size_t len)
 {
@@ -224,41 +155,149 @@ class_copy(char *buf, size_t buflen, const char *text, size_t len)
 		if (text[i] == '\0')
 			continue;
 		if (!isspace((unsigned char)text[i]))
-			buf[k++] = text[i];
+			buf[k++] = (char)tolower((unsigned char)text[i]);
 		else if (k > 0 && buf[k - 1] != ' ')
 			buf[k++] = ' ';
 	}
 	buf[k] = '\0';
 }
 
-/* bounce_class_reply - the class of a reply, diagnostic or NDR text */
+/* reply_code - the SMTP reply code at the start of buf ("smtp;" and
+ * blanks first), or 0 */
+static int
+reply_code(const char *p)
+{
+	if (strncasecmp(p, "smtp;", 5) == 0)
+		p += 5;
+	while (*p == ' ')
+		p++;
+	if (strchr("245", p[0]) != NULL && p[0] != '\0' &&
+	    isdigit((unsigned char)p[1]) && isdigit((unsigned char)p[2]) &&
+	    (p[3] == '\0' || p[3] == ' ' || p[3] == '-'))
+		return (p[0] - '0') * 100 + (p[1] - '0') * 10 + (p[2] - '0');
+	return 0;
+}
+
+/* Where a judgement stands. */
+struct judge {
+	struct class_code reply, status, policy;
+	int temp; /* a temporary failure, by any code */
+	char *why;
+	size_t wlen;
+};
+
+/* by_code - the class a code rule gives cc, said in why as from what */
+static int
+by_code(struct judge *j, const struct bounce_code_rule *rules,
+    const struct class_code *cc, const char *what)
+{
+	const struct bounce_code_rule *r;
+
+	if ((r = code_rule(rules, cc)) == NULL)
+		return -1;
+	if (j->why != NULL)
+		(void)snprintf(j->why, j->wlen, "code %d.%d.%d in the %s",
+		    cc->c, cc->s, cc->d, what); /* cut short: only a message */
+	return j->temp ? (int)r->temp : (int)r->perm;
+}
+
+/* by_text - the class a text rule gives buf */
+static int
+by_text(struct judge *j, const struct bounce_text_rule *rules, const char *buf)
+{
+	const struct bounce_text_rule *r;
+
+	if ((r = text_rule(rules, buf)) == NULL)
+		return -1;
+	if (j->why != NULL)
+		(void)snprintf(j->why, j->wlen, "text \"%s\"", r->text);
+	if (j->temp && r->class == BOUNCE_RECIPIENT)
+		return BOUNCE_TRANSIENT;
+	return (int)r->class;
+}
+
+/* specific - a code that says more than its class */
+static int
+specific(const struct class_code *cc)
+{
+	return cc->c != 0 && (cc->s != 0 || cc->d != 0);
+}
+
+/* expired - X.4.7: the message's time in a queue ran out */
+static int
+expired(const struct class_code *cc)
+{
+	return cc->c != 0 && cc->s == 4 && cc->d == 7;
+}
+
+/* judge_expired - a message that expired: its last reply, quoted in
+ * buf, is history, judged by its words only; else transient */
+static enum bounce_class
+judge_expired(struct judge *j, const char *buf)
+{
+	int k;
+
+	j->temp = 1; /* a recipient text says the address was unknown for
+			a while, not that it is dead */
+	if ((k = by_text(j, bounce_first_rules, buf)) != -1 ||
+	    (k = by_text(j, bounce_text_rules, buf)) != -1)
+		return (enum bounce_class)k;
+	if (j->why != NULL)
+		(void)snprintf(j->why, j->wlen, "expired in a queue: no rule");
+	return BOUNCE_TRANSIENT;
+}
+
+/* bounce_class_judge - the class of a reply, diagnostic or NDR text */
+enum bounce_class
+bounce_class_judge(
+    const char *text, size_t len, const char *status, char *why, size_t wlen)
+{
+	char buf[CLASS_TEXT_MAX + 1];
+	struct judge j;
+	int code, k;
+
+	memset(&j, 0, sizeof(j));
+	j.why = why, j.wlen = wlen;
+	class_copy(buf, sizeof(buf), text, len);
+	code = reply_code(buf);
+	status_find(buf, strlen(buf), &j.reply, &j.policy);
+	if (status == NULL ||
+	    status_parse(status, status + strlen(status), &j.status) == 0)
+		j.status.c = 0;
+	/* A Status says whether the failure is final (a DSN's Action:
+	 * failed after the last of many 4xx replies); else the reply. */
+	j.temp = j.status.c != 0  ? j.status.c == 4
+		 : j.reply.c != 0 ? j.reply.c == 4
+				  : code / 100 == 4;
+	if (expired(&j.status) || expired(&j.reply))
+		return judge_expired(&j, buf);
+	if ((k = by_code(&j, bounce_first_codes, &j.reply, "reply")) != -1 ||
+	    (k = by_code(&j, bounce_first_codes, &j.status, "Status")) != -1 ||
+	    (k = by_text(&j, bounce_first_rules, buf)) != -1 ||
+	    (k = by_code(&j, bounce_code_rules, &j.policy, "reply")) != -1 ||
+	    (j.reply.d != 0 &&
+		(k = by_code(&j, bounce_code_rules, &j.reply, "reply")) != -1))
+		return (enum bounce_class)k;
+	if (specific(&j.status) && (k = by_code(&j, bounce_code_rules,
+					&j.status, "Status")) == BOUNCE_POLICY)
+		return BOUNCE_POLICY;
+	if ((k = by_text(&j, bounce_text_rules, buf)) != -1 ||
+	    (specific(&j.reply) && (k = by_code(&j, bounce_code_rules, &j.reply,
+					"reply")) != -1) ||
+	    (specific(&j.status) && (k = by_code(&j, bounce_code_rules,
+					 &j.status, "Status")) != -1))
+		return (enum bounce_class)k;
+	if (why != NULL)
+		(void)snprintf(why, wlen, "no rule: a %s failure",
+		    j.temp ? "temporary" : "permanent");
+	return j.temp ? BOUNCE_TRANSIENT : BOUNCE_UNKNOWN;
+}
+
+/* bounce_class_reply - the class alone */
 enum bounce_class
 bounce_class_reply(const char *text, size_t len, const char *status)
 {
-	char buf[CLASS_TEXT_MAX + 1], st[16];
-	const char *p = text, *end;
-	int code = 0, c, s, d;
-
-	class_copy(buf, sizeof(buf), text, len);
-	end = buf + strlen(buf);
-	p = buf;
-	/* a diagnostic-type ("smtp;") and blanks before the reply code */
-	if ((size_t)(end - p) >= 5 && strncasecmp(p, "smtp;", 5) == 0)
-		p += 5;
-	while (p < end && isspace((unsigned char)*p))
-		p++;
-	if (end - p >= 3 && strchr("245", p[0]) != NULL &&
-	    isdigit((unsigned char)p[1]) && isdigit((unsigned char)p[2]) &&
-	    (end - p == 3 || p[3] == ' ' || p[3] == '-'))
-		code = (p[0] - '0') * 100 + (p[1] - '0') * 10 + (p[2] - '0');
-	if ((status == NULL || status[0] == '\0') &&
-	    status_find(buf, (size_t)(end - buf), &c, &s, &d)) {
-		/* three numbers of at most three digits: it fits */
-		if (snprintf(st, sizeof(st), "%d.%d.%d", c, s, d) <
-		    (int)sizeof(st))
-			status = st;
-	}
-	return bounce_class(code, status, buf);
+	return bounce_class_judge(text, len, status, NULL, 0);
 }
 
 /* bounce_class_name - the class's name, as logged and counted */

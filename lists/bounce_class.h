@@ -1,7 +1,7 @@
 /*
  * bounce_class.h - what a failed delivery says about its recipient
- * (bounce_class.c): one of a small set of classes, judged from the
- * RFC 3463 enhanced status code first, then the reply text.
+ * (bounce_class.c): one of a small set of classes, judged from all the
+ * evidence, the most specific first, by the rules of bounce_rules.c.
  */
 #ifndef MJQ_BOUNCE_CLASS_H
 #define MJQ_BOUNCE_CLASS_H
@@ -19,16 +19,18 @@ enum bounce_class {
 };
 #define BOUNCE_CLASSES 5
 
-/* bounce_class - the class of a failure: code the SMTP reply code (0 when
- * none), status its enhanced status code ("5.1.1", NULL or "" when none),
- * text the reply text (NULL when none) */
-enum bounce_class bounce_class(int code, const char *status, const char *text);
+#define BOUNCE_WHY_MAX 96
 
-/* bounce_class_reply - the class of a reply as text, an SMTP reply
+/* bounce_class_judge - the class of a reply as text, an SMTP reply
  * ("550-5.1.1 ...", lines joined), a DSN's Diagnostic-Code ("smtp; 550
- * ...") or an NDR's prose ("... (#5.1.1)"): its code and enhanced status
- * code wherever they are; status, when not NULL, is used instead of the
- * text's (a DSN's Status field) */
+ * ...") or an NDR's prose ("... (#5.1.1)"), with status a DSN's Status
+ * field (NULL or "" when none); when why is not NULL, the rule that
+ * decided, as a phrase ("text \"user unknown\"", "code 5.1.1 in the
+ * reply") */
+enum bounce_class bounce_class_judge(
+    const char *text, size_t len, const char *status, char *why, size_t wlen);
+
+/* bounce_class_reply - bounce_class_judge without the why */
 enum bounce_class bounce_class_reply(
     const char *text, size_t len, const char *status);
 

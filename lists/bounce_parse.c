@@ -1,67 +1,53 @@
 /*
- * bounce_parse.c - which addresses a bounce is about.
+ * bounce_parse.c - which addresses a bounce is about, and why each
+ * failed.
  *
  * In the order of trust:
- *   1. VERP: list mail with verp = yes has the envelope sender
+ *   1. VERP: list mail with verp = yes (and every copy of a one-click
+ *      list, and every probe) has the envelope sender
  *      <list>-owner+user=host@<domain>, a bounce probe
  *      <list>-owner+probe-<token>@<domain> (its token in probe); the MTA
- * records the address the bounce came to in Delivered-To (Postfix, qmail),
- * X-Original-To or Envelope-To (Exim), and the bounce's To is it too.
- *   2. an RFC 3464 report: Final-Recipient of each block whose Action
- *      is failed (delayed is a warning; nothing failed yet).
- *   3. the common non-standard reports: qmail's and Postfix's "<addr>:"
- *      lines, sendmail's "<addr>" after "fatal errors", Exim's indented
- *      address after "failed:".
- * Each failed address is judged (bounce_class.c): a report's block by
- * its Status and Diagnostic-Code, a prose address by the text after it
- * up to the next address, a VERP address by the report or the text.
- * Addresses past BOUNCE_ADDRS_MAX are counted in more, not kept.
+ *      records the address the bounce came to in Delivered-To (Postfix,
+ *      qmail), X-Original-To or Envelope-To (Exim), and the bounce's To
+ *      is it too.
+ *   2. the report's own evidence (bounce_report.c: the notification
+ *      and the delivery status, never the returned message), read by the
+ *      first reader that finds a failed address (bounce_read.h): RFC 3464
+ *      fields (in their part, else inline in the text), a provider's
+ *      JSON, X-Failed-Recipients, the notification's prose by family.
+ * Each failed address is judged by all the report says of it
+ * (bounce_class.c); a VERP address by what the report says of the
+ * failure.  A report that only warns of a delay names its addresses as
+ * transient, with delayed set.  Addresses past BOUNCE_ADDRS_MAX are
+ * counted in more, not kept.
  * A message counts as a bounce only when it looks like one: the null
- * envelope sender, a multipart/report, or MAILER-DAEMON/postmaster as
- * the author; anything else to the owner address is a human's, of which
- * only a probe's token is taken (an answer to the probe).
+ * envelope sender (or MAILER-DAEMON/postmaster as the sender), a
+ * multipart/report of delivery status, MAILER-DAEMON/postmaster as the
+ * author, or a provider's JSON notification of bounced recipients
+ * (Amazon SES, from its own sender); anything else to the owner address
+ * is a human's, of which only a probe's token is taken (an answer to
+ * the probe).
  */
-#include <ctype.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "bounce_parse.h"
+#include "bounce_read.h"
+#include "bounce_report.h"
 #include "cmd_mime.h"
 #include "header.h"
 
-#define BOUNCE_TEXT_MAX 65536
+#define PARSE_REASON_MAX 1024
 
-/* bounce_add - remember a failed address once, with its class; its
- * index, or -1 (not an address, or one past the bound: counted in more) */
-static int
-bounce_add(struct bounce_found *bf, const char *addr, size_t n,
-    enum bounce_class class)
-{
-	char a[NAME_ADDR_MAX + 1];
-	size_t i;
-
-	if (n == 0 || n > NAME_ADDR_MAX)
-		return -1;
-	memcpy(a, addr, n);
-	a[n] = '\0';
-	if (!name_addr_ok(a))
-		return -1;
-	for (i = 0; i < bf->n; i++)
-		if (strcasecmp(bf->addr[i], a) == 0) {
-			if (class > bf->class[i])
-				bf->class[i] = class;
-			return (int)i;
-		}
-	if (bf->n >= BOUNCE_ADDRS_MAX) {
-		bf->more++;
-		return -1;
-	}
-	(void)strlcpy(bf->addr[bf->n], a, sizeof(bf->addr[0])); /* n fits */
-	bf->class[bf->n] = class;
-	return (int)bf->n++;
-}
+/* Texts of a notification that only warns: nothing failed yet. */
+static const char *const delay_marks[] = {
+    "WARNING MESSAGE ONLY", /* Gmail, Outlook.com, sendmail */
+    "has been delayed",	    /* Gmail, Outlook.com */
+    "Delivery delayed",	    /* Exchange, Office 365 */
+    "will be retried",	    /* Gmail */
+    "This is a delivery status notification, not a bounce", /* Courier */
+};
 
 /* bounce_verp - the subscriber encoded in <list>-owner+user=host@domain
  * in one of the headers that name the envelope recipient; 0 found */
@@ -93,190 +79,192 @@ bounce_verp(const char *domain, const char *list, const char *text, size_t len,
 		if ((eq = strrchr(addr + k, '=')) == NULL)
 			continue;
 		*eq = '@';
-		(void)bounce_add(
-		    bf, addr + k, strlen(addr + k), BOUNCE_UNKNOWN);
+		(void)bounce_found_add(
+		    bf, "VERP", addr + k, strlen(addr + k), NULL, NULL, 0);
 		return 0;
 	}
 	return -1;
 }
 
-/* One per-recipient block of a delivery-status part, as read so far. */
-struct dsn_block {
-	const char *rcpt, *diag, *diag_end;
-	size_t rlen;
-	char status[16];
-	int failed, delayed;
-};
-
-/* dsn_field - the value of field name in line p..nl, or NULL */
-static const char *
-dsn_field(const char *p, const char *nl, const char *name)
+/* looks_daemon - addr is a mail system's own: MAILER-DAEMON or
+ * postmaster, at a domain or bare (From: mailer-daemon, as X6 writes) */
+static int
+looks_daemon(const char *addr)
 {
-	size_t k = strlen(name);
-
-	if ((size_t)(nl - p) <= k || strncasecmp(p, name, k) != 0)
-		return NULL;
-	for (p += k; p < nl && (*p == ' ' || *p == '\t'); p++)
-		;
-	return p;
+	return strncasecmp(addr, "MAILER-DAEMON@", 14) == 0 ||
+	       strncasecmp(addr, "postmaster@", 11) == 0 ||
+	       strcasecmp(addr, "MAILER-DAEMON") == 0 ||
+	       strcasecmp(addr, "postmaster") == 0;
 }
 
-/* dsn_flush - a block read: its recipient remembered when it failed */
-static void
-dsn_flush(struct dsn_block *b, struct bounce_found *bf, int *failed,
-    int *delayed, enum bounce_class *strongest)
+/* bounce_report_looks - a report by its type or its author */
+int
+bounce_report_looks(const char *text, size_t len)
 {
+	char v[1024], addr[NAME_ADDR_MAX + 1], type[128];
+
+	/* a report-type other than delivery-status (an ARF complaint) is
+	 * not a bounce; none at all (X3 gateways) is taken for one */
+	if (cmd_mime_header(text, len, "Content-Type", v, sizeof(v)) == 0 &&
+	    strncasecmp(v, "multipart/report", 16) == 0 &&
+	    (cmd_mime_param(v, "report-type", type, sizeof(type)) == -1 ||
+		strcasecmp(type, "delivery-status") == 0))
+		return 1;
+	if (cmd_mime_header(text, len, "From", v, sizeof(v)) == -1)
+		return 0;
+	if (cmd_mime_addr(v, addr, sizeof(addr)) == 0)
+		return looks_daemon(addr);
+	v[strcspn(v, " \t\r\n")] = '\0'; /* a bare word, as X6 writes */
+	return looks_daemon(v);
+}
+
+/* parse_delay - the notification only warns of a delay */
+static int
+parse_delay(const struct bounce_report *r)
+{
+	size_t i;
+
+	for (i = 0; r->text != NULL &&
+		    i < sizeof(delay_marks) / sizeof(delay_marks[0]);
+	     i++)
+		if (strcasestr(r->text, delay_marks[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+/* parse_late - the addresses of a delay warning: transient, delayed */
+static void
+parse_late(struct bounce_found *bf)
+{
+	size_t i;
+
+	bf->delayed = 1;
+	for (i = 0; i < bf->n; i++) {
+		bf->class[i] = BOUNCE_TRANSIENT;
+		(void)strlcpy(bf->why[i], "a delay warning: nothing failed yet",
+		    sizeof(bf->why[i])); /* fits */
+	}
+}
+
+/* parse_more - what the notification says of each address found in
+ * the delivery status: it decides where the status said nothing (no
+ * rule: "unknown"), and a policy its words name wins ("550 Unknown
+ * user" in the status, "in reply to end of DATA" in the text: a
+ * filter); a code in it does not (a transcript quotes other replies) */
+static void
+parse_more(struct bounce_found *bf, const struct bounce_report *r)
+{
+	const char *text, *from;
+	char why[BOUNCE_WHY_MAX];
+	size_t i, rlen;
 	enum bounce_class c;
 
-	if (b->rcpt != NULL && b->failed) {
-		c = b->diag != NULL
-			? bounce_class_reply(b->diag,
-			      (size_t)(b->diag_end - b->diag), b->status)
-			: bounce_class(0, b->status, NULL);
-		(void)bounce_add(bf, b->rcpt, b->rlen, c);
-		if (c > *strongest)
-			*strongest = c;
-		*failed = 1;
-	} else if (b->rcpt != NULL && b->delayed)
-		*delayed = 1;
-	memset(b, 0, sizeof(*b));
-}
-
-/* bounce_dsn - the failed Final-Recipients of a delivery-status part,
- * each judged by its Status and Diagnostic-Code; the strongest class */
-static enum bounce_class
-bounce_dsn(const char *p, size_t len, struct bounce_found *bf)
-{
-	const char *end = p + len, *nl, *v;
-	struct dsn_block b;
-	enum bounce_class strongest = BOUNCE_UNKNOWN;
-	size_t k;
-	int failed = 0, delayed = 0, in_diag = 0;
-
-	memset(&b, 0, sizeof(b));
-	for (; p < end; p = nl + 1) {
-		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
-			nl = end;
-		if (in_diag && p < nl && (*p == ' ' || *p == '\t')) {
-			b.diag_end = nl; /* a folded Diagnostic-Code */
-			continue;
-		}
-		in_diag = 0;
-		if ((v = dsn_field(p, nl, "Final-Recipient:")) != NULL) {
-			if (b.rcpt != NULL)
-				dsn_flush(
-				    &b, bf, &failed, &delayed, &strongest);
-			/* "rfc822; addr": the address after the ';' */
-			if ((v = memchr(v, ';', (size_t)(nl - v))) == NULL)
+	for (i = 0; r->text != NULL && i < bf->n; i++)
+		for (from = r->text;; from = text + rlen) {
+			/* each paragraph that names it */
+			text = bounce_read_reason(from,
+			    (size_t)(r->text + r->len - from), bf->addr[i],
+			    PARSE_REASON_MAX, &rlen);
+			if (rlen == 0)
+				break;
+			c = bounce_class_judge(
+			    text, rlen, NULL, why, sizeof(why));
+			if (bf->class[i] != BOUNCE_UNKNOWN &&
+			    (c != BOUNCE_POLICY ||
+				bf->class[i] == BOUNCE_POLICY ||
+				strncmp(why, "text ", 5) != 0))
 				continue;
-			for (v++; v < nl && isspace((unsigned char)*v); v++)
-				;
-			for (k = 0; v + k < nl && !isspace((unsigned char)v[k]);
-			     k++)
-				;
-			b.rcpt = v, b.rlen = k;
-		} else if ((v = dsn_field(p, nl, "Action:")) != NULL) {
-			/* The line may end the text: compare within it. */
-			if (nl - v >= 6 && strncasecmp(v, "failed", 6) == 0)
-				b.failed = 1;
-			else if (nl - v >= 7 &&
-				 strncasecmp(v, "delayed", 7) == 0)
-				b.delayed = 1;
-		} else if ((v = dsn_field(p, nl, "Status:")) != NULL) {
-			k = (size_t)(nl - v) < sizeof(b.status) - 1
-				? (size_t)(nl - v)
-				: sizeof(b.status) - 1;
-			memcpy(b.status, v, k);
-			b.status[k] = '\0';
-			b.status[strcspn(b.status, " \t\r(")] = '\0';
-		} else if ((v = dsn_field(p, nl, "Diagnostic-Code:")) != NULL) {
-			b.diag = v, b.diag_end = nl;
-			in_diag = 1;
-		} else if (p == nl || (p + 1 == nl && *p == '\r'))
-			dsn_flush(&b, bf, &failed, &delayed, &strongest);
-	}
-	dsn_flush(&b, bf, &failed, &delayed, &strongest);
-	bf->delayed = delayed && !failed;
-	return strongest;
-}
-
-/* prose_judge - the class of the address at index i: the text after
- * its line, up to the next address's line */
-static void
-prose_judge(struct bounce_found *bf, int i, const char *from, const char *to)
-{
-	enum bounce_class c;
-
-	if (i < 0 || to <= from)
-		return;
-	if ((c = bounce_class_reply(from, (size_t)(to - from), NULL)) >
-	    bf->class[i])
-		bf->class[i] = c;
-}
-
-/* bounce_prose - addresses in a non-standard report's text, each judged
- * by the text that follows it */
-static void
-bounce_prose(const char *p, size_t len, struct bounce_found *bf)
-{
-	const char *end = p + len, *nl, *e, *gt, *line, *since = NULL;
-	int after = 0, i, last = -1;
-	size_t n;
-
-	for (; p < end; p = nl + 1) {
-		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
-			nl = end;
-		line = p;
-		/* the line's length, trailing space off, as a size: gcc's
-		 * -fsanitize build cannot see that e - p is never negative */
-		for (n = (size_t)(nl - p);
-		     n > 0 && isspace((unsigned char)p[n - 1]); n--)
-			;
-		e = p + n;
-		if (memmem(p, n, "failed", 6) != NULL ||
-		    memmem(p, n, "fatal error", 11) != NULL)
-			after = 1;
-		i = -2;
-		if (*p == '<' &&
-		    (gt = memchr(p, '>', (size_t)(e - p))) != NULL &&
-		    (gt + 1 == e || gt[1] == ':' || after))
-			i = bounce_add(
-			    bf, p + 1, (size_t)(gt - p - 1), BOUNCE_UNKNOWN);
-		else if (after && e > p && (*p == ' ' || *p == '\t')) {
-			while (p < e && isspace((unsigned char)*p))
-				p++;
-			if (memchr(p, ' ', (size_t)(e - p)) == NULL)
-				i = bounce_add(
-				    bf, p, (size_t)(e - p), BOUNCE_UNKNOWN);
+			bf->class[i] = BOUNCE_UNKNOWN;
+			bf->why[i][0] = '\0';
+			bounce_found_judge(bf, (int)i, NULL, text, rlen);
 		}
-		if (i == -2)
-			continue;
-		if (since != NULL)
-			prose_judge(bf, last, since, line);
-		last = i, since = nl < end ? nl + 1 : end;
+}
+
+/* parse_also - the delayed recipients of a report that also names
+ * failed ones: transient, not counted, but shown */
+static void
+parse_also(struct bounce_found *bf, const struct bounce_found *late)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < late->n; i++)
+		if ((k = bounce_found_add(bf, late->reader[i], late->addr[i],
+			 strlen(late->addr[i]), NULL, NULL, 0)) != -1 &&
+		    bf->why[k][0] == '\0') {
+			bf->class[k] = BOUNCE_TRANSIENT;
+			(void)strlcpy(bf->why[k], "delayed, not failed",
+			    sizeof(bf->why[k])); /* fits */
+			memcpy(bf->evidence[k], late->evidence[i],
+			    sizeof(bf->evidence[k]));
+		}
+}
+
+/* parse_report - the failed addresses of the report r, by the first
+ * reader that finds any */
+static void
+parse_report(const char *text, size_t len, const struct bounce_report *r,
+    struct bounce_found *bf)
+{
+	static __thread struct bounce_found late;
+
+	memset(&late, 0, sizeof(late));
+	if ((r->dsn != NULL &&
+		bounce_read_dsn(r->dsn, r->dlen, bf, &late) > 0) ||
+	    (r->text != NULL &&
+		bounce_read_dsn(r->text, r->len, bf, &late) > 0)) {
+		parse_more(bf, r);
+		parse_also(bf, &late);
+		return;
 	}
-	if (since != NULL)
-		prose_judge(bf, last, since, end);
+	if (late.n > 0) {
+		memcpy(bf->addr, late.addr, sizeof(late.addr));
+		memcpy(bf->reader, late.reader, sizeof(late.reader));
+		memcpy(bf->evidence, late.evidence, sizeof(late.evidence));
+		bf->n = late.n, bf->more = late.more;
+		parse_late(bf);
+		return;
+	}
+	if (r->text == NULL)
+		return;
+	if (bounce_read_json(r->text, r->len, bf) == 0 &&
+	    bounce_read_header(text, len, r->text, r->len, bf) == 0)
+		(void)bounce_read_prose(text, len, r->text, r->len, bf);
+	if (bf->n > 0 && parse_delay(r))
+		parse_late(bf);
+}
+
+/* parse_verp - the VERP address in verp, judged by the strongest of the
+ * report's failures (or its whole text) */
+static void
+parse_verp(struct bounce_found *verp, const struct bounce_found *bf,
+    const struct bounce_report *r)
+{
+	size_t i, best = 0;
+
+	for (i = 1; i < bf->n; i++)
+		if (bf->class[i] > bf -> class[best])
+			best = i;
+	if (bf->n > 0) {
+		verp->class[0] = bf->class[best];
+		memcpy(verp->why[0], bf->why[best], sizeof(verp->why[0]));
+		memcpy(verp->evidence[0], bf->evidence[best],
+		    sizeof(verp->evidence[0]));
+	} else if (r->text != NULL)
+		bounce_found_judge(verp, 0, NULL, r->text,
+		    r->len < PARSE_REASON_MAX ? r->len : PARSE_REASON_MAX);
+	verp->delayed = bf->delayed;
 }
 
 /* bounce_looks - the message is a delivery report, not a human's mail */
 static int
 bounce_looks(const char *text, size_t len)
 {
-	char v[1024], addr[NAME_ADDR_MAX + 1], type[128];
+	char addr[NAME_ADDR_MAX + 1];
 
-	if (header_return_path(text, len, addr, sizeof(addr)) == 0 &&
-	    addr[0] == '\0')
-		return 1;
-	if (cmd_mime_header(text, len, "Content-Type", v, sizeof(v)) == 0 &&
-	    strncasecmp(v, "multipart/report", 16) == 0 &&
-	    cmd_mime_param(v, "report-type", type, sizeof(type)) == 0 &&
-	    strcasecmp(type, "delivery-status") == 0)
-		return 1;
-	return cmd_mime_header(text, len, "From", v, sizeof(v)) == 0 &&
-	       cmd_mime_addr(v, addr, sizeof(addr)) == 0 &&
-	       (strncasecmp(addr, "MAILER-DAEMON@", 14) == 0 ||
-		   strncasecmp(addr, "postmaster@", 11) == 0);
+	return (header_return_path(text, len, addr, sizeof(addr)) == 0 &&
+		   (addr[0] == '\0' || looks_daemon(addr))) ||
+	       bounce_report_looks(text, len);
 }
 
 /* bounce_parse - is it a bounce, and of which addresses */
@@ -284,51 +272,42 @@ void
 bounce_parse(const char *domain, const char *list, const char *text, size_t len,
     struct bounce_found *bf)
 {
-	struct bounce_found verp;
-	enum bounce_class strongest = BOUNCE_UNKNOWN;
-	const char *part;
-	size_t plen, i;
-	char *body;
-	int dsn = 0;
+	static __thread struct bounce_found verp;
+	struct bounce_report r;
 
 	memset(bf, 0, sizeof(*bf));
 	memset(&verp, 0, sizeof(verp));
-	if (!(bf->is_bounce = bounce_looks(text, len))) {
+	if (bounce_report_make(text, len, &r) == -1) {
+		bf->is_bounce = bounce_looks(text, len);
+		return; /* out of memory: no address, the owners get it */
+	}
+	/* a provider's notification comes from a sender of its own */
+	if (!(bf->is_bounce = bounce_looks(text, len)) &&
+	    (r.text == NULL || bounce_read_json(r.text, r.len, bf) == 0)) {
+		memset(bf, 0, sizeof(*bf));
+		bounce_report_free(&r);
 		/* a human's answer to a probe: its token, nothing else */
 		if (bounce_verp(domain, list, text, len, &verp) == 0)
 			memcpy(bf->probe, verp.probe, sizeof(bf->probe));
 		return;
 	}
-	if (cmd_mime_find(text, len, "message/delivery-status", &part, &plen) ==
-	    0) {
-		strongest = bounce_dsn(part, plen, bf);
-		dsn = bf->n > 0;
-		if (bf->delayed)
-			return;
-	}
-	/* VERP names the subscriber better than any report text; the report
-	 * (or, without one, the whole text) says why. */
+	memset(bf, 0, sizeof(*bf));
+	bf->is_bounce = 1;
+	parse_report(text, len, &r, bf);
 	if (bounce_verp(domain, list, text, len, &verp) == 0) {
-		if (!dsn && cmd_mime_plain(text, len, BOUNCE_TEXT_MAX, &body,
-				&plen) == 0) {
-			bounce_prose(body, plen, bf);
-			for (i = 0; i < bf->n; i++)
-				if (bf->class[i] > strongest)
-					strongest = bf->class[i];
-			if (bf->n == 0)
-				strongest =
-				    bounce_class_reply(body, plen, NULL);
-			free(body);
+		if (verp.probe[0] != '\0') {
+			/* a probe's: the addresses the report names failed */
+			memcpy(bf->probe, verp.probe, sizeof(bf->probe));
+			bounce_report_free(&r);
+			return;
 		}
+		if (verp.n > 0)
+			parse_verp(&verp, bf, &r);
+		else
+			verp.class[0] =
+			    bf->n > 0 ? bf->class[0] : BOUNCE_UNKNOWN;
 		*bf = verp;
-		bf->class[0] = strongest;
 		bf->is_bounce = 1;
-		return;
 	}
-	if (bf->n > 0)
-		return;
-	if (cmd_mime_plain(text, len, BOUNCE_TEXT_MAX, &body, &plen) == 0) {
-		bounce_prose(body, plen, bf);
-		free(body);
-	}
+	bounce_report_free(&r);
 }

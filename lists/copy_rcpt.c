@@ -53,7 +53,8 @@ copy_rcpt_verp(const char *domain, const char *list, const char *addr,
 }
 
 /* copy_rcpt_token - the address of the copy's own one-click link, when
- * its MAC is genuine and it names this list; 0, or -1 none */
+ * its MAC is genuine and it names this list; 0, -1 none, or -2 a link
+ * of this list whose MAC is forged (the copy was altered) */
 static int
 copy_rcpt_token(const char *domain, const char *list,
     const struct unsub_secret *us, time_t now, const char *hdr, size_t len,
@@ -65,10 +66,11 @@ copy_rcpt_token(const char *domain, const char *list,
 	if (us == NULL || us->n == 0 ||
 	    cmd_mime_header(hdr, len, "List-Unsubscribe", v, sizeof(v)) == -1 ||
 	    unsub_link_of_header(v, &l) == -1 || strcmp(l.list, list) != 0 ||
-	    strcasecmp(l.domain, domain) != 0 ||
-	    unsub_token_check(us, l.list, l.domain, l.addr, l.issued, l.mac,
-		now, LLONG_MAX) == UNSUB_FORGED)
+	    strcasecmp(l.domain, domain) != 0)
 		return -1;
+	if (unsub_token_check(us, l.list, l.domain, l.addr, l.issued, l.mac,
+		now, LLONG_MAX) == UNSUB_FORGED)
+		return -2;
 	return strlcpy(out, l.addr, outlen) < outlen ? 0 : -1;
 }
 
@@ -80,10 +82,14 @@ copy_rcpt(const char *domain, const char *list, const struct unsub_secret *us,
     time_t now, const char *hdr, size_t len, char *out, size_t outlen)
 {
 	char v[1024], addr[NAME_ADDR_MAX + 1];
+	int r;
 
-	if (copy_rcpt_token(domain, list, us, now, hdr, len, out, outlen) == 0)
+	if ((r = copy_rcpt_token(
+		 domain, list, us, now, hdr, len, out, outlen)) == 0)
 		return COPY_TOKEN;
-	if (cmd_mime_header(hdr, len, "Return-Path", v, sizeof(v)) == 0 &&
+	/* a copy whose link was altered proves nothing, its VERP neither */
+	if (r != -2 &&
+	    cmd_mime_header(hdr, len, "Return-Path", v, sizeof(v)) == 0 &&
 	    cmd_mime_addr(v, addr, sizeof(addr)) == 0 &&
 	    copy_rcpt_verp(domain, list, addr, out, outlen) == 0)
 		return COPY_VERP;

@@ -65,6 +65,7 @@ static const struct conf_key listconf_keys[] = {
     {"max_message_size", CONF_SIZE, "0", 0, 1LL << 40, L(max_message_size),
 	NULL},
     {"verp", CONF_BOOL, "no", 0, 1, L(verp), NULL},
+    {"verp_rate", CONF_INT, "0", 0, 100, L(verp_rate), NULL},
     LSTR("archive", archive),
     LSTR("unsubscribe_url", unsubscribe_url),
     LSTR("archive_url", archive_url),

@@ -18,6 +18,7 @@ struct listconf {
 	char reply_to[NAME_ADDR_MAX + 1];
 	long long max_message_size;
 	int verp;
+	int verp_rate; /* percent of posts sent VERP when verp is off */
 	char archive[PATH_MAX];	   /* a maildir that keeps every post */
 	char unsubscribe_url[512]; /* one-click links (RFC 8058), or "" */
 	char archive_url[512];	   /* List-Archive's template, or "" */

@@ -15,6 +15,7 @@
 #include "arc.h"
 #include "archive_url.h"
 #include "arf_parse.h"
+#include "autoreply.h"
 #include "bounce_class.h"
 #include "bounce_parse.h"
 #include "bounce_score.h"

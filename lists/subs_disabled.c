@@ -14,6 +14,10 @@
  * while it is subscribed, and subs_edit drops the line of an address it
  * removes under the same lock.  An administrator enables an address by
  * deleting its line (flock subscribers.lock, then the file's own lock).
+ * The probes' decisions (read the file, send a probe, write its token)
+ * hold subscribers.disabled.probe.lock from the read to the write
+ * (subs_disabled_hold), taken before the subscribers lock and never
+ * under it: two runners never each send a probe of one address.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -144,6 +148,25 @@ subs_disabled_edit(const struct settings *s, const char *domain,
 		r = 1;
 	lockedit_close(&le);
 	return r;
+}
+
+/* subs_disabled_hold - the probes' lock of the list */
+int
+subs_disabled_hold(const struct settings *s, const char *domain,
+    const char *list, struct lockedit *le)
+{
+	char subs[PATH_MAX], path[PATH_MAX];
+	int n;
+
+	if (listconf_path(subs, sizeof(subs), s, domain, list, "subscribers") ==
+		-1 ||
+	    (n = snprintf(path, sizeof(path), "%s%s%s", subs,
+		 SUBS_DISABLED_SUFFIX, SUBS_DISABLED_PROBE)) < 0 ||
+	    (size_t)n >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return lockedit_hold(le, path);
 }
 
 /* subs_disabled_set - disable d->addr, or change its probe state */

@@ -8,11 +8,13 @@
 
 #include <stddef.h>
 
+#include "lockedit.h"
 #include "names.h"
 #include "settings.h"
 
 #define SUBS_DISABLED_SUFFIX ".disabled" /* beside the subscribers file */
 #define SUBS_DISABLED_TOKEN 16		 /* hex digits of a probe's token */
+#define SUBS_DISABLED_PROBE ".probe"	 /* + ".lock": the probes' lock */
 
 struct subs_disabled {
 	char addr[NAME_ADDR_MAX + 1];
@@ -24,6 +26,11 @@ struct subs_disabled {
 	char why[256];			     /* the rest of the line */
 };
 
+/* subs_disabled_hold - the list's probes' lock into le, held from
+ * reading the lines to writing what was decided (lockedit_close drops
+ * it); taken before the subscribers lock, never under it; 0 or -1 */
+int subs_disabled_hold(const struct settings *s, const char *domain,
+    const char *list, struct lockedit *le);
 /* subs_disabled_set - write d's line (added or replaced) while d->addr
  * is subscribed, under the subscribers lock: 1 written, 0 not a
  * subscriber, -1 error */

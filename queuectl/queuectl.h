@@ -2,7 +2,8 @@
  * queuectl.h - the operator's commands on the spool, apart from the
  * runner as Postfix keeps postqueue and postsuper apart from qmgr: they
  * read and move spool files with the spool's own locks and need no
- * runner state.  mj_queuerun -l, -c, -H, -h and -D call them.
+ * runner state.  mj_queuerun -l, -c, -H, -h, -D and --classify call
+ * them.
  */
 #ifndef MJQ_QUEUECTL_H
 #define MJQ_QUEUECTL_H
@@ -27,5 +28,10 @@ long queuectl_check(const struct settings *s, FILE *out);
 enum queuectl_admin_op { QUEUECTL_RELEASE, QUEUECTL_HOLD, QUEUECTL_DELETE };
 int queuectl_admin(const struct settings *s, enum queuectl_admin_op op,
     const char *arg, FILE *out);
+/* queuectl_classify - mj_queuerun --classify: how the runner reads the
+ * report in path, for list_at ("list@domain", or NULL): each failed
+ * address, its class, the rule and the evidence (queuectl_classify.c);
+ * a sysexits code */
+int queuectl_classify(const char *path, const char *list_at, FILE *out);
 
 #endif

@@ -6,6 +6,7 @@
  *   mj_queuerun [-C file] -l              list the queue
  *   mj_queuerun [-C file] -c              check and repair the spool
  *   mj_queuerun [-C file] -H|-h|-d name   release, hold, delete a message
+ *   mj_queuerun --classify file [list@domain]   how a bounce is read
  *
  * The delivery work is queuerun.h's; this file picks the mode.  With -s,
  * runner_link.c owns the loop and speaks to the server over fd; -f logs
@@ -39,7 +40,8 @@ qr_usage(void)
 			"       mj_queuerun [-d] [-C file] -1\n"
 			"       mj_queuerun [-C file] -l\n"
 			"       mj_queuerun [-C file] -c\n"
-			"       mj_queuerun [-C file] -H|-h|-d message\n");
+			"       mj_queuerun [-C file] -H|-h|-d message\n"
+			"       mj_queuerun --classify file [list@domain]\n");
 	return EX_USAGE;
 }
 
@@ -113,6 +115,10 @@ main(int argc, char **argv)
 
 	setprogname("mj_queuerun");
 	umask(027);
+	/* the operator's view of a report: no spool, no configuration */
+	if (argc >= 3 && argc <= 4 && strcmp(argv[1], "--classify") == 0)
+		return queuectl_classify(
+		    argv[2], argc == 4 ? argv[3] : NULL, stdout);
 	while ((c = getopt(argc, argv, "1C:cD:dfH:h:kls:")) != -1) {
 		switch (c) {
 		case '1':

@@ -7,8 +7,13 @@
 #                              python3-dkim (the independent verifier),
 #                              debhelper and dpkg-dev (the .deb test),
 #                              clang-format (t/check-format), redis-server
-#                              (the private Redis of t/54-cluster.bats)
+#                              (the private Redis of t/54-cluster.bats),
+#                              what Exim, OpenSMTPD and Sendmail need beside
+#                              their own packages (t/95-97 unpack those in a
+#                              private host: they conflict with Postfix)
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
+#                              (python3-flufl.bounce: Mailman 3's bounce
+#                              scanner, t/bench/bounces.sh)
 #   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
 #   sh scripts/deps.sh deb     build + debhelper, dpkg-dev (make deb)
 #
@@ -20,8 +25,10 @@ build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-de
 deb="$build debhelper dpkg-dev"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
       time curl lighttpd lighttpd-mod-openssl chromium python3-dkim python3-nacl python3-prometheus-client
-      debhelper dpkg-dev clang-format redis-server"
-bench="$test"
+      debhelper dpkg-dev clang-format redis-server
+      adduser m4 libidn12 libgnutls-dane0 libnsl2 libpcre2-8-0 libdb5.3
+      libevent-2.1-7 libwrap0 libldap-2.5-0 libsasl2-2 liblockfile1"
+bench="$test python3-flufl.bounce"
 fuzz="$build clang libclang-rt-dev"
 
 case "${1:-build}" in

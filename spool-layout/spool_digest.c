@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lockedit.h"
 #include "spool_commit.h"
 #include "spool_digest.h"
 #include "spool_path.h"
@@ -224,25 +225,48 @@ spool_digest_entry_tiers(const char *entry, int *dprio, int *lprio)
 	return 0;
 }
 
-/* spool_digest_lock - the list's digest lock, taken without waiting:
- * its descriptor (close it to let go), -2 when another runner holds it,
- * -1 on error; the directory is made when missing */
-int
-spool_digest_lock(const char *dir)
+/* digest_flock - <dir>/<name> opened (made when missing) and flock()ed
+ * with op: with LOCK_NB, -2 when another holds it; else waiting as
+ * lockedit_flock does; its descriptor, or -1 */
+static int
+digest_flock(const char *dir, const char *name, int op)
 {
 	char path[PATH_MAX];
 	int fd;
 
-	if (digest_sub(path, sizeof(path), dir, "lock") == -1)
+	if (digest_sub(path, sizeof(path), dir, name) == -1)
 		return -1;
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, SPOOL_FILE_MODE)) ==
 	    -1)
 		return -1;
-	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+	if (op & LOCK_NB ? flock(fd, op) == -1 : lockedit_flock(fd, op) == -1) {
 		close(fd);
-		return errno == EWOULDBLOCK ? -2 : -1;
+		return op & LOCK_NB && errno == EWOULDBLOCK ? -2 : -1;
 	}
 	return fd;
+}
+
+/* spool_digest_lock - the list's digest lock, taken without waiting:
+ * its descriptor (close it to let go), -2 when another runner holds it,
+ * -1 on error */
+int
+spool_digest_lock(const char *dir)
+{
+	return digest_flock(dir, "lock", LOCK_EX | LOCK_NB);
+}
+
+/* spool_digest_lock_wait - the list's digest lock, waiting for it */
+int
+spool_digest_lock_wait(const char *dir)
+{
+	return digest_flock(dir, "lock", LOCK_EX);
+}
+
+/* spool_digest_modes - the list's modes lock, shared or exclusive */
+int
+spool_digest_modes(const char *dir, int exclusive)
+{
+	return digest_flock(dir, "modes.lock", exclusive ? LOCK_EX : LOCK_SH);
 }
 
 /* spool_digest_counter_read - <dir>/<file> ("counter", or the issue's

@@ -4,7 +4,7 @@
  * (spool-layout/README, "Digests": the numbered states).
  *
  *   spool_digest.c        paths, the collection (C1-C3), its listing,
- *                         the lock and the counter
+ *                         the locks and the counter
  *   spool_digest_issue.c  an issue made (D1) and sent (D2-D4)
  */
 #ifndef MJQ_SPOOL_DIGEST_H
@@ -55,6 +55,14 @@ int spool_digest_read(
 int spool_digest_slurp(const char *path, char **text, size_t *len);
 int spool_digest_entry_tiers(const char *entry, int *dprio, int *lprio);
 int spool_digest_lock(const char *dir);
+/* spool_digest_lock_wait - the digest lock, waiting for another runner's
+ * issue (LOCKEDIT_WAIT_MS at most); its descriptor, or -1 */
+int spool_digest_lock_wait(const char *dir);
+/* spool_digest_modes - <dir>/modes.lock: shared while a post is
+ * collected and its recipients read, exclusive while a reader's mode
+ * changes to or from digest (listfn/digest_mode.c), waiting as
+ * spool_digest_lock_wait; its descriptor, or -1 */
+int spool_digest_modes(const char *dir, int exclusive);
 int spool_digest_counter_read(
     const char *dir, const char *file, struct spool_digest_counter *c);
 int spool_digest_lists(const char *spool,

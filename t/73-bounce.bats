@@ -7,6 +7,7 @@
 
 load helpers
 load request_helpers
+load bounce_helpers
 bats_require_minimum_version 1.5.0
 
 # Posting policy is t/76's; these lists take posts from anyone.
@@ -30,6 +31,14 @@ setup() {
 	export MJQ_TEST_CLOCK_OFFSET=0
 }
 
+# teardown - the runners a test left in the background, if any
+teardown() {
+	local p
+	for p in ${R1:-} ${R2:-}; do
+		kill -9 "$p" 2>/dev/null || true
+	done
+}
+
 # on_day N - the runner's clock N days ahead
 on_day() {
 	MJQ_TEST_CLOCK_OFFSET=$(($1 * 86400))
@@ -40,10 +49,6 @@ counts() {
 	awk -v a="$1" '$1 == a { $1 = ""; sub(/^ /, ""); print }' "$BOUNCES"
 }
 
-# owner_mail - a message on stdin to mylist-owner, from the null sender
-owner_mail() {
-	"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -o -f '' "$@"
-}
 
 # verp_bounce ADDR - an RFC 3464 report to the VERP address of ADDR
 verp_bounce() {
@@ -157,6 +162,27 @@ verp_bounce() {
 	[ "$(mails boss@owner.test)" -eq 0 ]
 }
 
+# exim_bounce ADDR [FIELD] - Exim's report that ADDR failed (FIELD: one
+# more header field)
+exim_bounce() {
+	local host=mx.${1#*@}
+	printf 'From: Mail Delivery System <Mailer-Daemon@%s>\n' "$host"
+	printf 'Subject: Mail delivery failed: returning message to sender\n'
+	[ -z "${2:-}" ] || printf '%s\n' "$2"
+	cat <<-EOF
+
+	This message was created automatically by mail delivery software.
+
+	A message that you sent could not be delivered to one or more of its
+	recipients. This is a permanent error. The following address(es) failed:
+
+	  $1
+	    SMTP error from remote mail server after RCPT TO:<$1>:
+	    host $host [192.0.2.7]: 550 5.1.1 <$1>:
+	    Recipient address rejected: User unknown in local recipient table
+	EOF
+}
+
 @test "qmail and Exim style bounces" {
 	owner_mail <<-'EOF'
 	From: MAILER-DAEMON@mx.dead.test
@@ -168,20 +194,7 @@ verp_bounce() {
 	<gone@dead.test>:
 	Sorry, no mailbox here by that name. (#5.1.1)
 	EOF
-	owner_mail <<-'EOF'
-	From: Mail Delivery System <Mailer-Daemon@mx.users.test>
-	Subject: Mail delivery failed: returning message to sender
-
-	This message was created automatically by mail delivery software.
-
-	A message that you sent could not be delivered to one or more of its
-	recipients. This is a permanent error. The following address(es) failed:
-
-	  live@users.test
-	    SMTP error from remote mail server after RCPT TO:<live@users.test>:
-	    host mx.users.test [192.0.2.7]: 550 5.1.1 <live@users.test>:
-	    Recipient address rejected: User unknown in local recipient table
-	EOF
+	exim_bounce live@users.test | owner_mail
 	runq
 	[ "$(awk '{print $1, NF - 1}' "$BOUNCES" | sort)" = $'gone@dead.test 1\nlive@users.test 1' ]
 }
@@ -203,7 +216,7 @@ verp_bounce() {
 	[ ! -s "$BOUNCES" ]
 	[ "$(mails boss@owner.test)" -eq 0 ]
 	grep -q 'delivery delay warning, not counted' "$RUNLOG"
-	grep -q 'bounce for <stranger@else.test>, not a subscriber of mylist' "$RUNLOG"
+	grep -q 'bounce for <stranger@else.test> on mylist@example.org: recipient, not a subscriber of mylist' "$RUNLOG"
 	[ "$(queue_files)" = "" ]
 }
 
@@ -235,25 +248,11 @@ verp_bounce() {
 	[ "$output" = policy ]
 }
 
-# dsn_bounce ADDR STATUS DIAGNOSTIC - an RFC 3464 report for ADDR, no VERP
-dsn_bounce() {
-	owner_mail <<-EOF
-	From: Mail Delivery System <MAILER-DAEMON@mx.users.test>
-	Subject: Undelivered Mail Returned to Sender
-	MIME-Version: 1.0
-	Content-Type: multipart/report; report-type=delivery-status; boundary="B"
-
-	--B
-	Content-Type: message/delivery-status
-
-	Reporting-MTA: dns; mx.users.test
-
-	Final-Recipient: rfc822; $1
-	Action: failed
-	Status: $2
-	Diagnostic-Code: smtp; $3
-	--B--
-	EOF
+@test "the classifier's rules (lists/bounce_rules.c): each row's example is decided by that row" {
+	run "$TOP/t/tools/mj_bounceclass" -r
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "" ]
 }
 
 @test "policy, transient and unknown failures in reports are not counted" {
@@ -369,9 +368,15 @@ disable_gone() {
 	[ -s "$SUBS.disabled" ]
 }
 
-# probe_bounce TOKEN - the bounce of the probe with TOKEN, to its VERP address
+# probe_bounce TOKEN [RCPT [ACTION STATUS]] - an RFC 3464 report to the
+# VERP address of the probe with TOKEN: that mail to RCPT (gone@dead.test)
+# failed (ACTION failed, STATUS 5.1.1, with a Diagnostic-Code) or, say,
+# was delayed
 probe_bounce() {
-	local verp="mylist-owner+probe-$1@example.org"
+	local verp="mylist-owner+probe-$1@example.org" rcpt=${2:-gone@dead.test}
+	local action=${3:-failed} status=${4:-5.1.1} diag=
+	[ "$action" != failed ] ||
+	    diag="Diagnostic-Code: smtp; 550 5.1.1 <$rcpt>: User unknown"
 	owner_mail <<-EOF
 	Delivered-To: $verp
 	From: MAILER-DAEMON@mx.dead.test
@@ -382,10 +387,10 @@ probe_bounce() {
 	--B
 	Content-Type: message/delivery-status
 
-	Final-Recipient: rfc822; gone@dead.test
-	Action: failed
-	Status: 5.1.1
-	Diagnostic-Code: smtp; 550 5.1.1 <gone@dead.test>: User unknown
+	Final-Recipient: rfc822; $rcpt
+	Action: $action
+	Status: $status
+	$diag
 	--B--
 	EOF
 }
@@ -443,6 +448,193 @@ probe_bounce() {
 	grep -q '<gone@dead.test> enabled again on mylist@example.org: probe 1 did not bounce' "$RUNLOG"
 	grep -qlx 'Delivery to <gone@dead.test> on mylist@example.org is enabled again: probe 1' \
 	    "$MAIL"/boss@owner.test/new/*
+}
+
+# probe_auto TOKEN - an answer from the probe's mailbox, as the MTA alias
+# delivers it to the probe's address: the null sender, the headers on stdin
+# (a blank line and a body follow them)
+probe_auto() {
+	local to="mylist-owner+probe-$1@example.org"
+	{
+		printf 'Delivered-To: %s\nTo: <%s>\n' "$to" "$to"
+		cat
+	} | owner_mail
+}
+
+# one_probe_out - gone@dead.test disabled with one probe allowed, the probe
+# sent; its token in $token
+one_probe_out() {
+	disable_gone
+	printf 'bounce_probes = 1\n' >>"$LISTS/example.org/mylist/config"
+	post one
+	runq
+	read -r a since probes ptime token failed why <"$SUBS.disabled"
+	[ "$probes" = 1 ] && [ "$failed" = 0 ]
+}
+
+@test "auto-replies, delay warnings and unreadable reports to a probe do not fail it" {
+	one_probe_out
+	# RFC 3834
+	probe_auto "$token" <<-'EOF'
+	From: <gone@dead.test>
+	Subject: Auto: Delivery of mylist@example.org to you is disabled
+	Auto-Submitted: auto-replied (vacation)
+
+	I am away until Monday.
+	EOF
+	# the usual vacation markers, without Auto-Submitted
+	probe_auto "$token" <<-'EOF'
+	From: Gone <gone@dead.test>
+	Subject: Away
+	X-Autoreply: yes
+
+	<gone@dead.test>:
+	I read mail again on Monday.
+	EOF
+	probe_auto "$token" <<-'EOF'
+	From: gone@dead.test
+	Subject: Re: Delivery of mylist@example.org to you is disabled
+	Precedence: auto_reply
+
+	Away.
+	EOF
+	probe_auto "$token" <<-'EOF'
+	From: gone@dead.test
+	Subject: Automatic reply: Delivery of mylist@example.org to you is disabled
+	X-Auto-Response-Suppress: All
+
+	Out of the office.
+	EOF
+	probe_auto "$token" <<-'EOF'
+	From: gone@dead.test
+	Subject: Out of Office
+	X-Autorespond: Out of Office
+
+	Out of the office.
+	EOF
+	# a delay warning for it
+	probe_bounce "$token" gone@dead.test delayed 4.4.1
+	# to the owner address itself: never counted
+	owner_mail <<-'EOF'
+	From: live@users.test
+	Subject: Out of office
+	Auto-Submitted: auto-replied
+
+	<live@users.test>:
+	Away, my mailbox is unknown to me until Monday (#5.1.1).
+	EOF
+	# a report that says nothing about it
+	probe_auto "$token" <<-'EOF'
+	From: MAILER-DAEMON@mx.dead.test
+	Subject: failure
+
+	something went wrong
+	EOF
+	runq
+	# not removed, the probe not failed
+	grep -qx gone@dead.test "$SUBS"
+	read -r a since probes ptime token1 failed why <"$SUBS.disabled"
+	[ "$probes" = 1 ] && [ "$failed" = 0 ] && [ "$token1" = "$token" ]
+	[ "$(grep -c "an auto-reply to probe 1 of <gone@dead.test> on mylist@example.org, not a failure" "$RUNLOG")" -eq 5 ]
+	[ -z "$(counts live@users.test)" ]
+	grep -q 'an auto-reply, not a bounce: not counted' "$RUNLOG"
+	# the unreadable report goes to the owners; auto-replies do not
+	[ "$(grep -l 'something went wrong' "$MAIL"/boss@owner.test/new/* | wc -l)" -eq 1 ]
+	run -1 grep -l 'Out of the office' "$MAIL"/boss@owner.test/new/*
+	[ "$(queue_files)" = "" ]
+	# the probe was delivered: enabled after the interval
+	on_day 3
+	post two
+	runq
+	[ ! -s "$SUBS.disabled" ]
+	grep -qx gone@dead.test "$SUBS"
+	grep -q '<gone@dead.test> enabled again on mylist@example.org: probe 1 did not bounce' "$RUNLOG"
+}
+
+@test "a probe fails on a failure report for its address, in a DSN or a recognised text, even one marked auto-replied" {
+	one_probe_out
+	# a DSN about another address (the report of some other copy) is none
+	probe_bounce "$token" other@dead.test
+	runq
+	grep -qx gone@dead.test "$SUBS"
+	read -r a since probes ptime token1 failed why <"$SUBS.disabled"
+	[ "$failed" = 0 ]
+	grep -q "a report on probe 1 of <gone@dead.test> on mylist@example.org names no failure of it, not counted" "$RUNLOG"
+	# Exim marks its bounces Auto-Submitted: auto-replied
+	exim_bounce gone@dead.test 'Auto-Submitted: auto-replied' |
+	    probe_auto "$token"
+	runq
+	[ "$(cat "$SUBS")" = "live@users.test" ]
+	[ ! -s "$SUBS.disabled" ]
+	grep -q 'unsubscribed from mylist@example.org: and each of its 1 probes bounced' "$RUNLOG"
+}
+
+@test "a probe fails on a DSN with Action: failed for its address" {
+	one_probe_out
+	probe_bounce "$token"
+	runq
+	[ "$(cat "$SUBS")" = "live@users.test" ]
+	grep -q 'unsubscribed from mylist@example.org: and each of its 1 probes bounced' "$RUNLOG"
+}
+
+# lock_waiter PID - the runner PID has a lock file of mylist open (it
+# holds it or waits for it)
+lock_waiter() {
+	local f
+	for f in /proc/"$1"/fd/*; do
+		case $(readlink "$f" 2>/dev/null) in
+		"$LISTS"/example.org/mylist/subscribers*.lock) return 0 ;;
+		esac
+	done
+	return 1
+}
+
+@test "two runners at once send one probe, and the token kept is the one it carries" {
+	disable_gone
+	# the administrator holds the subscribers lock (fd 8 of this shell)
+	# while each runner takes up a post of its own: each gets to the
+	# probes and waits for a lock of the list
+	exec 8>>"$SUBS.lock"
+	flock -n 8
+	post one
+	"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$RUNLOG" 3>&- 8>&- &
+	R1=$!
+	wait_for 60 lock_waiter "$R1"
+	post two
+	"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$RUNLOG" 3>&- 8>&- &
+	R2=$!
+	wait_for 60 lock_waiter "$R2"
+	exec 8>&-
+	wait "$R1"
+	wait "$R2"
+	runq
+	[ "$(mails live@users.test)" -eq 2 ]
+	[ "$(mails gone@dead.test)" -eq 1 ]
+	read -r a since probes ptime token failed why <"$SUBS.disabled"
+	[ "$probes" = 1 ]
+	grep -qx "Reply-To: <mylist-owner+probe-$token@example.org>" "$MAIL"/gone@dead.test/new/*
+	[ "$(grep -c 'probe 1 to <gone@dead.test> of mylist@example.org' "$RUNLOG")" -eq 1 ]
+}
+
+@test "late bounces that reach the threshold again leave the probe out as it is" {
+	disable_gone
+	post one
+	runq
+	read -r a since probes ptime token failed why <"$SUBS.disabled"
+	[ "$probes" = 1 ]
+	# reports of older posts keep coming, three days of them
+	for d in 3 4 5; do
+		on_day $d
+		verp_bounce gone@dead.test
+		runq
+	done
+	read -r a since2 probes2 ptime2 token2 failed2 why2 <"$SUBS.disabled"
+	[ "$since2 $probes2 $ptime2 $token2" = "$since $probes $ptime $token" ]
+	grep -q '<gone@dead.test> is already disabled on mylist@example.org' "$RUNLOG"
+	# the subscriber's answer to the probe it got still counts
+	probe_reply "$token" gone@dead.test
+	runq
+	[ ! -s "$SUBS.disabled" ]
 }
 
 # arf FEEDBACK-TYPE RCPT-TO-LINE RETURN-PATH - an RFC 5965 report to

@@ -362,11 +362,11 @@ man_keys() {
 	[ -z "$(queue_files)" ]
 }
 
-@test "the README's mjq-newlist sample is what mjq-newlist prints, comment lines and all" {
+@test "docs/mta.md's mjq-newlist sample is what mjq-newlist prints, comment lines and all" {
 	# the sample: the lines after its command, up to the blank line
 	awk '/^    # mjq-newlist example.org mylist alice@example.org$/ { on = 1; next }
 		on && /^$/ { exit }
-		on { print substr($0, 5) }' "$TOP/README" >"$BATS_TEST_TMPDIR/readme"
+		on { print substr($0, 5) }' "$TOP/docs/mta.md" >"$BATS_TEST_TMPDIR/readme"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/readme")" -ge 9 ]
 	"$TOP/scripts/mjq-newlist" -l "$LISTS" example.org mylist alice@example.org \
 		>"$BATS_TEST_TMPDIR/got"

@@ -19,18 +19,6 @@
 load helpers
 load smtp_helpers
 
-# pf_port_free - a loopback port nobody listens on
-pf_port_free() {
-	local p
-	for p in $(shuf -i 20000-29999 -n 50); do
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-			echo "$p"
-			return 0
-		fi
-	done
-	return 1
-}
-
 setup_file() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (Postfix, useradd, tmpfs)"
 	command -v postfix >/dev/null || skip "postfix is not installed"
@@ -81,7 +69,7 @@ setup_file() {
 		"$W/mjq.conf" >"$W/home/.forward"
 	chown "$U:$U" "$W/aliases/aliases" "$W/home/.forward"
 	chmod 0644 "$W/home/.forward"
-	PF_PORT=$(pf_port_free)
+	PF_PORT=$(port_unused)
 	# local(8) runs alias commands as the owner of the alias database:
 	# the file belongs to the mjq user, so postalias (dropping to the
 	# source file's owner) makes aliases.db its too.

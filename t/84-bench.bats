@@ -26,6 +26,19 @@ bench() {
 	[[ "$output" == *"ratio mjq/postfix: "* ]]
 }
 
+@test "drain.sh with VERP=1: one envelope per recipient on both sides, every recipient delivered" {
+	VERP=1 bench drain.sh 400 4
+	[[ "$output" == *"drain R=400 D=4 VERP"* ]]
+	[[ "$output" == *"ratio mjq/postfix: "* ]]
+}
+
+@test "bounces.sh: the bounce corpus through mjq and Mailman 3's scanner, side by side" {
+	bench bounces.sh 1
+	[[ "$output" == *"reports/s"* ]]
+	[[ "$output" =~ Mailman\ 3\ flufl\.bounce\ +[0-9.]+% ]]
+	[[ "$output" =~ mjq\ +[0-9.]+% ]]
+}
+
 @test "dkim.sh: unsigned and signed drains deliver every recipient" {
 	bench dkim.sh 200 4
 	[[ "$output" == *"signing path / bare RSA: "* ]]

@@ -44,6 +44,10 @@ setup() {
 }
 
 teardown() {
+	local p
+	for p in ${R1:-} ${R2:-}; do
+		kill -9 "$p" 2>/dev/null || true
+	done
 	servers_stop
 }
 
@@ -298,6 +302,129 @@ sys.exit(0 if b in d else 1)' "$1" "$2"
 	[ "$(mails dig@users.test)" -eq 0 ]
 	[ "$(mails plain@users.test)" -eq 0 ]
 	[ "$(mails nom@users.test)" -eq 0 ]
+}
+
+# set_mode ADDR MODE - ADDR sets its mode with the set command and
+# confirms it, each step run
+set_mode() {
+	printf 'From: <%s>\nSubject: commands\n\nset mylist %s\n' "$1" "$2" |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f "$1"
+	runq
+	tok=$(token_of "$1")
+	[ -n "$tok" ]
+	printf 'From: <%s>\nSubject: commands\n\nconfirm %s\n' "$1" "$tok" |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f "$1"
+	runq
+	# the reply, and maybe an issue, in either order
+	grep -qx "<$1> now gets mylist@example.org as: $2." "$MAIL/$1/new"/*
+}
+
+# got ADDR - how ADDR got each post: "each N" or "digest N", one a line,
+# by post number
+got() {
+	local f
+	for f in $(digests "$1"); do
+		if grep -q '^Subject: mylist Digest, Vol ' "$f"; then
+			"$CHECK" "$f" | sed -n '2,$s/.*| post /digest /p'
+		else
+			sed -n 's/^Subject: \(.*\] \)\{0,1\}post \([0-9]*\)$/each \2/p' "$f"
+		fi
+	done | sort -k2n
+}
+
+# mode_switch_run ADDR MODE - posts 1 and 2, ADDR sets MODE, posts 3 and
+# 4, then the digest hour comes
+mode_switch_run() {
+	post 1
+	post 2
+	runq
+	set_mode "$1" "$2"
+	post 3
+	post 4
+	runq
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	[ "$(collected)" -eq 0 ]
+	[ -z "$(queue_files)" ]
+	# the readers who stayed as they were: every post once
+	[ "$(got plain@users.test)" = "$(printf 'digest %s\n' 1 2 3 4)" ]
+}
+
+@test "digest to each between two issues: the posts collected before the switch come in a digest, the rest one by one, each once" {
+	mode_switch_run dig@users.test each
+	[ "$(got dig@users.test)" = $'digest 1\ndigest 2\neach 3\neach 4' ]
+	[ "$(got each@users.test)" = "$(printf 'each %s\n' 1 2 3 4)" ]
+	grep -q 'mylist@example.org: digest volume 1 issue 1 made: 2 post(s), 1 MIME and 1 plain reader(s)' "$RUNLOG"
+	grep -q 'mylist@example.org: digest volume 1 issue 2 made: 2 post(s), 0 MIME and 1 plain reader(s)' "$RUNLOG"
+}
+
+@test "each to digest between two issues: the posts already delivered are not in its digest" {
+	mode_switch_run each@users.test digest
+	[ "$(got each@users.test)" = $'each 1\neach 2\ndigest 3\ndigest 4' ]
+	[ "$(got dig@users.test)" = "$(printf 'digest %s\n' 1 2 3 4)" ]
+}
+
+@test "digest to nomail: the digest of what was collected before, then nothing; nomail to digest: the posts after the switch" {
+	mode_switch_run dig@users.test nomail
+	[ "$(got dig@users.test)" = $'digest 1\ndigest 2' ]
+	set_mode nom@users.test digest
+	post 5
+	runq
+	MJQ_TEST_CLOCK_OFFSET=$((2 * 86400)) runq
+	[ "$(got nom@users.test)" = 'digest 5' ]
+	[ "$(got dig@users.test)" = $'digest 1\ndigest 2' ]
+	[ "$(got plain@users.test)" = "$(printf 'digest %s\n' 1 2 3 4 5)" ]
+}
+
+# holds_lock PID FILE... - the process PID has one of FILEs open (holds
+# its lock or waits for it)
+holds_lock() {
+	local pid=$1 f l w
+	shift
+	for f in /proc/"$pid"/fd/*; do
+		l=$(readlink "$f" 2>/dev/null) || continue
+		for w in "$@"; do
+			[ "$l" != "$w" ] || return 0
+		done
+	done
+	return 1
+}
+
+@test "a post between its collection and its recipients while its reader leaves the digests in another runner: the post once" {
+	# a disabled subscriber, probed as the post goes out: the post's
+	# runner waits there for the probes' lock (held here, fd 8), its
+	# post collected and its recipients not yet read
+	printf 'gone@users.test\n' >>"$SUBS"
+	printf 'gone@users.test 1 0 0 - 0 bounces\n' >"$SUBS.disabled"
+	printf 'From: <dig@users.test>\nSubject: commands\n\nset mylist each\n' |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f dig@users.test
+	runq
+	tok=$(token_of dig@users.test)
+	[ -n "$tok" ]
+	exec 8>>"$SUBS.disabled.probe.lock"
+	flock -n 8
+	post 1
+	"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$RUNLOG" 3>&- 8>&- &
+	R1=$!
+	wait_for 60 holds_lock "$R1" "$SUBS.disabled.probe.lock"
+	[ "$(collected)" -eq 1 ]
+	# the reader confirms each in another runner, which waits for the
+	# post to be through (or, without the modes lock, is done)
+	printf 'From: <dig@users.test>\nSubject: commands\n\nconfirm %s\n' "$tok" |
+	    "$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -q -f dig@users.test
+	"$MJ_QUEUERUN" -C "$CONF" -1 2>>"$RUNLOG" 3>&- 8>&- &
+	R2=$!
+	wait_for 60 eval '! alive "$R2" || holds_lock "$R2" "$DIGEST/modes.lock"'
+	exec 8>&-
+	wait "$R1"
+	wait "$R2"
+	R1= R2=
+	runq
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	grep -qx 'dig@users.test' "$SUBS"
+	[ "$(got dig@users.test)" = 'digest 1' ]
+	[ "$(got each@users.test)" = 'each 1' ]
+	[ "$(got plain@users.test)" = 'digest 1' ]
+	[ -z "$(queue_files)" ]
 }
 
 @test "a new year starts a new volume at issue 1; the counter file says where the list is" {

@@ -59,6 +59,19 @@ postfix_discard() {
 	pf_start "$PF"
 }
 
+# port_unused [ADDR] - a port nobody listens on at ADDR (127.0.0.1), for
+# a server that takes its port as a number (Postfix, Exim)
+port_unused() {
+	local p
+	for p in $(shuf -i 20000-29999 -n 50); do
+		if ! (exec 3<>"/dev/tcp/${1:-127.0.0.1}/$p") 2>/dev/null; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
 # stop_pid PID - SIGTERM and wait until it is gone
 stop_pid() {
 	kill "$1" 2>/dev/null || return 0

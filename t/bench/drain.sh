@@ -20,11 +20,16 @@
 # certificate made here by openssl), both sides at smtp_tls_security_level
 # = may, Postfix with its TLS session cache (tlsmgr); also printed: the
 # full and resumed handshakes each side made, counted by the sinks.
+# VERP=1: every recipient its own envelope sender on both sides (mjq's
+# list with verp = yes, which a one-click list and verp_rate's share of
+# posts get too; Postfix's sendmail -XV, or XVERP over SMTP): what one
+# transaction per recipient costs, against the same run without it.
 # Always printed: the sinks' CPU during each run.  QR=path runs another
 # mj_queuerun (an older build, to compare plain-text speed before and
 # after a change in the same session).
 set -eu
 TLS=0
+VERP=${VERP:-0}
 if [ "${1:-}" = --tls ]; then
 	TLS=1
 	shift
@@ -74,7 +79,7 @@ msg() {
 }
 
 # --- mjq -----------------------------------------------------------------
-sinks_list "$DIR/mjq" ""
+sinks_list "$DIR/mjq" "$([ "$VERP" -eq 1 ] && echo 'verp = yes')"
 # unsigned, as Postfix sends it here (t/bench/dkim.sh measures signing)
 printf '[dkim]\nsign = no\n' >>"$DIR/mjq/mjq.conf"
 msg | "$ENQ" -C "$DIR/mjq/mjq.conf" -d bench.example -l list -r -f poster@example.net
@@ -146,7 +151,8 @@ pf_smtp_submit() {
 	cat <&3 >"$DIR/pf.smtp" &
 	reader=$!
 	{
-		printf 'EHLO bench.example\r\nMAIL FROM:<poster@example.net>\r\n'
+		printf 'EHLO bench.example\r\nMAIL FROM:<poster@example.net>%s\r\n' \
+			"$([ "$VERP" -eq 1 ] && echo ' XVERP')"
 		sed 's/.*/RCPT TO:<&>\r/' "$DIR/subscribers"
 		printf 'DATA\r\n'
 	} >&3
@@ -166,7 +172,8 @@ s2=$(sink_cpu)
 # line up to 100,000 of them, over SMTP beyond
 if [ "$R" -le 100000 ]; then
 	msg | xargs -a "$DIR/subscribers" -x -n "$R" -s 2000000 \
-		/usr/sbin/sendmail -C "$PF/etc" -f poster@example.net -- 2>"$DIR/pf.sendmail"
+		/usr/sbin/sendmail -C "$PF/etc" -f poster@example.net \
+		$([ "$VERP" -eq 1 ] && echo -XV) -- 2>"$DIR/pf.sendmail"
 else
 	pf_smtp_submit 2>"$DIR/pf.sendmail"
 fi || {
@@ -190,9 +197,10 @@ pf_sent=$(grep -c 'status=sent' "$PF/maillog" 2>/dev/null || true)
 
 awk -v r="$R" -v d="$D" -v mt="$mjq_ms" -v pt="$pf_ms" \
 	-v mu="$mu" -v ms="$ms_" -v mrss="$mrss" \
-	-v pc=$((c1 - c0)) -v hz="$hz" -v prss="$rss" -v psent="$pf_sent" 'BEGIN {
+	-v pc=$((c1 - c0)) -v hz="$hz" -v prss="$rss" -v psent="$pf_sent" \
+	-v verp="$VERP" 'BEGIN {
 	mr = r / (mt / 1000); pr = r / (pt / 1000)
-	printf "drain R=%d D=%d\n", r, d
+	printf "drain R=%d D=%d%s\n", r, d, verp ? " VERP" : ""
 	printf "mjq:     %7.2f s  %9.0f rcpt/s  cpu %.4f s/1000 rcpt  peak rss %d kB\n", mt / 1000, mr, (mu + ms) / r * 1000, mrss
 	printf "postfix: %7.2f s  %9.0f rcpt/s  cpu %.4f s/1000 rcpt  peak rss %d kB (sum over processes; %d sent in maillog)\n", pt / 1000, pr, pc / hz / r * 1000, prss, psent
 	printf "ratio mjq/postfix: %.2fx\n", mr / pr

@@ -6,7 +6,8 @@
  * never crash or overrun, and what it finds must be bounded and clean:
  * at most BOUNCE_ADDRS_MAX addresses, each one a valid recipient line,
  * none twice, each with one of the classes, and none at all in mail
- * that does not look like a bounce.
+ * that does not look like a bounce.  autoreply_is, which decides whether
+ * such mail is a vacation notice, reads the same bytes.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,6 +25,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i, k;
 
 	bounce_parse("example.org", "mylist", (const char *)data, size, &bf);
+	if (autoreply_is((const char *)data, size) &&
+	    bounce_report_looks((const char *)data, size))
+		abort();
 	if (bf.n > BOUNCE_ADDRS_MAX || (!bf.is_bounce && bf.n > 0))
 		abort();
 	for (i = 0; i < bf.n; i++) {
