@@ -60,9 +60,10 @@ CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
             -iquote deliver \
             -iquote queuectl -iquote listfn
 LDLIBS   += -linih -lbsd -lm -pthread -lcrypto
-# liblists finds organizational domains with libpsl: only what links
-# liblists needs it.
-LISTS_LIBS = -lpsl
+# liblists finds organizational domains with libpsl and reads HTML posts
+# with libxml2 (content_filter.c): only what links liblists needs them.
+LISTS_LIBS = -lpsl -lxml2
+lists/content_filter.o: CPPFLAGS += -isystem /usr/include/libxml2
 # mj_stsfetch fetches MTA-STS policies with libcurl (OpenSSL flavour):
 # only it links libcurl, so that a runner does without its libraries.
 CURL_LIBS = -lcurl

@@ -489,9 +489,17 @@ expand_list_take(struct listfn_env *env, struct listfn_msg *m,
 	char sender[SPOOL_ADDR_MAX + 1], author[SPOOL_ADDR_MAX + 1];
 	char value[SPOOL_ADDR_MAX + 256];
 	struct subs_disabled *off = NULL;
+	char *filtered = NULL;
+	size_t flen = 0;
 	int r;
 
-	if (digest_collect(env, m, lc, text, len) == -1)
+	/* the digest collects the post as its readers would get it */
+	if (content_filter_apply(lc, text, len, &filtered, &flen) == -1)
+		return -1;
+	r = filtered != NULL ? digest_collect(env, m, lc, filtered, flen)
+			     : digest_collect(env, m, lc, text, len);
+	free(filtered);
+	if (r == -1)
 		return -1;
 	snprintf(sender, sizeof(sender), "%s-owner@%s", m->list, m->domain);
 	memset(&init, 0, sizeof(init));
@@ -642,6 +650,8 @@ expand_list(
 {
 	struct expand_list_texts t;
 	struct listconf lc;
+	char *filtered = NULL;
+	size_t flen = 0;
 	int r;
 
 	if ((r = expand_list_conf(env, m, &lc)) != 0)
@@ -654,7 +664,12 @@ expand_list(
 	}
 	if (expand_list_texts_load(env, m, &lc, &t) == -1)
 		return -1;
-	r = expand_list_text(m, &lc, &t, text, len);
+	/* the list's content filter, then its texts around what is left */
+	if ((r = content_filter_apply(&lc, text, len, &filtered, &flen)) == 0)
+		r = filtered != NULL
+			? expand_list_text(m, &lc, &t, filtered, flen)
+			: expand_list_text(m, &lc, &t, text, len);
+	free(filtered);
 	expand_list_texts_free(&t);
 	if (r == -1) {
 		log_warn("%s: cannot prepare the text", m->name);

@@ -47,6 +47,13 @@ struct listconf {
 	char moderators[2048];
 	char accept_from[PATH_MAX];
 	long long moderation_lifetime;
+	/* content filter (content_filter.c) */
+	int content_filter;
+	char filter_types[1024];
+	char pass_types[1024];
+	int filter_action; /* enum content_filter_action */
+	int convert_html;
+	int collapse_alternatives;
 	int emergency;		  /* every post held (posting_rules.c) */
 	long long max_recipients; /* in To and Cc; 0: no limit */
 	/* header rules (head_rules.c) */

@@ -23,6 +23,7 @@
 #include "cmd_mime_ext.h"
 #include "cmd_mime_words.h"
 #include "cmd_parse.h"
+#include "content_filter.h"
 #include "dkim_canon.h"
 #include "dkim_conf.h"
 #include "dkim_sign.h"

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "content_filter.h"
 #include "header.h"
 #include "posting_conf.h"
 #include "posting_rules.h"
@@ -81,6 +82,7 @@ posting_rules_check(const struct listconf *lc, const char *text, size_t len,
     char *why, size_t whylen)
 {
 	size_t n;
+	int r;
 
 	if (lc->emergency) {
 		snprintf(why, whylen,
@@ -95,5 +97,8 @@ posting_rules_check(const struct listconf *lc, const char *text, size_t len,
 		    n, lc->max_recipients);
 		return POSTING_HOLD;
 	}
+	if ((r = content_filter_judge(lc, text, len, why, whylen)) !=
+	    POSTING_ACCEPT)
+		return r;
 	return POSTING_ACCEPT;
 }

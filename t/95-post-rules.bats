@@ -372,3 +372,69 @@ held_why() {
 	runq
 	[ "$(grep -c 'to=<a@users.test>' "$BATS_TEST_TMPDIR/s/log")" -eq 1 ]
 }
+
+@test "content filter: Outlook's TNEF winmail.dat is removed with a note, the text kept, signed; a signed post is left alone" {
+	printf 'content_filter = yes\nfilter_types = application/ms-tnef\n' >>"$L/config"
+	post "$POSTS/outlook-tnef.eml"
+	runq
+	verify_all
+	run "$MIMESHOW" -t "$(one_copy)"
+	[ "${lines[0]}" = "multipart/mixed charset= cte=" ]
+	[ "${lines[1]}" = "  text/plain charset=us-ascii cte=quoted-printable" ]
+	[[ "$output" == *"Hi all, the agenda is attached."* ]]
+	[[ "$output" == *"  text/plain charset=utf-8 cte=8bit"*"[The list's content filter removed a part of type application/ms-tnef (winmail.dat).]"* ]]
+	run -1 grep -q 'eJ8+IhIAAQaQ' "$(one_copy)"
+	rm -f "$BATS_TEST_TMPDIR"/s/save/new/*
+	printf 'pass_types = text/plain\n' >>"$L/config"
+	post "$POSTS/pgp-signed.eml"
+	runq
+	verify_all
+	diff <(sed '1,/^$/d' "$POSTS/pgp-signed.eml") <(body "$(one_copy)")
+}
+
+@test "content filter: Apple Mail's inline image is refused by pass_types; filter_action = hold holds the post, reject returns it" {
+	printf 'content_filter = yes\npass_types = text/plain\n' >>"$L/config"
+	post "$POSTS/apple-inline.eml"
+	runq
+	verify_all
+	run "$MIMESHOW" -t "$(one_copy)"
+	[[ "$output" == *"Here it is:"*"removed a part of type image/png (offsite.png)"*"Anna"* ]]
+	[ "$(grep -c '^  text/plain' <<<"$output")" -eq 3 ]
+	printf 'filter_action = hold\n' >>"$L/config"
+	post "$POSTS/apple-inline.eml"
+	runq
+	[ "$(held)" -eq 1 ]
+	[[ "$(held_why)" == *"1 part(s) of a type the list refuses (the first image/png; content_filter)"* ]]
+	sed -i 's/^filter_action = hold/filter_action = reject/' "$L/config"
+	post "$POSTS/apple-inline.eml"
+	runq
+	[ "$(held)" -eq 1 ]
+	grep -q 'post rejected: 1 part(s) of a type the list refuses' "$BATS_TEST_TMPDIR/run.log"
+	grep -q 'to=<sender@users.test>' "$BATS_TEST_TMPDIR/s/log"
+}
+
+@test "content filter: convert_html makes an Outlook HTML-only post plain text with libxml2; collapse_alternatives keeps a calendar invitation's plain text and its attachment" {
+	printf 'content_filter = yes\nconvert_html = yes\ncollapse_alternatives = yes\n' >>"$L/config"
+	cp "$BATS_TEST_TMPDIR/footer.ascii" "$L/footer"
+	post "$POSTS/html-only.eml"
+	runq
+	verify_all
+	run "$MIMESHOW" -t "$(one_copy)"
+	[ "${lines[0]}" = "text/plain charset=utf-8 cte=quoted-printable" ]
+	[ "${lines[2]}" = "Hello list," ]
+	[ "${lines[3]}" = "the meeting is at 10"$'\xc2\xa0'"am." ]
+	[[ "$output" != *"MsoNormal"* ]]
+	[[ "$output" == *"$FOOTER_TEXT"* ]]
+	rm -f "$BATS_TEST_TMPDIR"/s/save/new/*
+	post "$POSTS/calendar-invite.eml"
+	runq
+	verify_all
+	run "$MIMESHOW" -t "$(one_copy)"
+	[ "${lines[0]}" = "multipart/mixed charset= cte=" ]
+	[ "${lines[1]}" = "  multipart/mixed charset= cte=" ]
+	[ "${lines[2]}" = "    text/plain charset=utf-8 cte=base64" ]
+	[ "${lines[4]}" = "Team call" ]
+	[[ "$output" == *"    application/ics charset= cte=base64"* ]]
+	[[ "$output" != *"text/html"* ]]
+	[[ "$output" != *"text/calendar"* ]]
+}
