@@ -23,6 +23,11 @@
 #   queuerun/*.c      -> queuerun/libqueuerun.a (all but mj_queuerun.c,
 #                        the main), queuerun/mj_queuerun
 #   schedsim/*.c      -> schedsim/mj_schedsim
+#   archive/*.c       -> archive/libarchive.a (all but mj_archive.c: the
+#                        web archive, on SQLite and libxml2),
+#                        archive/mj_archive
+#   archsearch/*.c    -> archsearch/mj_archsearch (the archive's search,
+#                        a CGI program)
 # Each library has one public header named after its folder (sched.h,
 # smtp.h, lists.h); a part's own files find its private headers beside
 # them, so only the libraries' folders are on the include path.
@@ -58,18 +63,24 @@ CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
             -Icommon -Ispool-layout \
             -iquote sched -iquote smtp -iquote lists -iquote cluster \
             -iquote deliver \
-            -iquote queuectl -iquote listfn
+            -iquote queuectl -iquote listfn -iquote archive
 LDLIBS   += -linih -lbsd -lm -pthread -lcrypto
 # liblists finds organizational domains with libpsl and reads HTML posts
-# with libxml2 (content_filter.c): only what links liblists needs them.
-LISTS_LIBS = -lpsl -lxml2
-lists/content_filter.o: CPPFLAGS += -isystem /usr/include/libxml2
+# with libxml2 (html_text.c, for the archive and convert_html): only
+# what links liblists needs them.
+LISTS_LIBS = -lpsl $(shell pkg-config --libs libxml-2.0)
+lists/html_text.o: CPPFLAGS += $(shell pkg-config --cflags libxml-2.0)
 # mj_stsfetch fetches MTA-STS policies with libcurl (OpenSSL flavour):
 # only it links libcurl, so that a runner does without its libraries.
 CURL_LIBS = -lcurl
 # libcluster talks to Redis with hiredis (and OpenSSL for tls = yes):
 # only what links it needs it.
 CLUSTER_LIBS = -lhiredis -lssl -lcrypto
+# mj_archive keeps its index in SQLite (FTS5): only it links it, so the
+# runner stays small.  It reads HTML posts as text with liblists'
+# html_text.c (libxml2).
+ARCHIVE_CFLAGS = $(shell pkg-config --cflags libxml-2.0)
+ARCHIVE_LIBS = -lsqlite3 $(shell pkg-config --libs libxml-2.0)
 
 # make SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer everywhere.
 # mj_enqueue runs once per incoming message: linked statically it skips
@@ -115,6 +126,9 @@ STSF_SRC   := $(wildcard stsfetch/*.c)
 QR_MAIN    := $(wildcard queuerun/mj_queuerun.c)
 QR_SRC     := $(filter-out $(QR_MAIN),$(wildcard queuerun/*.c))
 SIM_SRC    := $(wildcard schedsim/*.c)
+ARC_MAIN   := $(wildcard archive/mj_archive.c)
+ARC_SRC    := $(filter-out $(ARC_MAIN),$(wildcard archive/*.c))
+ASRCH_SRC  := $(wildcard archsearch/*.c)
 PRELOAD_SRC := $(wildcard t/tools/preload_*.c)
 TOOL_SRC   := $(filter-out $(PRELOAD_SRC),$(wildcard t/tools/*.c))
 SMTPD_SRC  := $(wildcard t/tools/testsmtpd/*.c)
@@ -129,6 +143,7 @@ LIBDELIVER := deliver/libdeliver.a
 LIBQCTL   := queuectl/libqueuectl.a
 LIBLISTFN := listfn/liblistfn.a
 LIBQR     := queuerun/libqueuerun.a
+LIBARC    := archive/libarchive.a
 
 PROGS := enqueue/mj_enqueue unsubscribe/mj_unsubscribe
 ifneq ($(QS_SRC),)
@@ -142,6 +157,12 @@ PROGS += stsfetch/mj_stsfetch
 endif
 ifneq ($(SIM_SRC),)
 PROGS += schedsim/mj_schedsim
+endif
+ifneq ($(ARC_MAIN),)
+PROGS += archive/mj_archive
+endif
+ifneq ($(ASRCH_SRC),)
+PROGS += archsearch/mj_archsearch
 endif
 TOOLS := $(TOOL_SRC:.c=) t/tools/mj_testsmtpd $(PRELOAD_SRC:.c=.so)
 
@@ -189,6 +210,11 @@ $(LIBLISTFN): $(LISTFN_SRC:.c=.o)
 $(LIBQR): $(QR_SRC:.c=.o)
 	@rm -f $@
 	$(AR) rcs $@ $^
+$(LIBARC): $(ARC_SRC:.c=.o)
+	@rm -f $@
+	$(AR) rcs $@ $^
+archive/%.o: CPPFLAGS += $(ARCHIVE_CFLAGS)
+archsearch/%.o: CPPFLAGS += $(ARCHIVE_CFLAGS)
 
 # mj_enqueue checks the whole of mjq.conf: of liblists it links the list
 # sections' table (lists_settings.o) and nothing else, of libcluster the
@@ -226,6 +252,12 @@ fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(
 	    -o $(FAULT_DIR)/listfn_clock.o listfn/listfn_clock.c
 	$(CC) $(LDFLAGS) -o $(FAULT_DIR)/mj_queuerun $(QR_MAIN:.c=.o) \
 	    $(FAULT_DIR)/test_fault.o $(FAULT_DIR)/listfn_clock.o $(filter %.a,$^) $(LDLIBS) $(LISTS_LIBS) $(CLUSTER_LIBS) -lssl -lcrypto -lresolv
+archive/mj_archive: $(ARC_MAIN:.c=.o) $(LIBARC) $(CLUSTER_TABLE) $(LIBLISTS) \
+    $(LIBSPOOL) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) $(ARCHIVE_LIBS)
+archsearch/mj_archsearch: $(ASRCH_SRC:.c=.o) $(LIBARC) $(CLUSTER_TABLE) \
+    $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) $(ARCHIVE_LIBS)
 schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 TOOL_LIBS := $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) \
@@ -273,7 +305,7 @@ test:
 # sched/ is left out on purpose: a pure library (no I/O, no clock reads,
 # no globals) whose files are the sections of SCHEDULER_README and
 # act on each other as qmgr's do (docs/architecture.md, "Source layout").
-CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv stsfetch smtp lists cluster spool-layout
+CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv stsfetch smtp lists cluster spool-layout archive
 deps-graph: all
 	@sh scripts/deps-graph.sh
 	@st=0; for d in $(CALLGRAPH_DIRS); do \
@@ -339,7 +371,7 @@ fuzz:
 # and init files; as root into the live system (no DESTDIR), then
 # make setup: the mjq user and group, the spool, /var/lib/mjq, a first
 # mjq.conf (scripts/mjq-setup, idempotent).
-SBIN_PROGS = $(filter-out unsubscribe/mj_unsubscribe,$(PROGS))
+SBIN_PROGS = $(filter-out unsubscribe/mj_unsubscribe archsearch/mj_archsearch,$(PROGS))
 INSTALLED_SBIN = $(notdir $(SBIN_PROGS)) mjq-newlist mjq-setup mjq-unsubsecret \
 	mjq-dkimkey
 install: all
@@ -348,7 +380,7 @@ install: all
 	    $(DESTDIR)$(INITDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/mjq \
 	    $(DESTDIR)$(CGIDIR)
 	install -m 0755 $(SBIN_PROGS) $(DESTDIR)$(SBINDIR)
-	install -m 0755 unsubscribe/mj_unsubscribe $(DESTDIR)$(CGIDIR)
+	install -m 0755 unsubscribe/mj_unsubscribe archsearch/mj_archsearch $(DESTDIR)$(CGIDIR)
 	install -m 0755 scripts/mjq-unsubsecret $(DESTDIR)$(SBINDIR)
 	$(if $(MAN8),install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8)
 	$(if $(MAN5),install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5)
@@ -378,7 +410,7 @@ setup:
 # the lists and mjq.conf stay (they are the administrator's data)
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(INSTALLED_SBIN)) \
-	    $(DESTDIR)$(CGIDIR)/mj_unsubscribe
+	    $(DESTDIR)$(CGIDIR)/mj_unsubscribe $(DESTDIR)$(CGIDIR)/mj_archsearch
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
 	rm -f $(DESTDIR)$(UNITDIR)/mj_queueserv.service \

@@ -44,7 +44,7 @@
 /* How long the leases of sessions closed for another node are kept
  * after the QUIT, so that the receiver has counted them closed before
  * that node opens its own (seconds). */
-#define CLUSTER_HANDOVER 0.1
+#define CLUSTER_HANDOVER 0.25
 
 struct cluster_key {
 	struct cluster_key *next;
@@ -373,6 +373,7 @@ cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 {
 	struct cluster_key **pp, *k;
 	int renew, want, n, idle = 0, split, look;
+	double handover = 0, next; /* the first handover still to come */
 
 	/* Back to Redis as soon as it answers, leases held or not. */
 	if (c->r.mode == CLUSTER_FALLBACK)
@@ -401,17 +402,26 @@ cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 		cluster_regrant(c, k, ss, now);
 		/* Leases kept for idle sessions back when a node waits
 		 * (asked every CLUSTER_IDLE_POLL at most) */
+		n = ss->open(k->tag);
 		if (split ||
 		    (look && cluster_redis_connected(&c->r) &&
 			k->held > k->inuse && cluster_wanted(c, k, now))) {
 			ss->yield(k->tag);
-			if (!split)
+			/* Only sessions closed now wait out the handover:
+			 * a want that stays set (the others ask again and
+			 * again) must not hold back leases whose sessions
+			 * closed before. */
+			if (!split && ss->open(k->tag) < n)
 				k->handover = now + CLUSTER_HANDOVER;
+			n = ss->open(k->tag);
 		}
-		n = ss->open(k->tag);
 		want = n > k->inuse ? n : k->inuse;
 		if (now >= k->handover)
 			cluster_trim(c, k, want, now);
+		else if (k->held > want)
+			handover = handover == 0 || k->handover < handover
+				       ? k->handover
+				       : handover;
 		if (renew && k->held > 0)
 			(void)cluster_members(c, k, k->ids, k->held, 1, now);
 		if (k->held == 0 && k->inuse == 0) {
@@ -431,9 +441,10 @@ cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 		return 0;
 	if (!cluster_redis_connected(&c->r))
 		return c->r.next_try;
-	return idle && now + CLUSTER_IDLE_POLL < c->next_renew
+	next = idle && now + CLUSTER_IDLE_POLL < c->next_renew
 		   ? now + CLUSTER_IDLE_POLL
 		   : c->next_renew;
+	return handover > 0 && handover < next ? handover : next;
 }
 
 /* cluster_state - shared or fallback, and since when */

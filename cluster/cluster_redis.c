@@ -2,7 +2,8 @@
  * cluster_redis.c - the connection to Redis of one runner.
  *
  * The address is a unix socket path (it starts with '/') or host:port.
- * Every command has timeout_ms to answer; a connection that fails,
+ * Every command has timeout_ms to answer, the whole reply read within
+ * it whatever the server's pace; a connection that fails,
  * times out or breaks puts the runner into FALLBACK: it is logged once
  * (the cause named), and a reconnect is tried at the next use
  * CLUSTER_RETRY seconds later at the soonest, so a Redis that is down
@@ -16,11 +17,15 @@
  * yes cluster_tls.c (OpenSSL, as Debian 12's hiredis 0.14 has no TLS);
  * only the few functions below the settings know which.
  */
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "clock.h"
 #include "cluster_redis.h"
+#include "cluster_tls.h"
 #include "log.h"
 
 /* cluster_redis_init - the settings; not connected yet */
@@ -47,6 +52,42 @@ cluster_redis_drop(struct cluster_redis *r)
 	r->tls = NULL;
 }
 
+/* cluster_redis_plain - a command on hiredis's own connection: written
+ * and its whole reply read within timeout_ms (hiredis's timeout bounds
+ * each read alone, so a server that trickles its reply a byte at a time
+ * would hold the runner for as long as it likes); NULL with why */
+static redisReply *
+cluster_redis_plain(struct cluster_redis *r, int argc, const char **argv)
+{
+	double deadline = clock_now() + (double)r->timeout_ms / 1000;
+	redisContext *c = r->ctx;
+	void *reply = NULL;
+	int done = 0;
+
+	if (redisAppendCommandArgv(c, argc, argv, NULL) != REDIS_OK)
+		return NULL;
+	while (!done) {
+		if (!cluster_wait(c->fd, POLLOUT, deadline))
+			goto timeout;
+		if (redisBufferWrite(c, &done) != REDIS_OK)
+			return NULL;
+	}
+	for (;;) {
+		if (redisGetReplyFromReader(c, &reply) != REDIS_OK)
+			return NULL;
+		if (reply != NULL)
+			return reply;
+		if (!cluster_wait(c->fd, POLLIN, deadline))
+			goto timeout;
+		if (redisBufferRead(c) != REDIS_OK)
+			return NULL;
+	}
+timeout:
+	(void)snprintf(r->why, sizeof(r->why),
+	    "no whole reply within %d ms: timed out", r->timeout_ms);
+	return NULL;
+}
+
 /* cluster_redis_argv - send a command, its reply or NULL (why:
  * cluster_redis_error) */
 static redisReply *
@@ -54,7 +95,7 @@ cluster_redis_argv(struct cluster_redis *r, int argc, const char **argv)
 {
 	if (r->tls != NULL)
 		return cluster_tls_command(r->tls, argc, argv);
-	return redisCommandArgv(r->ctx, argc, argv, NULL);
+	return cluster_redis_plain(r, argc, argv);
 }
 
 /* cluster_redis_error - why the connection or the last command failed */

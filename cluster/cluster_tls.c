@@ -3,13 +3,14 @@
  * of hiredis 0.14 (redisFormatCommandArgv to encode a command, a
  * redisReader to parse its reply): no RESP parser of our own.
  *
- * The socket is non-blocking; every wait (connect, each step of the
- * handshake, each read and write) is a poll of at most timeout_ms, as
- * hiredis's own timeouts are per call.  The server's certificate must
- * verify against [cluster] tls_ca_file (or the system store) and name
- * the host of [cluster] redis (its IP address when that is one): a
- * certificate that does not is a connection that failed, never one
- * used unverified.
+ * The socket is non-blocking; every wait is a poll, and the whole of a
+ * connect with its handshake, and the whole of a command (its write and
+ * every read of its reply), has timeout_ms: a server that trickles its
+ * reply a byte at a time, each within the time, still runs out of it.  The
+ * server's certificate must verify against [cluster] tls_ca_file (or the system
+ * store) and name the host of [cluster] redis (its IP address when that is
+ * one): a certificate that does not is a connection that failed, never one used
+ * unverified.
  */
 #include <sys/socket.h>
 
@@ -26,6 +27,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include "clock.h"
 #include "cluster_tls.h"
 
 struct cluster_tls {
@@ -34,27 +36,32 @@ struct cluster_tls {
 	SSL *ssl;
 	redisReader *reader;
 	int timeout_ms;
+	double deadline; /* of the connect or command under way */
 	char err[160];
 };
 
-/* cluster_tls_wait - poll fd for events within ms; 1 ready, 0 not */
-static int
-cluster_tls_wait(int fd, short events, int ms)
+/* cluster_wait - poll fd for events until deadline (clock_now's
+ * time); 1 ready, 0 not by then */
+int
+cluster_wait(int fd, short events, double deadline)
 {
 	struct pollfd p = {fd, events, 0};
+	double left;
 	int n;
 
-	do
-		n = poll(&p, 1, ms);
-	while (n == -1 && errno == EINTR);
+	do {
+		if ((left = deadline - clock_now()) <= 0)
+			return 0;
+		n = poll(&p, 1, (int)(left * 1000) + 1);
+	} while (n == -1 && errno == EINTR);
 	return n == 1;
 }
 
 /* cluster_tls_dial - a connected non-blocking socket to host:port, or
  * -1 with why */
 static int
-cluster_tls_dial(
-    const char *host, const char *port, int ms, char *why, size_t whylen)
+cluster_tls_dial(const char *host, const char *port, double deadline, char *why,
+    size_t whylen)
 {
 	struct addrinfo hints, *res, *ai;
 	socklen_t len;
@@ -78,7 +85,7 @@ cluster_tls_dial(
 			soerr = errno;
 			len = sizeof(soerr);
 			if (soerr == EINPROGRESS)
-				soerr = !cluster_tls_wait(fd, POLLOUT, ms)
+				soerr = !cluster_wait(fd, POLLOUT, deadline)
 					    ? ETIMEDOUT
 					: getsockopt(fd, SOL_SOCKET, SO_ERROR,
 					      &soerr, &len) == -1
@@ -104,9 +111,9 @@ cluster_tls_io(struct cluster_tls *t, int n, const char *what)
 	unsigned long l;
 
 	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-		if (cluster_tls_wait(t->fd,
+		if (cluster_wait(t->fd,
 			e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
-			t->timeout_ms))
+			t->deadline))
 			return 1;
 		(void)snprintf(t->err, sizeof(t->err), "%s: timed out", what);
 		return 0;
@@ -185,8 +192,8 @@ cluster_tls_open(const char *addr, const char *ca_file, int timeout_ms,
 	}
 	t->timeout_ms = timeout_ms;
 	(void)strlcpy(t->err, "no memory", sizeof(t->err));
-	if ((t->fd = cluster_tls_dial(
-		 host, colon + 1, timeout_ms, why, whylen)) == -1) {
+	if ((t->fd = cluster_tls_dial(host, colon + 1,
+		 clock_now() + (double)timeout_ms / 1000, why, whylen)) == -1) {
 		free(t);
 		return NULL;
 	}
@@ -195,6 +202,7 @@ cluster_tls_open(const char *addr, const char *ca_file, int timeout_ms,
 	    (t->reader = redisReaderCreate()) == NULL ||
 	    cluster_tls_verify(t, host, ca_file) == -1)
 		goto fail;
+	t->deadline = clock_now() + (double)timeout_ms / 1000;
 	while ((n = SSL_connect(t->ssl)) != 1)
 		if (!cluster_tls_io(t, n, "TLS handshake"))
 			goto fail;
@@ -223,6 +231,7 @@ cluster_tls_command(struct cluster_tls *t, int argc, const char **argv)
 		(void)strlcpy(t->err, "no memory", sizeof(t->err));
 		return NULL;
 	}
+	t->deadline = clock_now() + (double)t->timeout_ms / 1000;
 	while (off < len)
 		if ((n = SSL_write(t->ssl, cmd + off, len - off)) > 0)
 			off += n;

@@ -14,6 +14,10 @@
 
 struct cluster_tls;
 
+/* cluster_wait - poll fd for events until deadline (clock_now's time):
+ * 1 ready, 0 not by then; for both transports (cluster_redis.c) */
+int cluster_wait(int fd, short events, double deadline);
+
 /* cluster_tls_open - a verified TLS connection to addr (host:port): the
  * server's certificate checked against ca_file ("": the system store)
  * and for the host's name (or IP address); connect and handshake each

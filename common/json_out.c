@@ -8,37 +8,7 @@
 #include <stdio.h>
 
 #include "json_out.h"
-
-/* json_out_utf8 - the code point at *p (advanced past it), or 0xFFFD
- * for a byte that does not start a well-formed sequence */
-static unsigned long
-json_out_utf8(const unsigned char **p)
-{
-	const unsigned char *s = *p;
-	unsigned long cp, min;
-	int n, i;
-
-	if (s[0] >= 0xf0 && s[0] < 0xf5)
-		n = 3, cp = s[0] & 0x07, min = 0x10000;
-	else if (s[0] >= 0xe0)
-		n = 2, cp = s[0] & 0x0f, min = 0x800;
-	else if (s[0] >= 0xc2 && s[0] < 0xe0)
-		n = 1, cp = s[0] & 0x1f, min = 0x80;
-	else
-		n = 0, cp = 0, min = 1;
-	for (i = 1; i <= n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			break;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (n == 0 || i <= n || cp < min || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp < 0xe000)) {
-		*p = s + 1;
-		return 0xfffd;
-	}
-	*p = s + n + 1;
-	return cp;
-}
+#include "utf8.h"
 
 /* json_out_str - s as a JSON string */
 void
@@ -46,6 +16,7 @@ json_out_str(FILE *fp, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	unsigned long cp;
+	int bad;
 
 	fputc('"', fp);
 	while (*p != '\0') {
@@ -57,7 +28,7 @@ json_out_str(FILE *fp, const char *s)
 			fputc(*p++, fp);
 			continue;
 		}
-		cp = *p < 0x80 ? *p++ : json_out_utf8(&p);
+		cp = *p < 0x80 ? *p++ : utf8_next(&p, &bad);
 		if (cp > 0xffff) {
 			cp -= 0x10000;
 			fprintf(fp, "\\u%04lx\\u%04lx", 0xd800 | cp >> 10,

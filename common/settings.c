@@ -96,13 +96,15 @@ settings_skip_pair(void *arg, const char *section, const char *key,
 }
 
 /* settings_skip_section - a delivery section that no part claims:
- * accepted unchecked (mj_queueserv's runners check it) */
+ * accepted unchecked (mj_queueserv's runners check it); so is [archive]
+ * (mj_archive checks it, archive/archive_settings.c) */
 static int
 settings_skip_section(const char *section, struct conf_section *out)
 {
 	if (strcmp(section, "delivery") == 0 ||
 	    strcmp(section, "transport_map") == 0 ||
 	    strcmp(section, "tls_policy") == 0 ||
+	    strcmp(section, "archive") == 0 ||
 	    strncmp(section, "transport:", 10) == 0) {
 		out->pair = settings_skip_pair;
 		return 0;
@@ -205,6 +207,11 @@ settings_load(struct settings *s, const struct settings_part *parts,
 
 	if (settings_start(&ctx, s, parts, nparts, err, errlen) == -1)
 		return -1;
+	if (strlcpy(s->config_file, path, sizeof(s->config_file)) >=
+	    sizeof(s->config_file)) {
+		snprintf(err, errlen, "%s: path too long", path);
+		return -1;
+	}
 	return conf_load(path, missing_ok, settings_section, &ctx, err, errlen);
 }
 

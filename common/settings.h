@@ -15,7 +15,8 @@
  * unknown key anywhere.
  * The delivery sections, when no part claims them, are accepted unchecked
  * (mj_enqueue and the others that never use them; mj_queueserv's runners
- * check them).
+ * check them); so is [archive] (archive/archive_settings.c, checked by
+ * mj_archive).
  */
 #ifndef MJQ_SETTINGS_H
 #define MJQ_SETTINGS_H
@@ -29,6 +30,7 @@ extern const char settings_default_file[];
 #define SETTINGS_DEFAULT_FILE settings_default_file
 
 struct settings {
+	char config_file[PATH_MAX]; /* the file read ("" for a stream) */
 	/* [spool] */
 	char spool_dir[PATH_MAX];
 	/* [lists] */

@@ -21,6 +21,10 @@ struct rcpt_head;
 
 enum deliver_outcome { DELIVER_SENT, DELIVER_DEFERRED, DELIVER_BOUNCED };
 
+/* Address families as a set. */
+#define DELIVER_FAMILY_V4 1u
+#define DELIVER_FAMILY_V6 2u
+
 /* One recipient's result, written by a worker. */
 struct deliver_result {
 	enum deliver_outcome outcome;
@@ -42,6 +46,13 @@ struct deliver_batch {
 	 * addresses */
 	const struct delivery_source *source;
 	const char *dest;
+	/* smtp, source from a pool: another address of that pool, of a
+	 * family in families (DELIVER_FAMILY_*), for a nexthop that has no
+	 * address of the source's (the pool's weights kept among them); it
+	 * may be called from any worker.  NULL: no other. */
+	const struct delivery_source *(*source_for)(
+	    void *ctx, const char *nexthop, unsigned families);
+	void *source_ctx;
 	char sender[NAME_ADDR_MAX + 1];
 	const char **addr; /* recipient addresses */
 	int datafd;	   /* the text as delivered (shared, pread only) */
@@ -54,6 +65,9 @@ struct deliver_batch {
 	char relay[300];
 	int negative; /* connection or handshake failure */
 	int tls;      /* smtp: SPOOL_DEST_TLS_* of the session used */
+	/* smtp: the address source_for gave, the mail went from it (its
+	 * session is not kept for the destination); NULL: source */
+	const struct delivery_source *sent_from;
 	double t_start, t_done;
 };
 

@@ -122,7 +122,8 @@ deliver_smtp_fail(struct smtp_status *st, enum smtp_outcome o, const char *dsn,
 static void
 deliver_smtp_origin(const struct deliver_batch *b, struct smtp_origin *o)
 {
-	const struct delivery_source *src = b->source;
+	const struct delivery_source *src =
+	    b->sent_from != NULL ? b->sent_from : b->source;
 
 	o->helo =
 	    src != NULL && src->helo[0] ? src->helo : b->params->helo_name;
@@ -130,12 +131,37 @@ deliver_smtp_origin(const struct deliver_batch *b, struct smtp_origin *o)
 	o->bindlen = src != NULL ? src->salen : 0;
 }
 
+/* deliver_smtp_family - the family of a socket address as a set */
+static unsigned
+deliver_smtp_family(int af)
+{
+	return af == AF_INET	? DELIVER_FAMILY_V4
+	       : af == AF_INET6 ? DELIVER_FAMILY_V6
+				: 0;
+}
+
+/* deliver_smtp_reach - a pool's source of a family the nexthop's
+ * addresses l have, when the batch's has none of them: b->sent_from */
+static void
+deliver_smtp_reach(struct deliver_batch *b, const struct mx_list *l)
+{
+	unsigned have = 0;
+	size_t i;
+
+	if (b->source == NULL || b->source_for == NULL)
+		return;
+	for (i = 0; i < l->n; i++)
+		have |= deliver_smtp_family(l->v[i].addr.ss_family);
+	if (have != 0 && !(have & deliver_smtp_family(b->source->sa.ss_family)))
+		b->sent_from = b->source_for(b->source_ctx, b->nexthop, have);
+}
+
 /* deliver_smtp_connect - open the fresh session c to the nexthop,
  * trying its addresses (MX order) until one gives a session; -1 with st
  * saying why the last one failed */
 static int
-deliver_smtp_connect(const struct deliver_batch *b, struct deliver_cached *c,
-    struct smtp_status *st)
+deliver_smtp_connect(
+    struct deliver_batch *b, struct deliver_cached *c, struct smtp_status *st)
 {
 	char why[300], text[400];
 	struct mx_resolver *res;
@@ -164,6 +190,7 @@ deliver_smtp_connect(const struct deliver_batch *b, struct deliver_cached *c,
 		return -1;
 	}
 	deliver_smtp_timeouts(b->params, &to);
+	deliver_smtp_reach(b, &l);
 	deliver_smtp_origin(b, &o);
 	for (i = 0; i < l.n; i++) {
 		/* From a source address: only the addresses of its family. */
@@ -193,7 +220,7 @@ deliver_smtp_connect(const struct deliver_batch *b, struct deliver_cached *c,
  * (DELIVER_SMTP_PATIENCE_MAX seconds at most), instead of failing at
  * once.  NULL with st saying why not. */
 static struct deliver_cached *
-deliver_smtp_session(const struct deliver_batch *b, struct smtp_status *st)
+deliver_smtp_session(struct deliver_batch *b, struct smtp_status *st)
 {
 	double ttl = (double)b->params->cache_time;
 	double wait = DELIVER_SMTP_PATIENCE * ttl, deadline;
@@ -432,7 +459,11 @@ deliver_smtp(struct deliver_batch *b)
 			break;
 		}
 	}
-	if (c != NULL)
+	/* A session from another address than the destination's own is
+	 * not kept for it. */
+	if (c != NULL && b->sent_from != NULL)
+		deliver_cache_free(c);
+	else if (c != NULL)
 		deliver_cache_put(c, (double)b->params->cache_time);
 	for (k = 0; k < 3; k++)
 		free(dc.ring[k].head);

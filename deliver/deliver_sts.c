@@ -178,7 +178,7 @@ struct deliver_sts_job {
 
 /* deliver_sts_claim - step 1: the domain's record is ours to fill until
  * the fetch's time is up; 0, or -1 when another runner has it (or the
- * cache is full) */
+ * cache is full of policies in force: logged) */
 static int
 deliver_sts_claim(struct deliver_sts_job *j, double now, double until)
 {
@@ -188,10 +188,16 @@ deliver_sts_claim(struct deliver_sts_job *j, double now, double until)
 	pthread_mutex_lock(&deliver_sts_mu);
 	if (spool_sts_lock(&deliver_sts_cache) == 0) {
 		if ((idx = spool_sts_find(
-			 &deliver_sts_cache, j->domain, 1, now)) >= 0 &&
-		    (r = &deliver_sts_cache.rec[idx])->fetching <= now &&
-		    (r->recheck <= now ||
-			(r->mode != MTA_STS_NONE_FOUND && r->expires <= now))) {
+			 &deliver_sts_cache, j->domain, 1, now)) == -1)
+			log_warnx("smtp: cannot cache the MTA-STS policy of "
+				  "%s: %s",
+			    j->domain,
+			    errno == ENOSPC
+				? "the cache is full of policies in force"
+				: strerror(errno));
+		else if ((r = &deliver_sts_cache.rec[idx])->fetching <= now &&
+			 (r->recheck <= now || (r->mode != MTA_STS_NONE_FOUND &&
+						   r->expires <= now))) {
 			r->fetching = until;
 			j->was = *r;
 			r_ok = 0;

@@ -22,6 +22,7 @@
 
 #include "lists.h"
 #include "bounce_complaint.h"
+#include "archive_post.h"
 #include "bounce_probe.h"
 #include "digest.h"
 #include "digest_mode.h"
@@ -255,7 +256,8 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
     const struct expand_list_texts *t, const char *text, size_t len)
 {
 	const char *hend = header_end(text, len), *p, *e, *v, *orig = text;
-	char prefix[160], boundary[64], msgid[SPOOL_ADDR_MAX + 1], *buf = NULL;
+	char prefix[160], boundary[64], msgid[ARCHIVE_URL_MSGID_MAX + 1];
+	char *buf = NULL;
 	struct expand_list_poster ps;
 	struct post_footer pf;
 	size_t size = 0;
@@ -493,11 +495,19 @@ expand_list_take(struct listfn_env *env, struct listfn_msg *m,
 	size_t flen = 0;
 	int r;
 
-	/* the digest collects the post as its readers would get it */
+	/* the author, for notmetoo: From's address ("" when none) */
+	if (cmd_mime_header(text, len, "From", value, sizeof(value)) == -1 ||
+	    cmd_mime_addr(value, author, sizeof(author)) == -1)
+		author[0] = '\0';
+	/* the digest and the archive take the post as its readers get it */
 	if (content_filter_apply(lc, text, len, &filtered, &flen) == -1)
 		return -1;
-	r = filtered != NULL ? digest_collect(env, m, lc, filtered, flen)
-			     : digest_collect(env, m, lc, text, len);
+	if (filtered != NULL)
+		text = filtered, len = flen;
+	r = digest_collect(env, m, lc, text, len) == -1 ||
+		    archive_post(env, m, lc, text, len) == -1
+		? -1
+		: 0;
 	free(filtered);
 	if (r == -1)
 		return -1;
@@ -509,10 +519,6 @@ expand_list_take(struct listfn_env *env, struct listfn_msg *m,
 	init.verp = expand_list_verp(lc);
 	if (expand_list_disabled(env, m, lc, &off, noff) == -1)
 		return -1;
-	/* the author, for notmetoo: From's address ("" when none) */
-	if (cmd_mime_header(text, len, "From", value, sizeof(value)) == -1 ||
-	    cmd_mime_addr(value, author, sizeof(author)) == -1)
-		author[0] = '\0';
 	r = expand_list_snapshot(env, m, lc, &init, n, off, *noff, author);
 	free(off);
 	return r;

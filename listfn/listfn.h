@@ -10,6 +10,7 @@
 #ifndef MJQ_LISTFN_H
 #define MJQ_LISTFN_H
 
+#include "archive_post.h"
 #include "digest.h"
 #include "digest_expand.h"
 #include "dsn.h"

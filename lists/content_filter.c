@@ -9,8 +9,7 @@
  * - collapse_alternatives = yes: a multipart/alternative becomes its
  *   text/plain part;
  * - convert_html = yes: an HTML-only post becomes text/plain, read by
- *   libxml2's HTML parser (script, style and head left out, a line
- *   break for each block).
+ *   libxml2's HTML parser (html_text.c, as the archive reads it).
  *
  * Multiparts are walked to CONTENT_FILTER_DEPTH; deeper ones, and a
  * multipart without a boundary, are left as they are.  A signed or
@@ -24,16 +23,15 @@
 #include <string.h>
 #include <strings.h>
 
-#include <libxml/HTMLparser.h>
-#include <libxml/tree.h>
-
 #include "cmd_mime.h"
 #include "cmd_mime_ext.h"
 #include "content_filter.h"
 #include "header.h"
+#include "html_text.h"
 #include "mime_encode.h"
 #include "post_footer.h"
 #include "posting_conf.h"
+#include "text_utf8.h"
 
 #define CONTENT_FILTER_DEPTH 8
 
@@ -128,100 +126,34 @@ cf_note(FILE *fp, const char *p, size_t n, const char *type, int top)
 	    type, name[0] ? " (" : "", name, name[0] ? ")" : "");
 }
 
-/* cf_block - an element that starts a line of its own */
-static int
-cf_block(const char *name)
-{
-	static const char *const blocks[] = {"p", "div", "br", "li", "tr", "h1",
-	    "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "table", "ul",
-	    "ol", "hr"};
-	size_t i;
-
-	for (i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++)
-		if (strcasecmp(name, blocks[i]) == 0)
-			return 1;
-	return 0;
-}
-
-/* Where the text of an HTML part is. */
-struct cf_line {
-	size_t col; /* characters on the current line */
-	int blank;  /* a blank is due before the next word */
-};
-
-/* cf_text - the text of the nodes under node, blanks folded, a line
- * break around each block */
-static void
-cf_text(FILE *fp, xmlNode *node, int depth, struct cf_line *col)
-{
-	const char *s, *name;
-	xmlNode *n;
-
-	for (n = node; n != NULL && depth < 200; n = n->next) {
-		name = (const char *)n->name;
-		if (n->type == XML_TEXT_NODE && n->content != NULL) {
-			for (s = (const char *)n->content; *s != '\0'; s++) {
-				if (isspace((unsigned char)*s)) {
-					col->blank = col->col > 0;
-					continue;
-				}
-				if (col->blank)
-					fputc(' ', fp), col->col++;
-				col->blank = 0;
-				fputc(*s, fp);
-				col->col++;
-			}
-			continue;
-		}
-		if (n->type != XML_ELEMENT_NODE ||
-		    strcasecmp(name, "script") == 0 ||
-		    strcasecmp(name, "style") == 0 ||
-		    strcasecmp(name, "head") == 0)
-			continue;
-		if (cf_block(name) && col->col > 0)
-			fputc('\n', fp), col->col = 0, col->blank = 0;
-		if (strcasecmp(name, "li") == 0)
-			fputs("* ", fp), col->col = 2;
-		cf_text(fp, n->children, depth + 1, col);
-		if (cf_block(name) && col->col > 0)
-			fputc('\n', fp), col->col = 0, col->blank = 0;
-	}
-}
-
-/* cf_html - an HTML leaf (its fields p, its body) as text/plain, read
- * by libxml2; -1 when it cannot be read (left as it is) */
+/* cf_html - an HTML leaf (its fields p, its body) as text/plain
+ * (html_text.c, after its charset made UTF-8); -1 when it cannot be
+ * read (left as it is) */
 static int
 cf_html(FILE *fp, const char *p, size_t n, const char *ct, int top)
 {
 	const char *hend = header_end(p, n);
-	char cte[64] = "", charset[64] = "", *dec = NULL, *text = NULL;
-	struct cf_line col = {0, 0};
-	size_t dlen, tlen = 0;
-	htmlDocPtr doc;
-	FILE *t;
+	char cte[64] = "", charset[64] = "", *dec = NULL, *u, *text;
+	size_t dlen, ulen, tlen;
+	struct text_utf8_note note;
+	int r;
 
 	if (cmd_mime_header(
 		p, n, "Content-Transfer-Encoding", cte, sizeof(cte)) == -1)
 		cte[0] = '\0';
 	if (cmd_mime_param(ct, "charset", charset, sizeof(charset)) == -1)
-		charset[0] = '\0';
+		(void)strlcpy(charset, "us-ascii", sizeof(charset));
 	if (cmd_mime_decoded(hend, (size_t)(p + n - hend), cte,
 		(size_t)(p + n - hend), &dec, &dlen) == -1)
 		return -1;
-	doc = htmlReadMemory(dec, (int)dlen, NULL, charset[0] ? charset : NULL,
-	    HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-		HTML_PARSE_NONET);
+	r = text_utf8(charset, dec, dlen, &u, &ulen, &note);
 	free(dec);
-	if (doc == NULL || (t = open_memstream(&text, &tlen)) == NULL) {
-		xmlFreeDoc(doc);
+	if (r == -1)
 		return -1;
-	}
-	cf_text(t, xmlDocGetRootElement(doc), 0, &col);
-	xmlFreeDoc(doc);
-	if (fclose(t) == EOF) {
-		free(text);
+	r = html_text(u, ulen, &text, &tlen);
+	free(u);
+	if (r == -1)
 		return -1;
-	}
 	if (top)
 		cf_fields(fp, p, hend, 0);
 	fputs("Content-Type: text/plain; charset=utf-8\n"

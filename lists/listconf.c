@@ -71,6 +71,8 @@ static const struct conf_key listconf_keys[] = {
     LSTR("unsubscribe_url", unsubscribe_url),
     LSTR("archive_url", archive_url),
     LSTR("archived_at_url", archived_at_url),
+    {"archive_web", CONF_BOOL, "no", 0, 1, L(archive_web), NULL},
+    {"archive_public", CONF_BOOL, "yes", 0, 1, L(archive_public), NULL},
     {"digest", CONF_BOOL, "no", 0, 1, L(digest), NULL},
     {"digest_size", CONF_SIZE, "40k", 1024, 1LL << 30, L(digest_size), NULL},
     {"digest_hour", CONF_INT, "0", 0, 23, L(digest_hour), NULL},

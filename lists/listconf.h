@@ -23,6 +23,8 @@ struct listconf {
 	char unsubscribe_url[512]; /* one-click links (RFC 8058), or "" */
 	char archive_url[512];	   /* List-Archive's template, or "" */
 	char archived_at_url[512]; /* Archived-At's template, or "" */
+	int archive_web;	   /* posts into mj_archive's web archive */
+	int archive_public;	   /* its pages in [archive] public_dir */
 	/* digests (listfn/digest.c) */
 	int digest;	       /* posts are collected for digests */
 	long long digest_size; /* an issue when the posts reach it */

@@ -30,6 +30,7 @@
 #include "dmarc.h"
 #include "head_rules.h"
 #include "header.h"
+#include "html_text.h"
 #include "list_text.h"
 #include "list_walk.h"
 #include "listconf.h"

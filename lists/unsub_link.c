@@ -17,72 +17,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cgi_query.h"
 #include "unsub_link.h"
-
-/* unsub_hexval - a hex digit's value, or -1 */
-static int
-unsub_hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* unsub_decode - percent-decode n bytes into out (NUL-terminated);
- * 0 ok, -1 malformed, too long, or a control byte */
-static int
-unsub_decode(const char *in, size_t n, char *out, size_t outlen)
-{
-	size_t i, o = 0;
-	int hi, lo, c;
-
-	for (i = 0; i < n; i++) {
-		c = (unsigned char)in[i];
-		if (c == '%') {
-			if (i + 2 >= n)
-				return -1;
-			if ((hi = unsub_hexval((unsigned char)in[i + 1])) < 0 ||
-			    (lo = unsub_hexval((unsigned char)in[i + 2])) < 0)
-				return -1;
-			c = hi << 4 | lo;
-			i += 2;
-		} else if (c == '+') {
-			c = ' ';
-		}
-		if (c < 0x20 || c == 0x7f || o + 1 >= outlen)
-			return -1;
-		out[o++] = (char)c;
-	}
-	out[o] = '\0';
-	return 0;
-}
-
-/* unsub_link_field - the decoded value of key in a query string (or a
- * form body); 0 found, -1 absent, repeated or malformed */
-int
-unsub_link_field(const char *query, const char *key, char *out, size_t outlen)
-{
-	size_t klen = strlen(key);
-	const char *p = query, *amp;
-	int found = 0;
-
-	while (*p != '\0') {
-		amp = p + strcspn(p, "&;");
-		if ((size_t)(amp - p) > klen && strncmp(p, key, klen) == 0 &&
-		    p[klen] == '=') {
-			if (found++ ||
-			    unsub_decode(p + klen + 1,
-				(size_t)(amp - p - (ptrdiff_t)klen - 1), out,
-				outlen) == -1)
-				return -1;
-		}
-		p = *amp ? amp + 1 : amp;
-	}
-	return found ? 0 : -1;
-}
 
 /* unsub_link_parse - the link's fields from the query string; 0 ok, -1 a
  * field missing or unusable */
@@ -93,10 +29,10 @@ unsub_link_parse(const char *query, struct unsub_link *l)
 
 	memset(l, 0, sizeof(*l));
 	if (query == NULL ||
-	    unsub_link_field(query, "l", whole, sizeof(whole)) == -1 ||
-	    unsub_link_field(query, "a", l->addr, sizeof(l->addr)) == -1 ||
-	    unsub_link_field(query, "t", t, sizeof(t)) == -1 ||
-	    unsub_link_field(query, "s", l->mac, sizeof(l->mac)) == -1)
+	    cgi_query_field(query, "l", whole, sizeof(whole)) == -1 ||
+	    cgi_query_field(query, "a", l->addr, sizeof(l->addr)) == -1 ||
+	    cgi_query_field(query, "t", t, sizeof(t)) == -1 ||
+	    cgi_query_field(query, "s", l->mac, sizeof(l->mac)) == -1)
 		return -1;
 	if ((at = strchr(whole, '@')) == NULL)
 		return -1;

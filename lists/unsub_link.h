@@ -19,8 +19,6 @@ struct unsub_link {
 	char mac[UNSUB_MAC_HEX + 1];
 };
 
-int unsub_link_field(
-    const char *query, const char *key, char *out, size_t outlen);
 int unsub_link_parse(const char *query, struct unsub_link *l);
 int unsub_link_of_header(const char *value, struct unsub_link *l);
 

@@ -42,15 +42,21 @@ dispatch_source(struct queuerun *q, const struct qr_msg *m,
     const struct spool_rcpt *rc, enum deliver_transport t, const char *nexthop)
 {
 	const struct delivery_source *src = NULL;
+	struct source_pick_ask ask = {NULL, NULL};
 	char domain[NAME_DOMAIN_MAX + 1];
+	struct qr_dest *d;
 	int wait;
 
 	/* No pool configured: nothing to look up, per recipient. */
 	if (t == DELIVER_SMTP && q->srcpick != NULL &&
 	    route_domain(rc->addr, domain, sizeof(domain)) == 0 &&
-	    (src = source_pick(q, m, domain, &wait)) == NULL && wait)
+	    (src = source_pick(q, m, domain, nexthop, &ask, &wait)) == NULL &&
+	    wait)
 		return NULL;
-	return qr_dest_get(q, t, nexthop, src);
+	if ((d = qr_dest_get(q, t, nexthop, src)) != NULL &&
+	    d->ask.fn == NULL && src != NULL)
+		d->ask = ask;
+	return d;
 }
 
 /* dispatch_route - the destination of one recipient; NULL when its
@@ -248,6 +254,8 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 	b->d.params = &q->dc->transport[b->d.transport];
 	b->d.nexthop = d->nexthop;
 	b->d.source = d->source;
+	b->d.source_for = d->ask.fn;
+	b->d.source_ctx = d->ask.ctx;
 	b->d.dest = d->name;
 	(void)strlcpy(
 	    b->d.sender, m->lm.st.sender, sizeof(b->d.sender)); /* same size */

@@ -61,7 +61,9 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 		    b->d.tls ? ", tls=" : "",
 		    b->d.tls ? spool_dest_tls_name(b->d.tls) : "",
 		    b->d.source != NULL ? ", source=" : "",
-		    b->d.source != NULL ? b->d.source->addr : "");
+		    b->d.sent_from != NULL ? b->d.sent_from->addr
+		    : b->d.source != NULL  ? b->d.source->addr
+					   : "");
 		switch (r->outcome) {
 		case DELIVER_SENT:
 			if (spool_state_set_rcpt(&m->lm.st, rec->off,

@@ -9,6 +9,7 @@
 
 #include "deliver.h"
 #include "htab.h"
+#include "source_pick.h"
 
 struct queuerun;
 
@@ -18,6 +19,9 @@ struct qr_dest {
 	char *name;			      /* the scheduler's */
 	char *nexthop;			      /* without the source */
 	const struct delivery_source *source; /* NULL: none */
+	/* the pool's answer to a nexthop without the source's family (the
+	 * first pool that chose source for it) */
+	struct source_pick_ask ask;
 };
 
 /* qr_dest_get - the interned destination, made when new (kept until

@@ -193,6 +193,8 @@ queuerun_claim(struct queuerun *q, double now)
 			/* digests due (or half sent by a crash) go out */
 			if (digest_sweep(&q->fn) > 0)
 				now = clock_now();
+			/* an archive inbox left with posts is drained */
+			(void)archive_post_sweep(&q->fn);
 			/* a finished day's TLS-RPT reports go out */
 			if (tlsrpt_sweep(&q->fn) > 0)
 				now = clock_now();
@@ -247,6 +249,10 @@ queuerun_step(struct queuerun *q, int *timeout_ms)
 	 * flight stays for the next runner. */
 	while (!q->draining && (b = dispatch_run(q, now)) != NULL)
 		queuerun_outcome(q, b, now);
+	/* A lease refused by this step's dispatch is asked for again at
+	 * its retry time, not at the scheduler's fallback a second on. */
+	if (q->cluster_retry > 0 && (cwake == 0 || q->cluster_retry < cwake))
+		cwake = q->cluster_retry;
 	outcome_sync(q);
 	queuerun_finish(q, now);
 	dest_wait_arm(q);

@@ -22,7 +22,7 @@ queueserv_sts_each(const char *spool, double now,
 	if (spool_sts_open(&ss, spool, 0) == -1)
 		return;
 	if (spool_sts_lock(&ss) == 0) {
-		for (i = 0; i < SPOOL_STS_RECORDS; i++)
+		for (i = 0; (size_t)i < ss.nrec; i++)
 			if (ss.rec[i].used &&
 			    ss.rec[i].mode != SPOOL_STS_NO_POLICY &&
 			    ss.rec[i].expires > now)

@@ -94,6 +94,10 @@ max_runners = 2
 people.demo = maildir:$DIR/mail/\${user}
 # mail to the list's own domain (the owner) lands in one maildir
 demo.example = maildir:$DIR/mail/owner
+[archive]
+# the list's web archive (mj_archive): its index and its pages
+dir = $DIR/archive
+public_dir = $DIR/www
 EOF
 cat >"$LIST/config" <<EOF
 [list]
@@ -102,6 +106,9 @@ subject_prefix = [\$LIST]
 reply_to = list
 archive = $DIR/mail/archive
 dmarc_mitigation = munge
+archive_web = yes
+archive_url = file://$DIR/www/demo.example/announce/
+archived_at_url = file://$DIR/www/demo.example/announce/msg/\$MSGID/
 EOF
 printf '%s\n' alice@people.demo bob@people.demo carol@people.demo \
 	dave@people.demo erin@people.demo >"$LIST/subscribers"
@@ -124,6 +131,7 @@ say "1. alice, a subscriber, posts to announce@demo.example with mj_enqueue"
 From: Alice <alice@people.demo>
 To: announce@demo.example
 Subject: Hello from the mjq demo
+Message-ID: <hello.1@people.demo>
 
 This post went through mj_enqueue, the spool, mj_queueserv and a runner,
 and was delivered by the maildir transport.
@@ -146,6 +154,7 @@ say "2. a stranger, not a subscriber, posts: posting = subscribers (the default)
 From: Stranger <stranger@elsewhere.demo>
 To: announce@demo.example
 Subject: May I join in?
+Message-ID: <join.1@elsewhere.demo>
 
 A post from outside the list waits for a moderator.
 EOF
@@ -194,6 +203,13 @@ say "what bob got the second time (headers and text)"
 sed -n '/^From:/p; /^Subject:/p; /^$/,$p' "$(newest bob)"
 say "the owner's confirmation"
 sed -n '/^$/,$p' "$(newest owner)" | sed 1d
+
+say "the web archive (mj_archive): each post on its page, where its Archived-At points"
+at=$(sed -n 's|^Archived-At: <file://\(.*\)>$|\1|p' "$(newest bob)")
+wait_for "the post's archive page" test -s "${at}index.html"
+echo "Archived-At of bob's copy: file://${at}"
+echo "the archive's pages: file://$DIR/www/demo.example/announce/index.html"
+grep -o '<h1>[^<]*</h1>' "${at}index.html"
 
 say "the runner's log (one line per recipient, the approval)"
 grep 'to=<\|approved by' "$DIR/queueserv.log" || cat "$DIR/queueserv.log"

@@ -2,8 +2,10 @@
 # deps-graph.sh - the include graph between the source folders, and a
 # check that every arrow points down the layers:
 #
-#   programs (enqueue/ queueserv/ schedsim/ stsfetch/ unsubscribe/ t/)
-#     -> queuerun/ -> listfn/ deliver/ queuectl/ -> sched/ smtp/ lists/ cluster/
+#   programs (enqueue/ queueserv/ schedsim/ stsfetch/ unsubscribe/
+#   archsearch/ t/)
+#     -> queuerun/ -> listfn/ deliver/ queuectl/ archive/
+#     -> sched/ smtp/ lists/ cluster/
 #     -> spool-layout/
 #     -> common/
 #
@@ -14,7 +16,7 @@
 # printed with its file and line, and the exit status is 1.
 # System headers (<...>) and headers no folder holds are not arrows.
 # A library with a public header named after its folder (sched.h,
-# smtp.h, lists.h, cluster.h, listfn.h, deliver.h, queuectl.h) is entered only through it: an
+# smtp.h, lists.h, cluster.h, listfn.h, deliver.h, queuectl.h, archive.h) is entered only through it: an
 # include of another of its headers from outside is printed too, and
 # fails the check.
 #
@@ -26,13 +28,13 @@ layer() {
 	common) echo 5 ;;
 	spool-layout) echo 4 ;;
 	sched | smtp | lists | cluster) echo 3 ;;
-	listfn | deliver | queuectl) echo 2 ;;
+	listfn | deliver | queuectl | archive) echo 2 ;;
 	queuerun) echo 1 ;;
 	*) echo 0 ;; # programs and tests
 	esac
 }
 dirs=""
-for d in enqueue queueserv stsfetch unsubscribe queuerun listfn deliver queuectl schedsim sched smtp lists cluster \
+for d in enqueue queueserv stsfetch unsubscribe archsearch queuerun listfn deliver queuectl archive schedsim sched smtp lists cluster \
     spool-layout common t/tools t/tools/testsmtpd t/fuzz; do
 	[ -d "$d" ] && dirs="$dirs $d"
 done
@@ -76,7 +78,7 @@ while read -r from to where inc; do
 		bad=1
 	fi
 	case $to in
-	sched | smtp | lists | cluster | listfn | deliver | queuectl)
+	sched | smtp | lists | cluster | listfn | deliver | queuectl | archive)
 		if [ "${inc##*/}" != "$to.h" ]; then
 			echo "private header: $where: $from/ includes $to/$inc," \
 			    "not $to.h"

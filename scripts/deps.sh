@@ -2,7 +2,9 @@
 # scripts/deps.sh - make sure the Debian packages mjq needs are installed.
 #
 #   sh scripts/deps.sh build   compiler, libbsd, inih, OpenSSL, libpsl, libcurl,
-#                              hiredis (the [cluster] limits shared in Redis)
+#                              hiredis (the [cluster] limits shared in Redis),
+#                              libsqlite3 (mj_archive's index, with FTS5),
+#                              libxml2 (mj_archive reads HTML posts as text)
 #   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace,
 #                              python3-dkim (the independent verifier),
 #                              debhelper and dpkg-dev (the .deb test),
@@ -10,10 +12,12 @@
 #                              (the private Redis of t/54-cluster.bats),
 #                              what Exim, OpenSMTPD and Sendmail need beside
 #                              their own packages (t/95-97 unpack those in a
-#                              private host: they conflict with Postfix)
+#                              private host: they conflict with Postfix),
+#                              sqlite3 (t/94-archive.bats reads the index)
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
 #                              (python3-flufl.bounce: Mailman 3's bounce
-#                              scanner, t/bench/bounces.sh)
+#                              scanner, t/bench/bounces.sh; mhonarc:
+#                              t/bench/archive.sh's peer)
 #   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
 #   sh scripts/deps.sh deb     build + debhelper, dpkg-dev (make deb)
 #
@@ -21,14 +25,14 @@
 # exact command to run and fails.
 set -eu
 
-build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-dev libcurl4-openssl-dev libhiredis-dev publicsuffix openssl"
+build="gcc make libc6-dev pkg-config libbsd-dev libinih-dev libssl-dev libpsl-dev libcurl4-openssl-dev libhiredis-dev libsqlite3-dev libxml2-dev publicsuffix openssl"
 deb="$build debhelper dpkg-dev"
 test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
       time curl lighttpd lighttpd-mod-openssl chromium python3-dkim python3-nacl python3-prometheus-client
-      debhelper dpkg-dev clang-format redis-server
+      debhelper dpkg-dev clang-format redis-server sqlite3
       adduser m4 libidn12 libgnutls-dane0 libnsl2 libpcre2-8-0 libdb5.3
       libevent-2.1-7 libwrap0 libldap-2.5-0 libsasl2-2 liblockfile1"
-bench="$test python3-flufl.bounce"
+bench="$test python3-flufl.bounce mhonarc"
 fuzz="$build clang libclang-rt-dev"
 
 case "${1:-build}" in

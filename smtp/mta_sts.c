@@ -4,10 +4,16 @@
  * The policy file (3.2) is lines of "key: value", ended by LF or CRLF;
  * version (STSv1), mode and max_age must be there, mx at least once
  * unless mode is none.  Of a key given twice the first counts, except mx
- * which adds a pattern each time; unknown keys are ignored, as the RFC
- * asks.  Anything else (a line without a colon, a bad value, a NUL, a
- * pattern that is no host name) makes the whole policy invalid: a sender
- * must not guess what a damaged policy meant.
+ * which adds a pattern each time.  A key is the ABNF's
+ * sts-policy-ext-name: a letter or digit, then up to 31 letters, digits,
+ * "_", "-" or "."; the four registered ones are matched exactly (case
+ * counts), any other is an extension and ignored, as the RFC asks, once
+ * its value is an sts-policy-ext-value (UTF-8 without control
+ * characters, not empty).  Anything else (a line without a colon, a
+ * blank before it, a bad value, a NUL, a pattern that is no host name)
+ * makes the whole policy invalid: a sender must not guess what a damaged
+ * policy meant.  Blanks before a key and empty lines, which the ABNF
+ * does not have, are passed over: they change no meaning.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -17,6 +23,7 @@
 
 #include "mta_sts.h"
 #include "txt_record.h"
+#include "utf8.h"
 
 const char *const mta_sts_mode_names[4] = {"-", "enforce", "testing", "none"};
 
@@ -52,6 +59,46 @@ mta_sts_hostname(const char *p, int wild)
 	return label > 0;
 }
 
+/* mta_sts_key - is key an sts-policy-ext-name (3.2)? */
+static int
+mta_sts_key(const char *key)
+{
+	size_t n;
+
+	if (!isalnum((unsigned char)key[0]))
+		return 0;
+	n = strspn(key + 1, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.");
+	return n <= 31 && key[1 + n] == '\0';
+}
+
+/* mta_sts_value - check a trimmed value against sts-policy-ext-value's
+ * characters: printable ASCII, spaces, UTF-8 past ASCII; 0, or -1 with
+ * why */
+static int
+mta_sts_value(const char *val, char *why, size_t whylen)
+{
+	const unsigned char *p = (const unsigned char *)val;
+	int bad;
+
+	while (*p != '\0') {
+		if (*p < 0x20 || *p == 0x7f) {
+			snprintf(why, whylen, "control character in a value");
+			return -1;
+		}
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		(void)utf8_next(&p, &bad);
+		if (bad) {
+			snprintf(why, whylen, "a value is not UTF-8");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* mta_sts_field - apply one "key: value"; seen[] marks first fields */
 static int
 mta_sts_field(const char *key, const char *val, struct mta_sts_policy *p,
@@ -77,8 +124,13 @@ mta_sts_field(const char *key, const char *val, struct mta_sts_policy *p,
 	}
 	for (i = 0; i < 3 && strcmp(key, once[i]) != 0; i++)
 		continue;
+	if (i == 3 && *val == '\0') {
+		snprintf(
+		    why, whylen, "extension field %s without a value", key);
+		return -1;
+	}
 	if (i == 3 || seen[i]++)
-		return 0; /* unknown, or not the first: ignored */
+		return 0; /* an extension, or not the first: ignored */
 	if (i == 0 && strcmp(val, "STSv1") != 0) {
 		snprintf(why, whylen, "version is not STSv1");
 		return -1;
@@ -121,9 +173,7 @@ mta_sts_line(
 		return -1;
 	}
 	*colon = '\0';
-	if (strspn(line,
-		"abcdefghijklmnopqrstuvwxyz"
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(line)) {
+	if (!mta_sts_key(line)) {
 		snprintf(why, whylen, "bad key");
 		return -1;
 	}
@@ -131,11 +181,8 @@ mta_sts_line(
 		continue;
 	for (end = val + strlen(val); end > val && mta_sts_wsp(end[-1]);)
 		*--end = '\0';
-	for (end = val; *end != '\0'; end++)
-		if ((unsigned char)*end < 0x20 && *end != '\t') {
-			snprintf(why, whylen, "control character in a value");
-			return -1;
-		}
+	if (mta_sts_value(val, why, whylen) == -1)
+		return -1;
 	return mta_sts_field(line, val, p, seen, why, whylen);
 }
 

@@ -69,7 +69,21 @@ int
 spool_digest_collect(const char *spool, const char *domain, const char *list,
     int dprio, int lprio, const char *qname, const char *text, size_t len)
 {
-	char dir[PATH_MAX], posts[PATH_MAX], path[PATH_MAX];
+	char dir[PATH_MAX];
+
+	if (spool_digest_dir(dir, sizeof(dir), spool, domain, list) == -1)
+		return -1;
+	return spool_collect_post(spool, dir, dprio, lprio, qname, text, len);
+}
+
+/* spool_collect_post - the post qname into <dir>/posts/ by C1-C3 (the
+ * digest's collection, the archive's inbox); 1 collected, 0 it was
+ * already, -1 error */
+int
+spool_collect_post(const char *spool, const char *dir, int dprio, int lprio,
+    const char *qname, const char *text, size_t len)
+{
+	char posts[PATH_MAX], path[PATH_MAX];
 	char entry[SPOOL_DIGEST_ENTRY_MAX + 1];
 	struct spool_msgid id;
 	struct spool_tmp t;
@@ -79,7 +93,6 @@ spool_digest_collect(const char *spool, const char *domain, const char *list,
 	n = snprintf(entry, sizeof(entry), "%02d-%02d-%016" PRIx64 "-%s", dprio,
 	    lprio, id.hash, qname);
 	if (n < 0 || (size_t)n >= sizeof(entry) ||
-	    spool_digest_dir(dir, sizeof(dir), spool, domain, list) == -1 ||
 	    digest_sub(posts, sizeof(posts), dir, "posts") == -1 ||
 	    digest_sub(path, sizeof(path), posts, entry) == -1) {
 		errno = ENAMETOOLONG;
@@ -305,13 +318,23 @@ int
 spool_digest_lists(const char *spool,
     int (*fn)(void *arg, const char *domain, const char *list), void *arg)
 {
+	return spool_state_lists(spool, SPOOL_DIGEST, fn, arg);
+}
+
+/* spool_state_lists - fn(arg, domain, list) for each list that has a
+ * directory under state/<sub>/ (digest, archive); fn's -1 stops; 0 or
+ * -1 */
+int
+spool_state_lists(const char *spool, const char *sub,
+    int (*fn)(void *arg, const char *domain, const char *list), void *arg)
+{
 	char top[PATH_MAX], ddir[PATH_MAX];
 	struct dirent *dd, *ld;
 	DIR *d, *l;
 	int r = 0;
 
-	if (snprintf(top, sizeof(top), "%s/%s/%s", spool, SPOOL_STATE,
-		SPOOL_DIGEST) >= (int)sizeof(top))
+	if (snprintf(top, sizeof(top), "%s/%s/%s", spool, SPOOL_STATE, sub) >=
+	    (int)sizeof(top))
 		return -1;
 	if ((d = opendir(top)) == NULL)
 		return errno == ENOENT ? 0 : -1;

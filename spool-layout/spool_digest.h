@@ -48,6 +48,8 @@ int spool_digest_dir(char *buf, size_t len, const char *spool,
 int spool_digest_collect(const char *spool, const char *domain,
     const char *list, int dprio, int lprio, const char *qname, const char *text,
     size_t len);
+int spool_collect_post(const char *spool, const char *dir, int dprio, int lprio,
+    const char *qname, const char *text, size_t len);
 int spool_digest_entries(
     const char *dir, struct spool_digest_entry **v, size_t *n);
 int spool_digest_read(
@@ -66,6 +68,8 @@ int spool_digest_modes(const char *dir, int exclusive);
 int spool_digest_counter_read(
     const char *dir, const char *file, struct spool_digest_counter *c);
 int spool_digest_lists(const char *spool,
+    int (*fn)(void *arg, const char *domain, const char *list), void *arg);
+int spool_state_lists(const char *spool, const char *sub,
     int (*fn)(void *arg, const char *domain, const char *list), void *arg);
 int spool_digest_pending(const char *dir);
 int spool_digest_prepare(const char *dir, const struct spool_digest_counter *c,

@@ -50,6 +50,18 @@ spool_unsub_rate_take(const char *spool, const char *key,
     const struct spool_unsub_bound *addr, const struct spool_unsub_bound *all,
     time_t now)
 {
+	return spool_rate_file_take(
+	    spool, SPOOL_UNSUB_RATE_FILE, key, addr, all, now);
+}
+
+/* spool_rate_file_take - one request of key counted in file (a path
+ * under the spool: the unsubscribe requests', the archive searches'),
+ * per key and in all, each within its bound */
+enum spool_unsub_rate
+spool_rate_file_take(const char *spool, const char *file, const char *key,
+    const struct spool_unsub_bound *addr, const struct spool_unsub_bound *all,
+    time_t now)
+{
 	char *line, *save = NULL, *out = NULL;
 	struct spool_unsub_seen mine = {0, 0}, every = {0, 0}, *s;
 	enum spool_unsub_rate r = SPOOL_UNSUB_ERROR;
@@ -61,7 +73,7 @@ spool_unsub_rate_take(const char *spool, const char *key,
 
 	if (addr->limit <= 0 && all->limit <= 0)
 		return SPOOL_UNSUB_OK;
-	if (spool_edit_open(&le, spool, SPOOL_UNSUB_RATE_FILE) == -1)
+	if (spool_edit_open(&le, spool, file) == -1)
 		return SPOOL_UNSUB_ERROR;
 	if ((fp = open_memstream(&out, &outlen)) == NULL)
 		goto done;

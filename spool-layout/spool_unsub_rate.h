@@ -13,6 +13,7 @@
 #include <time.h>
 
 #define SPOOL_UNSUB_RATE_FILE "state/unsubscribe"
+#define SPOOL_SEARCH_RATE_FILE "state/search" /* mj_archsearch's */
 #define SPOOL_UNSUB_RATE_ALL "*"
 
 /* A bound: at most limit requests per period seconds (0: no bound). */
@@ -30,5 +31,9 @@ enum spool_unsub_rate {
 enum spool_unsub_rate spool_unsub_rate_take(const char *spool, const char *key,
     const struct spool_unsub_bound *addr, const struct spool_unsub_bound *all,
     time_t now);
+
+enum spool_unsub_rate spool_rate_file_take(const char *spool, const char *file,
+    const char *key, const struct spool_unsub_bound *addr,
+    const struct spool_unsub_bound *all, time_t now);
 
 #endif

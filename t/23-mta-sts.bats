@@ -64,6 +64,54 @@ policy() {
 	[ "$output" = "invalid: policy larger than 65536 bytes" ]
 }
 
+@test "policy file: extension fields of RFC 8461 3.2's ABNF are ignored, whatever form the grammar allows" {
+	local base='version: STSv1\nmode: enforce\nmx: a.example\nmax_age: 86400\n'
+	local ok='enforce 86400 a.example'
+	# sts-policy-ext-name: (ALPHA / DIGIT) 0*31(ALPHA / DIGIT / "_" / "-" / ".")
+	for f in 'x-contact: postmaster@example.com' 'ext.name-1_2: v' \
+		'9lives: v' 'Z: v' 'a1234567890123456789012345678901: 32 chars' \
+		'Mode: an extension, the registered names are case-sensitive' \
+		'x-tight:v' 'x-punct: a=b;c, "d" <e> {f} ~!' 'x-spaced: a  b   c   ' \
+		'x-utf8: caf\303\251 \342\202\254 \360\237\230\200'; do
+		policy "$base$f\n"
+		[ "$status" -eq 0 ] || { echo "$f: $output"; false; }
+		[ "$output" = "$ok" ]
+		policy "$f\r\n$base"
+		[ "$output" = "$ok" ] || { echo "first $f: $output"; false; }
+	done
+	# a registered key is matched exactly: "Version" does not stand for it
+	policy 'Version: STSv1\nmode: enforce\nmx: a.example\nmax_age: 1\n'
+	[ "$output" = "invalid: version missing" ]
+}
+
+@test "policy file: field names and values outside the ABNF are refused with the reason" {
+	local base='version: STSv1\nmode: enforce\nmx: a.example\nmax_age: 86400\n'
+	for f in '-x: v' '.x: v' '_x: v' 'x y: v' 'x-contact : v' 'x/y: v' \
+		'x@y: v' 'a12345678901234567890123456789012: 33 chars' \
+		'x\303\251: v'; do
+		policy "$base$f\n"
+		[ "$status" -eq 65 ] || { echo "$f: $output"; false; }
+		[ "$output" = "invalid: bad key" ] || { echo "$f: $output"; false; }
+	done
+	policy "${base}x-empty:\n"
+	[ "$output" = "invalid: extension field x-empty without a value" ]
+	policy "${base}x-empty:   \n"
+	[ "$output" = "invalid: extension field x-empty without a value" ]
+	for f in 'x-tab: a\tb' 'x-del: a\177b' 'x-cr: a\rb' 'x-esc: \033[1m'; do
+		policy "$base$f\n"
+		[ "$status" -eq 65 ]
+		[ "$output" = "invalid: control character in a value" ] ||
+			{ echo "$f: $output"; false; }
+	done
+	for f in 'x-bad: \377' 'x-bad: a\200b' 'x-bad: \300\257' \
+		'x-bad: \355\240\200' 'x-bad: \342\202' 'x-bad: \364\220\200\200'; do
+		policy "$base$f\n"
+		[ "$status" -eq 65 ]
+		[ "$output" = "invalid: a value is not UTF-8" ] ||
+			{ echo "$f: $output"; false; }
+	done
+}
+
 @test "TXT record: v=STSv1 first, an id of 1-32 letters and digits, exactly one such record" {
 	run "$MJ_MTASTS" txt 'v=STSv1; id=20160831085700Z;'
 	[ "$status" -eq 0 ]
@@ -139,7 +187,8 @@ teardown() {
 	servers_stop
 }
 
-# web_start - lighttpd with TLS on a free loopback port: the document
+# web_start - lighttpd with TLS on a free loopback port (its certificate
+# and key $WEB_PEM, else web.pem of setup_file): the document
 # root of host H is $T/www/H/ (mod_simple_vhost); mta-sts.redirect.test
 # answers 301, mta-sts.ctype.test serves its policy as text/html
 web_start() {
@@ -153,7 +202,7 @@ web_start() {
 	server.port = $WEB_PORT
 	server.errorlog = "$d/error.log"
 	ssl.engine = "enable"
-	ssl.pemfile = "$C/web.pem"
+	ssl.pemfile = "${WEB_PEM:-$C/web.pem}"
 	simple-vhost.server-root = "$T/www/"
 	simple-vhost.document-root = "/"
 	mimetype.assign = (".txt" => "text/plain")
@@ -167,7 +216,7 @@ web_start() {
 	lighttpd -D -f "$d/lighttpd.conf" 2>"$d/stderr" 3>&- &
 	WEB_PID=$!
 	echo "$WEB_PID" >>"$T/server.pids"
-	wait_for 5 curl -s -o /dev/null --cacert "$C/ca.crt" \
+	wait_for 30 curl -s -o /dev/null -k \
 		--connect-to "::127.0.0.1:$WEB_PORT" \
 		https://mta-sts.sts.test/
 }
@@ -203,11 +252,13 @@ zone() {
 	} >"$T/zone"
 	if [ -n "$DNS_PORT" ]; then
 		stop_pid "$DNS_PID"
-		"$MJ_TESTDNS" -p "$DNS_PORT" --log "$T/dns/log" "$T/zone" \
-			2>>"$T/dns/stderr" 3>&- &
+		rm -f "$T/dns/again"
+		"$MJ_TESTDNS" -p "$DNS_PORT" --port-file "$T/dns/again" \
+			--log "$T/dns/log" "$T/zone" 2>>"$T/dns/stderr" 3>&- &
 		DNS_PID=$!
 		echo "$DNS_PID" >>"$T/server.pids"
-		sleep 0.3
+		# the port file is written once the socket is bound
+		wait_for 30 test -s "$T/dns/again"
 	else
 		dnsd_start "$T/zone"
 		DNS_PID=$(tail -1 "$T/server.pids")
@@ -315,6 +366,23 @@ sts_run() {
 	[ "$(delivered)" -eq 0 ]
 	run -1 grep -qi 'MAIL FROM' "$T/s/trace"
 	run -1 grep -q 'retrying in clear text\|continuing in clear text' "$T/run.log"
+}
+
+@test "enforce with extension fields (x-contact:, a.b-c_d:): the policy holds, STARTTLS stripped defers, nothing in clear text" {
+	policy_file sts.test enforce 86400 mx1.sts.test
+	printf 'x-contact: postmaster@sts.test\r\na.b-c_d: 1 2 3\n' \
+		>>"$T/www/mta-sts.sts.test/.well-known/mta-sts.txt"
+	web_start
+	zone sts.test 1
+	server none
+	configure sts.test
+	post sts.test
+	runq
+	grep -q 'smtp: MTA-STS policy of sts.test: mode=enforce max_age=86400 id=1 mx=mx1.sts.test$' "$T/run.log"
+	grep -q 'dsn=4.7.4, status=deferred (TLS is required, but was not offered by host mx1.sts.test\[127.0.0.1\]:[0-9]*)$' "$T/run.log"
+	[ "$(delivered)" -eq 0 ]
+	run -1 grep -qi 'MAIL FROM' "$T/s/trace"
+	run -1 grep -q 'tls=none\|without MTA-STS' "$T/run.log"
 }
 
 @test "testing: delivered as before, what enforce would have refused logged" {
@@ -466,6 +534,107 @@ hang_start() {
 	[[ "$output" == *$'\nmta-sts: sts.test enforce id=1 '* ]]
 }
 
+# many_domains N - N domains d1.test ... dN.test, each with its MX
+# mx1.sts.test and an enforce policy (mx1.sts.test, a day) served under a
+# certificate of its own with every mta-sts.dI.test name; the transport
+# map sends each to the port in $T/port (rewritten by a test); the list
+# l@ex.org
+many_domains() {
+	local n=$1 d=$T/www
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+		-subj /CN=mta-sts.d1.test -keyout "$T/many.key" \
+		-out "$T/many.csr" 2>/dev/null
+	printf 'subjectAltName=%s\n' "$(seq 1 "$n" |
+		sed 's/.*/DNS:mta-sts.d&.test/' | paste -sd,)" >"$T/many.ext"
+	openssl x509 -req -in "$T/many.csr" -CA "$C/ca.crt" -CAkey "$C/ca.key" \
+		-CAcreateserial -extfile "$T/many.ext" -out "$T/many.crt" \
+		-days 30 2>/dev/null
+	cat "$T/many.crt" "$T/many.key" >"$T/many.pem"
+	for i in $(seq 1 "$n"); do
+		mkdir -p "$d/mta-sts.d$i.test/.well-known"
+		printf 'version: STSv1\nmode: enforce\nmx: mx1.sts.test\nmax_age: 86400\n' \
+			>"$d/mta-sts.d$i.test/.well-known/mta-sts.txt"
+	done
+	seq 1 "$n" | awk '{ printf "d%s.test MX 10 mx1.sts.test\n_mta-sts.d%s.test TXT v=STSv1; id=1\n", $1, $1 }' \
+		>"$T/many.zone"
+	echo "mx1.sts.test A 127.0.0.1" >>"$T/many.zone"
+	dnsd_start "$T/many.zone"
+	{
+		printf '[delivery]\ndns_server = 127.0.0.1:%s\n' "$DNS_PORT"
+		printf 'smtp_tls_CAfile = %s/ca.crt\n' "$C"
+		printf 'smtp_mta_sts_CAfile = %s/ca.crt\n' "$C"
+		printf 'smtp_mta_sts_connect_to = 127.0.0.1:%s\n' "$WEB_PORT"
+		printf 'smtp_mta_sts_wait = 5s\n'
+		printf '[transport_map]\n'
+		seq 1 "$n" | sed 's/.*/d&.test = smtp:d&.test:MXPORT/'
+	} >>"$CONF"
+	mkdir -p "$LISTS/ex.org/l"
+	list_posting ex.org l
+}
+
+# many_post - a post to u@ each domain in $T/to (numbers, one a line)
+many_post() {
+	sed 's/.*/u@d&.test/' "$T/to" >"$LISTS/ex.org/l/subscribers"
+	printf 'From: p@example.net\nSubject: s\nMessage-Id: <%s@x>\n\nhello\n' \
+		"$RANDOM$RANDOM" |
+		"$MJ_ENQUEUE" -C "$CONF" -d ex.org -l l -r -f p@example.net
+}
+
+# many_fetched - the domains whose policy has been fetched (numbers,
+# sorted as comm wants them)
+many_fetched() {
+	sed -n 's/.*MTA-STS policy of d\([0-9]*\)\.test: mode=enforce .*/\1/p' \
+		"$T/run.log" | sort -u
+}
+
+@test "5000 domains with enforce policies: none is given up before its max_age; the policy host gone, STARTTLS stripped defers every one, nothing in clear text" {
+	local n=5000
+	WEB_PORT=$(free_port)
+	many_domains "$n"
+	WEB_PEM=$T/many.pem web_start
+	# every domain's policy fetched while its mail goes to a verified MX
+	server mx
+	sed -i "s/:MXPORT\$/:$PORT/" "$CONF"
+	seq 1 "$n" >"$T/to"
+	# (a pass on a loaded machine may leave domains a delivery did not
+	# wait for: the next post goes to those; each pass has all the time
+	# it needs, the loop a bound for a hang)
+	SECONDS=0
+	while [ -s "$T/to" ] && [ "$SECONDS" -lt 3600 ]; do
+		many_post
+		RUNQ_TIMEOUT=3600 runq
+		many_fetched | comm -13 - <(seq 1 "$n" | sort) >"$T/to"
+		echo "# ${SECONDS}s: $(wc -l <"$T/to") domains without a policy" >&3
+	done
+	[ ! -s "$T/to" ]
+	# the policy host gone, the MX without STARTTLS: every domain's
+	# mail meets its cached policy
+	web_stop
+	stop_pid "$(cat "$T/s/pid")"
+	rm -rf "$T/s"
+	server none
+	sed -i "s/^\\(d[0-9]*\\.test = smtp:d[0-9]*\\.test:\\)[0-9]*\$/\\1$PORT/" "$CONF"
+	: >"$T/run.log"
+	seq 1 "$n" >"$T/to"
+	many_post
+	RUNQ_TIMEOUT=3600 runq
+	# every domain deferred 4.7.4 (a delivery a loaded machine made
+	# time out is tried once more)
+	for i in 1 2 3; do
+		sed -n 's/.*to=<u@d\([0-9]*\)\.test>.*dsn=4\.7\.4, status=deferred (TLS is required, but was not offered by host mx1\.sts\.test.*/\1/p' \
+			"$T/run.log" | sort -u >"$T/refused"
+		[ "$(wc -l <"$T/refused")" -lt "$n" ] || break
+		make_due
+		RUNQ_TIMEOUT=3600 runq
+	done
+	[ "$(wc -l <"$T/refused")" -eq "$n" ]
+	run -1 grep -q 'status=sent\|tls=none\|without MTA-STS\|cannot cache' "$T/run.log"
+	[ "$(delivered)" -eq 0 ]
+	run -1 grep -qi 'MAIL FROM' "$T/s/trace"
+	run -69 --separate-stderr "$MJ_QUEUESERV" -C "$CONF" status
+	[ "$(grep -c '^mta-sts: d[0-9]*\.test enforce id=1 ' <<<"$output")" -eq "$n" ]
+}
+
 @test "a changed id fetches the policy again; an unchanged id does not" {
 	policy_file sts.test enforce 86400 mx1.sts.test
 	web_start
@@ -594,7 +763,7 @@ dane_run() {
 	"$MJ_TESTDNS" -p 0 --port-file "$d/port" --log "$d/log" --ad \
 		"$T/zone" 2>"$d/stderr" 3>&- &
 	echo $! >>"$T/server.pids"
-	wait_for 5 test -s "$d/port"
+	wait_for 30 test -s "$d/port"
 	DNS_PORT=$(cat "$d/port")
 	configure sts.test 'smtp_tls_security_level = dane' \
 		'smtp_dns_support_level = dnssec'

@@ -212,6 +212,59 @@ status_json() {
 	[ "$(queue_files | wc -l)" -eq 1 ]
 }
 
+# sources_match - each delivery line's source= is the client address the
+# server saw for that recipient
+sources_match() {
+	sed -n 's/.*to=<\([^>]*\)>.*status=sent .*, source=\(.*\)$/\1 \2/p' \
+		"$BATS_TEST_TMPDIR/run.log" | sort >"$BATS_TEST_TMPDIR/logged"
+	sed 's/.* to=<\([^>]*\)> client=\(.*\)/\1 \2/' \
+		"$BATS_TEST_TMPDIR/s/log" | sort >"$BATS_TEST_TMPDIR/seen"
+	diff "$BATS_TEST_TMPDIR/seen" "$BATS_TEST_TMPDIR/logged"
+}
+
+@test "a pool of IPv4 and IPv6 addresses sends to an IPv4-only host from its IPv4 addresses only, by their weights; none deferred 4.4.3" {
+	smtpd_start s --log-client
+	conf 'source_pool = mix 127.0.0.2*3 ::1*2 127.0.0.3' \
+		'source_pool_map = d.test mix'
+	post big 40
+	runq
+	run -1 grep -q 'dsn=4\.4\.3\|status=deferred' "$BATS_TEST_TMPDIR/run.log"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -eq 40 ]
+	# an address literal: its family is known before any delivery, the
+	# weights hold exactly among the IPv4 addresses
+	[ "$(from 127.0.0.2)" -eq 30 ]
+	[ "$(from 127.0.0.3)" -eq 10 ]
+	run -1 grep -q 'source=::1' "$BATS_TEST_TMPDIR/run.log"
+	sources_match
+}
+
+@test "a pool of IPv4 and IPv6 addresses and a host name with IPv4 addresses only: what the first delivery finds holds, nothing deferred 4.4.3, never sent from the IPv6 address" {
+	smtpd_start s --log-client
+	printf 'v4.test A 127.0.0.1\n' >"$BATS_TEST_TMPDIR/zone"
+	dnsd_start "$BATS_TEST_TMPDIR/zone"
+	mjq_setup <<-EOF
+		[delivery]
+		destination_recipient_limit = 2
+		minimal_backoff_time = 1s
+		maximal_backoff_time = 2s
+		dns_server = 127.0.0.1:$DNS_PORT
+		source_pool = mix 127.0.0.2*3 ::1*2 127.0.0.3
+		source_pool_map = d.test mix
+		[transport_map]
+		d.test = smtp:v4.test:$PORT
+	EOF
+	post big 60
+	runq
+	run -1 grep -q 'dsn=4\.4\.3\|status=deferred' "$BATS_TEST_TMPDIR/run.log"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/s/log")" -eq 60 ]
+	[ "$(from ::1)" -eq 0 ]
+	run -1 grep -q 'source=::1' "$BATS_TEST_TMPDIR/run.log"
+	# both IPv4 addresses sent, the heavier more
+	[ "$(from 127.0.0.3)" -gt 0 ]
+	[ "$(from 127.0.0.2)" -gt "$(from 127.0.0.3)" ]
+	sources_match
+}
+
 @test "pool keys are checked: addresses, weights, names, sections" {
 	PORT=25
 	conf 'source_pool = w 127.0.0.2*0'

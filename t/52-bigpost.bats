@@ -237,21 +237,21 @@ held_post() {
 	[ -z "$(queue_files)" ]
 }
 
-@test "a subscriber whose domain is too long to route fails at once: a log line, 5.1.3 in the owner's bounce, the others delivered" {
+@test "a subscriber whose domain is too long to route is no address: its line skipped with a warning, the others delivered, nothing bounced" {
 	smtpd_start s
 	printf '[transport_map]\nd.test = smtp:[127.0.0.1]:%s\nex.org = smtp:[127.0.0.1]:%s\n' \
 		"$PORT" "$PORT" >>"$CONF"
-	long=u@$(printf 'x%.0s' $(seq 1 300)).test
+	# labels of 60 (the address grammar allows 63), 300 in all: longer
+	# than a domain name can be (253)
+	label=$(printf 'x%.0s' $(seq 1 60))
+	long=u@$label.$label.$label.$label.$label.test
 	mjq_list ex.org l a@d.test "$long" b@d.test
 	post l
 	runq
-	grep -qF "to=<$long>, relay=none, delay=0.00, dsn=5.1.3, status=bounced (bad recipient address)" \
-		"$BATS_TEST_TMPDIR/run.log"
+	grep -q 'subscribers:2: invalid address skipped' "$BATS_TEST_TMPDIR/run.log"
+	run -1 grep -qF "to=<$long>" "$BATS_TEST_TMPDIR/run.log"
 	grep -q 'to=<a@d.test>' "$BATS_TEST_TMPDIR/s/log"
 	grep -q 'to=<b@d.test>' "$BATS_TEST_TMPDIR/s/log"
-	f=$(grep -l '^Final-Recipient: rfc822; u@xxx' "$BATS_TEST_TMPDIR"/s/save/new/*)
-	tr -d '\r' <"$f" >"$BATS_TEST_TMPDIR/dsn"
-	grep -qx 'Status: 5.1.3' "$BATS_TEST_TMPDIR/dsn"
-	grep -qx 'Diagnostic-Code: x-mjq; bad recipient address' "$BATS_TEST_TMPDIR/dsn"
+	run -1 grep -l '^Final-Recipient: rfc822; u@xxx' "$BATS_TEST_TMPDIR"/s/save/new/*
 	[ -z "$(queue_files)" ]
 }

@@ -49,7 +49,7 @@ redis_start() {
 		--save '' --appendonly no --dir "$REDIS" \
 		>>"$REDIS/log" 2>&1 3>&- &
 	echo $! >"$REDIS/pid"
-	wait_for 10 redis_ping
+	wait_for 30 redis_ping
 }
 
 # redis_tls_start - the private Redis on a TLS port of 127.0.0.1 only
@@ -78,7 +78,7 @@ redis_tls_start() {
 		--save '' --appendonly no --dir "$REDIS" \
 		>>"$REDIS/log" 2>&1 3>&- &
 	echo $! >"$REDIS/pid"
-	wait_for 10 eval '[ "$(redis_tls ping)" = PONG ]'
+	wait_for 30 eval '[ "$(redis_tls ping)" = PONG ]'
 }
 
 # redis_tls ARG... - redis-cli on the TLS Redis, verified by the test CA
@@ -102,7 +102,11 @@ redis_stop() {
 # node_setup I RCPTS [INI...] - node I's spool, lists and config under
 # $BATS_TEST_TMPDIR/nI: a list big@ex.org of RCPTS subscribers
 # nI-K@d.test, d.test sent to the receiver at $PORT, [cluster] on the
-# private Redis (at $REDIS_ADDR when set; none when NO_CLUSTER is set);
+# private Redis (at $REDIS_ADDR when set; none when NO_CLUSTER is set;
+# lease_time $LEASE_TIME, else 3s; timeout_ms $REDIS_TIMEOUT_MS, else
+# 2000, so that a command a loaded machine delays a moment does not
+# count as Redis unreachable; queue_run_delay $QUEUE_RUN_DELAY, else
+# 1s);
 # extra INI lines appended (the first ones still in [cluster])
 node_setup() {
 	local i=$1 rcpts=$2 d=$BATS_TEST_TMPDIR/n$1
@@ -119,7 +123,7 @@ node_setup() {
 			runner_program = $MJ_QUEUERUN
 			max_runners = 2
 			min_runners = 2
-			queue_run_delay = 1s
+			queue_run_delay = ${QUEUE_RUN_DELAY:-1s}
 			[delivery]
 			destination_recipient_limit = 10
 			minimal_backoff_time = 1s
@@ -128,8 +132,10 @@ node_setup() {
 			d.test = smtp:[127.0.0.1]:$PORT
 		EOF2
 		[ -n "${NO_CLUSTER:-}" ] ||
-			printf '[cluster]\nredis = %s\nnode_name = n%s\n%s\n%s\n' \
-				"${REDIS_ADDR:-$REDIS/sock}" "$i" "lease_time = 3s" \
+			printf '[cluster]\nredis = %s\nnode_name = n%s\n%s\n%s\n%s\n' \
+				"${REDIS_ADDR:-$REDIS/sock}" "$i" \
+				"lease_time = ${LEASE_TIME:-3s}" \
+				"timeout_ms = ${REDIS_TIMEOUT_MS:-2000}" \
 				"expected_nodes = 3"
 		printf '%s\n' "$@"
 	} >"$d/mjq.conf"
@@ -142,7 +148,7 @@ node_start() {
 	"$MJ_QUEUESERV" -f -d -C "$d/mjq.conf" </dev/null >>"$d/log" 2>&1 3>&- &
 	echo $! >"$d/pid"
 	NODES="$NODES $1"
-	wait_for 10 "$MJ_QUEUESERV" -C "$d/mjq.conf" status >/dev/null 2>&1
+	wait_for 30 "$MJ_QUEUESERV" -C "$d/mjq.conf" status >/dev/null 2>&1
 }
 
 # node_stop I - stop node I's server (SIGTERM, SIGKILL after 10 s)
@@ -208,11 +214,20 @@ once() {
 # sessions, --stats, the options), three nodes with the destination's
 # limit 3 and RCPTS subscribers each, and a post to each at once
 three_nodes() {
-	local rcpts=$1 i
+	local rcpts=$1
 	shift
 	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats" "$@"
+	nodes_posting "$rcpts" "$rcpts" "$rcpts"
+}
+
+# nodes_posting R1 R2 R3 - three nodes with the destination's limit 3
+# and R1, R2, R3 subscribers, and a post to each at once (node_setup's
+# variables passed on)
+nodes_posting() {
+	local i n
 	for i in 1 2 3; do
-		node_setup "$i" "$rcpts" "[transport:smtp]" \
+		n=${!i}
+		node_setup "$i" "$n" "[transport:smtp]" \
 			"destination_concurrency_limit = 3"
 		node_start "$i"
 	done
@@ -246,7 +261,7 @@ try() {
 	MJQ_CLUSTER_NODE=b MJQ_CLUSTER_LEASE=2 "$MJ_CLUSTERTRY" "$REDIS/sock" \
 		take k 2 0 take k 2 0 hold >"$BATS_TEST_TMPDIR/hold" 3>&- &
 	local holder=$!
-	wait_for 5 grep -qx held "$BATS_TEST_TMPDIR/hold"
+	wait_for 30 grep -qx held "$BATS_TEST_TMPDIR/hold"
 	run try take k 2 0
 	[[ "$output" == "full "* ]]
 	kill -KILL "$holder"
@@ -313,7 +328,7 @@ node_kill() {
 	local p
 	p=$(cat "$BATS_TEST_TMPDIR/n$1/pid")
 	kill -KILL "$p" $(pgrep -P "$p") 2>/dev/null
-	wait_for 5 eval "! alive $p"
+	wait_for 30 eval "! alive $p"
 	rm -f "$BATS_TEST_TMPDIR/n$1/pid"
 }
 
@@ -336,7 +351,7 @@ leases() {
 	t1=$(date +%s.%N)
 	echo "n1's leases gone after $(echo "$t1 - $t0" | bc) s"
 	[ "$(echo "$t1 - $t0 <= 4" | bc)" -eq 1 ]
-	wait_for 10 eval '[ "$(leases "^n[23]:")" -ge 2 ]'
+	wait_for 60 eval '[ "$(leases "^n[23]:")" -ge 2 ]'
 	NODES="2 3"
 	wait_for 120 eval '[ "$(node_queue 2)" -eq 0 ] && [ "$(node_queue 3)" -eq 0 ]'
 	# node 1's post is still in its spool; restarted, it finishes it
@@ -361,7 +376,7 @@ leases() {
 	wait_for 30 eval '[ "$(received)" -ge 600 ]'
 	redis_stop
 	for i in 1 2 3; do
-		wait_for 10 eval "'$MJ_QUEUESERV' -C '$BATS_TEST_TMPDIR/n$i/mjq.conf' status |
+		wait_for 30 eval "'$MJ_QUEUESERV' -C '$BATS_TEST_TMPDIR/n$i/mjq.conf' status |
 			grep -q 'unreachable, local shares'"
 	done
 	# delivery goes on without Redis
@@ -374,7 +389,7 @@ assert c["node"] == "n1" and c["state"] == "local" and c["expected_nodes"] == 3,
 	[[ "$output" == *'mjq_cluster_shared{node="n1"} 0'* ]]
 	redis_start
 	for i in 1 2 3; do
-		wait_for 10 eval "'$MJ_QUEUESERV' -C '$BATS_TEST_TMPDIR/n$i/mjq.conf' status |
+		wait_for 30 eval "'$MJ_QUEUESERV' -C '$BATS_TEST_TMPDIR/n$i/mjq.conf' status |
 			grep -q 'limits shared'"
 	done
 	run "$MJ_QUEUESERV" -C "$BATS_TEST_TMPDIR/n1/mjq.conf" status -p
@@ -410,6 +425,68 @@ node_says() {
 		grep "^cluster:" | grep -q "$2"
 }
 
+# A node done with its post gives its leases back as its sessions close,
+# while the others wait for them (their TAKEs keep the want key set):
+# not at the next renewal, a third of lease_time later, nor when they
+# expire.  lease_time is a minute here, so neither can pass for it, and
+# queue_run_delay too, so that no poke of the server wakes the idle
+# runner for it.
+@test "a node done with its post gives its leases back within seconds of its last delivery while the others wait, not at lease_time" {
+	local t0 t1
+	redis_start
+	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats" \
+		--delay eod=20
+	LEASE_TIME=60s QUEUE_RUN_DELAY=60s nodes_posting 60 1500 1500
+	# node 1 delivers under leases of its own
+	wait_for 60 eval '[ "$(leases "^n1:")" -ge 1 ] || [ "$(node_queue 1)" -eq 0 ]'
+	wait_for 120 eval '[ "$(node_queue 1)" -eq 0 ]'
+	t0=$(date +%s.%N)
+	# the others still deliver, and wait for leases
+	[ "$(node_queue 2)" -eq 1 ]
+	[ "$(node_queue 3)" -eq 1 ]
+	wait_for 60 eval '[ "$(leases "^n1:")" -eq 0 ]'
+	t1=$(date +%s.%N)
+	echo "n1's leases back $(echo "$t1 - $t0" | bc) s after its post was done"
+	[ "$(echo "$t1 - $t0 <= 5" | bc)" -eq 1 ]
+	[ "$(grep -c 'to=<n1-' "$BATS_TEST_TMPDIR/s/log")" -eq 60 ]
+	wait_for 300 drained 3060
+	[ "$(stat refused)" -eq 0 ]
+	[ "$(stat max_open)" -le 3 ]
+	once 3060
+	no_crash
+}
+
+# A Redis that answers one byte every 200 ms never lets a read wait as
+# long as timeout_ms (250 ms, the default), but a command with a reply
+# of tens of bytes takes seconds: the whole command is bounded, so it
+# counts as unreachable, as the README's failure table says.
+@test "a Redis that trickles its replies, a byte per 200 ms: a command slower than timeout_ms counts as unreachable, the runner goes on under its shares" {
+	redis_start
+	"$TOP/t/tools/mj_trickle.py" "$REDIS/trickle" "$REDIS/sock" 200 \
+		2>"$REDIS/trickle.err" 3>&- &
+	echo $! >>"$BATS_TEST_TMPDIR/server.pids"
+	wait_for 30 test -S "$REDIS/trickle"
+	REDIS_ADDR=$REDIS/trickle
+	run try take k 2 0 state
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"unreachable (no whole reply within 250 ms: timed out)"* ]]
+	[ "${lines[-2]}" = local ]
+	[ "${lines[-1]}" = fallback ]
+	# a node on it delivers a post under its local share, the Redis
+	# said unreachable once per runner
+	smtpd_start s --stats "$BATS_TEST_TMPDIR/s/stats"
+	REDIS_TIMEOUT_MS=250 node_setup 1 50 "[transport:smtp]" \
+		"destination_concurrency_limit = 3"
+	node_start 1
+	node_post 1
+	wait_for 120 drained 50
+	grep -q 'cluster: Redis at .*/trickle unreachable (no whole reply within 250 ms: timed out)' \
+		"$BATS_TEST_TMPDIR/n1/log"
+	once 50
+	no_crash
+}
+
 # A node cut off from Redis while the others keep it can no longer see
 # their leases nor they its: it falls back to its share, limit /
 # expected_nodes rounded up (here 1 of 3), keeps no session idle,
@@ -443,12 +520,15 @@ node_says() {
 	wait_for 30 eval '[ "$(received)" -ge 300 ] && [ "$(leases "^n1:")" -ge 1 ]'
 	[ "$(stat max_open)" -le 3 ]
 	cut 1
-	wait_for 10 node_says 1 'unreachable, local shares'
+	wait_for 30 node_says 1 'unreachable, local shares'
 	# node 1 delivers under its share; 2 and 3 keep sharing, and take
 	# node 1's leases once they expire
 	n=$(grep -c 'to=<n1-' "$BATS_TEST_TMPDIR/s/log")
 	wait_for 30 eval '[ "$(grep -c "to=<n1-" "$BATS_TEST_TMPDIR/s/log")" -ge $((n + 100)) ]'
-	wait_for 10 eval '[ "$(leases "^n1:")" -eq 0 ] && [ "$(leases "^n[23]:")" -ge 2 ]'
+	# (two waits: under load the others may hold one lease for a
+	# moment, between sessions, when node 1's are already gone)
+	wait_for 60 eval '[ "$(leases "^n1:")" -eq 0 ]'
+	wait_for 60 eval '[ "$(leases "^n[23]:")" -ge 2 ]'
 	node_says 2 'limits shared'
 	node_says 3 'limits shared'
 	# all three deliver at once: 1 at most, and 3 at most
@@ -460,7 +540,7 @@ node_says() {
 	node_says 1 'unreachable, local shares'
 	# the link back: node 1 shares again, its next post under leases
 	ln -s "$REDIS/sock" "$REDIS/n1.sock"
-	wait_for 10 node_says 1 'limits shared'
+	wait_for 30 node_says 1 'limits shared'
 	d=$BATS_TEST_TMPDIR/n1/lists/ex.org/more
 	mkdir -p "$d"
 	seq -f "n1b-%g@d.test" 1 500 >"$d/subscribers"
@@ -574,7 +654,7 @@ refusals() {
 	node_post 1
 	# node 1's sessions meet 421: the destination is dead, for all
 	wait_for 30 eval '[ -n "$(redis-cli -s "$REDIS/sock" get "mjq:{smtp:[127.0.0.1]:$PORT}:dead")" ]'
-	wait_for 10 grep -q 'status=deferred' "$BATS_TEST_TMPDIR/n1/log"
+	wait_for 30 grep -q 'status=deferred' "$BATS_TEST_TMPDIR/n1/log"
 	local sessions=$(stat sessions)
 	[ "$sessions" -ge 1 ]
 	node_post 2
@@ -605,7 +685,7 @@ refusals() {
 		"$MJ_CLUSTERTRY" "$REDIS_ADDR" take t 2 0 hold \
 		>"$BATS_TEST_TMPDIR/hold" 3>&- &
 	local holder=$!
-	wait_for 5 grep -qx held "$BATS_TEST_TMPDIR/hold"
+	wait_for 30 grep -qx held "$BATS_TEST_TMPDIR/hold"
 	[ "$(redis_tls zcard 'mjq:{t}:lease')" -eq 1 ]
 	[[ "$(redis_tls client list)" == *"name=mjq:tlsnode:"* ]]
 	kill -KILL "$holder"
@@ -641,7 +721,7 @@ s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(5)
 print(s.getsockname()[1]); sys.stdout.flush(); time.sleep(60)' \
 		>"$BATS_TEST_TMPDIR/stall" 3>&- &
 	echo $! >>"$BATS_TEST_TMPDIR/server.pids"
-	wait_for 5 test -s "$BATS_TEST_TMPDIR/stall"
+	wait_for 30 test -s "$BATS_TEST_TMPDIR/stall"
 	REDIS_ADDR=localhost:$(cat "$BATS_TEST_TMPDIR/stall")
 	local t0=$SECONDS
 	run try MJQ_CLUSTER_TLS_CA="$C/ca.crt" take u 2 0 state

@@ -179,7 +179,14 @@ bad_why() {
 	echo "# .why: $(bad_why)" >&3
 	bad_why | grep -q '^a runner died 3 times while delivering it (the last one hung and was killed by the watchdog; '
 	wait_for 30 eval '[ -z "$(queue_files)" ]'
-	[ "$(grep -c 'to=<a@d.test>' "$BATS_TEST_TMPDIR/s/log")" -eq 1 ]
+	# the plain post went through; a runner the watchdog killed may have
+	# had its batch in flight, delivered but not yet recorded, and the
+	# next runner sends that batch again (at most the in-flight batch
+	# twice, spool-layout/README): on a loaded machine, one copy per
+	# killed runner at most
+	n=$(grep -c 'to=<a@d.test>' "$BATS_TEST_TMPDIR/s/log")
+	echo "# copies of the plain post: $n" >&3
+	[ "$n" -ge 1 ] && [ "$n" -le 4 ]
 }
 
 @test "the fault header does nothing to the installed runner: the post is delivered" {

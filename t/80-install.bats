@@ -33,7 +33,7 @@ code_keys() {
 	awk '/struct conf_key [a-z]+_keys\[\]/ {
 		sec = $5; sub(/_keys.*/, "", sec) } { print sec, $0 }' \
 		"$TOP/common/settings.c" "$TOP/lists/lists_settings.c" \
-		"$TOP/cluster/cluster_settings.c" |
+		"$TOP/cluster/cluster_settings.c" "$TOP/archive/archive_settings.c" |
 		sed -nE 's/^([a-z]+) +STRKEY\("([a-z0-9_]+)", "([^"]*)".*/\1 \2 \3/p
 		         s/^([a-z]+) +\{"([a-z0-9_]+)", CONF_[A-Z]+, "([^"]*)".*/\1 \2 \3/p'
 	sed -nE 's/^ *D(STR|DUR|FUNC)\("([A-Za-z0-9_]+)", "([^"]*)".*/delivery \2 \3/p
@@ -90,11 +90,12 @@ man_keys() {
 	cd "$ROOT"
 	find . -type f -printf '%m %p\n' | sort >"$BATS_TEST_TMPDIR/got"
 	{
-		for p in mj_enqueue mj_queueserv mj_queuerun mj_stsfetch mj_schedsim mjq-newlist \
+		for p in mj_enqueue mj_queueserv mj_queuerun mj_stsfetch mj_schedsim mj_archive mjq-newlist \
 			mjq-unsubsecret mjq-dkimkey mjq-setup; do
 			echo "755 ./usr/sbin/$p"
 		done
 		echo "755 ./usr/lib/cgi-bin/mj_unsubscribe"
+		echo "755 ./usr/lib/cgi-bin/mj_archsearch"
 		for m in "$TOP"/*/*.8; do
 			echo "644 ./usr/share/man/man8/${m##*/}"
 		done
@@ -105,7 +106,7 @@ man_keys() {
 	} | sort >"$BATS_TEST_TMPDIR/want"
 	diff -u "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
 	# the man pages of every program are among them
-	for m in mj_enqueue mj_queueserv mj_queuerun mj_stsfetch mjq-newlist mjq-dkimkey; do
+	for m in mj_enqueue mj_queueserv mj_queuerun mj_stsfetch mj_archive mjq-newlist mjq-dkimkey; do
 		[ -f "usr/share/man/man8/$m.8" ]
 	done
 	cmp "$TOP/scripts/mjq.conf.example" etc/mjq/mjq.conf.example
@@ -178,11 +179,11 @@ man_keys() {
 			"$SPOOL" "$LISTS"
 	} >"$BATS_TEST_TMPDIR/all.conf"
 	# every setting is in force: the keys, the [transport:smtp],
-	# [transport_map] and [tls_policy] examples (105 lines); 16 sections;
+	# [transport_map] and [tls_policy] examples (112 lines); 17 sections;
 	# then this test's 3 and 3
 	run -1 grep -q '^#[^ ]' "$BATS_TEST_TMPDIR/all.conf"
-	[ "$(grep -c '^[A-Za-z0-9_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((105 + 3)) ]
-	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((16 + 3)) ]
+	[ "$(grep -c '^[A-Za-z0-9_.]* =' "$BATS_TEST_TMPDIR/all.conf")" -eq $((112 + 3)) ]
+	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/all.conf")" -eq $((17 + 3)) ]
 	mjq_list example.org mylist
 	run "$ROOT/usr/sbin/mj_enqueue" -C "$BATS_TEST_TMPDIR/all.conf" \
 		-d example.org -l mylist -r <<<$'Subject: x\n\nbody\n'

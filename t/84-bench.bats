@@ -83,3 +83,11 @@ bench() {
 	bench cluster.sh 400 4
 	[[ "$output" =~ best:\ off\ [0-9]+\ rcpt/s,\ on\ [0-9]+\ rcpt/s,\ on/off\ [0-9.]+ ]]
 }
+
+@test "archive.sh: mj_archive import and MHonArc on the same mbox, one post added, a search, with the ratio" {
+	command -v mhonarc >/dev/null || skip "mhonarc is not installed (scripts/deps.sh bench)"
+	bench archive.sh 300
+	[[ "$output" =~ mjq\ +[0-9.]+\ +[0-9.]+\ +[0-9]+\ +[0-9]+ ]]
+	[[ "$output" == *"import: mjq is "*"x faster than MHonArc"* ]]
+	[[ "$output" == *"one post added to 300: "* ]]
+}

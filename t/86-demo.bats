@@ -61,6 +61,11 @@ copies() {
 	grep -qx 'Subject: \[announce\] May I join in?' <<<"$output"
 	grep -q '^The post .* to announce@demo.example was approved\.$' <<<"$output"
 	grep -qx '0 messages' <<<"$output"
+	# 3. the web archive: the Archived-At of bob's copy is its page
+	at=$(sed -n 's|^Archived-At of bob.s copy: file://||p' <<<"$output")
+	[ "$at" = "$DEMO/www/demo.example/announce/msg/join.1@elsewhere.demo/" ]
+	grep -q '<h1>May I join in?</h1>' "${at}index.html"
+	grep -q 'May I join in?' "$DEMO/www/demo.example/announce/index.html"
 	# and the maildirs agree: two posts each, the owner the notice and
 	# the answer to the reply; each copy signed by the list's domain
 	local box

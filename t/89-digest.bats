@@ -532,15 +532,6 @@ issue_crash() {
 	one_issue_each
 }
 
-# fnv PATH - the 64-bit FNV-1a hash of a file, as the collection names it
-fnv() {
-	python3 -c 'import sys
-h = 0xcbf29ce484222325
-for b in open(sys.argv[1], "rb").read():
-    h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-print("%016x" % h)' "$1"
-}
-
 @test "crash at C2 (the post's link into posts/) and at P2 (its state file's link, after the collection): the post is collected once, delivered once" {
 	command -v strace >/dev/null || skip "no strace"
 	post 1

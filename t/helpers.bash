@@ -253,3 +253,13 @@ crash_at() {
 	[ "$1" != rename ] || calls=rename,renameat,renameat2
 	crash_run -P "$2" -e trace="$calls" -e inject="$calls":signal=SIGKILL
 }
+
+# fnv PATH - the 64-bit FNV-1a hash of a file, as the digest's collection
+# and the archive's inbox name a post (spool_collect_post)
+fnv() {
+	python3 -c 'import sys
+h = 0xcbf29ce484222325
+for b in open(sys.argv[1], "rb").read():
+    h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+print("%016x" % h)' "$1"
+}

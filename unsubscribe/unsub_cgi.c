@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "cgi_query.h"
 #include "unsub.h"
 
 /* unsub_cgi_method - the request method */
@@ -86,7 +87,7 @@ unsub_cgi_one_click(const char *body, size_t len)
 		return (size_t)(body + len - v) >= 9 &&
 		       strncmp(v, "One-Click", 9) == 0;
 	}
-	return unsub_link_field(
+	return cgi_query_field(
 		   body, "List-Unsubscribe", value, sizeof(value)) == 0 &&
 	       strcmp(value, "One-Click") == 0;
 }

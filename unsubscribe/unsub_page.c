@@ -7,34 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "html_esc.h"
 #include "unsub.h"
-
-/* unsub_page_esc - text, HTML-escaped, to stdout */
-static void
-unsub_page_esc(const char *s)
-{
-	for (; *s != '\0'; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", stdout);
-			break;
-		case '<':
-			fputs("&lt;", stdout);
-			break;
-		case '>':
-			fputs("&gt;", stdout);
-			break;
-		case '"':
-			fputs("&quot;", stdout);
-			break;
-		case '\'':
-			fputs("&#39;", stdout);
-			break;
-		default:
-			putchar(*s);
-		}
-	}
-}
 
 /* unsub_page_head - the status line, headers and the page's start */
 static void
@@ -73,9 +47,9 @@ unsub_page_tail(void)
 static void
 unsub_page_list(const struct unsub_link *l)
 {
-	unsub_page_esc(l->list);
+	html_str(stdout, l->list);
 	putchar('@');
-	unsub_page_esc(l->domain);
+	html_str(stdout, l->domain);
 }
 
 /* unsub_page_mail_route - the way by mail, which needs no link */
@@ -84,13 +58,13 @@ unsub_page_mail_route(const struct unsub_link *l)
 {
 	printf("<p>You can also leave the list by mail: send a message with "
 	       "the subject <code>unsubscribe</code> to <a href=\"mailto:");
-	unsub_page_esc(l->list);
+	html_str(stdout, l->list);
 	printf("-request@");
-	unsub_page_esc(l->domain);
+	html_str(stdout, l->domain);
 	printf("?subject=unsubscribe\">");
-	unsub_page_esc(l->list);
+	html_str(stdout, l->list);
 	printf("-request@");
-	unsub_page_esc(l->domain);
+	html_str(stdout, l->domain);
 	printf("</a>.</p>\n");
 }
 
@@ -108,11 +82,11 @@ unsub_page_confirm(const struct unsub_link *l, int head)
 	printf("<p>Stop sending mail from the list <strong>");
 	unsub_page_list(l);
 	printf("</strong> to <strong>");
-	unsub_page_esc(l->addr);
+	html_str(stdout, l->addr);
 	printf("</strong>?</p>\n<form method=\"post\" action=\"");
-	unsub_page_esc(script ? script : "");
+	html_str(stdout, script ? script : "");
 	putchar('?');
-	unsub_page_esc(query ? query : "");
+	html_str(stdout, query ? query : "");
 	printf(
 	    "\">\n<input type=\"hidden\" name=\"List-Unsubscribe\" "
 	    "value=\"One-Click\">\n"
@@ -128,7 +102,7 @@ unsub_page_done(const struct unsub_link *l)
 {
 	unsub_page_head(200, "OK", "Unsubscribed", 0);
 	printf("<p>");
-	unsub_page_esc(l->addr);
+	html_str(stdout, l->addr);
 	printf(" will get no more mail from the list ");
 	unsub_page_list(l);
 	printf(".</p>\n");
@@ -145,7 +119,7 @@ unsub_page_error(int status, const char *reason, const struct unsub_link *l,
 	if (head)
 		return;
 	printf("<p>");
-	unsub_page_esc(text);
+	html_str(stdout, text);
 	printf("</p>\n");
 	if (l != NULL && l->list[0] != '\0')
 		unsub_page_mail_route(l);

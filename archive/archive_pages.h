@@ -1,0 +1,29 @@
+/*
+ * archive_pages.h - the pages of a list's archive, each made from the
+ * index (archive_pages.c: a post, a thread; archive_month.c: a month,
+ * the list's index; archive_feed.c: the feed, a month's mbox), and the
+ * run that writes the pages marked dirty (A4 of archive/README).
+ */
+#ifndef MJQ_ARCHIVE_PAGES_H
+#define MJQ_ARCHIVE_PAGES_H
+
+#include <stdio.h>
+
+#include "archive_list.h"
+
+#define ARCHIVE_PAGE_MODE(al) ((al)->lc.archive_public ? 0644 : 0640)
+
+int archive_page_msg(struct archive_list *al, long long id);
+int archive_page_thread(struct archive_list *al, long long id);
+int archive_page_month(struct archive_list *al, const char *month);
+int archive_page_index(struct archive_list *al);
+int archive_page_feed(struct archive_list *al);
+int archive_page_mbox(struct archive_list *al, const char *month);
+int archive_page_css(struct archive_list *al);
+/* archive_pages_flush - every dirty page written, the file system
+ * synced, the dirty rows cleared; the number of pages, or -1 */
+long archive_pages_flush(struct archive_list *al);
+/* archive_pages_all - every page of the archive marked dirty */
+int archive_pages_all(struct archive_list *al);
+
+#endif

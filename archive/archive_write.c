@@ -1,0 +1,139 @@
+/*
+ * archive_write.c - a page written as a tmp file in its own directory,
+ * then rename()d over the old one: a reader (the web server) sees the
+ * whole old page or the whole new one.  Nothing is fsync'd here: a page
+ * stays marked dirty in the index until one syncfs() after all of a
+ * run's pages (archive/README, A4), so a page a power loss took is
+ * written again by the next run.
+ */
+#include <sys/stat.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "archive_write.h"
+
+/* archive_write_mkdirs - mkdir -p */
+int
+archive_write_mkdirs(const char *dir, mode_t mode)
+{
+	char path[PATH_MAX], *p;
+
+	if (strlcpy(path, dir, sizeof(path)) >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (p = path + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(path, mode) == -1 && errno != EEXIST)
+			return -1;
+		if ((*p = c) == '\0')
+			return 0;
+	}
+}
+
+/* archive_write_safe - rel is relative and has no "." or ".." part */
+static int
+archive_write_safe(const char *rel)
+{
+	const char *p = rel;
+
+	if (*p == '/' || *p == '\0')
+		return 0;
+	for (; *p != '\0'; p = strchr(p, '/') ? strchr(p, '/') + 1 : "") {
+		if (p[0] == '.' &&
+		    (p[1] == '/' || p[1] == '\0' ||
+			(p[1] == '.' && (p[2] == '/' || p[2] == '\0'))))
+			return 0;
+		if (p[0] == '/')
+			return 0; /* an empty part */
+	}
+	return 1;
+}
+
+/* archive_write_open - the tmp file of www/rel */
+int
+archive_write_open(
+    struct archive_page *pg, const char *www, const char *rel, mode_t mode)
+{
+	char dir[PATH_MAX], *slash;
+	int fd, n;
+
+	memset(pg, 0, sizeof(*pg));
+	if (!archive_write_safe(rel)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((n = snprintf(pg->path, sizeof(pg->path), "%s/%s", www, rel)) < 0 ||
+	    (size_t)n >= sizeof(pg->path) ||
+	    (n = snprintf(pg->tmp, sizeof(pg->tmp), "%s.tmp", pg->path)) < 0 ||
+	    (size_t)n >= sizeof(pg->tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	/* the directory is there but for a new post, month or list */
+	if ((fd = open(pg->tmp,
+		 O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		 mode)) == -1 &&
+	    errno == ENOENT) {
+		(void)strlcpy(dir, pg->path, sizeof(dir)); /* fits: shorter */
+		if ((slash = strrchr(dir, '/')) != NULL) {
+			*slash = '\0';
+			if (archive_write_mkdirs(
+				dir, mode | (mode & 0444) >> 2) == -1)
+				return -1;
+		}
+		fd = open(pg->tmp,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		    mode);
+	}
+	if (fd == -1)
+		return -1;
+	if ((pg->fp = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		(void)unlink(pg->tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* archive_write_close - the page in place */
+int
+archive_write_close(struct archive_page *pg)
+{
+	int e;
+
+	if (fflush(pg->fp) != 0 || ferror(pg->fp)) {
+		e = errno;
+		(void)fclose(pg->fp);
+		(void)unlink(pg->tmp);
+		errno = e;
+		return -1;
+	}
+	if (fclose(pg->fp) != 0 || rename(pg->tmp, pg->path) == -1) {
+		e = errno;
+		(void)unlink(pg->tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* archive_write_file - data as www/rel */
+int
+archive_write_file(
+    const char *www, const char *rel, const void *data, size_t len, mode_t mode)
+{
+	struct archive_page pg;
+
+	if (archive_write_open(&pg, www, rel, mode) == -1)
+		return -1;
+	if (len > 0)
+		(void)fwrite(data, 1, len, pg.fp);
+	return archive_write_close(&pg);
+}
