@@ -169,18 +169,6 @@ cf_html(FILE *fp, const char *p, size_t n, const char *ct, int top)
 static int cf_entity(
     struct cf *c, FILE *fp, const char *p, size_t n, int depth);
 
-/* cf_delim - the line l (to le) is a delimiter of boundary b (bl long):
- * 1 a part's, 2 the closing one, 0 neither */
-static int
-cf_delim(const char *l, const char *le, const char *b, size_t bl)
-{
-	if ((size_t)(le - l) < 2 + bl || l[0] != '-' || l[1] != '-' ||
-	    memcmp(l + 2, b, bl) != 0)
-		return 0;
-	l += 2 + bl;
-	return le - l >= 2 && l[0] == '-' && l[1] == '-' ? 2 : 1;
-}
-
 /* cf_parts - each part of a multipart body (from body to end, boundary
  * b) filtered, the delimiters, preamble and epilogue as they are; with
  * want, only the first part of that type is written (nothing when none:
@@ -197,18 +185,13 @@ cf_parts(struct cf *c, FILE *fp, const char *body, const char *end,
 	for (l = body; l < end; l = le) {
 		le = memchr(l, '\n', (size_t)(end - l));
 		le = le != NULL ? le + 1 : end;
-		if ((k = cf_delim(l, le, b, bl)) == 0) {
+		if ((k = cmd_mime_delim(l, le, b, bl)) == 0) {
 			if (part == NULL && want == NULL && c->apply)
 				fwrite(l, 1, (size_t)(le - l), fp);
 			continue;
 		}
 		if (part != NULL) {
-			/* the line end before a delimiter is the delimiter's */
-			pe = l;
-			if (pe > part && pe[-1] == '\n')
-				pe--;
-			if (pe > part && pe[-1] == '\r')
-				pe--;
+			pe = cmd_mime_part_end(part, l);
 			if (want != NULL) {
 				cf_type(part, (size_t)(pe - part), ct,
 				    sizeof(ct), type, sizeof(type));
