@@ -34,6 +34,7 @@
 #include "expand_dmarc.h"
 #include "expand_head.h"
 #include "expand_list.h"
+#include "expand_texts.h"
 #include "log.h"
 #include "moderate.h"
 #include "listfn_msg.h"
@@ -214,41 +215,6 @@ expand_list_poster_end(
 		    boundary);
 }
 
-/* expand_list_wrapped - the body of a post wrapped for DMARC: the
- * list's header text, the post (orig to end) as a message/rfc822 part,
- * the list's footer text */
-static int
-expand_list_wrapped(FILE *fp, const struct expand_list_texts *t,
-    const char *boundary, const char *orig, const char *end)
-{
-	const char *const texts[2] = {t->head, t->foot};
-	char *part;
-	size_t n;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		if (i == 1)
-			fprintf(fp,
-			    "--%s\n"
-			    "Content-Type: message/rfc822\n"
-			    "Content-Disposition: inline\n\n",
-			    boundary);
-		if (i == 1) {
-			fwrite(orig, 1, (size_t)(end - orig), fp);
-			if (end > orig && end[-1] != '\n')
-				fputc('\n', fp);
-		}
-		if (texts[i] == NULL)
-			continue;
-		if (post_footer_part(&part, &n, boundary, texts[i], "\n") == -1)
-			return -1;
-		fwrite(part, 1, n, fp);
-		free(part);
-	}
-	fprintf(fp, "--%s--\n", boundary);
-	return 0;
-}
-
 /* expand_list_text - the header as the subscribers get it, then the body
  * (or, when the list wraps posts, the post as a message/rfc822 part) */
 int
@@ -350,7 +316,7 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 	fputs(pf.fields, fp);
 	fputs("\n", fp);
 	if (ps.wrap) {
-		if (expand_list_wrapped(fp, t, boundary, orig, text + len) ==
+		if (expand_texts_wrapped(fp, t, boundary, orig, text + len) ==
 		    -1)
 			goto fail;
 		hend = text + len; /* the body is written: nothing follows */
@@ -614,40 +580,6 @@ expand_list_state(
 	return expand_list_first(env, m, &lc, text, len);
 }
 
-/* expand_list_texts_free - let them go */
-static void
-expand_list_texts_free(struct expand_list_texts *t)
-{
-	free(t->head);
-	free(t->foot);
-	free(t->fields);
-	t->head = t->foot = t->fields = NULL;
-}
-
-/* expand_list_texts_load - the list's header and footer texts; -1
- * (logged): the post waits, never sent without them */
-static int
-expand_list_texts_load(struct listfn_env *env, struct listfn_msg *m,
-    const struct listconf *lc, struct expand_list_texts *t)
-{
-	char err[PATH_MAX + 300], path[PATH_MAX];
-
-	t->head = t->foot = t->fields = NULL;
-	if (listconf_path(path, sizeof(path), env->s, m->domain, m->list,
-		HEAD_RULES_FILE) == -1)
-		snprintf(
-		    err, sizeof(err), "%s: path too long", HEAD_RULES_FILE);
-	else if (list_text_load(env->s, lc, m->domain, m->list, "header",
-		     &t->head, err, sizeof(err)) == 0 &&
-		 list_text_load(env->s, lc, m->domain, m->list, "footer",
-		     &t->foot, err, sizeof(err)) == 0 &&
-		 head_rules_load(path, &t->fields, err, sizeof(err)) == 0)
-		return 0;
-	log_warnx("%s: %s: deferred", m->name, err);
-	expand_list_texts_free(t);
-	return -1;
-}
-
 /* expand_list - a post whose state file is made (expand_list_state, or
  * an earlier pass): its text, on the main thread */
 int
@@ -668,7 +600,7 @@ expand_list(
 		log_warn("%s: cannot judge its ARC chain", m->name);
 		return -1;
 	}
-	if (expand_list_texts_load(env, m, &lc, &t) == -1)
+	if (expand_texts_load(env, m, &lc, &t) == -1)
 		return -1;
 	/* the list's content filter, then its texts around what is left */
 	if ((r = content_filter_apply(&lc, text, len, &filtered, &flen)) == 0)
@@ -676,7 +608,7 @@ expand_list(
 			? expand_list_text(m, &lc, &t, filtered, flen)
 			: expand_list_text(m, &lc, &t, text, len);
 	free(filtered);
-	expand_list_texts_free(&t);
+	expand_texts_free(&t);
 	if (r == -1) {
 		log_warn("%s: cannot prepare the text", m->name);
 		return -1;
