@@ -67,18 +67,20 @@ CPPFLAGS += -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
             -iquote deliver \
             -iquote queuectl -iquote listfn -iquote archive
 LDLIBS   += -linih -lbsd -lm -pthread -lcrypto
-# liblists finds organizational domains with libpsl: only what links
-# liblists needs it.
-LISTS_LIBS = -lpsl
+# liblists finds organizational domains with libpsl and reads HTML posts
+# with libxml2 (html_text.c, for the archive and convert_html): only
+# what links liblists needs them.
+LISTS_LIBS = -lpsl $(shell pkg-config --libs libxml-2.0)
+lists/html_text.o: CPPFLAGS += $(shell pkg-config --cflags libxml-2.0)
 # mj_stsfetch fetches MTA-STS policies with libcurl (OpenSSL flavour):
 # only it links libcurl, so that a runner does without its libraries.
 CURL_LIBS = -lcurl
 # libcluster talks to Redis with hiredis (and OpenSSL for tls = yes):
 # only what links it needs it.
 CLUSTER_LIBS = -lhiredis -lssl -lcrypto
-# mj_archive keeps its index in SQLite (FTS5) and reads HTML posts as
-# text with libxml2's HTML parser: only it links them, so the runner
-# stays small.
+# mj_archive keeps its index in SQLite (FTS5): only it links it, so the
+# runner stays small.  It reads HTML posts as text with liblists'
+# html_text.c (libxml2).
 ARCHIVE_CFLAGS = $(shell pkg-config --cflags libxml-2.0)
 ARCHIVE_LIBS = -lsqlite3 $(shell pkg-config --libs libxml-2.0)
 

@@ -2,14 +2,12 @@
  * archive_body.c - a post's parts for the reader.  Its text/plain parts
  * are its text; when it has none, its text/html parts are read through
  * libxml2's HTML parser and only their text kept (no script, style or
- * head; a link's address after its words), so no markup of a post
- * reaches a page.  Every other part (and a part marked as an
+ * head; a link's address after its words: lists/html_text.c), so no
+ * markup of a post reaches a page.  Every other part (and a part marked as an
  * attachment, or with a file name) is an attachment.  Transfer
  * encodings are undone (lists/cmd_mime.c), charsets become UTF-8
  * through iconv (lists/text_utf8.c).
  */
-#include <libxml/HTMLparser.h>
-#include <libxml/tree.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,66 +23,6 @@ struct archive_body_walk {
 	int natt;
 	int r;
 };
-
-/* archive_body_html_node - the text of node and its children */
-static void
-archive_body_html_node(FILE *fp, xmlNode *node)
-{
-	xmlNode *c;
-	const char *name;
-	xmlChar *href;
-
-	for (c = node; c != NULL; c = c->next) {
-		if (c->type == XML_TEXT_NODE ||
-		    c->type == XML_CDATA_SECTION_NODE) {
-			if (c->content != NULL)
-				fputs((const char *)c->content, fp);
-			continue;
-		}
-		if (c->type != XML_ELEMENT_NODE)
-			continue;
-		name = (const char *)c->name;
-		if (strcmp(name, "script") == 0 || strcmp(name, "style") == 0 ||
-		    strcmp(name, "head") == 0 || strcmp(name, "title") == 0)
-			continue;
-		if (strcmp(name, "br") == 0)
-			fputc('\n', fp);
-		if (strcmp(name, "blockquote") == 0)
-			fputs("\n> ", fp);
-		archive_body_html_node(fp, c->children);
-		if (strcmp(name, "a") == 0 &&
-		    (href = xmlGetProp(c, (const xmlChar *)"href")) != NULL) {
-			if (strncmp((const char *)href, "http", 4) == 0)
-				fprintf(fp, " <%s>", (const char *)href);
-			xmlFree(href);
-		}
-		if (strchr("pdhlt", name[0]) != NULL &&
-		    (strcmp(name, "p") == 0 || strcmp(name, "div") == 0 ||
-			strcmp(name, "li") == 0 || strcmp(name, "tr") == 0 ||
-			strcmp(name, "pre") == 0 ||
-			(name[0] == 'h' && name[1] >= '1' && name[1] <= '6')))
-			fputc('\n', fp);
-	}
-}
-
-/* archive_body_html - UTF-8 HTML to its text, malloc'd in *out */
-static int
-archive_body_html(const char *html, size_t len, char **out, size_t *outlen)
-{
-	htmlDocPtr doc;
-	FILE *fp;
-
-	if ((fp = open_memstream(out, outlen)) == NULL)
-		return -1;
-	if (len > 0 && len < (size_t)INT32_MAX &&
-	    (doc = htmlReadMemory(html, (int)len, NULL, "UTF-8",
-		 HTML_PARSE_RECOVER | HTML_PARSE_NOERROR |
-		     HTML_PARSE_NOWARNING | HTML_PARSE_NONET)) != NULL) {
-		archive_body_html_node(fp, xmlDocGetRootElement(doc));
-		xmlFreeDoc(doc);
-	}
-	return fclose(fp) == 0 ? 0 : -1;
-}
 
 /* archive_body_utf8 - a text part's body as UTF-8 (HTML: as its text) */
 static int
@@ -110,7 +48,7 @@ archive_body_utf8(
 		*outlen = ulen;
 		return 0;
 	}
-	r = archive_body_html(u, ulen, out, outlen);
+	r = html_text(u, ulen, out, outlen);
 	free(u);
 	return r;
 }

@@ -203,6 +203,7 @@ digest_make(struct listfn_env *env, const char *dir, const char *domain,
 	struct subs_disabled *off = NULL;
 	struct digest_issue di;
 	struct digest_post *posts;
+	char err[PATH_MAX + 100], *foot = NULL;
 	size_t nk = 0, i;
 	int r = -1, kind;
 
@@ -213,8 +214,13 @@ digest_make(struct listfn_env *env, const char *dir, const char *domain,
 	digest_next(&c, now, &e[n - 1]);
 	if (digest_readers_load(env, domain, list, &rd, &off) == -1)
 		goto done;
+	if (list_text_load(env->s, lc, domain, list, "footer", &foot, err,
+		sizeof(err)) == -1) {
+		log_warnx("%s@%s: digest deferred: %s", list, domain, err);
+		goto done;
+	}
 	di = (struct digest_issue){
-	    list, domain, lc, c.volume, c.issue, now, posts, n};
+	    list, domain, lc, c.volume, c.issue, now, posts, n, foot};
 	for (kind = 0; kind < 2; kind++)
 		if (rd.n[kind] > 0 &&
 		    digest_kind(&di,
@@ -237,6 +243,7 @@ done:
 		free(posts[i].text);
 	free(posts);
 	free(off);
+	free(foot);
 	digest_readers_free(&rd);
 	return r;
 }

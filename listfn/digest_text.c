@@ -11,6 +11,10 @@
  *   (digest_plain.c), separated by a line of 30 hyphens, and the
  *   trailer.
  *
+ * The list's footer text (list_text.c) ends each issue once, not each
+ * post: the MIME issue's last part, the plain one's last entry.  The
+ * posts are as they came (digest.c collects them before any footer).
+ *
  * Both tables of contents are UTF-8 text (charset=utf-8), as are the
  * plain digest's entries: a Subject or From in RFC 2047 encoded-words
  * is shown decoded, each word from its own charset
@@ -191,7 +195,8 @@ digest_mime(FILE *fp, const struct digest_issue *di, const char *boundary,
     const char *toc, size_t toclen)
 {
 	const char *body;
-	size_t i, blen;
+	size_t i, blen, n;
+	char *part;
 
 	fprintf(fp,
 	    "This is a MIME digest of %zu message(s).\n\n"
@@ -211,6 +216,11 @@ digest_mime(FILE *fp, const struct digest_issue *di, const char *boundary,
 		fwrite(body, 1, blen, fp);
 		if (blen > 0 && body[blen - 1] != '\n')
 			fputc('\n', fp);
+	}
+	if (di->foot != NULL &&
+	    post_footer_part(&part, &n, boundary, di->foot, "\n") == 0) {
+		fwrite(part, 1, n, fp);
+		free(part);
 	}
 	fprintf(fp, "--%s--\n", boundary);
 }
@@ -234,6 +244,13 @@ digest_plain(
 		digest_header(fp, &di->posts[i], NFIELDS_PLAIN, &body);
 		fputc('\n', fp);
 		digest_plain_body(fp, di->posts[i].text, di->posts[i].len);
+		fprintf(fp, "\n------------------------------\n\n");
+	}
+	if (di->foot != NULL) {
+		fputs(di->foot, fp);
+		if (di->foot[0] != '\0' &&
+		    di->foot[strlen(di->foot) - 1] != '\n')
+			fputc('\n', fp);
 		fprintf(fp, "\n------------------------------\n\n");
 	}
 	k = (size_t)snprintf(end, sizeof(end), "End of %s Digest V%lld #%lld",

@@ -24,6 +24,7 @@ struct digest_issue {
 	time_t now;
 	const struct digest_post *posts;
 	size_t nposts;
+	const char *foot; /* the list's footer text, once an issue, or NULL */
 };
 
 /* digest_text - the issue's text for its readers of mode (SUBS_DIGEST:

@@ -34,6 +34,7 @@
 #include "expand_dmarc.h"
 #include "expand_head.h"
 #include "expand_list.h"
+#include "expand_texts.h"
 #include "log.h"
 #include "moderate.h"
 #include "listfn_msg.h"
@@ -218,12 +219,13 @@ expand_list_poster_end(
  * (or, when the list wraps posts, the post as a message/rfc822 part) */
 int
 expand_list_text(struct listfn_msg *m, const struct listconf *lc,
-    const char *text, size_t len)
+    const struct expand_list_texts *t, const char *text, size_t len)
 {
 	const char *hend = header_end(text, len), *p, *e, *v, *orig = text;
 	char prefix[160], boundary[64], msgid[ARCHIVE_URL_MSGID_MAX + 1];
 	char *buf = NULL;
 	struct expand_list_poster ps;
+	struct post_footer pf;
 	size_t size = 0;
 	int drop, r;
 	FILE *fp;
@@ -232,8 +234,14 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 	expand_list_poster(lc, text, hend, &ps);
 	snprintf(boundary, sizeof(boundary), "mjq-wrap-%08x%08x", arc4random(),
 	    arc4random());
-	if ((fp = open_memstream(&buf, &size)) == NULL)
+	memset(&pf, 0, sizeof(pf));
+	if (!ps.wrap &&
+	    post_footer_make(text, len, t->head, t->foot, &pf) == -1)
 		return -1;
+	if ((fp = open_memstream(&buf, &size)) == NULL) {
+		post_footer_free(&pf);
+		return -1;
+	}
 	fprintf(fp,
 	    "List-Id: <%s.%s>\n"
 	    "List-Post: <mailto:%s@%s>\n"
@@ -273,6 +281,9 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 		if (m->arc != NULL &&
 		    arc_ar_drop(m->arc, text, p, (size_t)(e - p)))
 			drop = 1;
+		if ((pf.wrap && post_footer_moves(p, (size_t)(e - p))) ||
+		    head_rules_removes(lc->remove_headers, p, (size_t)(e - p)))
+			drop = 1; /* inside the wrapper; the list's rule */
 		if (drop || expand_list_munged(fp, m, &ps, p, e))
 			continue;
 		if (prefix[0] != '\0' &&
@@ -293,6 +304,8 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 	 * run into the Reply-To or the empty line written after it. */
 	if (fflush(fp) == 0 && size > 0 && buf[size - 1] != '\n')
 		fputc('\n', fp);
+	if (t->fields != NULL)
+		fputs(t->fields, fp); /* the list's custom_headers */
 	if (lc->reply_to[0] != '\0' && strcasecmp(lc->reply_to, "none") != 0) {
 		if (strcasecmp(lc->reply_to, "list") == 0)
 			fprintf(fp, "Reply-To: <%s@%s>\n", m->list, m->domain);
@@ -300,25 +313,32 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 			fprintf(fp, "Reply-To: <%s>\n", lc->reply_to);
 	}
 	expand_list_poster_end(fp, &ps, boundary);
+	fputs(pf.fields, fp);
 	fputs("\n", fp);
 	if (ps.wrap) {
-		fprintf(fp,
-		    "--%s\n"
-		    "Content-Type: message/rfc822\n"
-		    "Content-Disposition: inline\n\n",
-		    boundary);
-		fwrite(orig, 1, (size_t)(text + len - orig), fp);
-		fprintf(fp, "%s--%s--\n",
-		    len > 0 && text[len - 1] == '\n' ? "" : "\n", boundary);
+		if (expand_texts_wrapped(fp, t, boundary, orig, text + len) ==
+		    -1)
+			goto fail;
 		hend = text + len; /* the body is written: nothing follows */
 	}
 	if (fclose(fp) == EOF) {
-		free(buf);
-		return -1;
+		fp = NULL;
+		goto fail;
 	}
-	r = listfn_text_memfd(m, buf, size, hend, (size_t)(text + len - hend));
+	if (pf.body != NULL)
+		r = listfn_text_memfd(m, buf, size, pf.body, pf.blen);
+	else
+		r = listfn_text_memfd(
+		    m, buf, size, hend, (size_t)(text + len - hend));
 	free(buf);
+	post_footer_free(&pf);
 	return r;
+fail:
+	if (fp != NULL)
+		fclose(fp);
+	free(buf);
+	post_footer_free(&pf);
+	return -1;
 }
 
 /* What the snapshot writes to, and whom it leaves out. */
@@ -326,19 +346,23 @@ struct expand_list_to {
 	struct spool_state_writer *w;
 	const struct subs_disabled *off; /* disabled after bounces */
 	size_t noff;
+	const char *poster[2]; /* the From and the envelope sender, or "" */
 };
 
 /* expand_list_rcpt - listconf_subscribers_each_mode's callback: a
- * state file line for a subscriber of mode each whose delivery is not
- * disabled (digest readers get the post in their digest, nomail ones
- * nothing) */
+ * state file line for a subscriber of mode each (or notmetoo, when it
+ * is not the poster) whose delivery is not disabled (digest readers get
+ * the post in their digest, nomail ones nothing) */
 static int
 expand_list_rcpt(void *arg, const char *addr, enum subs_mode mode)
 {
 	struct expand_list_to *to = arg;
 
-	if (mode != SUBS_EACH ||
+	if ((mode != SUBS_EACH && mode != SUBS_NOTMETOO) ||
 	    subs_disabled_find(to->off, to->noff, addr) != NULL)
+		return 0;
+	if (mode == SUBS_NOTMETOO && (strcasecmp(addr, to->poster[0]) == 0 ||
+					 strcasecmp(addr, to->poster[1]) == 0))
 		return 0;
 	return spool_state_write_rcpt(to->w, addr);
 }
@@ -349,7 +373,7 @@ expand_list_rcpt(void *arg, const char *addr, enum subs_mode mode)
 static int
 expand_list_snapshot(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, struct spool_state_init *init, size_t *n,
-    const struct subs_disabled *off, size_t noff)
+    const struct subs_disabled *off, size_t noff, const char *author)
 {
 	struct spool_state_writer *w;
 	struct expand_list_to to;
@@ -363,6 +387,7 @@ expand_list_snapshot(struct listfn_env *env, struct listfn_msg *m,
 		return -1;
 	}
 	to.w = w, to.off = off, to.noff = noff;
+	to.poster[0] = author, to.poster[1] = init->from;
 	if (listconf_subscribers_each_mode(env->s, m->domain, m->list,
 		expand_list_rcpt, &to, err, sizeof(err)) == -1)
 		log_warnx("%s: %s", m->name, err);
@@ -429,12 +454,28 @@ expand_list_take(struct listfn_env *env, struct listfn_msg *m,
     size_t *n, size_t *noff)
 {
 	struct spool_state_init init;
-	char sender[SPOOL_ADDR_MAX + 1];
+	char sender[SPOOL_ADDR_MAX + 1], author[SPOOL_ADDR_MAX + 1];
+	char value[SPOOL_ADDR_MAX + 256];
 	struct subs_disabled *off = NULL;
+	char *filtered = NULL;
+	size_t flen = 0;
 	int r;
 
-	if (digest_collect(env, m, lc, text, len) == -1 ||
-	    archive_post(env, m, lc, text, len) == -1)
+	/* the author, for notmetoo: From's address ("" when none) */
+	if (cmd_mime_header(text, len, "From", value, sizeof(value)) == -1 ||
+	    cmd_mime_addr(value, author, sizeof(author)) == -1)
+		author[0] = '\0';
+	/* the digest and the archive take the post as its readers get it */
+	if (content_filter_apply(lc, text, len, &filtered, &flen) == -1)
+		return -1;
+	if (filtered != NULL)
+		text = filtered, len = flen;
+	r = digest_collect(env, m, lc, text, len) == -1 ||
+		    archive_post(env, m, lc, text, len) == -1
+		? -1
+		: 0;
+	free(filtered);
+	if (r == -1)
 		return -1;
 	snprintf(sender, sizeof(sender), "%s-owner@%s", m->list, m->domain);
 	memset(&init, 0, sizeof(init));
@@ -444,7 +485,7 @@ expand_list_take(struct listfn_env *env, struct listfn_msg *m,
 	init.verp = expand_list_verp(lc);
 	if (expand_list_disabled(env, m, lc, &off, noff) == -1)
 		return -1;
-	r = expand_list_snapshot(env, m, lc, &init, n, off, *noff);
+	r = expand_list_snapshot(env, m, lc, &init, n, off, *noff, author);
 	free(off);
 	return r;
 }
@@ -545,7 +586,10 @@ int
 expand_list(
     struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
 {
+	struct expand_list_texts t;
 	struct listconf lc;
+	char *filtered = NULL;
+	size_t flen = 0;
 	int r;
 
 	if ((r = expand_list_conf(env, m, &lc)) != 0)
@@ -556,7 +600,16 @@ expand_list(
 		log_warn("%s: cannot judge its ARC chain", m->name);
 		return -1;
 	}
-	if (expand_list_text(m, &lc, text, len) == -1) {
+	if (expand_texts_load(env, m, &lc, &t) == -1)
+		return -1;
+	/* the list's content filter, then its texts around what is left */
+	if ((r = content_filter_apply(&lc, text, len, &filtered, &flen)) == 0)
+		r = filtered != NULL
+			? expand_list_text(m, &lc, &t, filtered, flen)
+			: expand_list_text(m, &lc, &t, text, len);
+	free(filtered);
+	expand_texts_free(&t);
+	if (r == -1) {
 		log_warn("%s: cannot prepare the text", m->name);
 		return -1;
 	}

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "expand_texts.h"
 #include "lists.h"
 
 struct listfn_env;
@@ -21,8 +22,9 @@ int expand_list_state(
  * again later, -2 when it went aside */
 int expand_list(
     struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len);
-/* expand_list_text - the header as the subscribers get it, then the body */
+/* expand_list_text - the header as the subscribers get it, then the body
+ * with the list's texts */
 int expand_list_text(struct listfn_msg *m, const struct listconf *lc,
-    const char *text, size_t len);
+    const struct expand_list_texts *t, const char *text, size_t len);
 
 #endif

@@ -352,7 +352,9 @@ moderate_post(struct listfn_env *env, struct listfn_msg *m,
 		log_warn("%s: cannot check the list's posting policy", m->name);
 		return -1;
 	}
-	if (action == POSTING_ACCEPT)
+	if (action == POSTING_ACCEPT &&
+	    (action = posting_rules_check(lc, text, len, why, sizeof(why))) ==
+		POSTING_ACCEPT)
 		return 0;
 	if (bounce && action == POSTING_HOLD)
 		action = POSTING_DISCARD; /* never held */

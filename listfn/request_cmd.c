@@ -54,6 +54,8 @@ static const char request_help[] =
     "  set <list> <mode> [address]   how you get the list (confirmed as\n"
     "                                subscribe is):\n"
     "                                  each          every post\n"
+    "                                  notmetoo      every post but your\n"
+    "                                                own\n"
     "                                  digest        a MIME digest\n"
     "                                  digest-plain  a plain-text digest\n"
     "                                  nomail        nothing for now, still\n"
@@ -348,6 +350,28 @@ request_approval(struct request *r, const struct listconf *lc, const char *list,
 	return ok;
 }
 
+/* request_greet - the list's welcome or goodbye text (file), if it has
+ * one, in the reply fp; one that cannot be read is logged and left out:
+ * the change is made, the text is a courtesy */
+static void
+request_greet(struct request *r, const struct listconf *lc, const char *list,
+    const char *file, FILE *fp)
+{
+	char err[PATH_MAX + 100], *text;
+
+	if (list_text_load(r->env->s, lc, r->m->domain, list, file, &text, err,
+		sizeof(err)) == -1) {
+		log_warnx("%s: %s: left out", r->m->name, err);
+		return;
+	}
+	if (text == NULL)
+		return;
+	fputs(text, fp);
+	fputs(text[0] != '\0' && text[strlen(text) - 1] == '\n' ? "\n" : "\n\n",
+	    fp);
+	free(text);
+}
+
 /* request_confirm - use a token: the change it was issued for, then the
  * token spent; a change that fails leaves the token for the retry */
 static int
@@ -406,6 +430,7 @@ request_confirm(struct request *r, const struct cmd *c)
 	fprintf(r->main->fp, "<%s> is %s %s %s@%s.\n\n", addr,
 	    ch ? "now" : "already",
 	    strcmp(action, "unsubscribe") == 0 ? "off" : "on", list, domain);
+	to = r->main;
 	/* An owner's approval is news to the subscriber. */
 	if (strcmp(action, "approve") == 0 && ch &&
 	    (to = reply_for(&r->rs, addr)) != NULL && to != r->main) {
@@ -413,6 +438,10 @@ request_confirm(struct request *r, const struct cmd *c)
 		fprintf(to->fp, "<%s> is now subscribed to %s@%s.\n\n", addr,
 		    list, domain);
 	}
+	if (ch && to != NULL)
+		request_greet(r, &lc, list,
+		    strcmp(action, "unsubscribe") == 0 ? "goodbye" : "welcome",
+		    to->fp);
 	return 0;
 }
 

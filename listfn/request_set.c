@@ -1,6 +1,6 @@
 /*
- * request_set.c - the set command: each, digest, digest-plain or nomail
- * (subs_mode.h) for a subscriber of a list.
+ * request_set.c - the set command: each, notmetoo, digest, digest-plain
+ * or nomail (subs_mode.h) for a subscriber of a list.
  *
  * As subscribe: the command only mails a token, and confirm sets the
  * mode.  The token goes to the address concerned, so nobody changes

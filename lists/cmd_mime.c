@@ -107,7 +107,7 @@ cmd_mime_type(const char *value, char *out, size_t outlen)
 
 /* cmd_mime_delim - p starts the line "--boundary" (or "--boundary--");
  * 1 delimiter, 2 close delimiter, 0 neither */
-static int
+int
 cmd_mime_delim(const char *p, const char *end, const char *b, size_t blen)
 {
 	if ((size_t)(end - p) < blen + 2 || p[0] != '-' || p[1] != '-' ||
@@ -117,6 +117,19 @@ cmd_mime_delim(const char *p, const char *end, const char *b, size_t blen)
 	if (end - p >= 2 && p[0] == '-' && p[1] == '-')
 		return 2;
 	return 1;
+}
+
+/* cmd_mime_part_end - the end of a part that starts at part and whose
+ * next delimiter line starts at delim: the line break before a
+ * delimiter belongs to it */
+const char *
+cmd_mime_part_end(const char *part, const char *delim)
+{
+	if (delim > part && delim[-1] == '\n')
+		delim--;
+	if (delim > part && delim[-1] == '\r')
+		delim--;
+	return delim;
 }
 
 /* cmd_mime_node - the part text (len bytes) described in *pt */
@@ -164,12 +177,7 @@ cmd_mime_visit(
 		if ((d = cmd_mime_delim(p, end, boundary, bl)) == 0)
 			continue;
 		if (part != NULL) {
-			/* The line break before a delimiter belongs to it. */
-			stop = p;
-			if (stop > part && stop[-1] == '\n')
-				stop--;
-			if (stop > part && stop[-1] == '\r')
-				stop--;
+			stop = cmd_mime_part_end(part, p);
 			if ((r = cmd_mime_visit(part, (size_t)(stop - part),
 				 depth + 1, fn, arg)) != 0)
 				return r;

@@ -34,6 +34,8 @@ int cmd_mime_plain(
     const char *text, size_t len, size_t max, char **out, size_t *outlen);
 int cmd_mime_decoded(const char *body, size_t blen, const char *cte, size_t max,
     char **out, size_t *outlen);
+int cmd_mime_delim(const char *p, const char *end, const char *b, size_t blen);
+const char *cmd_mime_part_end(const char *part, const char *delim);
 int cmd_mime_each(const char *text, size_t len, cmd_mime_fn *fn, void *arg);
 int cmd_mime_addr(const char *value, char *out, size_t outlen);
 int cmd_mime_find(const char *text, size_t len, const char *type,

@@ -131,7 +131,8 @@ cmd_parse_word(struct cmd *c, int args, char *w)
 	if ((args & ARG_MODE) && c->list[0] != '\0' && c->mode == -1) {
 		if ((c->mode = subs_mode_parse(w, n)) == -1)
 			return cmd_parse_fail(c, "unknown mode (digest, "
-						 "digest-plain, each, nomail)");
+						 "digest-plain, each, nomail, "
+						 "notmetoo)");
 		return 0;
 	}
 	if (args & (ARG_LIST | ARG_LIST_OPT)) {
@@ -189,7 +190,7 @@ cmd_parse_line(const char *line, size_t len, const char *deflist, struct cmd *c)
 		if ((c->mode = subs_mode_parse(c->list, strlen(c->list))) == -1)
 			return cmd_parse_fail(c,
 			    "which mode? (set LIST digest|digest-plain|each|"
-			    "nomail)");
+			    "nomail|notmetoo)");
 		c->list[0] = '\0';
 	}
 	if ((v->args & ARG_TOKEN) && c->token[0] == '\0')

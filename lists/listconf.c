@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include "addr_set.h"
+#include "content_filter.h"
 #include "dmarc.h"
+#include "head_rules.h"
 #include "log.h"
 #include "listconf.h"
 #include "posting_conf.h"
@@ -109,6 +111,18 @@ static const struct conf_key listconf_keys[] = {
     LSTR("accept_from", accept_from),
     {"moderation_lifetime", CONF_DURATION, "7d", 1, 365 * 86400LL,
 	L(moderation_lifetime), NULL},
+    {"content_filter", CONF_BOOL, "no", 0, 1, L(content_filter), NULL},
+    LSTR("filter_types", filter_types),
+    LSTR("pass_types", pass_types),
+    {"filter_action", CONF_FUNC, "remove", 0, 0, L(filter_action),
+	content_filter_action_parse},
+    {"convert_html", CONF_BOOL, "no", 0, 1, L(convert_html), NULL},
+    {"collapse_alternatives", CONF_BOOL, "no", 0, 1, L(collapse_alternatives),
+	NULL},
+    {"emergency", CONF_BOOL, "no", 0, 1, L(emergency), NULL},
+    {"max_recipients", CONF_INT, "0", 0, 100000, L(max_recipients), NULL},
+    {"remove_headers", CONF_FUNC, "", 0, 0, L(remove_headers),
+	head_rules_parse},
 };
 #define NKEYS (sizeof(listconf_keys) / sizeof(listconf_keys[0]))
 

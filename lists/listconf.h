@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "head_rules.h"
 #include "settings.h"
 #include "names.h"
 #include "subs_mode.h"
@@ -49,6 +50,17 @@ struct listconf {
 	char moderators[2048];
 	char accept_from[PATH_MAX];
 	long long moderation_lifetime;
+	/* content filter (content_filter.c) */
+	int content_filter;
+	char filter_types[1024];
+	char pass_types[1024];
+	int filter_action; /* enum content_filter_action */
+	int convert_html;
+	int collapse_alternatives;
+	int emergency;		  /* every post held (posting_rules.c) */
+	long long max_recipients; /* in To and Cc; 0: no limit */
+	/* header rules (head_rules.c) */
+	char remove_headers[HEAD_RULES_NAMES_MAX];
 };
 /* Whether a list can be read now (listconf_presence). */
 enum listconf_presence {

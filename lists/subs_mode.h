@@ -1,6 +1,7 @@
 /*
  * subs_mode.h - how each subscriber gets a list (subs_mode.c): every
- * post, a digest (MIME or RFC 1153 plain text) or nothing for a while.
+ * post, every post but one's own, a digest (MIME or RFC 1153 plain
+ * text) or nothing for a while.
  */
 #ifndef MJQ_SUBS_MODE_H
 #define MJQ_SUBS_MODE_H
@@ -17,6 +18,7 @@ enum subs_mode {
 	SUBS_DIGEST,	   /* a MIME digest (multipart/digest) */
 	SUBS_DIGEST_PLAIN, /* an RFC 1153 plain-text digest */
 	SUBS_NOMAIL,	   /* nothing; still subscribed */
+	SUBS_NOTMETOO,	   /* every post but one's own (Mailman's not_metoo) */
 	SUBS_NMODES
 };
 

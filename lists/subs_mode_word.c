@@ -13,6 +13,7 @@ static const char *const subs_mode_words[SUBS_NMODES] = {
     [SUBS_DIGEST] = "digest",
     [SUBS_DIGEST_PLAIN] = "digest-plain",
     [SUBS_NOMAIL] = "nomail",
+    [SUBS_NOTMETOO] = "notmetoo",
 };
 
 /* subs_mode_parse - the mode named by the len bytes at word (any case) */

@@ -4,7 +4,8 @@
 #   sh scripts/deps.sh build   compiler, libbsd, inih, OpenSSL, libpsl, libcurl,
 #                              hiredis (the [cluster] limits shared in Redis),
 #                              libsqlite3 (mj_archive's index, with FTS5),
-#                              libxml2 (mj_archive reads HTML posts as text)
+#                              libxml2 (HTML posts read as text: the archive,
+#                              a list's convert_html)
 #   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace,
 #                              python3-dkim (the independent verifier),
 #                              debhelper and dpkg-dev (the .deb test),

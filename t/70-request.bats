@@ -388,3 +388,68 @@ confirm_fails_then_works() {
 	last eve@users.test | grep -qx '<eve@users.test> is not subscribed to mylist@example.org.'
 	[ -z "$(token_of eve@users.test)" ]
 }
+
+@test "set notmetoo: the subscriber gets every post but its own" {
+	request old@users.test "set mylist notmetoo" -l mylist -q
+	runq
+	request old@users.test "confirm $(token_of old@users.test)" -l mylist -q
+	runq
+	grep -qx 'old@users.test notmetoo' "$SUBS"
+	last old@users.test | grep -qx '<old@users.test> now gets mylist@example.org as: notmetoo.'
+	echo 'ann@users.test' >>"$SUBS"
+	n=$(mails old@users.test)
+	# its own post, From in another case: not to it, to ann
+	printf 'From: Old <OLD@Users.Test>\nTo: mylist@example.org\nSubject: mine\n\nmy own\n' |
+		send -f old@users.test -l mylist -r
+	runq
+	[ "$(mails old@users.test)" -eq "$n" ]
+	[ "$(mails ann@users.test)" -eq 1 ]
+	# ann's post: to it
+	printf 'From: <ann@users.test>\nTo: mylist@example.org\nSubject: hers\n\nann writes\n' |
+		send -f ann@users.test -l mylist -r
+	runq
+	[ "$(mails old@users.test)" -eq $((n + 1)) ]
+	last old@users.test | grep -qx 'ann writes'
+	[ "$(mails ann@users.test)" -eq 2 ]
+}
+
+@test "welcome and goodbye: the list's texts, variables replaced, come with the confirmed subscription and unsubscription" {
+	printf 'Welcome to $LIST@$DOMAIN!\nTo leave: $UNSUBSCRIBE\n' >"$LISTS/example.org/mylist/welcome"
+	printf 'Sorry to see you go from $LIST.\n' >"$LISTS/example.org/mylist/goodbye"
+	request ann@users.test subscribe -l mylist -q
+	runq
+	# not with the token: only once it is done
+	run -1 grep -q 'Welcome to' "$(ls -t "$MAIL/ann@users.test/new"/* | head -1)"
+	request ann@users.test "confirm $(token_of ann@users.test)" -l mylist -q
+	runq
+	grep -qx ann@users.test "$SUBS"
+	last ann@users.test | grep -qx 'Welcome to mylist@example.org!'
+	last ann@users.test | grep -qx 'To leave: mailto:majordomo@example.org?body=unsubscribe%20mylist'
+	request ann@users.test "unsubscribe mylist" -l mylist -q
+	runq
+	request ann@users.test "confirm $(token_of ann@users.test)" -l mylist -q
+	runq
+	run -1 grep -q ann@ "$SUBS"
+	last ann@users.test | grep -qx 'Sorry to see you go from mylist.'
+	run -1 grep -q 'Welcome to' <<<"$(last ann@users.test)"
+	# an owner's approval brings the welcome to the subscriber
+	printf 'subscribe_approval = yes\n' >>"$LISTS/example.org/mylist/config"
+	request bea@users.test subscribe -l mylist -q
+	runq
+	request bea@users.test "confirm $(token_of bea@users.test)" -l mylist -q
+	runq
+	request boss@owner.test "confirm $(token_of boss@owner.test)" -l mylist -q
+	runq
+	grep -qx bea@users.test "$SUBS"
+	last bea@users.test | grep -qx 'Welcome to mylist@example.org!'
+	# a text that cannot be read: the change is made, the text left out
+	rm "$LISTS/example.org/mylist/goodbye"
+	mkdir "$LISTS/example.org/mylist/goodbye"
+	request bea@users.test "unsubscribe mylist" -l mylist -q
+	runq
+	request bea@users.test "confirm $(token_of bea@users.test)" -l mylist -q
+	runq
+	run -1 grep -q bea@ "$SUBS"
+	last bea@users.test | grep -q 'is now off mylist@example.org'
+	grep -q 'goodbye: Is a directory: left out' "${RUNLOG:-$BATS_TEST_TMPDIR/run.log}"
+}

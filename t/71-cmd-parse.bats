@@ -260,8 +260,8 @@ error: malformed token: enable mylist bad-token" ]
 set list=mylist addr=bob@example.org mode=digest-plain
 set list=mylist mode=nomail
 set list=mylist mode=each
-error: unknown mode (digest, digest-plain, each, nomail): set other weekly
-error: which mode? (set LIST digest|digest-plain|each|nomail): set mylist" ]
+error: unknown mode (digest, digest-plain, each, nomail, notmetoo): set other weekly
+error: which mode? (set LIST digest|digest-plain|each|nomail|notmetoo): set mylist" ]
 	run "$PARSE" -l mylist <<<$'Subject: x\n\nset digest\nset nomail al@example.org\n'
 	[ "$output" = $'set list=mylist mode=digest\nset list=mylist addr=al@example.org mode=nomail' ]
 	run "$PARSE" <<<$'Subject: x\n\nset digest\n'

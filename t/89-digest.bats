@@ -551,3 +551,39 @@ issue_crash() {
 	runq
 	one_issue_each
 }
+
+@test "footer: each-mode readers get it on every post, a digest carries it once, not once a post" {
+	printf 'FOOTER of $LIST: %s\n' 'https://lists.example.org/' >"$LISTS/example.org/mylist/footer"
+	for n in 1 2 3; do post "$n"; done
+	runq
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	[ "$(mails each@users.test)" -eq 3 ]
+	for f in $(digests each@users.test); do
+		[ "$(tail -1 "$f")" = "FOOTER of mylist: https://lists.example.org/" ]
+		"$VERIFY" -n 1 "$f" "$KEYS"
+	done
+	for a in dig@users.test plain@users.test; do
+		[ "$(mails "$a")" -eq 1 ]
+		f=$(digests "$a")
+		"$VERIFY" -n 1 "$f" "$KEYS"
+		run "$CHECK" -t "$f"
+		[ "$status" -eq 0 ]
+		[ "${lines[-2]}" = "--- footer" ]
+		[ "${lines[-1]}" = "FOOTER of mylist: https://lists.example.org/" ]
+		# each post's text once, the footer once
+		for n in 1 2 3; do
+			[ "$(grep -c "^line 01 of post $n:" "$f")" -eq 1 ]
+		done
+		[ "$(grep -c '^FOOTER of mylist' "$f")" -eq 1 ]
+	done
+	# the MIME issue has it as its last part, after the three posts
+	python3 - "$(digests dig@users.test)" <<-'PY'
+	import email, sys
+	m = email.message_from_binary_file(open(sys.argv[1], "rb"))
+	parts = m.get_payload()
+	assert len(parts) == 5, len(parts)
+	last = parts[-1]
+	assert last.get_content_type() == "text/plain", last.get_content_type()
+	assert last.get_payload(decode=True) == b"FOOTER of mylist: https://lists.example.org/\n", last.get_payload()
+	PY
+}

@@ -15,7 +15,9 @@
 # message/rfc822; a plain one text/plain in RFC 1153's layout (the table
 # of contents, a line of 70 hyphens, posts separated by 30, the
 # trailer).  Each post listed in the table of contents in order, with
-# the address of its From.  Exit
+# the address of its From.  The list's footer may end either once: a
+# last text/plain part of the MIME one, a last entry without a header of
+# the plain one; it is printed after "--- footer".  Exit
 # 1, with the reason, when the digest is not so.
 import email
 import email.policy
@@ -58,12 +60,15 @@ def mime(msg):
     if not parts or parts[0].get_content_type() != "text/plain":
         fail("the first part is not the text/plain table of contents")
     posts = []
+    footer = None
+    if len(parts) > 1 and parts[-1].get_content_type() == "text/plain":
+        footer = parts.pop().get_content()
     for p in parts[1:]:
         if p.get_content_type() != "message/rfc822":
             fail("a part is " + p.get_content_type())
         inner = p.get_payload()[0]
         posts.append(entry(inner, inner_text(inner)))
-    return toc(parts[0].get_content()), posts
+    return toc(parts[0].get_content()), posts, footer
 
 
 def plain(msg):
@@ -75,10 +80,13 @@ def plain(msg):
     if not chunks[-1].startswith("End of "):
         fail("no trailer")
     posts = []
+    footer = None
+    if len(chunks) > 1 and not re.match(r"^[A-Za-z-]+:", chunks[-2]):
+        footer = chunks.pop(-2)
     for c in chunks[:-1]:
         h = email.message_from_string(c, policy=email.policy.default)
         posts.append(entry(h, c.split("\n\n", 1)[1] if "\n\n" in c else ""))
-    return toc(head), posts
+    return toc(head), posts, footer
 
 
 def main():
@@ -93,9 +101,9 @@ def main():
         msg = email.message_from_binary_file(f, policy=email.policy.default)
     ct = msg.get_content_type()
     if ct == "multipart/digest":
-        subjects, posts = mime(msg)
+        subjects, posts, footer = mime(msg)
     elif ct == "text/plain":
-        subjects, posts = plain(msg)
+        subjects, posts, footer = plain(msg)
     else:
         fail("content type " + ct)
     if [s for s, _ in subjects] != [p[1] for p in posts]:
@@ -116,6 +124,9 @@ def main():
         print("--- text")
         for p in posts:
             print(p[3], end="" if p[3].endswith("\n") else "\n")
+    if footer is not None:
+        print("--- footer")
+        print(footer, end="" if footer.endswith("\n") else "\n")
 
 
 main()

@@ -1,0 +1,134 @@
+/*
+ * list_text.c - a text an owner keeps in the list's directory: "footer"
+ * and "header" (put into each post, post_footer.c), "welcome" and
+ * "goodbye" (the replies to a subscription and an unsubscription).
+ * UTF-8, at most LIST_TEXT_MAX bytes, with these replaced:
+ *
+ *   $LIST         the list's name
+ *   $DOMAIN       its domain
+ *   $ARCHIVE_URL  the archive_url template with $LIST and $DOMAIN
+ *                 replaced ("" when unset)
+ *   $UNSUBSCRIBE  mailto:majordomo@DOMAIN?body=unsubscribe%20LIST
+ *
+ * A text that is absent is no text; one that cannot be read is an
+ * error (the message waits: a list never goes out without the footer
+ * its owner wrote because a disk hiccupped).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "list_text.h"
+
+/* list_text_var - write the value of the variable at p, if one starts
+ * there; its name's length, 0 when none */
+static size_t
+list_text_var(FILE *fp, const char *p, const struct listconf *lc,
+    const char *domain, const char *list)
+{
+	char *url;
+
+	if (strncmp(p, "$LIST", 5) == 0) {
+		fputs(list, fp);
+		return 5;
+	}
+	if (strncmp(p, "$DOMAIN", 7) == 0) {
+		fputs(domain, fp);
+		return 7;
+	}
+	if (strncmp(p, "$UNSUBSCRIBE", 12) == 0) {
+		fprintf(fp, "mailto:majordomo@%s?body=unsubscribe%%20%s",
+		    domain, list);
+		return 12;
+	}
+	if (strncmp(p, "$ARCHIVE_URL", 12) == 0) {
+		/* the template names $LIST and $DOMAIN only: no loop */
+		if (strstr(lc->archive_url, "$ARCHIVE_URL") == NULL &&
+		    list_text_expand(lc->archive_url, lc, domain, list, &url) ==
+			0) {
+			fputs(url, fp);
+			free(url);
+		}
+		return 12;
+	}
+	return 0;
+}
+
+/* list_text_expand - text with its variables replaced, malloc'd into
+ * *out; -1 out of memory */
+int
+list_text_expand(const char *text, const struct listconf *lc,
+    const char *domain, const char *list, char **out)
+{
+	const char *p;
+	size_t size = 0, n;
+	FILE *fp;
+
+	*out = NULL;
+	if ((fp = open_memstream(out, &size)) == NULL)
+		return -1;
+	for (p = text; *p != '\0'; p++) {
+		if (*p == '$' &&
+		    (n = list_text_var(fp, p, lc, domain, list)) > 0)
+			p += n - 1;
+		else
+			fputc(*p, fp);
+	}
+	if (fclose(fp) == EOF) {
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* list_text_load - the list's text called file, its variables replaced,
+ * into *out (malloc'd; NULL when the list has none); -1 with err when it
+ * cannot be read, is too long or holds a NUL */
+int
+list_text_load(const struct settings *s, const struct listconf *lc,
+    const char *domain, const char *list, const char *file, char **out,
+    char *err, size_t errlen)
+{
+	char path[PATH_MAX], *buf;
+	size_t n;
+	FILE *fp;
+	int r = -1;
+
+	*out = NULL;
+	if (listconf_path(path, sizeof(path), s, domain, list, file) == -1) {
+		snprintf(err, errlen, "%s: path too long", file);
+		return -1;
+	}
+	if ((fp = fopen(path, "re")) == NULL) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if ((buf = malloc(LIST_TEXT_MAX + 2)) == NULL) {
+		fclose(fp);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	n = fread(buf, 1, LIST_TEXT_MAX + 1, fp);
+	if (ferror(fp))
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	else if (n > LIST_TEXT_MAX)
+		snprintf(err, errlen, "%s: longer than %d bytes", path,
+		    LIST_TEXT_MAX);
+	else if (memchr(buf, '\0', n) != NULL)
+		snprintf(err, errlen, "%s: holds a NUL byte", path);
+	else
+		r = 0;
+	fclose(fp);
+	buf[n] = '\0';
+	if (r == 0 && n > 0 &&
+	    list_text_expand(buf, lc, domain, list, out) == -1) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		r = -1;
+	}
+	free(buf);
+	return r;
+}

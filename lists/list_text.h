@@ -1,0 +1,22 @@
+/*
+ * list_text.h - a text an owner keeps in the list's directory (footer,
+ * header, welcome, goodbye), read with its variables replaced
+ * (list_text.c).
+ */
+#ifndef MJQ_LIST_TEXT_H
+#define MJQ_LIST_TEXT_H
+
+#include <stddef.h>
+
+#include "listconf.h"
+#include "settings.h"
+
+#define LIST_TEXT_MAX (64 * 1024)
+
+int list_text_load(const struct settings *s, const struct listconf *lc,
+    const char *domain, const char *list, const char *file, char **out,
+    char *err, size_t errlen);
+int list_text_expand(const char *text, const struct listconf *lc,
+    const char *domain, const char *list, char **out);
+
+#endif
