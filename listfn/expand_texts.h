@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "listconf.h"
+#include "lists.h"
 
 struct listfn_env;
 struct listfn_msg;
