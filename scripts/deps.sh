@@ -14,12 +14,13 @@
 #                              what Exim, OpenSMTPD and Sendmail need beside
 #                              their own packages (t/95-97 unpack those in a
 #                              private host: they conflict with Postfix),
-#                              sqlite3 (t/94-archive.bats reads the index)
+#                              sqlite3 (t/94-archive.bats reads the index),
+#                              chromium-driver, python3-selenium and tidy
+#                              (t/39-pages.bats), the peers t/84 and t/47
+#                              run (python3-flufl.bounce, mhonarc, mlmmj)
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
-#                              (python3-flufl.bounce: Mailman 3's bounce
-#                              scanner, t/bench/bounces.sh; mhonarc:
-#                              t/bench/archive.sh's peer; mailman3 and
-#                              mlmmj: t/bench/members.sh)
+#                              (mailman3: t/bench/members.sh; ab from
+#                              apache2-utils: t/bench/oneclick.sh pages)
 #   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
 #   sh scripts/deps.sh deb     build + debhelper, dpkg-dev (make deb)
 #
@@ -34,16 +35,20 @@ test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
       debhelper dpkg-dev clang-format redis-server sqlite3
       adduser m4 libidn12 libgnutls-dane0 libnsl2 libpcre2-8-0 libdb5.3
       libevent-2.1-7 libwrap0 libldap-2.5-0 libsasl2-2 liblockfile1
-      chromium-driver python3-selenium tidy"
+      chromium-driver python3-selenium tidy
+      python3-flufl.bounce mhonarc mlmmj"
 # chromium-driver and python3-selenium: t/39-pages.bats drives headless
 # Chromium through the list's pages (forms typed in and buttons pressed,
 # as a person does), which --dump-dom alone cannot do; tidy (HTML Tidy
 # 5) checks that every page it serves is HTML5 without a warning.
 # apache2-utils: ab, the load of t/bench/oneclick.sh pages (the CGI
 # pages' requests per second beside a static file).
+# python3-flufl.bounce and mhonarc: the peers of t/bench/bounces.sh and
+# archive.sh, which t/84 runs at a small size; mlmmj: t/47 imports a list
+# Debian's mlmmj made.
 # t/bench/members.sh compares mjq-members with mailman addmembers (Mailman
 # 3, on SQLite) and mlmmj-sub
-bench="$test python3-flufl.bounce mhonarc mailman3 mlmmj apache2-utils"
+bench="$test mailman3 apache2-utils"
 fuzz="$build clang libclang-rt-dev"
 
 case "${1:-build}" in
