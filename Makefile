@@ -239,8 +239,9 @@ members/mjq-members: $(MEM_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \
     $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS)
 # mj_listweb shows held posts with the archive's rendering
-# (archive_html.o).
-web/mj_listweb: $(WEB_SRC:.c=.o) archive/archive_html.o $(CLUSTER_TABLE) \
+# (archive_body.o, archive_html.o).
+web/mj_listweb: $(WEB_SRC:.c=.o) archive/archive_body.o \
+    archive/archive_html.o $(CLUSTER_TABLE) \
     $(LIBLISTS) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS)
 queueserv/mj_queueserv: $(QS_SRC:.c=.o) $(CLUSTER_TABLE) $(LIBLISTS) \

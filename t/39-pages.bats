@@ -318,6 +318,32 @@ got() {
 	[ "$output" = 410 ]
 }
 
+@test "the held post's page shows it as the archive does: its Latin-1 base64 text decoded, quoted lines set apart, an attachment named and never served" {
+	MJQ_LIST_POSTING='' mjq_list example.org modlist bob@users.test
+	printf '[list]\nowners = boss@users.test\npages_url = %s\n' "$PAGES" \
+		>>"$LISTS/example.org/modlist/config"
+	printf '%s\n' 'From: Zed <zed@users.test>' 'Subject: mime' \
+		"Message-Id: <$RANDOM$RANDOM@users.test>" 'MIME-Version: 1.0' \
+		'Content-Type: multipart/mixed; boundary="B"' '' '--B' \
+		'Content-Type: text/plain; charset=iso-8859-1' \
+		'Content-Transfer-Encoding: base64' '' \
+		'Y2Fm6SBhdSBsYWl0Cj4gcXVvdGVkIGxpbmUK' '--B' \
+		'Content-Type: application/pdf; name="plan<x>.pdf"' \
+		'Content-Disposition: attachment; filename="plan<x>.pdf"' \
+		'Content-Transfer-Encoding: base64' '' 'JVBERi0xLjQK' '--B--' |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l modlist -r -f zed@users.test
+	runq
+	MOD=$(cat "$SAVE"/* | tr -d '\r' | grep -o 'http://[^ ]*&m=[0-9a-f-]*' | tail -1)
+	[ -n "$MOD" ]
+	curl -s "$MOD" >"$BATS_TEST_TMPDIR/held.html"
+	grep -q 'café au lait' "$BATS_TEST_TMPDIR/held.html"
+	grep -q '<blockquote class="q1">.*quoted line' "$BATS_TEST_TMPDIR/held.html"
+	grep -qF 'plan&lt;x&gt;.pdf (application/pdf, 9 bytes)' "$BATS_TEST_TMPDIR/held.html"
+	run -1 grep -q 'Y2Fm6SBh\|JVBERi0\|<a ' "$BATS_TEST_TMPDIR/held.html"
+	# the GET approved nothing
+	[ "$(got bob@users.test)" -eq 0 ]
+}
+
 @test "reject with a reason and discard from the held post's page; its tokens work on no other list and once" {
 	modlist_held 'first' 'one'
 	first=$MOD

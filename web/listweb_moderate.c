@@ -137,12 +137,30 @@ listweb_held_summary(const struct listweb *w, const char *token)
 	printf(")");
 }
 
+/* listweb_held_part - one part of the held post as the archive shows
+ * it: its text (UTF-8, quotes set apart, an HTML-only post through its
+ * text), an attachment by its name and type only, never served */
+static int
+listweb_held_part(void *arg, const struct archive_body_part *bp)
+{
+	(void)arg;
+	if (bp->kind == ARCHIVE_BODY_TEXT) {
+		archive_html_text(stdout, bp->data, bp->len);
+		return 0;
+	}
+	printf("<p>Attachment %d: ", bp->n);
+	archive_html_plain(stdout, bp->name, strlen(bp->name));
+	printf(" (");
+	archive_html_plain(stdout, bp->type, strlen(bp->type));
+	printf(", %zu bytes)</p>\n", bp->len);
+	return 0;
+}
+
 /* listweb_held_show - the post: headers, why, its text */
 static int
 listweb_held_show(const struct listweb *w, const struct listweb_held *h)
 {
 	char *text, why[SPOOL_WHY_MAX];
-	const char *body;
 	ssize_t n;
 	size_t len = 0;
 	time_t when;
@@ -171,11 +189,10 @@ listweb_held_show(const struct listweb *w, const struct listweb_held *h)
 	printf("<dt>Held because</dt><dd>");
 	archive_html_plain(stdout, why, strlen(why));
 	printf("</dd>\n</dl>\n<h2>The post</h2>\n"
-	       "<div style=\"white-space:pre-wrap;border-left:3px solid #888;"
-	       "padding-left:1em;overflow-wrap:anywhere\">");
-	if ((body = strstr(text, "\n\n")) != NULL)
-		archive_html_plain(
-		    stdout, body + 2, len - (size_t)(body + 2 - text));
+	       "<div style=\"border-left:3px solid #888;padding-left:1em;"
+	       "overflow-wrap:anywhere\">");
+	if (archive_body_each(text, len, listweb_held_part, NULL) == -1)
+		printf("<p>(the post cannot be shown)</p>\n");
 	printf("</div>\n%s", len == LISTWEB_HELD_MAX ? "<p>(cut)</p>\n" : "");
 	free(text);
 	return 0;
