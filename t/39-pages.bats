@@ -126,7 +126,7 @@ browse() {
 	grep -q 'will get no more mail' "$SHOTS/leave-after.html"
 	runq
 	run ! grep -q ann "$SUBS"
-	[ -z "${MJQ_KEEP_SCREENSHOT:-}" ] || cp "$SHOTS"/*.png "$MJQ_KEEP_SCREENSHOT"
+	[ -z "${MJQ_KEEP_SCREENSHOTS:-}" ] || cp "$SHOTS"/*.png "$MJQ_KEEP_SCREENSHOTS"
 }
 
 # subscribe_post ADDR [CURL-ARGS...] - the subscribe form posted with a
@@ -311,6 +311,7 @@ got() {
 	run ! grep -qi '<script\|<img' "$SHOTS/held.html"
 	grep -q 'is not a subscriber' "$SHOTS/held.html"
 	grep -q 'sent to the list' "$SHOTS/held-after.html"
+	[ -z "${MJQ_KEEP_SCREENSHOTS:-}" ] || cp "$SHOTS"/*.png "$MJQ_KEEP_SCREENSHOTS"
 	runq
 	[ "$(got bob@users.test)" -eq 1 ]
 	# The link is spent.

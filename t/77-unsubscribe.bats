@@ -193,7 +193,7 @@ request_files() {
 		--disable-sync --user-data-dir="$d" --window-size=800,600
 	chromium "$@" --screenshot="$BATS_TEST_TMPDIR/page.png" "$WEB?$q" 2>/dev/null
 	[ -s "$BATS_TEST_TMPDIR/page.png" ]
-	[ -z "${MJQ_KEEP_SCREENSHOT:-}" ] || cp "$BATS_TEST_TMPDIR/page.png" "$MJQ_KEEP_SCREENSHOT"
+	[ -z "${MJQ_KEEP_SCREENSHOTS:-}" ] || cp "$BATS_TEST_TMPDIR/page.png" "$MJQ_KEEP_SCREENSHOTS"
 	chromium "$@" --dump-dom "$WEB?$q" 2>/dev/null >"$BATS_TEST_TMPDIR/dom"
 	grep -q '<button type="submit" id="unsubscribe">Unsubscribe</button>' "$BATS_TEST_TMPDIR/dom"
 	grep -q 'name="List-Unsubscribe" value="One-Click"' "$BATS_TEST_TMPDIR/dom"
