@@ -33,6 +33,7 @@
 #include <strings.h>
 
 #include "bounce_parse.h"
+#include "copy_rcpt.h"
 #include "bounce_read.h"
 #include "bounce_report.h"
 #include "cmd_mime.h"
@@ -50,38 +51,40 @@ static const char *const delay_marks[] = {
 };
 
 /* bounce_verp - the subscriber encoded in <list>-owner+user=host@domain
- * in one of the headers that name the envelope recipient; 0 found */
+ * (copy_rcpt_verp, the one VERP decoder), or a probe's token in
+ * <list>-owner+probe-<token>@domain, in one of the headers that name the
+ * envelope recipient; 0 found */
 static int
 bounce_verp(const char *domain, const char *list, const char *text, size_t len,
     struct bounce_found *bf)
 {
 	static const char *const hdrs[] = {
 	    "Delivered-To", "X-Original-To", "Envelope-To", "To"};
-	char v[1024], addr[NAME_ADDR_MAX + 1], prefix[NAME_LIST_MAX + 16];
-	char *eq, *at;
+	char v[1024], addr[NAME_ADDR_MAX + 1], sub[NAME_ADDR_MAX + 1];
+	char prefix[NAME_LIST_MAX + 32];
+	char *at;
 	size_t i, k;
 
-	k = (size_t)snprintf(prefix, sizeof(prefix), "%s-owner+", list);
+	k = (size_t)snprintf(prefix, sizeof(prefix), "%s-owner+probe-", list);
 	for (i = 0; i < sizeof(hdrs) / sizeof(hdrs[0]); i++) {
 		if (cmd_mime_header(text, len, hdrs[i], v, sizeof(v)) == -1 ||
-		    cmd_mime_addr(v, addr, sizeof(addr)) == -1 ||
-		    strncasecmp(addr, prefix, k) != 0 ||
+		    cmd_mime_addr(v, addr, sizeof(addr)) == -1)
+			continue;
+		if (copy_rcpt_verp(domain, list, addr, sub, sizeof(sub)) == 0) {
+			(void)bounce_found_add(
+			    bf, "VERP", sub, strlen(sub), NULL, NULL, 0);
+			return 0;
+		}
+		if (strncasecmp(addr, prefix, k) != 0 ||
 		    (at = strrchr(addr, '@')) == NULL ||
 		    strcasecmp(at + 1, domain) != 0)
 			continue;
 		*at = '\0';
-		if (strncasecmp(addr + k, "probe-", 6) == 0 &&
-		    strlen(addr + k + 6) <= BOUNCE_PROBE_TOKEN_MAX) {
-			(void)strlcpy(bf->probe, addr + k + 6,
+		if (strlen(addr + k) <= BOUNCE_PROBE_TOKEN_MAX) {
+			(void)strlcpy(bf->probe, addr + k,
 			    sizeof(bf->probe)); /* its length checked */
 			return 0;
 		}
-		if ((eq = strrchr(addr + k, '=')) == NULL)
-			continue;
-		*eq = '@';
-		(void)bounce_found_add(
-		    bf, "VERP", addr + k, strlen(addr + k), NULL, NULL, 0);
-		return 0;
 	}
 	return -1;
 }
