@@ -12,14 +12,6 @@
 #include "cgi_req.h"
 #include "unsub.h"
 
-/* unsub_page_esc - text, HTML-escaped (the one escaping function,
- * html_esc.c), to stdout */
-static void
-unsub_page_esc(const char *s)
-{
-	html_str(stdout, s);
-}
-
 /* unsub_page_head - the status line, headers and the page's start */
 static void
 unsub_page_head(int status, const char *reason, const char *title, int head)
@@ -28,13 +20,13 @@ unsub_page_head(int status, const char *reason, const char *title, int head)
 	if (head)
 		return;
 	cgi_page_open();
-	unsub_page_esc(title);
+	html_str(stdout, title);
 	printf("</title>\n"
 	       "<style>body{font-family:sans-serif;max-width:36em;"
 	       "margin:3em auto;padding:0 1em;line-height:1.5}"
 	       "button{font-size:1.1em;padding:.5em 1.5em}</style>\n"
 	       "</head>\n<body>\n<main>\n<h1>");
-	unsub_page_esc(title);
+	html_str(stdout, title);
 	printf("</h1>\n");
 }
 
@@ -97,9 +89,9 @@ unsub_page_confirm(const struct unsub_link *l, const char *pages, int head)
 	if (pages[0] != '\0') {
 		/* The list's pages (mj_listweb) take the same link. */
 		printf("<p><a id=\"options\" href=\"");
-		unsub_page_esc(pages);
+		html_str(stdout, pages);
 		putchar(strchr(pages, '?') != NULL ? '&' : '?');
-		unsub_page_esc(query ? query : "");
+		html_str(stdout, query ? query : "");
 		printf("\">Change how you get the list instead</a></p>\n");
 	}
 	unsub_page_tail();
