@@ -357,3 +357,27 @@ complaints_counted() {
 	[ "$(complaints_counted)" = 3 ]
 	[ "$(mails boss@owner.test)" -eq 1 ]
 }
+
+@test "a complaint proving nobody is counted once and forwarded once when its runner is killed between the count and the forward" {
+	command -v strace >/dev/null || skip "no strace"
+	complaint_setup
+	reply_post
+	copy_of dave@users.test >"$BATS_TEST_TMPDIR/copy"
+	arf_report abuse 'Original-Mail-From: <mylist-owner@example.org>' "$BATS_TEST_TMPDIR/copy"
+	local name
+	name=$(queue_files | tail -1)
+	# counted, then killed as its forward's state file is linked in
+	crash_at link "$SPOOL/$(dirname "$name")/.$(basename "$name")"
+	[ "$(complaints_counted)" = 1 ]
+	runq_empty
+	echo "complaints counted: $(complaints_counted)"
+	[ "$(complaints_counted)" = 1 ]
+	[ "$(mails boss@owner.test)" -eq 1 ]
+	# the count's mark of the message is gone with it
+	[ "$(cat "$SPOOL/state/bounce-counts")" = "mylist@example.org 0 0 0 0 0 1" ]
+	# and the next report counts again
+	arf_report abuse 'Original-Mail-From: <mylist-owner@example.org>' "$BATS_TEST_TMPDIR/copy"
+	runq_empty
+	[ "$(complaints_counted)" = 2 ]
+	[ "$(mails boss@owner.test)" -eq 2 ]
+}
