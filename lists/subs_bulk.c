@@ -17,13 +17,16 @@
  *           or given the mode; the lines still 0 are the addresses that
  *           were not subscribed
  * A million addresses cost the set's 16 MB and two stdio buffers.
- * Everything but the lines concerned is kept byte for byte.
+ * Everything but the lines concerned is kept byte for byte.  A remove
+ * notes the addresses it removed in subscribers.since (subs_since.c)
+ * before the new file replaces the old one, as subs_edit does for one.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "addr_set.h"
@@ -33,6 +36,7 @@
 #include "subs_bulk.h"
 #include "subs_disabled.h"
 #include "subs_line.h"
+#include "subs_since.h"
 
 /* One run: the files and the set. */
 struct bulk {
@@ -331,8 +335,33 @@ bulk_pass(struct bulk *bk, const struct settings *s, const char *domain,
 	return bulk_change(bk, in) == -1 ? -1 : bulk_unfound(bk);
 }
 
+/* bulk_since_each - subs_since_note_each's lines: the addresses given
+ * that were found (removed) */
+static int
+bulk_since_each(void *arg, FILE *out, long long now)
+{
+	struct bulk *bk = arg;
+	char *line = NULL, *a;
+	size_t cap = 0;
+	int r = 0;
+
+	if (fseeko(bk->given, 0, SEEK_SET) == -1)
+		return -1;
+	while (r == 0 && getline(&line, &cap, bk->given) != -1) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '1' && (a = strrchr(line, ' ')) != NULL &&
+		    fprintf(out, "%s %lld\n", a + 1, now) < 0)
+			r = -1;
+	}
+	if (ferror(bk->given))
+		r = -1;
+	free(line);
+	return r;
+}
+
 /* bulk_finish - the new file replaces the old one when something
- * changed (not on a dry run); then the removed disabled lines go */
+ * changed (not on a dry run), a remove noted first in
+ * subscribers.since; then the removed disabled lines go */
 static int
 bulk_finish(struct bulk *bk, struct lockedit *le, FILE *out, int ok)
 {
@@ -345,6 +374,12 @@ bulk_finish(struct bulk *bk, struct lockedit *le, FILE *out, int ok)
 	if (ok == -1 || bk->b->count[SUBS_BULK_DONE] == 0) {
 		lockedit_tmp_abort(le, out);
 		return ok;
+	}
+	if (bk->b->op == SUBS_BULK_REMOVE &&
+	    subs_since_note_each(le->path, bulk_since_each, bk,
+		(long long)time(NULL), bk->b->since_keep) == -1) {
+		lockedit_tmp_abort(le, out);
+		return -1;
 	}
 	if (lockedit_tmp_commit(le, out) == -1)
 		return -1;

@@ -170,6 +170,8 @@ mjq_list_incidents{list="mylist@example.org"} 1
 @test "a real unknown user (550 5.1.1) over SMTP: disabled on the fifth day, probed, removed after the last probe bounced back through the owner address" {
 	bounce_setup "$SPAMHAUS"
 	printf 'bounce_probes = 2\nbounce_probe_interval = 1d\n' >>"$LISTS/example.org/mylist/config"
+	# a goodbye text: the owners hear it was not sent to a dead mailbox
+	printf 'Goodbye from $LIST.\n' >"$LISTS/example.org/mylist/goodbye"
 	local d
 	for d in 0 1 2 3; do
 		on_day $d
@@ -199,6 +201,10 @@ mjq_list_incidents{list="mylist@example.org"} 1
 	run -1 grep -q gone "$SUBS"
 	[ "$(grep -c 'and each of its 2 probes bounced' "$RUNLOG")" -eq 3 ]
 	[ "$(mails boss@owner.test)" -eq 7 ]
+	[ "$(grep -l 'has been removed from mylist@example.org' "$MAIL"/boss@owner.test/new/* | wc -l)" -eq 3 ]
+	[ "$(grep -l "The list's goodbye text was not sent to it: mail to it bounces." "$MAIL"/boss@owner.test/new/* | wc -l)" -eq 3 ]
+	# no goodbye (nor any other mail) queued to a removed address
+	run -1 grep -q 'reply .* to <gone[123]@ok.test>' "$RUNLOG"
 	# the blocklisted 40 all along: nothing
 	run -1 grep -q '@blocked.test' "$BOUNCES"
 }

@@ -120,6 +120,53 @@ members() {
 	[ -z "$(queue_files)" ]
 }
 
+@test "remove notes each address removed in subscribers.since with its time, as an unsubscribe does (what binds one-click links to a subscription); aged lines go; a dry run notes nothing" {
+	printf 'a@users.test\nb@users.test digest\nc@users.test\n' >"$SUBS"
+	printf 'old@users.test 1\nc@users.test %s\n' "$(date +%s)" >"$SUBS.since"
+	local orig
+	orig=$(cat "$SUBS.since")
+	run -0 members -n mylist@example.org remove <<<'a@users.test'
+	[ "$(cat "$SUBS.since")" = "$orig" ]
+	local before after
+	before=$(date +%s)
+	run -1 --separate-stderr members mylist@example.org remove <<<$'a@users.test\nB@users.test\nnot@users.test'
+	after=$(date +%s)
+	[ "$output" = "mylist@example.org: 2 removed, 1 not subscribed, 0 invalid" ]
+	cat "$SUBS.since"
+	# the aged line dropped, c's kept, one line for each address removed
+	[ "$(cut -d' ' -f1 "$SUBS.since" | tr '\n' ' ')" = "c@users.test a@users.test B@users.test " ]
+	local t
+	for t in $(awk '$1 != "c@users.test" {print $2}' "$SUBS.since"); do
+		[ "$t" -ge "$before" ] && [ "$t" -le "$after" ]
+	done
+}
+
+@test "--goodbye queues the list's goodbye to the addresses removed, not to those that were not on; --no-goodbye (the default) sends nothing" {
+	smtpd_start users
+	printf '[transport_map]\n* = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
+	printf 'a@users.test\nb@users.test\nc@users.test\n' >"$SUBS"
+	printf 'Farewell from the test list.\n' >"$LISTS/example.org/mylist/goodbye"
+	run -1 --separate-stderr members --goodbye mylist@example.org remove <<<$'a@users.test\nb@users.test\nnot@users.test'
+	[ "$output" = "mylist@example.org: 2 removed, 1 not subscribed, 0 invalid, 2 sent the goodbye" ]
+	[ "$(queue_files | wc -l)" -eq 1 ]
+	runq
+	SLOG=$BATS_TEST_TMPDIR/users/log
+	[ "$(grep -c 'to=<a@users.test>$' "$SLOG")" -eq 1 ]
+	[ "$(grep -c 'to=<b@users.test>$' "$SLOG")" -eq 1 ]
+	[ "$(grep -c 'to=<not@users.test>$' "$SLOG")" -eq 0 ]
+	id=$(grep 'to=<a@users.test>$' "$SLOG" | cut -d' ' -f2)
+	tr -d '\r' <"$BATS_TEST_TMPDIR/users/save/new/$id" >"$BATS_TEST_TMPDIR/got"
+	grep -qx 'Subject: Goodbye from mylist@example.org' "$BATS_TEST_TMPDIR/got"
+	grep -qx 'Farewell from the test list.' "$BATS_TEST_TMPDIR/got"
+	[ -z "$(queue_files)" ]
+	# --no-goodbye, and the default: nothing queued
+	run -0 members --no-goodbye mylist@example.org remove <<<'c@users.test'
+	[ "$output" = "mylist@example.org: 1 removed, 0 not subscribed, 0 invalid" ]
+	echo c@users.test >>"$SUBS"
+	run -0 members mylist@example.org remove <<<'c@users.test'
+	[ -z "$(queue_files)" ]
+}
+
 @test "concurrency: a runner confirming a subscription while mjq-members adds 200,000: both updates kept" {
 	MJQ_LIST_POSTING=open
 	mkdir -p "$BATS_TEST_TMPDIR/mail"
