@@ -296,9 +296,14 @@ done:
 	return r;
 }
 
-/* bulk_unfound - the addresses given that no line named */
+/* What bulk_given_walk calls for a given address: its line number. */
+typedef int bulk_given_fn(
+    struct bulk *bk, const char *addr, unsigned long line, void *arg);
+
+/* bulk_given_walk - fn for each address given whose flag (F, '0' not
+ * found, '1' found) is flag; 0, or -1 */
 static int
-bulk_unfound(struct bulk *bk)
+bulk_given_walk(struct bulk *bk, char flag, bulk_given_fn *fn, void *arg)
 {
 	char *line = NULL, *a;
 	size_t cap = 0;
@@ -308,15 +313,30 @@ bulk_unfound(struct bulk *bk)
 		return -1;
 	while (r == 0 && getline(&line, &cap, bk->given) != -1) {
 		line[strcspn(line, "\n")] = '\0';
-		if (line[0] != '0' || (a = strrchr(line, ' ')) == NULL)
+		if (line[0] != flag || (a = strrchr(line, ' ')) == NULL)
 			continue;
-		r = bulk_tell(bk, a + 1, strtoul(line + 2, NULL, 10),
-		    SUBS_BULK_NOT_MEMBER);
+		r = fn(bk, a + 1, strtoul(line + 2, NULL, 10), arg);
 	}
 	if (ferror(bk->given))
 		r = -1;
 	free(line);
 	return r;
+}
+
+/* bulk_not_member - bulk_given_walk's fn: told not subscribed */
+static int
+bulk_not_member(
+    struct bulk *bk, const char *addr, unsigned long line, void *arg)
+{
+	(void)arg;
+	return bulk_tell(bk, addr, line, SUBS_BULK_NOT_MEMBER);
+}
+
+/* bulk_unfound - the addresses given that no line named */
+static int
+bulk_unfound(struct bulk *bk)
+{
+	return bulk_given_walk(bk, '0', bulk_not_member, NULL);
 }
 
 /* bulk_pass - the pass of the operation over the file in (NULL: none
@@ -335,28 +355,31 @@ bulk_pass(struct bulk *bk, const struct settings *s, const char *domain,
 	return bulk_change(bk, in) == -1 ? -1 : bulk_unfound(bk);
 }
 
+/* What bulk_since_line writes: the file, the time. */
+struct bulk_since {
+	FILE *out;
+	long long now;
+};
+
+/* bulk_since_line - bulk_given_walk's fn: a removed address's line */
+static int
+bulk_since_line(
+    struct bulk *bk, const char *addr, unsigned long line, void *arg)
+{
+	const struct bulk_since *bs = arg;
+
+	(void)bk, (void)line;
+	return fprintf(bs->out, "%s %lld\n", addr, bs->now) < 0 ? -1 : 0;
+}
+
 /* bulk_since_each - subs_since_note_each's lines: the addresses given
  * that were found (removed) */
 static int
 bulk_since_each(void *arg, FILE *out, long long now)
 {
-	struct bulk *bk = arg;
-	char *line = NULL, *a;
-	size_t cap = 0;
-	int r = 0;
+	struct bulk_since bs = {out, now};
 
-	if (fseeko(bk->given, 0, SEEK_SET) == -1)
-		return -1;
-	while (r == 0 && getline(&line, &cap, bk->given) != -1) {
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == '1' && (a = strrchr(line, ' ')) != NULL &&
-		    fprintf(out, "%s %lld\n", a + 1, now) < 0)
-			r = -1;
-	}
-	if (ferror(bk->given))
-		r = -1;
-	free(line);
-	return r;
+	return bulk_given_walk(arg, '1', bulk_since_line, &bs);
 }
 
 /* bulk_finish - the new file replaces the old one when something
