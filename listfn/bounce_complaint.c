@@ -122,6 +122,16 @@ bounce_complaint(
 			    m->name);
 		return 2;
 	}
+	if ((r = bounce_count_was(env, m)) == -1)
+		return -1;
+	if (r == 1) {
+		/* An earlier pass removed, noted and counted: only its end
+		 * is left to make. */
+		log_info("%s: complaint about <%s> taken before its state "
+			 "file was made: not taken again",
+		    m->name, af.addr);
+		goto end;
+	}
 	if ((r = listfn_list_conf(env, m, &lc)) != 0)
 		return r;
 	if ((member = subs_edit_member(env->s, m->domain, m->list, af.addr)) ==
@@ -143,6 +153,7 @@ bounce_complaint(
 		   "proven by %s: %s",
 	    m->name, af.addr, m->list, m->domain, af.proof, what);
 	(void)bounce_count_once(env, m, NULL, 1);
+end:
 	if (listfn_state_empty(env, m, "complaint", "") == -1)
 		return -1;
 	bounce_count_settled(env, m);

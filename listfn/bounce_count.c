@@ -69,6 +69,18 @@ bounce_count_once(struct listfn_env *env, const struct listfn_msg *m,
 	return r == 0 ? 0 : 1;
 }
 
+/* bounce_count_was - m counted by an earlier pass */
+int
+bounce_count_was(struct listfn_env *env, const struct listfn_msg *m)
+{
+	int r;
+
+	if ((r = spool_bounce_count_marked(env->s->spool_dir, m->path)) == -1)
+		log_warn(
+		    "%s: cannot read %s", m->name, SPOOL_BOUNCE_COUNT_FILE);
+	return r;
+}
+
 /* bounce_count_settled - m's state file is made: its mark goes */
 void
 bounce_count_settled(struct listfn_env *env, const struct listfn_msg *m)

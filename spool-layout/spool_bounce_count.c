@@ -192,6 +192,35 @@ spool_bounce_count_settled(const char *spool, const char *msg)
 	return count_edit(spool, &ce) == -1 ? -1 : 0;
 }
 
+/* spool_bounce_count_marked - whether msg's mark is in the file (read
+ * whole as the last rewrite left it: rewrites are renames) */
+int
+spool_bounce_count_marked(const char *spool, const char *msg)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0, ml = strlen(COUNT_MARK);
+	int found = 0;
+	ssize_t n;
+	FILE *fp;
+
+	if (spool_path(path, sizeof(path), spool, SPOOL_BOUNCE_COUNT_FILE) ==
+	    -1)
+		return -1;
+	if ((fp = fopen(path, "re")) == NULL)
+		return errno == ENOENT ? 0 : -1;
+	while (!found && (n = getline(&line, &cap, fp)) > 0) {
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		found = strncmp(line, COUNT_MARK, ml) == 0 &&
+			strcmp(line + ml, msg) == 0;
+	}
+	free(line);
+	if (!found && ferror(fp))
+		found = -1;
+	fclose(fp);
+	return found;
+}
+
 /* count_line - io_lines_load's parse: a line that is not damaged */
 static int
 count_line(char *line, void *rec, void *arg)

@@ -37,6 +37,9 @@ int spool_bounce_count_add(
  * before, -1 with errno */
 int spool_bounce_count_once(
     const char *spool, const struct spool_bounce_count *add, const char *msg);
+/* spool_bounce_count_marked - 1 when msg is marked (counted, its state
+ * file not yet made), 0 not, -1 with errno */
+int spool_bounce_count_marked(const char *spool, const char *msg);
 /* spool_bounce_count_settled - msg's mark taken away, its state file
  * being committed (a mark whose message has left the spool goes at any
  * rewrite anyway); 0, or -1 with errno */

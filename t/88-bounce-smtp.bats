@@ -387,3 +387,25 @@ complaints_counted() {
 	[ "$(complaints_counted)" = 2 ]
 	[ "$(mails boss@owner.test)" -eq 2 ]
 }
+
+@test "a complaint that unsubscribes is counted once when its runner is killed before the report's state file: the retry removes nobody more and counts nothing more" {
+	command -v strace >/dev/null || skip "no strace"
+	complaint_setup
+	reply_post
+	copy_of dave@users.test >"$BATS_TEST_TMPDIR/copy"
+	arf_report abuse 'Original-Rcpt-To: <dave@users.test>' "$BATS_TEST_TMPDIR/copy"
+	local name
+	name=$(queue_files | tail -1)
+	crash_at link "$SPOOL/$(dirname "$name")/.$(basename "$name")"
+	[ "$(cat "$SUBS")" = $'carol@users.test\nerin@users.test' ]
+	[ "$(complaints_counted)" = 1 ]
+	runq_empty
+	echo "complaints counted: $(complaints_counted)"
+	cat "$LISTS/example.org/mylist/complaints" || true
+	[ "$(complaints_counted)" = 1 ]
+	[ "$(mails boss@owner.test)" -eq 0 ]
+	grep -q 'complaint about <dave@users.test> taken before its state file was made: not taken again' "$RUNLOG"
+	[ "$(cat "$SPOOL/state/bounce-counts")" = "mylist@example.org 0 0 0 0 0 1" ]
+	# noted once, as what was done then
+	[[ "$(cat "$LISTS/example.org/mylist/complaints")" =~ ^[0-9]+\ dave@users.test\ unsubscribed$ ]]
+}
