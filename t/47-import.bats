@@ -63,7 +63,7 @@ import() {
 }
 
 # bats test_tags=slow
-@test "slow: an mlmmj list of 1000 members in three modes, a moderator, a prefix, a Reply-To and a footer: imported, the report names each setting, a post reaches exactly the members whose mode is each" {
+@test "slow: an mlmmj list of 1000 members in three modes, a moderator, a prefix, a Reply-To and a footer: imported, the report names each setting, a post reaches exactly the members whose mode is each, with the footer" {
 	mlmmj_make
 	mlmmj_sub "" 1 600
 	mlmmj_sub -d 1 200
@@ -87,7 +87,7 @@ import() {
 	grep -qx 'mjq-import: control/prefix -> subject_prefix = \[test\]' <<<"$stderr"
 	grep -qx 'mjq-import: control/customheaders Reply-To -> reply_to = mylist@example.org' <<<"$stderr"
 	grep -qx 'mjq-import: not carried over: control/customheaders "X-Extra: 1"' <<<"$stderr"
-	grep -q '^mjq-import: not carried over: control/footer ' <<<"$stderr"
+	grep -qx 'mjq-import: control/footer -> footer' <<<"$stderr"
 	grep -qx 'mjq-import: not carried over: control/notmetoo' <<<"$stderr"
 	grep -qx 'mjq-import: members: subscribers.d/ (600 lines) -> mode each' <<<"$stderr"
 	grep -qx 'mjq-import: members: digesters.d/ (200 lines) -> mode digest' <<<"$stderr"
@@ -107,6 +107,7 @@ import() {
 	[ "$(grep -c 'to=<[dn][0-9]*@users.test>$' "$SLOG")" -eq 0 ]
 	mail_to e1@users.test | grep -qx 'Subject: \[test\] hello'
 	mail_to e1@users.test | grep -qix 'Reply-To: <\?mylist@example.org>\?'
+	mail_to e1@users.test | grep -qx 'The test list footer'
 	# a non-member's post is held for the moderator (modnonsubposts)
 	printf 'From: <stranger@users.test>\nSubject: hi\n\nx\n' |
 		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f stranger@users.test
