@@ -38,6 +38,17 @@ teardown() {
 	[ -z "${MMDIR:-}" ] || rm -rf "$MMDIR"
 }
 
+# reported LINE... - each LINE is a line of mjq-import's report ($stderr)
+reported() {
+	local l
+	for l; do
+		grep -qxF "mjq-import: $l" <<<"$stderr" || {
+			echo "not in the report: $l"
+			return 1
+		}
+	done
+}
+
 # mlmmj_make - the mlmmj list $ML, made by mlmmj-make-ml
 mlmmj_make() {
 	[ -x /usr/bin/mlmmj-sub ] || skip "mlmmj is not installed (sh scripts/deps.sh test)"
@@ -80,18 +91,18 @@ import() {
 	# the alias lines of mjq-newlist on stdout
 	grep -q '^mylist: ' <<<"$output"
 	# the report: each setting and where it went, or that it did not
-	grep -qx 'mjq-import: owners: control/owner -> owners' <<<"$stderr"
-	grep -qx 'mjq-import: control/subonlypost -> posting = subscribers' <<<"$stderr"
+	reported 'owners: control/owner -> owners' \
+		'control/subonlypost -> posting = subscribers'
 	grep -q '^mjq-import: .* -> nonmember_action = hold$' <<<"$stderr"
-	grep -qx 'mjq-import: control/moderators -> moderators = mod@users.test' <<<"$stderr"
-	grep -qx 'mjq-import: control/prefix -> subject_prefix = \[test\]' <<<"$stderr"
-	grep -qx 'mjq-import: control/customheaders Reply-To -> reply_to = mylist@example.org' <<<"$stderr"
-	grep -qx 'mjq-import: not carried over: control/customheaders "X-Extra: 1"' <<<"$stderr"
-	grep -qx 'mjq-import: control/footer -> footer' <<<"$stderr"
-	grep -qx 'mjq-import: not carried over: control/notmetoo' <<<"$stderr"
-	grep -qx 'mjq-import: members: subscribers.d/ (600 lines) -> mode each' <<<"$stderr"
-	grep -qx 'mjq-import: members: digesters.d/ (200 lines) -> mode digest' <<<"$stderr"
-	grep -qx 'mjq-import: members: nomailsubs.d/ (200 lines) -> mode nomail' <<<"$stderr"
+	reported 'control/moderators -> moderators = mod@users.test' \
+		'control/prefix -> subject_prefix = [test]' \
+		'control/customheaders Reply-To -> reply_to = mylist@example.org' \
+		'not carried over: control/customheaders "X-Extra: 1"' \
+		'control/footer -> footer' \
+		'not carried over: control/notmetoo' \
+		'members: subscribers.d/ (600 lines) -> mode each' \
+		'members: digesters.d/ (200 lines) -> mode digest' \
+		'members: nomailsubs.d/ (200 lines) -> mode nomail'
 	# the members and their modes
 	run -0 "$MEMBERS" -C "$CONF" mylist@example.org list
 	[ "${#lines[@]}" -eq 1000 ]
@@ -200,23 +211,23 @@ import3() {
 	echo "$stderr"
 	grep -q '^mylist: ' <<<"$output"
 	# the report: each setting and what became of it
-	grep -qx 'mjq-import: owners: owner@users.test -> owners' <<<"$stderr"
-	grep -qx 'mjq-import: moderators (with the owners, who moderate in Mailman too) -> moderators = owner@users.test, mod@users.test' <<<"$stderr"
-	grep -qx 'mjq-import: default_member_action defer, default_nonmember_action hold -> posting = subscribers' <<<"$stderr"
+	reported 'owners: owner@users.test -> owners' \
+		'moderators (with the owners, who moderate in Mailman too) -> moderators = owner@users.test, mod@users.test' \
+		'default_member_action defer, default_nonmember_action hold -> posting = subscribers'
 	grep -q '^mjq-import: .* -> nonmember_action = hold$' <<<"$stderr"
-	grep -qx 'mjq-import: subject_prefix -> subject_prefix = \[test\]' <<<"$stderr"
-	grep -qx 'mjq-import: reply_goes_to_list point_to_list -> reply_to = list' <<<"$stderr"
-	grep -qx 'mjq-import: max_message_size 100 (KB) -> max_message_size = 100k' <<<"$stderr"
-	grep -qx 'mjq-import: max_num_recipients 10 (Mailman holds at that many) -> max_recipients = 9' <<<"$stderr"
-	grep -qx "mjq-import: the footer (list:member:regular:footer) (the list's text) -> footer" <<<"$stderr"
-	grep -qx 'mjq-import: not carried over: the footer (list:member:regular:footer): $user_email (per member or unknown to mjq): left out' <<<"$stderr"
-	grep -qx "mjq-import: the welcome text (list:user:notice:welcome) (the list's text) -> welcome" <<<"$stderr"
-	grep -qx 'mjq-import: bans: 1 -> bans' <<<"$stderr"
-	grep -qx 'mjq-import: not carried over: anonymous_list yes' <<<"$stderr"
-	grep -qx 'mjq-import: members: 600 regular, delivery enabled -> mode each' <<<"$stderr"
-	grep -qx 'mjq-import: members: 200 MIME (or summary) digest, delivery enabled -> mode digest' <<<"$stderr"
-	grep -qx 'mjq-import: members: 200 delivery disabled (by the member, a moderator or bounces) -> mode nomail' <<<"$stderr"
-	grep -qx 'mjq-import: the Mailman list is test@example.org: the list is now mylist@example.org' <<<"$stderr"
+	reported 'subject_prefix -> subject_prefix = [test]' \
+		'reply_goes_to_list point_to_list -> reply_to = list' \
+		'max_message_size 100 (KB) -> max_message_size = 100k' \
+		'max_num_recipients 10 (Mailman holds at that many) -> max_recipients = 9' \
+		"the footer (list:member:regular:footer) (the list's text) -> footer" \
+		'not carried over: the footer (list:member:regular:footer): $user_email (per member or unknown to mjq): left out' \
+		"the welcome text (list:user:notice:welcome) (the list's text) -> welcome" \
+		'bans: 1 -> bans' \
+		'not carried over: anonymous_list yes' \
+		'members: 600 regular, delivery enabled -> mode each' \
+		'members: 200 MIME (or summary) digest, delivery enabled -> mode digest' \
+		'members: 200 delivery disabled (by the member, a moderator or bounces) -> mode nomail' \
+		'the Mailman list is test@example.org: the list is now mylist@example.org'
 	# the texts, Mailman's placeholders made mjq's
 	local d=$LISTS/example.org/mylist
 	[ "$(cat "$d/footer")" = "$(printf -- '-- \nTest ($LIST@$DOMAIN) footer\nLeave: $LIST-unsubscribe@$DOMAIN\nYou are ')" ]
