@@ -274,15 +274,46 @@ import3() {
 	[ "$(got owner@users.test)" -eq 1 ]
 }
 
-@test "mailman3-export writes a file that mailman3 imports on another host; a list Mailman does not have, or a file that is no export, is refused and nothing is made" {
+@test "mailman3-export writes a file that mailman3 imports on another host (a moderated list under emergency moderation with a content filter); a list Mailman does not have, or a file that is no export, is refused and nothing is made" {
 	mm3_make
 	printf 'a@users.test\n' | mm3 addmembers -W - test@example.org
+	cat >"$MMDIR/t47_filter.py" <<-'PY'
+		from mailman.config import config
+		from mailman.interfaces.action import Action
+		def settings(mlist):
+		    mlist.default_member_action = Action.hold
+		    mlist.emergency = True
+		    mlist.filter_content = True
+		    mlist.filter_types = ['application/ms-tnef']
+		    mlist.convert_html_to_plaintext = True
+		    config.db.commit()
+	PY
+	chmod 644 "$MMDIR/t47_filter.py"
+	PYTHONPATH=$MMDIR mm3 shell -l test@example.org -r t47_filter.settings
 	"$IMPORT" -M "runuser -u nobody -- mailman -C $MM3_CFG" mailman3-export test@example.org \
 		>"$BATS_TEST_TMPDIR/test.export"
 	run -0 --separate-stderr "$IMPORT" -C "$CONF" -e "$MJ_ENQUEUE" -m "$MEMBERS" \
 		-n "$TOP/scripts/mjq-newlist" -M false mailman3 "$BATS_TEST_TMPDIR/test.export" example.org mylist
+	echo "$stderr"
+	reported 'default_member_action hold, default_nonmember_action hold -> posting = moderated' \
+		'emergency -> emergency = yes' \
+		'filter_content -> content_filter = yes' \
+		'filter_types -> filter_types = application/ms-tnef' \
+		'filter_action discard -> filter_action = remove' \
+		'convert_html_to_plaintext -> convert_html = yes'
+	[ -z "$(grep 'pass_types\|extensions' <<<"$stderr")" ]
 	run -0 "$MEMBERS" -C "$CONF" mylist@example.org list
 	[ "$output" = a@users.test ]
+	# the config as imported is in force: a member's post is held, and
+	# so is the owner's, under emergency moderation
+	printf 'From: <a@users.test>\nSubject: hi\n\nx\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f a@users.test
+	printf 'From: <owner@users.test>\nSubject: hi\n\nx\n' |
+		"$MJ_ENQUEUE" -C "$CONF" -d example.org -l mylist -r -f owner@users.test
+	runq
+	grep -q 'moved to HOLD: moderation: the list is moderated (posting = moderated)' "$RUNLOG"
+	grep -q 'moved to HOLD: moderation: the list is under emergency moderation (emergency = yes)' "$RUNLOG"
+	[ "$(find "$SPOOL/HOLD" -type f ! -name '.*' | wc -l)" -eq 2 ]
 	run -1 --separate-stderr import3 nosuch@example.org
 	[[ "$stderr" == *"shell -l nosuch@example.org failed: nothing exported"* ]]
 	[ ! -e "$LISTS/example.org/mylist2" ]
