@@ -25,12 +25,9 @@
  * A step never blocks.  The only slow part is the walk and a first
  * expansion, both bounded by the active limit.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "clock.h"
