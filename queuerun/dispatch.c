@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crash.h"
 #include "deliver.h"
 #include "dest_share.h"
 #include "dispatch.h"
@@ -226,7 +227,7 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 	size_t n, i;
 
 	ids = sched_entry_rcpts(e, &n);
-	if ((b = calloc(1, sizeof(*b))) == NULL)
+	if (test_fault_batch() || (b = calloc(1, sizeof(*b))) == NULL)
 		return NULL;
 	b->entry = e;
 	b->msg = m;
