@@ -366,6 +366,8 @@ FUZZ_LIB_SRC := $(COMMON_SRC) $(SPOOL_SRC) $(SCHED_SRC) $(SMTP_SRC) \
 FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,$(FUZZ_LIB_SRC))
 FUZZ_LIB     := t/fuzz/bin/libmjqfuzz.a
 FUZZ_TARGETS := $(patsubst t/fuzz/%.c,t/fuzz/bin/%,$(wildcard t/fuzz/fuzz_*.c))
+# (html_text.c wants libxml2's headers here as in the plain build.)
+$(FUZZ_OBJDIR)/lists/html_text.o: CPPFLAGS += $(shell pkg-config --cflags libxml-2.0)
 $(FUZZ_OBJDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link \
