@@ -374,7 +374,6 @@ $(FUZZ_OBJDIR)/%.o: %.c
 	    -MMD -MP -c -o $@ $<
 $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	@rm -f $@
-	@rm -f $@
 	$(AR) rcs $@ $^
 t/fuzz/bin/%: t/fuzz/%.c $(FUZZ_LIB)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer \
