@@ -24,6 +24,8 @@ archive_flush_one(struct archive_list *al, const char *page)
 		return archive_page_thread(al, atoll(page + 7));
 	if (strncmp(page, "month:", 6) == 0)
 		return archive_page_month(al, page + 6);
+	if (strncmp(page, "mbox:", 5) == 0)
+		return archive_page_mbox(al, page + 5);
 	if (strcmp(page, "index") == 0)
 		return archive_page_index(al);
 	if (strcmp(page, "feed") == 0)
@@ -110,7 +112,8 @@ archive_pages_flush(struct archive_list *al)
 	return done;
 }
 
-/* archive_pages_all - every page marked dirty */
+/* archive_pages_all - every page marked dirty, every mbox to be written
+ * whole */
 int
 archive_pages_all(struct archive_list *al)
 {
@@ -120,8 +123,10 @@ archive_pages_all(struct archive_list *al)
 			   "id FROM msg UNION SELECT 'thread:' || thread FROM "
 			   "msg UNION SELECT 'thread:' || old FROM tmoved "
 			   "UNION SELECT 'month:' || month FROM month UNION "
+			   "SELECT 'mbox:' || month FROM month UNION "
 			   "VALUES('index'), ('feed'), ('css')",
 			   "") == -1 ||
+		       archive_db_do(al->db, "DELETE FROM mbox", "") == -1 ||
 		       archive_db_do(al->db, "COMMIT", "") == -1
 		   ? -1
 		   : 0;

@@ -83,6 +83,9 @@ archive_ingest_dirty(struct archive_list *al, long long id, long long parent,
 	snprintf(key, sizeof(key), "thread:%lld", thread);
 	if (archive_db_dirty(al->db, key) == -1)
 		return -1;
+	snprintf(key, sizeof(key), "mbox:%s", month);
+	if (archive_db_dirty(al->db, key) == -1)
+		return -1;
 	snprintf(key, sizeof(key), "month:%s", month);
 	return archive_db_dirty(al->db, key) == -1 ||
 		       archive_db_dirty(al->db, "index") == -1 ||

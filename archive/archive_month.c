@@ -23,7 +23,7 @@
 #define ARCHIVE_INDEX_LATEST 15 /* posts listed on the index */
 
 /* archive_month_ok - month is YYYY-MM (it names a directory) */
-static int
+int
 archive_month_ok(const char *m)
 {
 	return strlen(m) == 7 && strspn(m, "0123456789") == 4 && m[4] == '-' &&
@@ -105,7 +105,7 @@ archive_page_month(struct archive_list *al, const char *month)
 		return -1;
 	r = archive_month_view(al, month, "date.html", rows, n, 0);
 	archive_rows_free(rows, n);
-	return r == -1 ? -1 : archive_page_mbox(al, month);
+	return r;
 }
 
 /* archive_index_months - the months with their counts */

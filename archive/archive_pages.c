@@ -2,10 +2,12 @@
  * archive_pages.c - a post's page and a thread's page.  A post's page
  * is at msg/<name>/index.html, <name> the archive name of its
  * Message-ID (lists/archive_url.c), which is where its Archived-At
- * points; its attachments beside it as att-<n>.bin.  A thread's page is
+ * points; its attachments beside it as att-<n>.bin, each written once
+ * (again only when its file is gone or of another length).  A thread's page is
  * t/<id>.html; a thread merged into another leaves a page that links to
  * the other.
  */
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +37,8 @@ static int
 archive_msg_text(void *arg, const struct archive_body_part *bp)
 {
 	struct archive_msg_ctx *c = arg;
-	char rel[PATH_MAX];
+	char rel[PATH_MAX], path[PATH_MAX * 2];
+	struct stat sb;
 
 	if (bp->kind == ARCHIVE_BODY_TEXT) {
 		if (bp->from_html)
@@ -47,12 +50,19 @@ archive_msg_text(void *arg, const struct archive_body_part *bp)
 		return 0;
 	}
 	snprintf(rel, sizeof(rel), "msg/%s/att-%d.bin", c->name, bp->n);
+	c->natt++;
+	/* written once: a post's parts never change, and its page is
+	 * written again whenever its thread does */
+	if (snprintf(path, sizeof(path), "%s/%s", c->al->www, rel) <
+		(int)sizeof(path) &&
+	    lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    (size_t)sb.st_size == bp->len)
+		return 0;
 	if (archive_write_file(c->al->www, rel, bp->data, bp->len,
 		ARCHIVE_PAGE_MODE(c->al)) == -1) {
 		log_warn("%s@%s: %s", c->al->list, c->al->domain, rel);
 		return -1;
 	}
-	c->natt++;
 	return 0;
 }
 

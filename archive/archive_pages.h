@@ -1,7 +1,8 @@
 /*
  * archive_pages.h - the pages of a list's archive, each made from the
  * index (archive_pages.c: a post, a thread; archive_month.c: a month,
- * the list's index; archive_feed.c: the feed, a month's mbox), and the
+ * the list's index; archive_feed.c: the feed; archive_mbox.c: a
+ * month's mbox, appended to), and the
  * run that writes the pages marked dirty (A4 of archive/README).
  */
 #ifndef MJQ_ARCHIVE_PAGES_H
@@ -18,7 +19,12 @@ int archive_page_thread(struct archive_list *al, long long id);
 int archive_page_month(struct archive_list *al, const char *month);
 int archive_page_index(struct archive_list *al);
 int archive_page_feed(struct archive_list *al);
+/* archive_page_mbox - the month's mbox: the posts since the last
+ * appended, or written whole when the file is not the one the index
+ * recorded (archive_mbox.c); 0 or -1 */
 int archive_page_mbox(struct archive_list *al, const char *month);
+/* archive_month_ok - month is YYYY-MM: 1 or 0 */
+int archive_month_ok(const char *month);
 int archive_page_css(struct archive_list *al);
 /* archive_pages_flush - every dirty page written, the file system
  * synced, the dirty rows cleared; the number of pages, or -1 */

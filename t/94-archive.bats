@@ -218,6 +218,71 @@ q() {
 	[ "$(ls "$W/msg" | wc -l)" -eq 10001 ]
 }
 
+# mbox_valid FILE - FILE is an mbox of whole posts: each From_ line
+# begins a post with a Message-ID and the "body of" line msg writes;
+# prints the Message-IDs in order
+mbox_valid() {
+	python3 - "$1" <<-'PY'
+	import mailbox, sys
+	for m in mailbox.mbox(sys.argv[1], create=False):
+	    if m["Message-ID"] is None or "body of " not in m.as_string():
+	        sys.exit("torn post: %r" % m.as_string()[-80:])
+	    print(m["Message-ID"])
+	PY
+}
+
+@test "incremental: one more post appends to the month's mbox (same inode, the old bytes a prefix); a reply leaves the parent's attachment file alone; remove and rebuild rewrite the mbox whole" {
+	printf 'From: Alice <alice@users.test>\nSubject: with file\nDate: Wed, 25 Nov 2026 12:00:00 +0000\nMessage-ID: <f1@users.test>\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b"\n\n--b\nContent-Type: text/plain\n\nbody of f1\n--b\nContent-Type: application/pdf; name="x.pdf"\n\nPDFDATA\n--b--\n' | inbox AAA-1-mylist
+	msg a 'topic' | inbox AAB-1-mylist
+	archive_run
+	mb=$W/2026-11/2026-11.mbox
+	cp "$mb" "$BATS_TEST_TMPDIR/mbox.before"
+	ino=$(stat -c %i "$mb")
+	att=$(stat -c '%i %y' "$W/msg/f1@users.test/att-1.bin")
+	msg r 'Re: with file' '<f1@users.test>' | inbox AAC-1-mylist
+	archive_run
+	grep -q 'msg/r@users.test/index.html' "$W/msg/f1@users.test/index.html"
+	[ "$(stat -c %i "$mb")" = "$ino" ]
+	cmp -n "$(stat -c %s "$BATS_TEST_TMPDIR/mbox.before")" "$BATS_TEST_TMPDIR/mbox.before" "$mb"
+	[ "$(stat -c %s "$mb")" -gt "$(stat -c %s "$BATS_TEST_TMPDIR/mbox.before")" ]
+	[ "$(stat -c '%i %y' "$W/msg/f1@users.test/att-1.bin")" = "$att" ]
+	[ "$(cat "$W/msg/f1@users.test/att-1.bin")" = PDFDATA ]
+	[ "$(mbox_valid "$mb" | tr '\n' ' ')" = '<f1@users.test> <a@users.test> <r@users.test> ' ]
+	# remove rewrites the mbox without the post
+	"$MJ_ARCHIVE" -C "$CONF" remove example.org mylist '<a@users.test>'
+	[ "$(mbox_valid "$mb" | tr '\n' ' ')" = '<f1@users.test> <r@users.test> ' ]
+	msg s 'Re: topic' '<a@users.test>' | inbox AAD-1-mylist
+	archive_run
+	[ "$(mbox_valid "$mb" | tr '\n' ' ')" = '<f1@users.test> <r@users.test> <s@users.test> ' ]
+	# rebuild writes it whole, the same
+	cp "$mb" "$BATS_TEST_TMPDIR/mbox.before"
+	"$MJ_ARCHIVE" -C "$CONF" rebuild example.org mylist
+	cmp "$BATS_TEST_TMPDIR/mbox.before" "$mb"
+	[ -e "$W/msg/f1@users.test/att-1.bin" ]
+}
+
+@test "incremental: kill -9 at the mbox's second append leaves the old mbox and one whole post; a torn tail is cut; the next run has every post once" {
+	command -v strace >/dev/null || skip "no strace"
+	msg a 'topic' | inbox AAA-1-mylist
+	archive_run
+	mb=$W/2026-11/2026-11.mbox
+	cp "$mb" "$BATS_TEST_TMPDIR/mbox.before"
+	ino=$(stat -c %i "$mb")
+	# each post its own write: killed at the second, after b
+	msg b 'Re: topic' '<a@users.test>' | inbox AAB-1-mylist
+	msg c 'Re: topic' '<b@users.test>' | inbox AAC-1-mylist
+	archive_crash -P "$mb" -e trace=write,pwrite64 -e inject=write,pwrite64:signal=SIGKILL:when=2
+	[ "$(mbox_valid "$mb" | tr '\n' ' ')" = '<a@users.test> <b@users.test> ' ]
+	cmp -n "$(stat -c %s "$BATS_TEST_TMPDIR/mbox.before")" "$BATS_TEST_TMPDIR/mbox.before" "$mb"
+	# a torn tail, as a power loss in a write would leave
+	printf 'From alice@users.test Wed Nov 25 12:00:00 2026\nSubject: torn\n\nhalf of' >>"$mb"
+	archive_run
+	[ "$(stat -c %i "$mb")" = "$ino" ]
+	[ "$(mbox_valid "$mb" | tr '\n' ' ')" = '<a@users.test> <b@users.test> <c@users.test> ' ]
+	run -1 grep -q 'half of' "$mb"
+	once
+}
+
 # archive_crash STRACE-OPTION... - mj_archive run killed by SIGKILL where
 # the options say; fails unless it was killed there
 archive_crash() {
