@@ -18,10 +18,14 @@
 static int
 archive_flush_one(struct archive_list *al, const char *page)
 {
+	long long id, k;
+
 	if (strncmp(page, "msg:", 4) == 0)
 		return archive_page_msg(al, atoll(page + 4));
 	if (strncmp(page, "thread:", 7) == 0)
 		return archive_page_thread(al, atoll(page + 7));
+	if (sscanf(page, "tpage:%lld:%lld", &id, &k) == 2)
+		return archive_page_tpage(al, id, k);
 	if (strncmp(page, "month:", 6) == 0)
 		return archive_page_month(al, page + 6);
 	if (strncmp(page, "mbox:", 5) == 0)

@@ -73,6 +73,8 @@ archive_ingest_dirty(struct archive_list *al, long long id, long long parent,
     long long thread, const char *month)
 {
 	char key[64];
+	long long k;
+	int first;
 
 	snprintf(key, sizeof(key), "msg:%lld", id);
 	if (archive_db_dirty(al->db, key) == -1)
@@ -80,8 +82,15 @@ archive_ingest_dirty(struct archive_list *al, long long id, long long parent,
 	snprintf(key, sizeof(key), "msg:%lld", parent);
 	if (parent != 0 && archive_db_dirty(al->db, key) == -1)
 		return -1;
-	snprintf(key, sizeof(key), "thread:%lld", thread);
+	/* the thread's page it is on; the one before when it starts a
+	 * page (its "later posts" link) */
+	if ((k = archive_tpage_of(al, thread, id, &first)) == -1)
+		return -1;
+	snprintf(key, sizeof(key), "tpage:%lld:%lld", thread, k);
 	if (archive_db_dirty(al->db, key) == -1)
+		return -1;
+	snprintf(key, sizeof(key), "tpage:%lld:%lld", thread, k - 1);
+	if (k > 1 && first && archive_db_dirty(al->db, key) == -1)
 		return -1;
 	snprintf(key, sizeof(key), "mbox:%s", month);
 	if (archive_db_dirty(al->db, key) == -1)

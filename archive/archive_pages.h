@@ -13,9 +13,22 @@
 #include "archive_list.h"
 
 #define ARCHIVE_PAGE_MODE(al) ((al)->lc.archive_public ? 0644 : 0640)
+/* Posts on a thread's page: fixed, so that a post's page number (its
+ * address in the thread) never changes as the thread grows. */
+#define ARCHIVE_THREAD_PAGE 100
 
 int archive_page_msg(struct archive_list *al, long long id);
+/* archive_page_thread - every page of a thread (archive_tpages.c) */
 int archive_page_thread(struct archive_list *al, long long id);
+/* archive_page_tpage - page k (1..) of a thread */
+int archive_page_tpage(struct archive_list *al, long long id, long long k);
+/* archive_tpage_of - the page of thread that post id is on: 1.., -1;
+ * *first (unless NULL) set when the post is the page's first */
+long long archive_tpage_of(
+    struct archive_list *al, long long thread, long long id, int *first);
+/* archive_tpage_href - the file of page k of thread id after prefix */
+void archive_tpage_href(
+    FILE *fp, const char *prefix, long long id, long long k);
 int archive_page_month(struct archive_list *al, const char *month);
 int archive_page_index(struct archive_list *al);
 int archive_page_feed(struct archive_list *al);

@@ -198,7 +198,7 @@ q() {
 	[ -z "$(ls -A "$INBOX")" ]
 }
 
-@test "10,000 replies to one post, all before it: one thread when it comes, its page lists max_replies of them, the thread page all; every page written once a run" {
+@test "10,000 replies to one post, all before it: one thread when it comes, its page lists max_replies of them, the thread in pages of 100 with prev/next links; a post's page links to its thread page; one more reply writes only the last page" {
 	ARCHIVE_TIMEOUT=600
 	mkdir -p "$INBOX"
 	awk -v d="$INBOX" 'BEGIN { for (i = 1; i <= 10000; i++) {
@@ -212,10 +212,34 @@ q() {
 	t=$(q "SELECT thread FROM msg WHERE msgid = 'root@users.test'")
 	[ "$(q "SELECT count(*) FROM msg WHERE thread = $t")" -eq 10001 ]
 	[ "$(q "SELECT count(*) FROM msg m JOIN msg p ON p.id = m.parent WHERE p.msgid = 'root@users.test'")" -eq 10000 ]
-	[ "$(grep -c '<li><a href="../msg/r[0-9]*@users.test/index.html">' "$W/t/$t.html")" -eq 10000 ]
+	# 10,001 posts: 101 pages of at most 100, in arrival order
+	[ "$(ls "$W/t" | grep -c "^$t\(-[0-9]*\)\?\.html\$")" -eq 101 ]
+	[ "$(cat "$W/t/$t.html" "$W"/t/"$t"-*.html | grep -o '<li><a href="../msg/r\?[0-9a-z]*@users.test/index.html">' | sort -u | wc -l)" -eq 10001 ]
+	for f in "$W/t/$t.html" "$W/t/$t-2.html" "$W/t/$t-101.html"; do
+		[ "$(grep -o '<li><a href="../msg/' "$f" | wc -l)" -le 100 ]
+	done
+	grep -q '<h1>root</h1>' "$W/t/$t-2.html"
+	grep -q "<a rel=\"next\" href=\"$t-2.html\">" "$W/t/$t.html"
+	run -1 grep -q 'rel="prev"' "$W/t/$t.html"
+	grep -q "<a rel=\"prev\" href=\"$t-100.html\">" "$W/t/$t-101.html"
+	run -1 grep -q 'rel="next"' "$W/t/$t-101.html"
+	[ ! -e "$W/t/$t-102.html" ]
+	# a post's page links to the thread's page it is on
+	tp=$(grep -o 'href="../../t/[0-9-]*.html"' "$W/msg/r5000@users.test/index.html" | sed 's/^href="..\/..\///; s/"$//')
+	[ "$tp" = "t/$t-50.html" ]
+	grep -q 'href="../msg/r5000@users.test/index.html"' "$W/$tp"
+	# one more reply: on the last page; the pages before it stay
+	first=$(stat -c '%i %y' "$W/t/$t.html")
+	mid=$(stat -c '%i %y' "$W/t/$t-100.html")
+	msg r10001 'Re: root' '<root@users.test>' | inbox AAA-3-mylist
+	archive_run
+	grep -q 'href="../msg/r10001@users.test/index.html"' "$W/t/$t-101.html"
+	[ "$(stat -c '%i %y' "$W/t/$t.html")" = "$first" ]
+	[ "$(stat -c '%i %y' "$W/t/$t-100.html")" = "$mid" ]
+	grep -q "href=\"../../t/$t-101.html\"" "$W/msg/r10001@users.test/index.html"
 	[ "$(grep -c 'href="../../msg/r[0-9]*@users.test/index.html"' "$W/msg/root@users.test/index.html")" -eq 100 ]
 	grep -q 'All replies in the thread' "$W/msg/root@users.test/index.html"
-	[ "$(ls "$W/msg" | wc -l)" -eq 10001 ]
+	[ "$(ls "$W/msg" | wc -l)" -eq 10002 ]
 }
 
 # mbox_valid FILE - FILE is an mbox of whole posts: each From_ line
