@@ -165,9 +165,9 @@ archive_page_index(struct archive_list *al)
 		html_str(pg.fp, al->list);
 		fputs("@", pg.fp);
 		html_str(pg.fp, al->domain);
-		fputs("\"><input type=\"search\" name=\"q\" "
+		fputs("\"><input type=\"search\" id=\"q\" name=\"q\" "
 		      "aria-label=\"Search the archive\"> "
-		      "<button>Search</button></form>\n",
+		      "<button id=\"search\">Search</button></form>\n",
 		    pg.fp);
 	}
 	r = 0;
