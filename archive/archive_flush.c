@@ -19,6 +19,7 @@ static int
 archive_flush_one(struct archive_list *al, const char *page)
 {
 	long long id, k;
+	char month[8], view;
 
 	if (strncmp(page, "msg:", 4) == 0)
 		return archive_page_msg(al, atoll(page + 4));
@@ -28,6 +29,8 @@ archive_flush_one(struct archive_list *al, const char *page)
 		return archive_page_tpage(al, id, k);
 	if (strncmp(page, "month:", 6) == 0)
 		return archive_page_month(al, page + 6);
+	if (sscanf(page, "mpage:%7[0-9-]:%c:%lld", month, &view, &k) == 3)
+		return archive_page_mpage(al, month, view, k);
 	if (strncmp(page, "mbox:", 5) == 0)
 		return archive_page_mbox(al, page + 5);
 	if (strcmp(page, "index") == 0)

@@ -29,7 +29,18 @@ long long archive_tpage_of(
 /* archive_tpage_href - the file of page k of thread id after prefix */
 void archive_tpage_href(
     FILE *fp, const char *prefix, long long id, long long k);
+/* archive_page_month - every page of a month, by thread and by date
+ * (archive_mpages.c) */
 int archive_page_month(struct archive_list *al, const char *month);
+/* archive_page_mpage - page k of a month's view: 't' by thread, 'd' by
+ * date */
+int archive_page_mpage(
+    struct archive_list *al, const char *month, char view, long long k);
+/* archive_mpage_of - the pages of the month that post id of thread is
+ * on, by date and by thread, each negative when the post starts it; 0
+ * or -1 */
+int archive_mpage_of(struct archive_list *al, const char *month, long long id,
+    long long thread, long long *date, long long *tpage);
 int archive_page_index(struct archive_list *al);
 int archive_page_feed(struct archive_list *al);
 /* archive_page_mbox - the month's mbox: the posts since the last

@@ -198,12 +198,12 @@ q() {
 	[ -z "$(ls -A "$INBOX")" ]
 }
 
-@test "10,000 replies to one post, all before it: one thread when it comes, its page lists max_replies of them, the thread in pages of 100 with prev/next links; a post's page links to its thread page; one more reply writes only the last page" {
+@test "10,000 replies to one post, all before it: one thread when it comes, its page lists max_replies of them, the thread in pages of 100 and the month in pages of 500 with prev/next links; a post's page links to its thread page; one more reply writes only the last pages" {
 	ARCHIVE_TIMEOUT=600
 	mkdir -p "$INBOX"
 	awk -v d="$INBOX" 'BEGIN { for (i = 1; i <= 10000; i++) {
 		f = sprintf("%s/10-10-%016x-r%d", d, i, i)
-		printf "From: R%d <r%d@users.test>\nSubject: Re: root\nMessage-ID: <r%d@users.test>\nIn-Reply-To: <root@users.test>\nReferences: <root@users.test>\n\nreply %d\n", i, i, i, i >f
+		printf "From: R%d <r%d@users.test>\nSubject: Re: root\nDate: Wed, 25 Nov 2026 12:00:00 +0000\nMessage-ID: <r%d@users.test>\nIn-Reply-To: <root@users.test>\nReferences: <root@users.test>\n\nreply %d\n", i, i, i, i >f
 		close(f) } }'
 	archive_run
 	[ "$(q 'SELECT count(*) FROM msg')" -eq 10000 ]
@@ -228,14 +228,28 @@ q() {
 	tp=$(grep -o 'href="../../t/[0-9-]*.html"' "$W/msg/r5000@users.test/index.html" | sed 's/^href="..\/..\///; s/"$//')
 	[ "$tp" = "t/$t-50.html" ]
 	grep -q 'href="../msg/r5000@users.test/index.html"' "$W/$tp"
+	# the month: 500 posts a page by date (21 pages); by thread, the
+	# thread's first 20 posts and a link to the rest
+	M=$W/2026-11
+	[ "$(ls "$M" | grep -c '^date\(-[0-9]*\)\?\.html$')" -eq 21 ]
+	[ "$(cat "$M"/date*.html | grep -o 'href="../msg/[^"]*"' | sort -u | wc -l)" -eq 10001 ]
+	[ "$(grep -o 'href="../msg/' "$M/date-2.html" | wc -l)" -eq 500 ]
+	grep -q '<a rel="next" href="date-2.html">' "$M/date.html"
+	grep -q '<a rel="prev" href="date-20.html">' "$M/date-21.html"
+	[ "$(grep -o 'href="../msg/' "$M/index.html" | wc -l)" -eq 20 ]
+	grep -q "href=\"../t/$t.html\">9981 more posts this month in the thread" "$M/index.html"
 	# one more reply: on the last page; the pages before it stay
 	first=$(stat -c '%i %y' "$W/t/$t.html")
 	mid=$(stat -c '%i %y' "$W/t/$t-100.html")
+	dfirst=$(stat -c '%i %y' "$M/date.html")
 	msg r10001 'Re: root' '<root@users.test>' | inbox AAA-3-mylist
 	archive_run
 	grep -q 'href="../msg/r10001@users.test/index.html"' "$W/t/$t-101.html"
 	[ "$(stat -c '%i %y' "$W/t/$t.html")" = "$first" ]
 	[ "$(stat -c '%i %y' "$W/t/$t-100.html")" = "$mid" ]
+	[ "$(stat -c '%i %y' "$M/date.html")" = "$dfirst" ]
+	grep -q 'href="../msg/r10001@users.test/index.html"' "$M/date-21.html"
+	grep -q "9982 more posts this month" "$M/index.html"
 	grep -q "href=\"../../t/$t-101.html\"" "$W/msg/r10001@users.test/index.html"
 	[ "$(grep -c 'href="../../msg/r[0-9]*@users.test/index.html"' "$W/msg/root@users.test/index.html")" -eq 100 ]
 	grep -q 'All replies in the thread' "$W/msg/root@users.test/index.html"
