@@ -166,6 +166,83 @@ archive_search_result(FILE *fp, const char *base, sqlite3_stmt *st)
 	fputs("</span></li>\n", fp);
 }
 
+/* archive_search_bounds - the ids of the posts dated in [after,
+ * before), for FTS5 to seek to (ids are arrival order, dates nearly so:
+ * the first and last such id bound them); 0 with none */
+static int
+archive_search_bounds(struct archive_list *al, const struct archive_query *q,
+    long long *lo, long long *hi)
+{
+	*lo = 0;
+	*hi = (long long)1 << 62;
+	if (q->after == 0 && q->before == (long long)1 << 62)
+		return 1;
+	if (archive_db_int(al->db, lo,
+		"SELECT min(id) FROM msg WHERE date >= ? AND date < ?", "ii",
+		q->after, q->before) != 1 ||
+	    archive_db_int(al->db, hi,
+		"SELECT max(id) FROM msg WHERE date >= ? AND date < ?", "ii",
+		q->after, q->before) != 1)
+		return -1;
+	return *hi > 0;
+}
+
+/* archive_search_query - the statement of q's results: ranked (bm25)
+ * when at most ARCHIVE_SEARCH_RANKED posts match (*ranked = 1), the
+ * latest archived first past that (*ranked = 0; arrival order, the
+ * date's but for imported posts: ranking them all would read every
+ * one of them, and the latest are what a reader of a list looks for),
+ * so a query reads at most ARCHIVE_SEARCH_RANKED + offset + a page of
+ * its hits; into *st: 1, 0 (no post in its dates), -1 */
+static int
+archive_search_query(struct archive_list *al, const struct archive_query *q,
+    long long offset, sqlite3_stmt **st, int *ranked)
+{
+	long long lo, hi, n = 0;
+	int k;
+
+	*ranked = 1;
+	*st = NULL;
+	if (q->match[0] == '\0')
+		*st = archive_db_q(al->db,
+		    "SELECT name, subject, from_name, date, '' FROM msg "
+		    "WHERE removed = 0 AND date >= ? AND date < ? ORDER BY "
+		    "date DESC LIMIT ? OFFSET ?",
+		    "iiii", q->after, q->before, (long long)ARCHIVE_SEARCH_PAGE,
+		    offset);
+	else if ((k = archive_search_bounds(al, q, &lo, &hi)) != 1)
+		return k;
+	else if (archive_db_int(al->db, &n,
+		     "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts "
+		     "MATCH "
+		     "? AND rowid BETWEEN ? AND ? LIMIT ?)",
+		     "tiii", q->match, lo, hi,
+		     (long long)ARCHIVE_SEARCH_RANKED + 1) == -1)
+		return -1;
+	else if (n <= ARCHIVE_SEARCH_RANKED)
+		*st = archive_db_q(al->db,
+		    "SELECT m.name, m.subject, m.from_name, m.date, "
+		    "snippet(fts, 2, char(1), char(2), '...', 16) FROM fts "
+		    "JOIN msg m ON m.id = fts.rowid WHERE fts MATCH ? AND "
+		    "fts.rowid BETWEEN ? AND ? AND m.removed = 0 AND m.date "
+		    ">= ? AND m.date < ? ORDER BY rank LIMIT ? OFFSET ?",
+		    "tiiiiii", q->match, lo, hi, q->after, q->before,
+		    (long long)ARCHIVE_SEARCH_PAGE, offset);
+	else {
+		*ranked = 0;
+		*st = archive_db_q(al->db,
+		    "SELECT m.name, m.subject, m.from_name, m.date, "
+		    "snippet(fts, 2, char(1), char(2), '...', 16) FROM fts "
+		    "JOIN msg m ON m.id = fts.rowid WHERE fts MATCH ? AND "
+		    "fts.rowid BETWEEN ? AND ? AND m.removed = 0 AND m.date "
+		    ">= ? AND m.date < ? ORDER BY fts.rowid DESC LIMIT ? "
+		    "OFFSET ?",
+		    "tiiiiii", q->match, lo, hi, q->after, q->before,
+		    (long long)ARCHIVE_SEARCH_PAGE, offset);
+	}
+	return *st == NULL ? -1 : 1;
+}
+
 /* archive_search_page - the results of text */
 int
 archive_search_page(
@@ -176,7 +253,7 @@ archive_search_page(
 	sqlite3_stmt *st;
 	char base[1024];
 	long calls = 0;
-	int k, shown = 0;
+	int k = SQLITE_DONE, r, ranked = 1, shown = 0;
 
 	/* the pages' stylesheet and links are under archive_url */
 	archive_list_base(al, base, sizeof(base));
@@ -198,21 +275,12 @@ archive_search_page(
 		return 0;
 	}
 	sqlite3_progress_handler(al->db, 1000, archive_search_stop, &calls);
-	st = q.match[0] != '\0'
-		 ? archive_db_q(al->db,
-		       "SELECT m.name, m.subject, m.from_name, m.date, "
-		       "snippet(fts, 2, char(1), char(2), '...', 16) FROM fts "
-		       "JOIN msg m ON m.id = fts.rowid WHERE fts MATCH ? AND "
-		       "m.removed = 0 AND m.date >= ? AND m.date < ? ORDER BY "
-		       "rank LIMIT ? OFFSET ?",
-		       "tiiii", q.match, q.after, q.before,
-		       (long long)ARCHIVE_SEARCH_PAGE, offset)
-		 : archive_db_q(al->db,
-		       "SELECT name, subject, from_name, date, '' FROM msg "
-		       "WHERE removed = 0 AND date >= ? AND date < ? ORDER BY "
-		       "date DESC LIMIT ? OFFSET ?",
-		       "iiii", q.after, q.before,
-		       (long long)ARCHIVE_SEARCH_PAGE, offset);
+	if ((r = archive_search_query(al, &q, offset, &st, &ranked)) == -1)
+		k = SQLITE_ERROR;
+	if (r == 1 && !ranked)
+		fprintf(fp,
+		    "<p>More than %d posts match: the latest first.</p>\n",
+		    ARCHIVE_SEARCH_RANKED);
 	fputs("<ul class=\"posts\">\n", fp);
 	while (st != NULL && (k = sqlite3_step(st)) == SQLITE_ROW) {
 		archive_search_result(fp, base, st);
@@ -225,5 +293,5 @@ archive_search_page(
 		fputs("<p>No post matches.</p>\n", fp);
 	sqlite3_progress_handler(al->db, 0, NULL, NULL);
 	archive_html_foot(fp, base);
-	return st == NULL ? -1 : 0;
+	return k == SQLITE_DONE ? 0 : -1;
 }

@@ -10,9 +10,10 @@
 
 #include "archive_list.h"
 
-#define ARCHIVE_SEARCH_MAX 256	/* bytes of a query */
-#define ARCHIVE_SEARCH_TERMS 16 /* terms of a query */
-#define ARCHIVE_SEARCH_PAGE 50	/* results a page */
+#define ARCHIVE_SEARCH_MAX 256	   /* bytes of a query */
+#define ARCHIVE_SEARCH_TERMS 16	   /* terms of a query */
+#define ARCHIVE_SEARCH_PAGE 50	   /* results a page */
+#define ARCHIVE_SEARCH_RANKED 2000 /* matches ranked; more: newest first */
 
 /* A query, parsed: an FTS5 expression (every term quoted, so the
  * reader's text is never FTS5 syntax) and a date range. */
