@@ -187,6 +187,17 @@ archive_search_bounds(struct archive_list *al, const struct archive_query *q,
 	return *hi > 0;
 }
 
+/* A query's matches, ranked or the latest first (archive_search_query) */
+#define ARCHIVE_SEARCH_HITS                                                    \
+	"SELECT m.name, m.subject, m.from_name, m.date, "                      \
+	"snippet(fts, 2, char(1), char(2), '...', 16) FROM fts JOIN msg m ON " \
+	"m.id = fts.rowid WHERE fts MATCH ? AND fts.rowid BETWEEN ? AND ? "    \
+	"AND m.removed = 0 AND m.date >= ? AND m.date < ? ORDER BY "
+static const char archive_search_ranked[] =
+    ARCHIVE_SEARCH_HITS "rank LIMIT ? OFFSET ?";
+static const char archive_search_latest[] =
+    ARCHIVE_SEARCH_HITS "fts.rowid DESC LIMIT ? OFFSET ?";
+
 /* archive_search_query - the statement of q's results: ranked (bm25)
  * when at most ARCHIVE_SEARCH_RANKED posts match (*ranked = 1), the
  * latest archived first past that (*ranked = 0; arrival order, the
@@ -214,29 +225,14 @@ archive_search_query(struct archive_list *al, const struct archive_query *q,
 		return k;
 	else if (archive_db_int(al->db, &n,
 		     "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts "
-		     "MATCH "
-		     "? AND rowid BETWEEN ? AND ? LIMIT ?)",
+		     "MATCH ? AND rowid BETWEEN ? AND ? LIMIT ?)",
 		     "tiii", q->match, lo, hi,
 		     (long long)ARCHIVE_SEARCH_RANKED + 1) == -1)
 		return -1;
-	else if (n <= ARCHIVE_SEARCH_RANKED)
-		*st = archive_db_q(al->db,
-		    "SELECT m.name, m.subject, m.from_name, m.date, "
-		    "snippet(fts, 2, char(1), char(2), '...', 16) FROM fts "
-		    "JOIN msg m ON m.id = fts.rowid WHERE fts MATCH ? AND "
-		    "fts.rowid BETWEEN ? AND ? AND m.removed = 0 AND m.date "
-		    ">= ? AND m.date < ? ORDER BY rank LIMIT ? OFFSET ?",
-		    "tiiiiii", q->match, lo, hi, q->after, q->before,
-		    (long long)ARCHIVE_SEARCH_PAGE, offset);
 	else {
-		*ranked = 0;
+		*ranked = n <= ARCHIVE_SEARCH_RANKED;
 		*st = archive_db_q(al->db,
-		    "SELECT m.name, m.subject, m.from_name, m.date, "
-		    "snippet(fts, 2, char(1), char(2), '...', 16) FROM fts "
-		    "JOIN msg m ON m.id = fts.rowid WHERE fts MATCH ? AND "
-		    "fts.rowid BETWEEN ? AND ? AND m.removed = 0 AND m.date "
-		    ">= ? AND m.date < ? ORDER BY fts.rowid DESC LIMIT ? "
-		    "OFFSET ?",
+		    *ranked ? archive_search_ranked : archive_search_latest,
 		    "tiiiiii", q->match, lo, hi, q->after, q->before,
 		    (long long)ARCHIVE_SEARCH_PAGE, offset);
 	}
