@@ -33,6 +33,7 @@ archive_search_term(
 		memcpy(o, " AND ", 5);
 		o += 5;
 	}
+	q->at[q->nterms] = (unsigned short)(o - q->match);
 	if (column != NULL && o + strlen(column) + 3 < end)
 		o += sprintf(o, "%s : ", column);
 	*o++ = '"';
@@ -43,6 +44,8 @@ archive_search_term(
 	}
 	*o++ = '"';
 	*o = '\0';
+	q->len[q->nterms] = (unsigned short)(o - q->match - q->at[q->nterms]);
+	q->nterms++;
 }
 
 /* archive_search_date - YYYY-MM-DD as the time of its start (UTC) */
@@ -198,13 +201,38 @@ static const char archive_search_ranked[] =
 static const char archive_search_latest[] =
     ARCHIVE_SEARCH_HITS "fts.rowid DESC LIMIT ? OFFSET ?";
 
+/* archive_search_rankable - 1 when every term of q is in at most
+ * ARCHIVE_SEARCH_RANKED posts, 0 when one is in more, -1; ranking
+ * (bm25) counts every post that has each term, whatever the others */
+static int
+archive_search_rankable(struct archive_list *al, const struct archive_query *q)
+{
+	char term[sizeof(q->match)];
+	long long n;
+	size_t i;
+
+	for (i = 0; i < q->nterms; i++) {
+		memcpy(term, q->match + q->at[i], q->len[i]);
+		term[q->len[i]] = '\0';
+		if (archive_db_int(al->db, &n,
+			"SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts "
+			"MATCH ? LIMIT ?)",
+			"ti", term, (long long)ARCHIVE_SEARCH_RANKED + 1) == -1)
+			return -1;
+		if (n > ARCHIVE_SEARCH_RANKED)
+			return 0;
+	}
+	return 1;
+}
+
 /* archive_search_query - the statement of q's results: ranked (bm25)
- * when at most ARCHIVE_SEARCH_RANKED posts match (*ranked = 1), the
- * latest archived first past that (*ranked = 0; arrival order, the
- * date's but for imported posts: ranking them all would read every
- * one of them, and the latest are what a reader of a list looks for),
- * so a query reads at most ARCHIVE_SEARCH_RANKED + offset + a page of
- * its hits; into *st: 1, 0 (no post in its dates), -1 */
+ * when each of its terms is in at most ARCHIVE_SEARCH_RANKED posts
+ * (*ranked = 1), else the latest archived first (*ranked = 0; arrival
+ * order, the date's but for imported posts: ranking reads every post
+ * that has a term, and the latest are what a reader of a list looks
+ * for), so a query reads at most ARCHIVE_SEARCH_RANKED posts a term and
+ * then offset + a page of its matches; into *st: 1, 0 (no post in its
+ * dates), -1 */
 static int
 archive_search_query(struct archive_list *al, const struct archive_query *q,
     long long offset, sqlite3_stmt **st, int *ranked)
@@ -223,14 +251,10 @@ archive_search_query(struct archive_list *al, const struct archive_query *q,
 		    offset);
 	else if ((k = archive_search_bounds(al, q, &lo, &hi)) != 1)
 		return k;
-	else if (archive_db_int(al->db, &n,
-		     "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts "
-		     "MATCH ? AND rowid BETWEEN ? AND ? LIMIT ?)",
-		     "tiii", q->match, lo, hi,
-		     (long long)ARCHIVE_SEARCH_RANKED + 1) == -1)
+	else if ((n = archive_search_rankable(al, q)) == -1)
 		return -1;
 	else {
-		*ranked = n <= ARCHIVE_SEARCH_RANKED;
+		*ranked = (int)n;
 		*st = archive_db_q(al->db,
 		    *ranked ? archive_search_ranked : archive_search_latest,
 		    "tiiiiii", q->match, lo, hi, q->after, q->before,
@@ -275,7 +299,8 @@ archive_search_page(
 		k = SQLITE_ERROR;
 	if (r == 1 && !ranked)
 		fprintf(fp,
-		    "<p>More than %d posts match: the latest first.</p>\n",
+		    "<p>The latest first (a word is in more than %d "
+		    "posts).</p>\n",
 		    ARCHIVE_SEARCH_RANKED);
 	fputs("<ul class=\"posts\">\n", fp);
 	while (st != NULL && (k = sqlite3_step(st)) == SQLITE_ROW) {

@@ -20,6 +20,8 @@
 struct archive_query {
 	char match[4 * ARCHIVE_SEARCH_MAX + 64]; /* "" for none */
 	long long after, before;		 /* [after, before) */
+	size_t nterms;				 /* its terms in match: */
+	unsigned short at[ARCHIVE_SEARCH_TERMS], len[ARCHIVE_SEARCH_TERMS];
 };
 
 /* archive_search_parse - words, "phrases", from:x, subject:x,

@@ -61,7 +61,7 @@ query() {
 	}
 	shown=$(grep -c '^<li><a href=' "$DIR/q.out" || true)
 	order=ranked
-	grep -q 'the latest first' "$DIR/q.out" && order=latest
+	grep -q 'The latest first' "$DIR/q.out" && order=latest
 	awk -v name="$name" -v shown="$shown" -v order="$order" -v line="$line" '
 	BEGIN {
 		n = split(line, f, /[ =]/)
