@@ -4,9 +4,9 @@
  * each), under the identity "import-" and the FNV-1a 64 of its text, so
  * an import run again skips what it stored.  Memory holds one post at
  * a time.  The batches are committed unsynced, the whole synced once
- * at the end (archive_db_bulk).  An mbox's posts are split at "From " lines; a
- * line quoted as
- * ">From " (mboxrd, and mboxo's own) loses one '>'.
+ * at the end (archive_db_bulk).  An mbox's posts are split at "From "
+ * lines; a line quoted as ">From " (mboxrd, and mboxo's own) loses one
+ * '>'.
  */
 #include <sys/stat.h>
 #include <dirent.h>
