@@ -31,6 +31,7 @@ static const char archive_db_schema[] =
     "CREATE INDEX IF NOT EXISTS msg_month ON msg(month, date, id);"
     "CREATE INDEX IF NOT EXISTS msg_skey ON msg(skey, date);"
     "CREATE INDEX IF NOT EXISTS msg_parent ON msg(parent, date, id);"
+    "CREATE INDEX IF NOT EXISTS msg_date ON msg(date, id);"
     "CREATE TABLE IF NOT EXISTS ref(msg INTEGER NOT NULL,"
     " pos INTEGER NOT NULL, ref TEXT NOT NULL,"
     " PRIMARY KEY(msg, pos)) WITHOUT ROWID;"
@@ -241,6 +242,33 @@ archive_db_text(sqlite3_stmt *st, int col)
 	const unsigned char *t = sqlite3_column_text(st, col);
 
 	return t ? (const char *)t : "";
+}
+
+/* archive_db_bulk - a bulk load's settings on or off */
+int
+archive_db_bulk(sqlite3 *db, int on)
+{
+	int nlog = 0, ckpt = 0;
+
+	if (on)
+		return archive_db_do(db, "PRAGMA synchronous=NORMAL", "") ==
+				   -1 ||
+			       archive_db_do(db,
+				   "PRAGMA wal_autocheckpoint=16384", "") == -1
+			   ? -1
+			   : 0;
+	if (archive_db_do(db, "PRAGMA synchronous=FULL", "") == -1 ||
+	    archive_db_do(db, "PRAGMA wal_autocheckpoint=1000", "") == -1)
+		return -1;
+	/* waits (the busy timeout) for readers on an older snapshot */
+	if (sqlite3_wal_checkpoint_v2(
+		db, NULL, SQLITE_CHECKPOINT_FULL, &nlog, &ckpt) != SQLITE_OK ||
+	    nlog != ckpt) {
+		log_warnx("archive: checkpoint: %s (%d of %d frames)",
+		    sqlite3_errmsg(db), ckpt, nlog);
+		return -1;
+	}
+	return 0;
 }
 
 /* archive_db_dirty - a page to write */

@@ -28,6 +28,11 @@ int archive_db_int(
     sqlite3 *db, long long *v, const char *sql, const char *types, ...);
 /* archive_db_text - a text column of the current row, "" for NULL */
 const char *archive_db_text(sqlite3_stmt *st, int col);
+/* archive_db_bulk - a bulk load (an import) on: commits not synced,
+ * checkpoints rarer; off: synchronous=FULL again and the WAL
+ * checkpointed into the database, both synced, so that everything
+ * committed before is durable; 0 or -1 */
+int archive_db_bulk(sqlite3 *db, int on);
 /* archive_db_dirty - the page key into dirty (archive/README) */
 int archive_db_dirty(sqlite3 *db, const char *page);
 

@@ -3,8 +3,10 @@
  * the inbox's posts are (archive_ingest_add: batches of one transaction
  * each), under the identity "import-" and the FNV-1a 64 of its text, so
  * an import run again skips what it stored.  Memory holds one post at
- * a time.  An mbox's posts are split at "From " lines; a line quoted as
- * ">From " (mboxrd, and mboxo's own) loses one '>'.
+ * a time.  The batches are committed unsynced, the whole synced once
+ * at the end (archive_db_bulk).  An mbox's posts are split at "From "
+ * lines; a line quoted as ">From " (mboxrd, and mboxo's own) loses one
+ * '>'.
  */
 #include <sys/stat.h>
 #include <dirent.h>
@@ -16,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "archive_db.h"
 #include "archive_import.h"
 #include "archive_ingest.h"
 #include "archive_pages.h"
@@ -188,15 +191,22 @@ archive_import_path(struct archive_import *im, const char *path)
 	return r;
 }
 
-/* archive_import - path into the index, then the pages */
+/* archive_import - path into the index, then the pages (unless
+ * index_only: they stay marked, for the next run or rebuild) */
 long
-archive_import(struct archive_list *al, const char *path)
+archive_import(struct archive_list *al, const char *path, int index_only)
 {
 	struct archive_import im = {al, 0, 0, isatty(2)};
 	int r;
 
-	r = archive_import_path(&im, path);
+	/* the batches' commits unsynced: a crash loses at most the last
+	 * ones, which the import run again stores (each post once, by its
+	 * text); everything is synced before the first page is written */
+	r = archive_db_bulk(al->db, 1) == -1 ? -1
+					     : archive_import_path(&im, path);
 	if (archive_ingest_end(al, r == 0) == -1)
+		r = -1;
+	if (archive_db_bulk(al->db, 0) == -1)
 		r = -1;
 	if (im.tty)
 		fprintf(stderr, "\rmj_archive: %ld posts read, %ld stored\n",
@@ -205,7 +215,7 @@ archive_import(struct archive_list *al, const char *path)
 		log_warn("%s@%s: import %s", al->list, al->domain, path);
 		return -1;
 	}
-	if (archive_pages_flush(al) == -1)
+	if (!index_only && archive_pages_flush(al) == -1)
 		return -1;
 	return im.stored;
 }

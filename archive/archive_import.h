@@ -9,8 +9,9 @@
 #include "archive_list.h"
 
 /* archive_import - every post of path into the index (a post already
- * there, by its text, is skipped), then the pages written; progress on
- * stderr when it is a terminal; the posts stored, or -1 */
-long archive_import(struct archive_list *al, const char *path);
+ * there, by its text, is skipped), then the pages written (index_only:
+ * left marked dirty for the next run or rebuild); progress on stderr
+ * when it is a terminal; the posts stored, or -1 */
+long archive_import(struct archive_list *al, const char *path, int index_only);
 
 #endif

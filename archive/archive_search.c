@@ -33,6 +33,7 @@ archive_search_term(
 		memcpy(o, " AND ", 5);
 		o += 5;
 	}
+	q->at[q->nterms] = (unsigned short)(o - q->match);
 	if (column != NULL && o + strlen(column) + 3 < end)
 		o += sprintf(o, "%s : ", column);
 	*o++ = '"';
@@ -43,6 +44,8 @@ archive_search_term(
 	}
 	*o++ = '"';
 	*o = '\0';
+	q->len[q->nterms] = (unsigned short)(o - q->match - q->at[q->nterms]);
+	q->nterms++;
 }
 
 /* archive_search_date - YYYY-MM-DD as the time of its start (UTC) */
@@ -166,6 +169,100 @@ archive_search_result(FILE *fp, const char *base, sqlite3_stmt *st)
 	fputs("</span></li>\n", fp);
 }
 
+/* archive_search_bounds - the ids of the posts dated in [after,
+ * before), for FTS5 to seek to (ids are arrival order, dates nearly so:
+ * the first and last such id bound them); 0 with none */
+static int
+archive_search_bounds(struct archive_list *al, const struct archive_query *q,
+    long long *lo, long long *hi)
+{
+	*lo = 0;
+	*hi = (long long)1 << 62;
+	if (q->after == 0 && q->before == (long long)1 << 62)
+		return 1;
+	if (archive_db_int(al->db, lo,
+		"SELECT min(id) FROM msg WHERE date >= ? AND date < ?", "ii",
+		q->after, q->before) != 1 ||
+	    archive_db_int(al->db, hi,
+		"SELECT max(id) FROM msg WHERE date >= ? AND date < ?", "ii",
+		q->after, q->before) != 1)
+		return -1;
+	return *hi > 0;
+}
+
+/* A query's matches, ranked or the latest first (archive_search_query) */
+#define ARCHIVE_SEARCH_HITS                                                    \
+	"SELECT m.name, m.subject, m.from_name, m.date, "                      \
+	"snippet(fts, 2, char(1), char(2), '...', 16) FROM fts JOIN msg m ON " \
+	"m.id = fts.rowid WHERE fts MATCH ? AND fts.rowid BETWEEN ? AND ? "    \
+	"AND m.removed = 0 AND m.date >= ? AND m.date < ? ORDER BY "
+static const char archive_search_ranked[] =
+    ARCHIVE_SEARCH_HITS "rank LIMIT ? OFFSET ?";
+static const char archive_search_latest[] =
+    ARCHIVE_SEARCH_HITS "fts.rowid DESC LIMIT ? OFFSET ?";
+
+/* archive_search_rankable - 1 when every term of q is in at most
+ * ARCHIVE_SEARCH_RANKED posts, 0 when one is in more, -1; ranking
+ * (bm25) counts every post that has each term, whatever the others */
+static int
+archive_search_rankable(struct archive_list *al, const struct archive_query *q)
+{
+	char term[sizeof(q->match)];
+	long long n;
+	size_t i;
+
+	for (i = 0; i < q->nterms; i++) {
+		memcpy(term, q->match + q->at[i], q->len[i]);
+		term[q->len[i]] = '\0';
+		if (archive_db_int(al->db, &n,
+			"SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts "
+			"MATCH ? LIMIT ?)",
+			"ti", term, (long long)ARCHIVE_SEARCH_RANKED + 1) == -1)
+			return -1;
+		if (n > ARCHIVE_SEARCH_RANKED)
+			return 0;
+	}
+	return 1;
+}
+
+/* archive_search_query - the statement of q's results: ranked (bm25)
+ * when each of its terms is in at most ARCHIVE_SEARCH_RANKED posts
+ * (*ranked = 1), else the latest archived first (*ranked = 0; arrival
+ * order, the date's but for imported posts: ranking reads every post
+ * that has a term, and the latest are what a reader of a list looks
+ * for), so a query reads at most ARCHIVE_SEARCH_RANKED posts a term and
+ * then offset + a page of its matches; into *st: 1, 0 (no post in its
+ * dates), -1 */
+static int
+archive_search_query(struct archive_list *al, const struct archive_query *q,
+    long long offset, sqlite3_stmt **st, int *ranked)
+{
+	long long lo, hi, n = 0;
+	int k;
+
+	*ranked = 1;
+	*st = NULL;
+	if (q->match[0] == '\0')
+		*st = archive_db_q(al->db,
+		    "SELECT name, subject, from_name, date, '' FROM msg "
+		    "WHERE removed = 0 AND date >= ? AND date < ? ORDER BY "
+		    "date DESC LIMIT ? OFFSET ?",
+		    "iiii", q->after, q->before, (long long)ARCHIVE_SEARCH_PAGE,
+		    offset);
+	else if ((k = archive_search_bounds(al, q, &lo, &hi)) != 1)
+		return k;
+	else if ((n = archive_search_rankable(al, q)) == -1)
+		return -1;
+	else {
+		*ranked = (int)n;
+		*st = archive_db_q(al->db,
+		    *ranked ? archive_search_ranked : archive_search_latest,
+		    "tiiiiii", q->match, lo, hi, q->after, q->before,
+		    (long long)ARCHIVE_SEARCH_PAGE, offset);
+	}
+	return *st == NULL ? -1 : 1;
+}
+
 /* archive_search_page - the results of text */
 int
 archive_search_page(
@@ -176,7 +273,7 @@ archive_search_page(
 	sqlite3_stmt *st;
 	char base[1024];
 	long calls = 0;
-	int k, shown = 0;
+	int k = SQLITE_DONE, r, ranked = 1, shown = 0;
 
 	/* the pages' stylesheet and links are under archive_url */
 	archive_list_base(al, base, sizeof(base));
@@ -198,21 +295,13 @@ archive_search_page(
 		return 0;
 	}
 	sqlite3_progress_handler(al->db, 1000, archive_search_stop, &calls);
-	st = q.match[0] != '\0'
-		 ? archive_db_q(al->db,
-		       "SELECT m.name, m.subject, m.from_name, m.date, "
-		       "snippet(fts, 2, char(1), char(2), '...', 16) FROM fts "
-		       "JOIN msg m ON m.id = fts.rowid WHERE fts MATCH ? AND "
-		       "m.removed = 0 AND m.date >= ? AND m.date < ? ORDER BY "
-		       "rank LIMIT ? OFFSET ?",
-		       "tiiii", q.match, q.after, q.before,
-		       (long long)ARCHIVE_SEARCH_PAGE, offset)
-		 : archive_db_q(al->db,
-		       "SELECT name, subject, from_name, date, '' FROM msg "
-		       "WHERE removed = 0 AND date >= ? AND date < ? ORDER BY "
-		       "date DESC LIMIT ? OFFSET ?",
-		       "iiii", q.after, q.before,
-		       (long long)ARCHIVE_SEARCH_PAGE, offset);
+	if ((r = archive_search_query(al, &q, offset, &st, &ranked)) == -1)
+		k = SQLITE_ERROR;
+	if (r == 1 && !ranked)
+		fprintf(fp,
+		    "<p>The latest first (a word is in more than %d "
+		    "posts).</p>\n",
+		    ARCHIVE_SEARCH_RANKED);
 	fputs("<ul class=\"posts\">\n", fp);
 	while (st != NULL && (k = sqlite3_step(st)) == SQLITE_ROW) {
 		archive_search_result(fp, base, st);
@@ -225,5 +314,5 @@ archive_search_page(
 		fputs("<p>No post matches.</p>\n", fp);
 	sqlite3_progress_handler(al->db, 0, NULL, NULL);
 	archive_html_foot(fp, base);
-	return st == NULL ? -1 : 0;
+	return k == SQLITE_DONE ? 0 : -1;
 }

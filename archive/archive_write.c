@@ -15,7 +15,8 @@
 
 #include "archive_write.h"
 
-/* archive_write_mkdirs - mkdir -p */
+/* archive_write_mkdirs - mkdir -p: the directory itself first (its
+ * parents are there but for a new list), then from the top down */
 int
 archive_write_mkdirs(const char *dir, mode_t mode)
 {
@@ -25,6 +26,10 @@ archive_write_mkdirs(const char *dir, mode_t mode)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
+	if (mkdir(path, mode) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
 	for (p = path + 1;; p++) {
 		if (*p != '/' && *p != '\0')
 			continue;

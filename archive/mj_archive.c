@@ -4,9 +4,10 @@
  *   mj_archive [-C file] [-d] run DOMAIN LIST
  *       the posts in the list's archive inbox stored, and the pages they
  *       change written (the runner starts this after each post)
- *   mj_archive [-C file] [-d] import DOMAIN LIST MBOX|MAILDIR|DIR
+ *   mj_archive [-C file] [-d] [-n] import DOMAIN LIST MBOX|MAILDIR|DIR
  *       an old archive's posts stored (each once, however often it is
- *       imported) and the pages written; progress on a terminal
+ *       imported) and the pages written (-n: not yet, they stay marked
+ *       for the next run or rebuild); progress on a terminal
  *   mj_archive [-C file] [-d] remove DOMAIN LIST MESSAGE-ID
  *       a post out of the pages, the mbox, the feed and the index, a
  *       page that says so at its address (exit 67: no such post)
@@ -33,15 +34,17 @@ mj_archive_usage(void)
 {
 	fprintf(stderr,
 	    "usage: mj_archive [-C file] [-d] run|rebuild DOMAIN "
-	    "LIST\n       mj_archive [-C file] [-d] import DOMAIN "
+	    "LIST\n       mj_archive [-C file] [-d] [-n] import DOMAIN "
 	    "LIST MBOX|MAILDIR|DIR\n       mj_archive [-C file] [-d] "
 	    "remove DOMAIN LIST MESSAGE-ID\n");
 	return EX_USAGE;
 }
 
-/* mj_archive_cmd - one command on an opened list (arg: import's) */
+/* mj_archive_cmd - one command on an opened list (arg: import's or
+ * remove's; index_only: import's -n) */
 static int
-mj_archive_cmd(struct archive_list *al, const char *cmd, const char *arg)
+mj_archive_cmd(
+    struct archive_list *al, const char *cmd, const char *arg, int index_only)
 {
 	long k;
 
@@ -57,7 +60,7 @@ mj_archive_cmd(struct archive_list *al, const char *cmd, const char *arg)
 		return 0;
 	}
 	if (strcmp(cmd, "import") == 0) {
-		if ((k = archive_import(al, arg)) == -1)
+		if ((k = archive_import(al, arg, index_only)) == -1)
 			return EX_TEMPFAIL;
 		printf("%s@%s: %ld posts imported\n", al->list, al->domain, k);
 		return 0;
@@ -82,17 +85,20 @@ main(int argc, char **argv)
 	struct archive_list al;
 	struct settings s;
 	char err[PATH_MAX + 256];
-	int c, debug = 0, r;
+	int c, debug = 0, index_only = 0, r;
 
 	setprogname("mj_archive");
 	umask(022);
-	while ((c = getopt(argc, argv, "C:d")) != -1) {
+	while ((c = getopt(argc, argv, "C:dn")) != -1) {
 		switch (c) {
 		case 'C':
 			config = optarg;
 			break;
 		case 'd':
 			debug = 1;
+			break;
+		case 'n':
+			index_only = 1;
 			break;
 		default:
 			return mj_archive_usage();
@@ -127,7 +133,8 @@ main(int argc, char **argv)
 			log_errx("%s", err);
 			return EX_CONFIG;
 		}
-		r = mj_archive_cmd(&al, argv[optind], argv[optind + 3]);
+		r = mj_archive_cmd(
+		    &al, argv[optind], argv[optind + 3], index_only);
 		archive_list_close(&al);
 	} while (
 	    r == 0 && strcmp(argv[optind], "run") == 0 &&

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "text_utf8.h"
+#include "utf8.h"
 
 static const char text_utf8_bad[] = "\xef\xbf\xbd"; /* U+FFFD */
 
@@ -90,6 +91,39 @@ text_utf8_run(iconv_t cd, const char *in, size_t len, struct text_utf8_buf *b,
 	}
 }
 
+/* text_utf8_valid - in (len bytes) is well-formed UTF-8 (RFC 3629, as
+ * utf8_next reads it), so that it can be taken as it is */
+static int
+text_utf8_valid(const char *in, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)in, *end = p + len, *s;
+	unsigned char tail[5];
+	size_t n;
+	int bad;
+
+	while (p < end) {
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		/* utf8_next reads up to 4 bytes, up to a NUL */
+		if ((n = (size_t)(end - p)) < 4) {
+			memset(tail, 0, sizeof(tail));
+			memcpy(tail, p, n);
+			s = tail;
+			(void)utf8_next(&s, &bad);
+			if (bad || (size_t)(s - tail) > n)
+				return 0;
+			p += s - tail;
+			continue;
+		}
+		(void)utf8_next(&p, &bad);
+		if (bad)
+			return 0;
+	}
+	return 1;
+}
+
 /* text_utf8 - in (len bytes, in charset, "" for none) as UTF-8 in *out
  * (malloc'd, NUL-terminated); what was met in *note; 0, or -1 out of
  * memory */
@@ -104,6 +138,15 @@ text_utf8(const char *charset, const char *in, size_t len, char **out,
 	memset(note, 0, sizeof(*note));
 	*out = NULL;
 	*outlen = 0;
+	/* UTF-8 already (most mail): copied, iconv would change nothing */
+	if (text_utf8_is(charset) && text_utf8_valid(in, len)) {
+		if ((*out = malloc(len + 1)) == NULL)
+			return -1;
+		memcpy(*out, in, len);
+		(*out)[len] = '\0';
+		*outlen = len;
+		return 0;
+	}
 	if ((cd = iconv_open("UTF-8",
 		 text_utf8_is(charset) ? "UTF-8" : charset)) == (iconv_t)-1) {
 		if ((cd = iconv_open("UTF-8", "UTF-8")) == (iconv_t)-1)

@@ -103,3 +103,10 @@ bench() {
 	[[ "$output" == *"import: mjq is "*"x faster than MHonArc"* ]]
 	[[ "$output" == *"one post added to 300: "* ]]
 }
+
+@test "archive_search.sh: an index-only import, then each query through mj_archsearch, timed" {
+	bench archive_search.sh 3000 3
+	[[ "$output" == *"index-only import: 3000 posts, "* ]]
+	[[ "$output" =~ search\ word\ +median\ +[0-9.]+\ ms.*\ 50\ shown\ \(latest\) ]]
+	[[ "$output" =~ search\ none\ +median\ +[0-9.]+\ ms.*\ 0\ shown ]]
+}

@@ -431,6 +431,86 @@ once() {
 	[ "$status" -eq 75 ]
 }
 
+# mbox N WORD - N posts from one sender, a minute apart from 2026-11-01,
+# each with WORD in its body and its number in its Message-ID <mN@...>
+mbox() {
+	local i
+	for ((i = 1; i <= $1; i++)); do
+		TZ=UTC printf 'From alice@users.test Sun Nov  1 00:00:00 2026\nFrom: Alice <alice@users.test>\nSubject: post %d\nDate: %(%a, %d %b %Y %H:%M:%S +0000)T\nMessage-ID: <m%d@users.test>\n\n%s number %d\n\n' \
+			"$i" "$((1793491200 + i * 60))" "$i" "$2" "$i"
+	done
+}
+
+@test "import -n: the posts in the index, found by the search, no page yet and every page marked; the next run writes them" {
+	mbox 3 indexonly >"$BATS_TEST_TMPDIR/old.mbox"
+	run "$MJ_ARCHIVE" -C "$CONF" -n import example.org mylist "$BATS_TEST_TMPDIR/old.mbox"
+	[ "$status" -eq 0 ]
+	[ "$output" = "mylist@example.org: 3 posts imported" ]
+	[ "$(archived)" -eq 3 ]
+	[ ! -e "$W/msg/m1@users.test/index.html" ]
+	[ "$(q "SELECT count(*) FROM dirty WHERE page LIKE 'msg:%'")" -eq 3 ]
+	run search 'l=mylist@example.org&q=indexonly'
+	[[ "$output" == *m1@users.test* && "$output" == *m3@users.test* ]]
+	archive_run
+	[ "$(q 'SELECT count(*) FROM dirty')" -eq 0 ]
+	grep -q 'indexonly number 2' "$W/msg/m2@users.test/index.html"
+	grep -q 'm3@users.test' "$W/index.html"
+}
+
+@test "a killed import (kill -9 after its first batches) run again stores every post once and writes every page" {
+	mbox 6000 killed >"$BATS_TEST_TMPDIR/big.mbox"
+	"$MJ_ARCHIVE" -C "$CONF" import example.org mylist "$BATS_TEST_TMPDIR/big.mbox" >/dev/null &
+	pid=$!
+	# the first batch committed (512 posts): the index has rows
+	wait_for 60 eval '[ "$(sqlite3 "$DB" "SELECT count(*) FROM msg" 2>/dev/null || echo 0)" -gt 0 ]'
+	kill -9 "$pid"
+	wait "$pid" || true
+	had=$(archived)
+	echo "stored before the kill: $had"
+	[ "$had" -gt 0 ] && [ "$had" -lt 6000 ]
+	run "$MJ_ARCHIVE" -C "$CONF" import example.org mylist "$BATS_TEST_TMPDIR/big.mbox"
+	[ "$status" -eq 0 ]
+	[ "$output" = "mylist@example.org: $((6000 - had)) posts imported" ]
+	[ "$(archived)" -eq 6000 ]
+	[ "$(q 'SELECT count(DISTINCT msgid) FROM msg')" -eq 6000 ]
+	[ "$(q 'SELECT count(*) FROM dirty')" -eq 0 ]
+	[ "$(find "$W/msg" -name index.html | wc -l)" -eq 6000 ]
+	grep -q 'killed number 1$' "$W/msg/m1@users.test/index.html"
+	grep -q 'killed number 6000$' "$W/msg/m6000@users.test/index.html"
+}
+
+@test "search: a word in more than 2,000 posts answers with the latest archived first and says so, in a date range too; rarer words are ranked" {
+	mbox 3000 everywhere >"$BATS_TEST_TMPDIR/old.mbox"
+	printf 'From: Bob <bob@users.test>\nSubject: rare\nDate: Mon, 02 Nov 2026 09:00:00 +0000\nMessage-ID: <r1@users.test>\n\nseldom seldom seldom\n' | inbox AAA-1-mylist
+	run "$MJ_ARCHIVE" -C "$CONF" -n import example.org mylist "$BATS_TEST_TMPDIR/old.mbox"
+	[ "$status" -eq 0 ]
+	archive_run
+	run search 'l=mylist@example.org&q=everywhere'
+	[[ "$output" == *'The latest first (a word is in more than 2000 posts).'* ]]
+	[ "$(grep -c '^<li><a href=' <<<"$output")" -eq 50 ]
+	# the first results are the latest, m3000, then m2999
+	[[ "$(grep -m2 -o 'msg/m[0-9]*@' <<<"$output" | tr '\n' ' ')" == 'msg/m3000@ msg/m2999@ ' ]]
+	# the next page goes on from m2950
+	run search 'l=mylist@example.org&q=everywhere&o=50'
+	[[ "$(grep -m1 -o 'msg/m[0-9]*@' <<<"$output")" == 'msg/m2950@' ]]
+	# a date range: the latest in it first (m2880 is at 2026-11-03 00:00)
+	run search 'l=mylist@example.org&q=everywhere+before%3A2026-11-03'
+	[[ "$output" == *'The latest first'* ]]
+	[[ "$(grep -m1 -o 'msg/m[0-9]*@' <<<"$output")" == 'msg/m2879@' ]]
+	run search 'l=mylist@example.org&q=everywhere+before%3A2026-11-01'
+	[[ "$output" == *'No post matches.'* ]]
+	# 1,440 in a range: the latest in it first, none outside it
+	run search 'l=mylist@example.org&q=everywhere+after%3A2026-11-02+before%3A2026-11-03'
+	[[ "$(grep -m1 -o 'msg/m[0-9]*@' <<<"$output")" == 'msg/m2879@' ]]
+	[ "$(grep -c '^<li><a href=' <<<"$output")" -eq 50 ]
+	for n in $(grep -o 'msg/m[0-9]*@' <<<"$output" | tr -dc '0-9\n'); do
+		[ "$n" -ge 1440 ] && [ "$n" -lt 2880 ]
+	done
+	# a rare word: ranked
+	run search 'l=mylist@example.org&q=seldom'
+	[[ "$output" != *'The latest first'* && "$output" == *r1@users.test* ]]
+}
+
 @test "remove: a post out of its page, the mbox, the feed and the search index, its attachment gone, a removed page at its address; its reply keeps its place" {
 	printf 'From: Spam <spam@users.test>\nSubject: buy now\nDate: Wed, 25 Nov 2026 12:00:00 +0000\nMessage-ID: <s1@users.test>\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b"\n\n--b\nContent-Type: text/plain\n\nsecretword inside\n--b\nContent-Type: application/pdf; name="x.pdf"\n\nPDFDATA\n--b--\n' | inbox AAA-1-mylist
 	msg r 'a reply' '<s1@users.test>' | inbox AAB-1-mylist
