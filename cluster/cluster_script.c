@@ -16,18 +16,24 @@
  *                       to what the receiver took when it refuses a
  *                       session (LEARN) and stays there for the learn
  *                       time; forgotten after CLUSTER_CAP_IDLE unused
- *     mjq:{KEY}:want    string, for CLUSTER_WANT ms after a TAKE found
- *                       every lease held: a node waits, so the others
- *                       close their idle sessions and give their leases
- *                       back (cluster.c) rather than keep them cached
+ *     mjq:{KEY}:wait    sorted set: the nodes a TAKE found every lease
+ *                       held for (member the node's name), scored by
+ *                       when that stops counting (CLUSTER_WANT_MS on,
+ *                       unless it asks again); a node leaves it when it
+ *                       is given a lease.  While another node waits,
+ *                       the others close their idle sessions and a node
+ *                       holding more than its fair share gives the
+ *                       surplus back as its sessions end (SHARE,
+ *                       cluster.c)
  * Every time is the Redis server's (TIME), so the nodes' clocks may
  * disagree without harm: a node sends durations, never dates.  Each
  * script is one round trip and runs atomically on the server.
  *
- * TAKE  KEYS lease rate dead cap want; ARGV member ("": the caller holds a
- *       lease already, only the rate and dead state are asked), lease
- *       ms, limit (0: none), interval ms (0: none), initial cap.  The
- *       limit is the cap's when that is lower.  Answers {code, ms}:
+ * TAKE  KEYS lease rate dead cap wait; ARGV member ("": the caller holds
+ *       a lease already, only the rate and dead state are asked), lease
+ *       ms, limit (0: none), interval ms (0: none), initial cap, node
+ *       (its name, for wait).  The limit is the cap's when that is
+ *       lower.  Answers {code, ms}:
  *       GO, or FULL with the ms until the oldest lease expires, RATE
  *       with the ms until the bucket has room, DEAD with the ms until
  *       the probe.  Expired leases are dropped first: a dead node's
@@ -37,6 +43,15 @@
  * RENEW KEYS lease; ARGV lease ms, members...: each member's expiry set
  *       to now + lease ms (added back when Redis lost it).
  * DEAD  KEYS dead; ARGV ms: dead for ms more, or (0) alive again.
+ * SHARE KEYS lease cap wait; ARGV node, limit (0: none), leases the
+ *       caller gives back already: while a node other than this one
+ *       waits, the fair share is the limit (the cap's when lower) over
+ *       the nodes that hold or wait for a lease, rounded up (one at
+ *       least), and the answer {surplus, waiting} is how many more this
+ *       node holds than that share (0 when no other node waits), and
+ *       how many nodes wait, this one included.  Members are
+ *       "node:pid:n", so a member's node is all before its last two
+ *       colons.
  * LEARN KEYS lease cap; ARGV learn ms, refused: the receiver refused
  *       sessions while the leases held were the sessions open; the cap
  *       is that count less the refused, for learn ms.  So all nodes
@@ -52,8 +67,37 @@
  * and how soon after a step it may grow by one more (ms, as text). */
 #define CLUSTER_CAP_IDLE "600000"
 #define CLUSTER_CAP_GROW "500"
-/* How long a node that found every lease held is said to wait (ms). */
-#define CLUSTER_WANT "1000"
+
+/* fair(lease, wait, node, limit, now): while a node other than node
+ * waits, the fair share of limit (the limit over the nodes that hold or
+ * wait for a lease, rounded up, one at least), else 0; the leases node
+ * holds; the nodes waiting.  A member's node is all before its last two
+ * colons ("node:pid:n"). */
+#define CLUSTER_LUA_FAIR                                                       \
+	"local function fair(lkey, wkey, node, limit, now)\n"                  \
+	"  redis.call('ZREMRANGEBYSCORE', wkey, '-inf', now)\n"                \
+	"  local nodes, n, others, mine = {}, 0, 0, 0\n"                       \
+	"  for _, w in ipairs(redis.call('ZRANGE', wkey, 0, -1)) do\n"         \
+	"    nodes[w] = 1\n"                                                   \
+	"    n = n + 1\n"                                                      \
+	"    if w ~= node then others = others + 1 end\n"                      \
+	"  end\n"                                                              \
+	"  local waiting = n\n"                                                \
+	"  if others == 0 or limit <= 0 then return 0, 0, waiting end\n"       \
+	"  for _, m in ipairs(redis.call('ZRANGE', lkey, 0, -1)) do\n"         \
+	"    local nd = string.match(m, '^(.*):[^:]*:[^:]*$')\n"               \
+	"    if nd ~= nil then\n"                                              \
+	"      if nodes[nd] == nil then\n"                                     \
+	"        nodes[nd] = 1\n"                                              \
+	"        n = n + 1\n"                                                  \
+	"      end\n"                                                          \
+	"      if nd == node then mine = mine + 1 end\n"                       \
+	"    end\n"                                                            \
+	"  end\n"                                                              \
+	"  local share = math.ceil(limit / n)\n"                               \
+	"  if share < 1 then share = 1 end\n"                                  \
+	"  return share, mine, waiting\n"                                      \
+	"end\n"
 
 static const char *const cluster_scripts[CLUSTER_SCRIPT_N] = {
     [CLUSTER_SCRIPT_TAKE] =
@@ -78,11 +122,14 @@ static const char *const cluster_scripts[CLUSTER_SCRIPT_N] = {
 	"  redis.call('PEXPIRE', KEYS[4], " CLUSTER_CAP_IDLE ")\n"
 	"  if limit == 0 or n < limit then limit = n end\n"
 	"  if held >= limit then\n"
-	"    redis.call('SET', KEYS[5], 1, 'PX', " CLUSTER_WANT ")\n"
+	"    redis.call('ZADD', KEYS[5], now + " CLUSTER_WANT_MS ", ARGV[6])\n"
+	"    redis.call('PEXPIRE', KEYS[5], " CLUSTER_WANT_MS ")\n"
 	"    local first = redis.call('ZRANGE', KEYS[1], 0, 0, "
 	"'WITHSCORES')\n"
 	"    return {1, tonumber(first[2]) - now}\n"
-	"  end\n"
+	"  end\n" CLUSTER_LUA_FAIR
+	"  local share, mine = fair(KEYS[1], KEYS[5], ARGV[6], limit, now)\n"
+	"  if share > 0 and mine >= share then return {1, 0} end\n"
 	"end\n"
 	"local iv = tonumber(ARGV[4])\n"
 	"if iv > 0 then\n"
@@ -93,8 +140,23 @@ static const char *const cluster_scripts[CLUSTER_SCRIPT_N] = {
 	"if ARGV[1] ~= '' then\n"
 	"  redis.call('ZADD', KEYS[1], now + lease, ARGV[1])\n"
 	"  redis.call('PEXPIRE', KEYS[1], lease + 1000)\n"
+	"  redis.call('ZREM', KEYS[5], ARGV[6])\n"
 	"end\n"
 	"return {0, 0}\n",
+    [CLUSTER_SCRIPT_SHARE] =
+	"local t = redis.call('TIME')\n"
+	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / "
+	"1000)\n"
+	"redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)\n"
+	"local limit = tonumber(ARGV[2])\n"
+	"local cap = tonumber(redis.call('HGET', KEYS[2], 'n') or '0')\n"
+	"if cap > 0 and (limit == 0 or cap < limit) then limit = cap "
+	"end\n" CLUSTER_LUA_FAIR
+	"local share, mine, waiting = fair(KEYS[1], KEYS[3], ARGV[1], "
+	"limit, now)\n"
+	"local surplus = mine - tonumber(ARGV[3]) - share\n"
+	"if share == 0 or surplus < 0 then surplus = 0 end\n"
+	"return {surplus, waiting}\n",
     [CLUSTER_SCRIPT_RENEW] =
 	"local t = redis.call('TIME')\n"
 	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / "
@@ -145,7 +207,7 @@ cluster_script_keys(const char *key, struct cluster_rkeys *k)
 	    (size_t)snprintf(k->rate, len, "mjq:{%s}:rate", key) >= len ||
 	    (size_t)snprintf(k->dead, len, "mjq:{%s}:dead", key) >= len ||
 	    (size_t)snprintf(k->cap, len, "mjq:{%s}:cap", key) >= len ||
-	    (size_t)snprintf(k->want, len, "mjq:{%s}:want", key) >= len)
+	    (size_t)snprintf(k->wait, len, "mjq:{%s}:wait", key) >= len)
 		return -1;
 	return 0;
 }

@@ -155,6 +155,8 @@ drain3() {
 	t3=$(($(ms) - t0))
 	o3=$(tr ' ' '\n' <"$DIR/$1/stats" | sed -n 's/^max_open=//p')
 	r3=$(tr ' ' '\n' <"$DIR/$1/stats" | sed -n 's/^refused=//p')
+	[ -z "${KEEP3:-}" ] || cp "$DIR/$1/recv" "$KEEP3.$1"
+	[ -z "${KEEP3:-}" ] || cat "$DIR/$1"/n?/log >"$KEEP3.$1.log"
 	kill "${pids[@]}" "$p" 2>/dev/null || true
 	wait "${pids[@]}" "$p" 2>/dev/null || true
 	redis-cli -s "$DIR/redis.sock" flushall >/dev/null
