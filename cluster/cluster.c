@@ -471,8 +471,11 @@ cluster_tick_key(struct cluster *c, struct cluster_key *k,
 			cluster_yield(k, ss, -1, now);
 	} else if (wanted == 0)
 		k->give = 0;
-	if (k->give > 0)
-		cluster_yield(k, ss, k->give, now);
+	/* Only sessions no running delivery is about to take: one that
+	 * started under a lease in an earlier step may not have taken its
+	 * idle session yet, and would open another. */
+	if (k->give > 0 && (n = ss->open(k->tag) - k->inuse) > 0)
+		cluster_yield(k, ss, n < k->give ? n : k->give, now);
 	n = ss->open(k->tag);
 	want = n > k->inuse ? n : k->inuse;
 	if (now >= k->handover) {
