@@ -20,18 +20,20 @@
  * found every lease held puts its node on the key's wait set and sets
  * CLUSTER_WANTED_KEY, for a moment; a runner holding leases looks at
  * that key every CLUSTER_SHARE_POLL, and while it is set asks SHARE of
- * each key where it holds more than one lease or keeps one idle: the
- * node's surplus over its fair share (the limit over the nodes that
- * hold or wait, rounded up).  The runner gives that surplus back as
- * its sessions end: each tick, right after the outcomes were collected
- * and before new deliveries start, closes that many of its idle
- * sessions (struct cluster_sessions' yield), keeping one at least, and
- * their leases go back after the handover.  A runner done with the
- * destination (no delivery since the last tick) closes every idle
- * session while any node waits, so it does not hold the window for its
- * cache time.  A node at or under its share gives nothing back, so the
- * nodes settle at their shares, one session each at least, without
- * trading leases to and fro.
+ * each key where it holds more than one lease or is done: the node's
+ * surplus, what it holds beyond one more than the waiting node that
+ * holds fewest (cluster_script.c).  The runner gives that back as its
+ * sessions end: each tick, right after the outcomes were collected and
+ * before new deliveries start, closes that many of its idle sessions
+ * (struct cluster_sessions' yield), keeping one at least and those its
+ * running deliveries are about to take; their leases go back at once
+ * when the receiver answered the QUIT, else after the handover.  A
+ * runner done with the destination (nothing waiting or running in its
+ * scheduler) closes every idle session while any node waits, so it
+ * does not hold the window for its cache time.  A node one lease from
+ * the others gives nothing back and takes nothing more (TAKE refuses
+ * it while a waiting node holds fewer), so the nodes settle, one
+ * session each at least, without trading leases to and fro.
  *
  * A session the receiver refused (421) had a lease one too many: the
  * tick that tells every node (LEARN) gives that lease back too, and the
@@ -396,17 +398,16 @@ cluster_wanted(struct cluster *c, double now)
 static int
 cluster_fair(struct cluster *c, struct cluster_key *k, double now)
 {
-	char limit[16], giving[16];
-	const char *keys[3] = {k->rk.lease, k->rk.cap, k->rk.wait};
-	const char *args[3] = {c->node, limit, giving};
+	char giving[16];
+	const char *keys[2] = {k->rk.lease, k->rk.wait};
+	const char *args[2] = {c->node, giving};
 	redisReply *rep;
 	long long surplus = 0, waiting = 0;
 	int mine = k->held - k->giving;
 
-	(void)snprintf(limit, sizeof(limit), "%d", k->lim.limit);
 	(void)snprintf(giving, sizeof(giving), "%d", k->giving);
 	if ((rep = cluster_redis_run(
-		 &c->r, CLUSTER_SCRIPT_SHARE, 3, keys, 3, args, now)) == NULL)
+		 &c->r, CLUSTER_SCRIPT_SHARE, 2, keys, 2, args, now)) == NULL)
 		return 0;
 	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 &&
 	    rep->element[0]->type == REDIS_REPLY_INTEGER &&

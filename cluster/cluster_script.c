@@ -21,10 +21,10 @@
  *                       when that stops counting (CLUSTER_WANT_MS on,
  *                       unless it asks again); a node leaves it when it
  *                       is given a lease.  While another node waits,
- *                       the others close their idle sessions and a node
- *                       holding more than its fair share gives the
- *                       surplus back as its sessions end (SHARE,
- *                       cluster.c)
+ *                       the others close their idle sessions when done
+ *                       and give back what they hold beyond one more
+ *                       than the waiting node that holds fewest as
+ *                       their sessions end (SHARE, cluster.c)
  * Every time is the Redis server's (TIME), so the nodes' clocks may
  * disagree without harm: a node sends durations, never dates.  Each
  * script is one round trip and runs atomically on the server.
@@ -43,15 +43,15 @@
  * RENEW KEYS lease; ARGV lease ms, members...: each member's expiry set
  *       to now + lease ms (added back when Redis lost it).
  * DEAD  KEYS dead; ARGV ms: dead for ms more, or (0) alive again.
- * SHARE KEYS lease cap wait; ARGV node, limit (0: none), leases the
- *       caller gives back already: while a node other than this one
- *       waits, the fair share is the limit (the cap's when lower) over
- *       the nodes that hold or wait for a lease, rounded up (one at
- *       least), and the answer {surplus, waiting} is how many more this
- *       node holds than that share (0 when no other node waits), and
- *       how many nodes wait, this one included.  Members are
- *       "node:pid:n", so a member's node is all before its last two
- *       colons.
+ * SHARE KEYS lease wait; ARGV node, leases the caller gives back
+ *       already: the limit is spread over the nodes that want it by
+ *       filling from the bottom.  While another node waits, this node
+ *       holds a surplus of what it holds beyond one more than the
+ *       waiting node that holds fewest; TAKE refuses a node a lease
+ *       while a waiting node holds fewer.  So a limit of 4 over three
+ *       nodes settles at 2, 1 and 1, and no lease moves between nodes
+ *       one apart.  Answers {surplus, nodes waiting (this one
+ *       included)}.
  * LEARN KEYS lease cap; ARGV learn ms, refused: the receiver refused
  *       sessions while the leases held were the sessions open; the cap
  *       is that count less the refused, for learn ms.  So all nodes
@@ -68,35 +68,34 @@
 #define CLUSTER_CAP_IDLE "600000"
 #define CLUSTER_CAP_GROW "500"
 
-/* fair(lease, wait, node, limit, now): while a node other than node
- * waits, the fair share of limit (the limit over the nodes that hold or
- * wait for a lease, rounded up, one at least), else 0; the leases node
- * holds; the nodes waiting.  A member's node is all before its last two
+/* fair(lease, wait, node, now): the fewest leases a node other than
+ * node that waits holds (-1: no other node waits), the leases node
+ * holds, the nodes waiting.  A member's node is all before its last two
  * colons ("node:pid:n"). */
 #define CLUSTER_LUA_FAIR                                                       \
-	"local function fair(lkey, wkey, node, limit, now)\n"                  \
+	"local function fair(lkey, wkey, node, now)\n"                         \
 	"  redis.call('ZREMRANGEBYSCORE', wkey, '-inf', now)\n"                \
-	"  local nodes, n, others, mine = {}, 0, 0, 0\n"                       \
-	"  for _, w in ipairs(redis.call('ZRANGE', wkey, 0, -1)) do\n"         \
-	"    nodes[w] = 1\n"                                                   \
-	"    n = n + 1\n"                                                      \
-	"    if w ~= node then others = others + 1 end\n"                      \
-	"  end\n"                                                              \
-	"  local waiting = n\n"                                                \
-	"  if others == 0 or limit <= 0 then return 0, 0, waiting end\n"       \
-	"  for _, m in ipairs(redis.call('ZRANGE', lkey, 0, -1)) do\n"         \
-	"    local nd = string.match(m, '^(.*):[^:]*:[^:]*$')\n"               \
-	"    if nd ~= nil then\n"                                              \
-	"      if nodes[nd] == nil then\n"                                     \
-	"        nodes[nd] = 1\n"                                              \
-	"        n = n + 1\n"                                                  \
-	"      end\n"                                                          \
-	"      if nd == node then mine = mine + 1 end\n"                       \
+	"  local waiters = redis.call('ZRANGE', wkey, 0, -1)\n"                \
+	"  local count, others, mine, least = {}, 0, 0, -1\n"                  \
+	"  for _, w in ipairs(waiters) do\n"                                   \
+	"    if w ~= node then\n"                                              \
+	"      count[w] = 0\n"                                                 \
+	"      others = others + 1\n"                                          \
 	"    end\n"                                                            \
 	"  end\n"                                                              \
-	"  local share = math.ceil(limit / n)\n"                               \
-	"  if share < 1 then share = 1 end\n"                                  \
-	"  return share, mine, waiting\n"                                      \
+	"  if others == 0 then return -1, 0, #waiters end\n"                   \
+	"  for _, m in ipairs(redis.call('ZRANGE', lkey, 0, -1)) do\n"         \
+	"    local nd = string.match(m, '^(.*):[^:]*:[^:]*$')\n"               \
+	"    if nd == node then\n"                                             \
+	"      mine = mine + 1\n"                                              \
+	"    elseif nd ~= nil and count[nd] ~= nil then\n"                     \
+	"      count[nd] = count[nd] + 1\n"                                    \
+	"    end\n"                                                            \
+	"  end\n"                                                              \
+	"  for _, c in pairs(count) do\n"                                      \
+	"    if least < 0 or c < least then least = c end\n"                   \
+	"  end\n"                                                              \
+	"  return least, mine, #waiters\n"                                     \
 	"end\n"
 
 static const char *const cluster_scripts[CLUSTER_SCRIPT_N] = {
@@ -128,8 +127,8 @@ static const char *const cluster_scripts[CLUSTER_SCRIPT_N] = {
 	"'WITHSCORES')\n"
 	"    return {1, tonumber(first[2]) - now}\n"
 	"  end\n" CLUSTER_LUA_FAIR
-	"  local share, mine = fair(KEYS[1], KEYS[5], ARGV[6], limit, now)\n"
-	"  if share > 0 and mine >= share then return {1, 0} end\n"
+	"  local least, mine = fair(KEYS[1], KEYS[5], ARGV[6], now)\n"
+	"  if least >= 0 and mine > least then return {1, 0} end\n"
 	"end\n"
 	"local iv = tonumber(ARGV[4])\n"
 	"if iv > 0 then\n"
@@ -147,15 +146,14 @@ static const char *const cluster_scripts[CLUSTER_SCRIPT_N] = {
 	"local t = redis.call('TIME')\n"
 	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / "
 	"1000)\n"
-	"redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)\n"
-	"local limit = tonumber(ARGV[2])\n"
-	"local cap = tonumber(redis.call('HGET', KEYS[2], 'n') or '0')\n"
-	"if cap > 0 and (limit == 0 or cap < limit) then limit = cap "
-	"end\n" CLUSTER_LUA_FAIR
-	"local share, mine, waiting = fair(KEYS[1], KEYS[3], ARGV[1], "
-	"limit, now)\n"
-	"local surplus = mine - tonumber(ARGV[3]) - share\n"
-	"if share == 0 or surplus < 0 then surplus = 0 end\n"
+	"redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', "
+	"now)\n" CLUSTER_LUA_FAIR
+	"local least, mine, waiting = fair(KEYS[1], KEYS[2], ARGV[1], now)\n"
+	"local surplus = 0\n"
+	"if least >= 0 then\n"
+	"  surplus = mine - tonumber(ARGV[2]) - (least + 1)\n"
+	"end\n"
+	"if surplus < 0 then surplus = 0 end\n"
 	"return {surplus, waiting}\n",
     [CLUSTER_SCRIPT_RENEW] =
 	"local t = redis.call('TIME')\n"
