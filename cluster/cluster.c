@@ -57,15 +57,24 @@
  * after the QUIT, so that the receiver has counted them closed before
  * that node opens its own (seconds). */
 #define CLUSTER_HANDOVER 0.25
+/* How long a key refused a new lease answers FULL without asking Redis
+ * again (seconds): a runner at its share would otherwise ask at each
+ * delivery's start (the scheduler tries one more each time one ends),
+ * while the others take their leases back no sooner. */
+#define CLUSTER_FULL_HOLD 0.02
+/* How often a runner refused leases sets CLUSTER_WANTED_KEY again at
+ * most (seconds; it lasts CLUSTER_WANT_MS). */
+#define CLUSTER_HINT_EVERY 0.1
 
 struct cluster_key {
 	struct cluster_key *next;
 	char *key, *tag;
-	int inuse;  /* deliveries running under these leases */
-	int held;   /* leases: ids[0..held) */
-	int giving; /* of them, going back at handover: their sessions
-		       closed, not to be used again */
-	int give;   /* more to give back as sessions end (SHARE) */
+	int inuse;	   /* deliveries running under these leases */
+	int held;	   /* leases: ids[0..held) */
+	int giving;	   /* of them, going back at handover: their sessions
+			      closed, not to be used again */
+	int give;	   /* more to give back as sessions end (SHARE) */
+	double full_until; /* refused a new lease lately: FULL till then */
 	int cap;
 	unsigned long *ids;
 	struct cluster_limits lim; /* as the last cluster_take was told */
@@ -82,6 +91,7 @@ struct cluster {
 	unsigned long next_id;
 	double next_renew;
 	double next_share; /* when CLUSTER_WANTED_KEY is looked at next */
+	double next_hint;  /* when it may be set again */
 	struct cluster_key *keys;
 };
 
@@ -190,6 +200,7 @@ cluster_trim(struct cluster *c, struct cluster_key *k, int want, double now)
 	k->held = want;
 	if (k->giving > want)
 		k->giving = want;
+	k->full_until = 0; /* one is free now: worth asking again */
 	if (cluster_redis_connected(&c->r))
 		(void)cluster_members(c, k, k->ids + want, n, 0, now);
 }
@@ -244,9 +255,13 @@ cluster_take_run(struct cluster *c, struct cluster_key *k, const char *member,
 	freeReplyObject(rep);
 	*wait = ms > 0 ? (double)ms / 1000 : 0;
 	/* Every lease held: the holders are to look at their shares. */
-	if (code == CLUSTER_TAKE_FULL &&
-	    (rep = cluster_redis_command(&c->r, 5, hint, now)) != NULL)
+	if (code == CLUSTER_TAKE_FULL && member[0] != '\0')
+		k->full_until = now + CLUSTER_FULL_HOLD;
+	if (code == CLUSTER_TAKE_FULL && now >= c->next_hint &&
+	    (rep = cluster_redis_command(&c->r, 5, hint, now)) != NULL) {
 		freeReplyObject(rep);
+		c->next_hint = now + CLUSTER_HINT_EVERY;
+	}
 	return code;
 }
 
@@ -265,6 +280,8 @@ cluster_take(struct cluster *c, const char *key, const char *tag,
 		return CLUSTER_LOCAL;
 	k->lim = *lim;
 	if (k->held - k->giving <= k->inuse) {
+		if (now < k->full_until)
+			return CLUSTER_FULL;
 		if (cluster_room(k) == -1)
 			return CLUSTER_LOCAL;
 		cluster_member(c, ++c->next_id, member);
