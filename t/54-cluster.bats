@@ -221,17 +221,24 @@ three_nodes() {
 	nodes_posting "$rcpts" "$rcpts" "$rcpts"
 }
 
-# nodes_posting R1 R2 R3 - three nodes with the destination's limit 3
-# and R1, R2, R3 subscribers, and a post to each at once (node_setup's
-# variables passed on)
-nodes_posting() {
-	local i n
+# nodes_start LIMIT R1 R2 R3 - three nodes with the destination's limit
+# LIMIT and R1, R2, R3 subscribers (node_setup's variables passed on)
+nodes_start() {
+	local limit=$1 i n
+	shift
 	for i in 1 2 3; do
 		n=${!i}
 		node_setup "$i" "$n" "[transport:smtp]" \
-			"destination_concurrency_limit = 3"
+			"destination_concurrency_limit = $limit"
 		node_start "$i"
 	done
+}
+
+# nodes_posting R1 R2 R3 - nodes_start with the limit 3, and a post to
+# each at once
+nodes_posting() {
+	local i
+	nodes_start 3 "$@"
 	for i in 1 2 3; do
 		node_post "$i"
 	done
@@ -484,16 +491,10 @@ delivered() {
 # takes 50 ms a message, so node 1 cannot finish in less than 3.75 s
 # (300 deliveries over 4 sessions) however fast the machine.
 @test "three nodes draining one destination share its limit: a node holding it all gives the others their share while it still has work, never more than the limit at once" {
-	local n n1
+	local n1
 	redis_start
 	smtpd_start s --stats "$BATS_TEST_TMPDIR/s/stats" --delay eod=50
-	for i in 1 2 3; do
-		n=300
-		[ "$i" -ne 1 ] || n=3000
-		node_setup "$i" "$n" "[transport:smtp]" \
-			"destination_concurrency_limit = 4"
-		node_start "$i"
-	done
+	nodes_start 4 3000 300 300
 	node_post 1
 	wait_for 60 eval '[ "$(leases "^n1:")" -eq 4 ]'
 	node_post 2
