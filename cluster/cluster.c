@@ -17,9 +17,10 @@
  * recipient).
  *
  * The leases are spread over the nodes that want them.  A TAKE that
- * found every lease held puts its node on the key's wait set and sets
+ * found every lease held puts its node on the key's wait set and in
  * CLUSTER_WANTED_KEY, for a moment; a runner holding leases looks at
- * that key every CLUSTER_SHARE_POLL, and while it is set asks SHARE of
+ * that key every CLUSTER_SHARE_POLL, and while another node is in it
+ * (or, for a runner done with a key, any) asks SHARE of
  * each key where it holds more than one lease or is done: the node's
  * surplus, what it holds beyond one more than the waiting node that
  * holds fewest (cluster_script.c).  The runner gives that back as its
@@ -229,8 +230,7 @@ cluster_take_run(struct cluster *c, struct cluster_key *k, const char *member,
 	char lease[32], limit[16], iv[32], initial[16];
 	const char *args[6] = {member, lease, limit, iv, initial, c->node},
 		   *keys[5];
-	const char *hint[5] = {
-	    "SET", CLUSTER_WANTED_KEY, "1", "PX", CLUSTER_WANT_MS};
+	const char *hkeys[1] = {CLUSTER_WANTED_KEY}, *hargs[1] = {c->node};
 	const struct cluster_limits *lim = &k->lim;
 	redisReply *rep;
 	long long code, ms;
@@ -258,7 +258,8 @@ cluster_take_run(struct cluster *c, struct cluster_key *k, const char *member,
 	if (code == CLUSTER_TAKE_FULL && member[0] != '\0')
 		k->full_until = now + CLUSTER_FULL_HOLD;
 	if (code == CLUSTER_TAKE_FULL && now >= c->next_hint &&
-	    (rep = cluster_redis_command(&c->r, 5, hint, now)) != NULL) {
+	    (rep = cluster_redis_run(&c->r, CLUSTER_SCRIPT_WANT, 1, hkeys, 1,
+		 hargs, now)) != NULL) {
 		freeReplyObject(rep);
 		c->next_hint = now + CLUSTER_HINT_EVERY;
 	}
@@ -394,17 +395,24 @@ cluster_regrant(struct cluster *c, struct cluster_key *k,
 }
 
 /* cluster_wanted - does a node wait for a lease of any destination
- * (CLUSTER_WANTED_KEY set lately)? */
+ * (CLUSTER_WANTED_KEY): 1 another node, 2 only this node's runners,
+ * 0 none */
 static int
 cluster_wanted(struct cluster *c, double now)
 {
-	const char *argv[2] = {"EXISTS", CLUSTER_WANTED_KEY};
+	const char *keys[1] = {CLUSTER_WANTED_KEY}, *args[1] = {c->node};
 	redisReply *rep;
-	int yes;
+	int yes = 0;
 
-	if ((rep = cluster_redis_command(&c->r, 2, argv, now)) == NULL)
+	if ((rep = cluster_redis_run(
+		 &c->r, CLUSTER_SCRIPT_WANTED, 1, keys, 1, args, now)) == NULL)
 		return 0;
-	yes = rep->type == REDIS_REPLY_INTEGER && rep->integer > 0;
+	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 &&
+	    rep->element[0]->type == REDIS_REPLY_INTEGER &&
+	    rep->element[1]->type == REDIS_REPLY_INTEGER)
+		yes = rep->element[0]->integer > 0   ? 1
+		      : rep->element[1]->integer > 0 ? 2
+						     : 0;
 	freeReplyObject(rep);
 	return yes;
 }
@@ -481,13 +489,14 @@ cluster_tick_key(struct cluster *c, struct cluster_key *k,
 		(void)ss->yield(k->tag, -1);
 		k->giving = k->give = 0;
 		k->handover = 0;
-	} else if (wanted == 1 && cluster_redis_connected(&c->r) &&
-		   (k->held - k->giving > 1 || (done && k->held > k->giving))) {
+	} else if (wanted > 0 && cluster_redis_connected(&c->r) &&
+		   ((wanted == 1 && k->held - k->giving > 1) ||
+		       (done && k->held > k->giving))) {
 		/* Done with the destination: every idle session goes
 		 * while a node waits; busy: the surplus over the share */
 		if (cluster_fair(c, k, now) && done)
 			cluster_yield(k, ss, -1, now);
-	} else if (wanted == 0)
+	} else if (wanted == 0 || wanted == 2)
 		k->give = 0;
 	/* Only sessions no running delivery is about to take: one that
 	 * started under a lease in an earlier step may not have taken its

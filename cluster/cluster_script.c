@@ -52,6 +52,9 @@
  *       nodes settles at 2, 1 and 1, and no lease moves between nodes
  *       one apart.  Answers {surplus, nodes waiting (this one
  *       included)}.
+ * WANT  KEYS wanted (CLUSTER_WANTED_KEY); ARGV node: node was refused a
+ *       lease, of any destination, for CLUSTER_WANT_MS.
+ * WANTED KEYS wanted; ARGV node: {nodes other than node in it, all}.
  * LEARN KEYS lease cap; ARGV learn ms, refused: the receiver refused
  *       sessions while the leases held were the sessions open; the cap
  *       is that count less the refused, for learn ms.  So all nodes
@@ -155,6 +158,22 @@ static const char *const cluster_scripts[CLUSTER_SCRIPT_N] = {
 	"end\n"
 	"if surplus < 0 then surplus = 0 end\n"
 	"return {surplus, waiting}\n",
+    [CLUSTER_SCRIPT_WANT] =
+	"local t = redis.call('TIME')\n"
+	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / "
+	"1000)\n"
+	"redis.call('ZADD', KEYS[1], now + " CLUSTER_WANT_MS ", ARGV[1])\n"
+	"redis.call('PEXPIRE', KEYS[1], " CLUSTER_WANT_MS ")\n"
+	"return 1\n",
+    [CLUSTER_SCRIPT_WANTED] =
+	"local t = redis.call('TIME')\n"
+	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / "
+	"1000)\n"
+	"redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)\n"
+	"local n = redis.call('ZCARD', KEYS[1])\n"
+	"local mine = 0\n"
+	"if redis.call('ZSCORE', KEYS[1], ARGV[1]) then mine = 1 end\n"
+	"return {n - mine, n}\n",
     [CLUSTER_SCRIPT_RENEW] =
 	"local t = redis.call('TIME')\n"
 	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / "
