@@ -16,12 +16,25 @@
  * rate set, at each start (one round trip per delivery, never per
  * recipient).
  *
- * An idle session's lease is kept only while no other delivery waits
- * for one: a TAKE that found every lease held marks the key wanted for
- * a moment, and the ticks of runners that keep leases for idle sessions
- * close those sessions (struct cluster_sessions' yield), so a node done
- * with a post does not hold the window for its cache time while the
- * others wait.
+ * The leases are spread over the nodes that want them.  A TAKE that
+ * found every lease held puts its node on the key's wait set and in
+ * CLUSTER_WANTED_KEY, for a moment; a runner holding leases looks at
+ * that key every CLUSTER_SHARE_POLL, and while another node is in it
+ * (or, for a runner done with a key, any) asks SHARE of
+ * each key where it holds more than one lease or is done: the node's
+ * surplus, what it holds beyond one more than the waiting node that
+ * holds fewest (cluster_script.c).  The runner gives that back as its
+ * sessions end: each tick, right after the outcomes were collected and
+ * before new deliveries start, closes that many of its idle sessions
+ * (struct cluster_sessions' yield), keeping one at least and those its
+ * running deliveries are about to take; their leases go back at once
+ * when the receiver answered the QUIT, else after the handover.  A
+ * runner done with the destination (nothing waiting or running in its
+ * scheduler) closes every idle session while any node waits, so it
+ * does not hold the window for its cache time.  A node one lease from
+ * the others gives nothing back and takes nothing more (TAKE refuses
+ * it while a waiting node holds fewer), so the nodes settle, one
+ * session each at least, without trading leases to and fro.
  *
  * A session the receiver refused (421) had a lease one too many: the
  * tick that tells every node (LEARN) gives that lease back too, and the
@@ -45,12 +58,24 @@
  * after the QUIT, so that the receiver has counted them closed before
  * that node opens its own (seconds). */
 #define CLUSTER_HANDOVER 0.25
+/* How long a key refused a new lease answers FULL without asking Redis
+ * again (seconds): a runner at its share would otherwise ask at each
+ * delivery's start (the scheduler tries one more each time one ends),
+ * while the others take their leases back no sooner. */
+#define CLUSTER_FULL_HOLD 0.02
+/* How often a runner refused leases sets CLUSTER_WANTED_KEY again at
+ * most (seconds; it lasts CLUSTER_WANT_MS). */
+#define CLUSTER_HINT_EVERY 0.1
 
 struct cluster_key {
 	struct cluster_key *next;
 	char *key, *tag;
-	int inuse; /* deliveries running under these leases */
-	int held;  /* leases: ids[0..held) */
+	int inuse;	   /* deliveries running under these leases */
+	int held;	   /* leases: ids[0..held) */
+	int giving;	   /* of them, going back at handover: their sessions
+			      closed, not to be used again */
+	int give;	   /* more to give back as sessions end (SHARE) */
+	double full_until; /* refused a new lease lately: FULL till then */
 	int cap;
 	unsigned long *ids;
 	struct cluster_limits lim; /* as the last cluster_take was told */
@@ -66,7 +91,8 @@ struct cluster {
 	int expected;
 	unsigned long next_id;
 	double next_renew;
-	double next_want; /* when the want keys are looked at next */
+	double next_share; /* when CLUSTER_WANTED_KEY is looked at next */
+	double next_hint;  /* when it may be set again */
 	struct cluster_key *keys;
 };
 
@@ -173,6 +199,9 @@ cluster_trim(struct cluster *c, struct cluster_key *k, int want, double now)
 	if (n <= 0)
 		return;
 	k->held = want;
+	if (k->giving > want)
+		k->giving = want;
+	k->full_until = 0; /* one is free now: worth asking again */
 	if (cluster_redis_connected(&c->r))
 		(void)cluster_members(c, k, k->ids + want, n, 0, now);
 }
@@ -199,7 +228,9 @@ cluster_take_run(struct cluster *c, struct cluster_key *k, const char *member,
     double now, double *wait)
 {
 	char lease[32], limit[16], iv[32], initial[16];
-	const char *args[5] = {member, lease, limit, iv, initial}, *keys[5];
+	const char *args[6] = {member, lease, limit, iv, initial, c->node},
+		   *keys[5];
+	const char *hkeys[1] = {CLUSTER_WANTED_KEY}, *hargs[1] = {c->node};
 	const struct cluster_limits *lim = &k->lim;
 	redisReply *rep;
 	long long code, ms;
@@ -211,9 +242,9 @@ cluster_take_run(struct cluster *c, struct cluster_key *k, const char *member,
 	(void)snprintf(initial, sizeof(initial), "%d",
 	    lim->initial > 0 ? lim->initial : 1);
 	keys[0] = k->rk.lease, keys[1] = k->rk.rate, keys[2] = k->rk.dead;
-	keys[3] = k->rk.cap, keys[4] = k->rk.want;
+	keys[3] = k->rk.cap, keys[4] = k->rk.wait;
 	if ((rep = cluster_redis_run(
-		 &c->r, CLUSTER_SCRIPT_TAKE, 5, keys, 5, args, now)) == NULL)
+		 &c->r, CLUSTER_SCRIPT_TAKE, 5, keys, 6, args, now)) == NULL)
 		return -1;
 	if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
 		freeReplyObject(rep);
@@ -223,6 +254,15 @@ cluster_take_run(struct cluster *c, struct cluster_key *k, const char *member,
 	ms = rep->element[1]->integer;
 	freeReplyObject(rep);
 	*wait = ms > 0 ? (double)ms / 1000 : 0;
+	/* Every lease held: the holders are to look at their shares. */
+	if (code == CLUSTER_TAKE_FULL && member[0] != '\0')
+		k->full_until = now + CLUSTER_FULL_HOLD;
+	if (code == CLUSTER_TAKE_FULL && now >= c->next_hint &&
+	    (rep = cluster_redis_run(&c->r, CLUSTER_SCRIPT_WANT, 1, hkeys, 1,
+		 hargs, now)) != NULL) {
+		freeReplyObject(rep);
+		c->next_hint = now + CLUSTER_HINT_EVERY;
+	}
 	return code;
 }
 
@@ -240,7 +280,9 @@ cluster_take(struct cluster *c, const char *key, const char *tag,
 	    (k = cluster_key_find(c, key, tag)) == NULL)
 		return CLUSTER_LOCAL;
 	k->lim = *lim;
-	if (k->held <= k->inuse) {
+	if (k->held - k->giving <= k->inuse) {
+		if (now < k->full_until)
+			return CLUSTER_FULL;
 		if (cluster_room(k) == -1)
 			return CLUSTER_LOCAL;
 		cluster_member(c, ++c->next_id, member);
@@ -272,7 +314,8 @@ cluster_done(struct cluster *c, const char *key, int open, double now)
 	if ((k = cluster_key_find(c, key, NULL)) == NULL || k->inuse == 0)
 		return;
 	k->inuse--;
-	cluster_trim(c, k, open > k->inuse ? open : k->inuse, now);
+	cluster_trim(
+	    c, k, (open > k->inuse ? open : k->inuse) + k->giving, now);
 }
 
 /* cluster_script1 - a script on one destination's keys: which (its
@@ -351,20 +394,122 @@ cluster_regrant(struct cluster *c, struct cluster_key *k,
 	}
 }
 
-/* cluster_wanted - does another node wait for a lease of k (TAKE found
- * them all held lately)? */
+/* cluster_wanted - does a node wait for a lease of any destination
+ * (CLUSTER_WANTED_KEY): 1 another node, 2 only this node's runners,
+ * 0 none */
 static int
-cluster_wanted(struct cluster *c, struct cluster_key *k, double now)
+cluster_wanted(struct cluster *c, double now)
 {
-	const char *argv[2] = {"EXISTS", k->rk.want};
+	const char *keys[1] = {CLUSTER_WANTED_KEY}, *args[1] = {c->node};
 	redisReply *rep;
-	int yes;
+	int yes = 0;
 
-	if ((rep = cluster_redis_command(&c->r, 2, argv, now)) == NULL)
+	if ((rep = cluster_redis_run(
+		 &c->r, CLUSTER_SCRIPT_WANTED, 1, keys, 1, args, now)) == NULL)
 		return 0;
-	yes = rep->type == REDIS_REPLY_INTEGER && rep->integer > 0;
+	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 &&
+	    rep->element[0]->type == REDIS_REPLY_INTEGER &&
+	    rep->element[1]->type == REDIS_REPLY_INTEGER)
+		yes = rep->element[0]->integer > 0   ? 1
+		      : rep->element[1]->integer > 0 ? 2
+						     : 0;
 	freeReplyObject(rep);
 	return yes;
+}
+
+/* cluster_fair - SHARE for k: how many leases this runner is to give
+ * back as its sessions end (into k->give, one kept at least), and
+ * whether any node waits (1, else 0) */
+static int
+cluster_fair(struct cluster *c, struct cluster_key *k, double now)
+{
+	char giving[16];
+	const char *keys[2] = {k->rk.lease, k->rk.wait};
+	const char *args[2] = {c->node, giving};
+	redisReply *rep;
+	long long surplus = 0, waiting = 0;
+	int mine = k->held - k->giving;
+
+	(void)snprintf(giving, sizeof(giving), "%d", k->giving);
+	if ((rep = cluster_redis_run(
+		 &c->r, CLUSTER_SCRIPT_SHARE, 2, keys, 2, args, now)) == NULL)
+		return 0;
+	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 &&
+	    rep->element[0]->type == REDIS_REPLY_INTEGER &&
+	    rep->element[1]->type == REDIS_REPLY_INTEGER) {
+		surplus = rep->element[0]->integer;
+		waiting = rep->element[1]->integer;
+	}
+	freeReplyObject(rep);
+	k->give = surplus < mine - 1 ? (int)surplus : mine - 1;
+	if (k->give < 0)
+		k->give = 0;
+	return waiting > 0;
+}
+
+/* cluster_yield - close the idle sessions to k that go for another
+ * node (max: how many, -1: all); the leases of those the receiver
+ * answered the QUIT of go back at once (the tick's trim), the others'
+ * after the handover */
+static void
+cluster_yield(struct cluster_key *k, const struct cluster_sessions *ss, int max,
+    double now)
+{
+	int before = ss->open(k->tag), answered, closed;
+
+	answered = ss->yield(k->tag, max);
+	if ((closed = before - ss->open(k->tag)) <= 0)
+		return;
+	k->give = k->give > closed ? k->give - closed : 0;
+	if (closed <= answered)
+		return;
+	k->giving += closed - answered;
+	if (k->giving > k->held - k->inuse)
+		k->giving = k->held - k->inuse;
+	k->handover = now + CLUSTER_HANDOVER;
+}
+
+/* cluster_tick_key - one key's turn of cluster_tick: refusals,
+ * regrants, sessions closed for other nodes (wanted: a node waits
+ * lately), the leases of closed sessions back after their handover */
+static void
+cluster_tick_key(struct cluster *c, struct cluster_key *k,
+    const struct cluster_sessions *ss, int split, int wanted, double now)
+{
+	int n, want, done = k->inuse == 0 && !ss->pending(ss->arg, k->tag);
+
+	/* The refused sessions' leases back, after the others learnt what
+	 * the receiver took with them */
+	if ((n = ss->refused(k->tag)) > 0 && cluster_redis_connected(&c->r)) {
+		cluster_learn(c, k->key, n, ss->learn, now);
+		cluster_trim(c, k, k->held > n ? k->held - n : 0, now);
+	}
+	cluster_regrant(c, k, ss, now);
+	if (split) {
+		(void)ss->yield(k->tag, -1);
+		k->giving = k->give = 0;
+		k->handover = 0;
+	} else if (wanted > 0 && cluster_redis_connected(&c->r) &&
+		   ((wanted == 1 && k->held - k->giving > 1) ||
+		       (done && k->held > k->giving))) {
+		/* Done with the destination: every idle session goes
+		 * while a node waits; busy: the surplus over the share */
+		if (cluster_fair(c, k, now) && done)
+			cluster_yield(k, ss, -1, now);
+	} else if (wanted == 0 || wanted == 2)
+		k->give = 0;
+	/* Only sessions no running delivery is about to take: one that
+	 * started under a lease in an earlier step may not have taken its
+	 * idle session yet, and would open another. */
+	if (k->give > 0 && (n = ss->open(k->tag) - k->inuse) > 0)
+		cluster_yield(k, ss, n < k->give ? n : k->give, now);
+	n = ss->open(k->tag);
+	want = n > k->inuse ? n : k->inuse;
+	if (now >= k->handover) {
+		k->giving = 0;
+		cluster_trim(c, k, want, now);
+	} else
+		cluster_trim(c, k, want + k->giving, now);
 }
 
 /* cluster_tick - trim, renew, forget; when to be called again */
@@ -372,7 +517,7 @@ double
 cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 {
 	struct cluster_key **pp, *k;
-	int renew, want, n, idle = 0, split, look;
+	int renew, idle = 0, split, wanted = 0;
 	double handover = 0, next; /* the first handover still to come */
 
 	/* Back to Redis as soon as it answers, leases held or not. */
@@ -381,47 +526,23 @@ cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 	/* Cut off: no session idles, as the leases that covered them
 	 * will expire for the others (cluster.h) */
 	split = c->r.mode == CLUSTER_FALLBACK;
-	if ((look = now >= c->next_want) != 0)
-		c->next_want = now + CLUSTER_IDLE_POLL;
 	if (c->keys == NULL)
 		return !cluster_redis_connected(&c->r) &&
 			       c->r.mode == CLUSTER_FALLBACK
 			   ? c->r.next_try
 			   : 0;
+	if (now >= c->next_share && cluster_redis_connected(&c->r)) {
+		c->next_share = now + CLUSTER_SHARE_POLL;
+		wanted = cluster_wanted(c, now);
+	} else
+		wanted = -1; /* not looked at: as it was */
 	renew = cluster_redis_connected(&c->r) &&
 		(now >= c->next_renew || c->r.reconnected);
 	c->r.reconnected = 0;
 	for (pp = &c->keys; (k = *pp) != NULL;) {
-		/* The refused sessions' leases back, after the others
-		 * learnt what the receiver took with them */
-		if ((n = ss->refused(k->tag)) > 0 &&
-		    cluster_redis_connected(&c->r)) {
-			cluster_learn(c, k->key, n, ss->learn, now);
-			cluster_trim(c, k, k->held > n ? k->held - n : 0, now);
-		}
-		cluster_regrant(c, k, ss, now);
-		/* Leases kept for idle sessions back when a node waits
-		 * (asked every CLUSTER_IDLE_POLL at most) */
-		n = ss->open(k->tag);
-		if (split ||
-		    (look && cluster_redis_connected(&c->r) &&
-			k->held > k->inuse && cluster_wanted(c, k, now))) {
-			ss->yield(k->tag);
-			/* Only sessions closed now wait out the handover:
-			 * a want that stays set (the others ask again and
-			 * again) must not hold back leases whose sessions
-			 * closed before. */
-			if (!split && ss->open(k->tag) < n)
-				k->handover = now + CLUSTER_HANDOVER;
-			n = ss->open(k->tag);
-		}
-		want = n > k->inuse ? n : k->inuse;
-		if (now >= k->handover)
-			cluster_trim(c, k, want, now);
-		else if (k->held > want)
-			handover = handover == 0 || k->handover < handover
-				       ? k->handover
-				       : handover;
+		cluster_tick_key(c, k, ss, split, wanted, now);
+		if (k->giving > 0 && (handover == 0 || k->handover < handover))
+			handover = k->handover;
 		if (renew && k->held > 0)
 			(void)cluster_members(c, k, k->ids, k->held, 1, now);
 		if (k->held == 0 && k->inuse == 0) {
@@ -432,7 +553,7 @@ cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 			free(k);
 			continue;
 		}
-		idle |= k->held > k->inuse || k->inuse > 0;
+		idle |= k->held > 0;
 		pp = &k->next;
 	}
 	if (renew)
@@ -441,9 +562,8 @@ cluster_tick(struct cluster *c, double now, const struct cluster_sessions *ss)
 		return 0;
 	if (!cluster_redis_connected(&c->r))
 		return c->r.next_try;
-	next = idle && now + CLUSTER_IDLE_POLL < c->next_renew
-		   ? now + CLUSTER_IDLE_POLL
-		   : c->next_renew;
+	next = idle && c->next_share < c->next_renew ? c->next_share
+						     : c->next_renew;
 	return handover > 0 && handover < next ? handover : next;
 }
 

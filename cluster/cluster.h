@@ -36,9 +36,10 @@
 
 /* How soon a reconnect to Redis is tried after it failed (seconds). */
 #define CLUSTER_RETRY 1.0
-/* How often a runner with leases held for idle sessions looks whether
- * they closed (seconds). */
-#define CLUSTER_IDLE_POLL 0.25
+/* How often a runner holding leases looks whether another node waits
+ * for one (seconds): the time a node that holds more than its share
+ * takes to hear of it. */
+#define CLUSTER_SHARE_POLL 0.01
 
 /* What cluster_take answers. */
 enum cluster_answer {
@@ -71,9 +72,14 @@ struct cluster_sessions {
 	 * any more, the lease is given back) */
 	int (*waiting)(const char *tag);
 	int (*grant)(const char *tag);
-	/* close the idle sessions to tag: another node waits for a lease,
-	 * or this one was cut off from Redis */
-	void (*yield)(const char *tag);
+	/* close max idle sessions to tag (-1: all): another node waits
+	 * for a lease, or this one was cut off from Redis; how many of
+	 * them the receiver answered the QUIT of (it ended them) */
+	int (*yield)(const char *tag, int max);
+	/* deliveries to tag waiting or running: 0 when this runner is done
+	 * with the destination (for now) */
+	int (*pending)(void *arg, const char *tag);
+	void *arg;
 	double learn;
 };
 

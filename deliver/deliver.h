@@ -36,8 +36,10 @@ int deliver_sessions_waiting(const char *nexthop);
 /* deliver_sessions_grant - a lease taken anew for one of them; -1 when
  * none waits any more (the lease is not needed) */
 int deliver_sessions_grant(const char *nexthop);
-/* deliver_sessions_yield - close this runner's idle sessions to nexthop
- * (another node waits for their [cluster] leases) */
-void deliver_sessions_yield(const char *nexthop);
+/* deliver_sessions_yield - close max of this runner's idle sessions to
+ * nexthop, -1: all (another node waits for their [cluster] leases);
+ * how many of them the server answered the QUIT of (it has ended those
+ * sessions: their leases may go at once) */
+int deliver_sessions_yield(const char *nexthop, int max);
 
 #endif

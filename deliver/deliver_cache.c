@@ -271,13 +271,14 @@ deliver_cache_put(struct deliver_cached *c, double ttl)
 	pthread_mutex_unlock(&deliver_cache_mu);
 }
 
-/* deliver_cache_free - QUIT, close and free a session, no longer open */
-void
-deliver_cache_free(struct deliver_cached *c)
+/* deliver_cache_end - QUIT, close and free a session, no longer open;
+ * 0 when the server answered the QUIT, else -1 */
+static int
+deliver_cache_end(struct deliver_cached *c)
 {
 	struct deliver_host *h;
+	int answered = smtp_session_quit(&c->s);
 
-	smtp_session_close(&c->s);
 	pthread_mutex_lock(&deliver_cache_mu);
 	if ((h = deliver_cache_host(c->nexthop, 0)) != NULL) {
 		h->open--;
@@ -287,20 +288,31 @@ deliver_cache_free(struct deliver_cached *c)
 	pthread_mutex_unlock(&deliver_cache_mu);
 	free(c->nexthop);
 	free(c);
+	return answered;
 }
 
-/* deliver_cache_close - close idle sessions: those to nexthop, else
- * those past their time (all: every one); the QUITs happen outside the
- * lock */
-static void
-deliver_cache_close(const char *nexthop, double now, int all)
+/* deliver_cache_free - QUIT, close and free a session, no longer open */
+void
+deliver_cache_free(struct deliver_cached *c)
+{
+	(void)deliver_cache_end(c);
+}
+
+/* deliver_cache_close - close idle sessions: those to nexthop (max of
+ * them, -1: all), else those past their time (all: every one); the
+ * QUITs happen outside the lock.  How many QUITs the servers answered */
+static int
+deliver_cache_close(const char *nexthop, int max, double now, int all)
 {
 	struct deliver_cached **pp, *c, *dead = NULL;
+	int answered = 0;
 
 	pthread_mutex_lock(&deliver_cache_mu);
-	for (pp = &deliver_cache_idle; (c = *pp) != NULL;) {
+	for (pp = &deliver_cache_idle; (c = *pp) != NULL && max != 0;) {
 		if (nexthop != NULL ? strcmp(c->nexthop, nexthop) == 0
 				    : all || c->expires <= now) {
+			if (max > 0)
+				max--;
 			*pp = c->next;
 			c->next = dead;
 			dead = c;
@@ -310,8 +322,10 @@ deliver_cache_close(const char *nexthop, double now, int all)
 	pthread_mutex_unlock(&deliver_cache_mu);
 	while ((c = dead) != NULL) {
 		dead = c->next;
-		deliver_cache_free(c);
+		if (deliver_cache_end(c) == 0)
+			answered++;
 	}
+	return answered;
 }
 
 /* deliver_cache_reap - close idle sessions past their time (all: every
@@ -319,15 +333,15 @@ deliver_cache_close(const char *nexthop, double now, int all)
 void
 deliver_cache_reap(double now, int all)
 {
-	deliver_cache_close(NULL, now, all);
+	(void)deliver_cache_close(NULL, -1, now, all);
 }
 
-/* deliver_sessions_yield - close the idle sessions to nexthop
- * (deliver.h) */
-void
-deliver_sessions_yield(const char *nexthop)
+/* deliver_sessions_yield - close max idle sessions to nexthop (-1:
+ * all; deliver.h) */
+int
+deliver_sessions_yield(const char *nexthop, int max)
 {
-	deliver_cache_close(nexthop, 0, 0);
+	return deliver_cache_close(nexthop, max, 0, 0);
 }
 
 /* deliver_sessions_open - sessions to nexthop open (deliver.h) */

@@ -33,7 +33,7 @@
 #include "spool_dest_name.h"
 
 /* How soon a destination refused a lease is asked again (seconds). */
-#define DEST_CLUSTER_POLL 0.1
+#define DEST_CLUSTER_POLL 0.02
 
 /* dest_cluster_show - the mode into the table's header, for status */
 static void
@@ -196,6 +196,20 @@ dest_cluster_done(struct queuerun *q, const struct dest_cluster_ref *ref,
 		cluster_dead(q->cluster.redis, ref->key, 0, now);
 }
 
+/* dest_cluster_pending - deliveries to the SMTP nexthop waiting in
+ * this runner's scheduler or running (struct cluster_sessions) */
+static int
+dest_cluster_pending(void *arg, const char *nexthop)
+{
+	const struct queuerun *q = arg;
+	struct sched_dest_state st;
+
+	if (q->sched == NULL ||
+	    sched_dest_state(q->sched, "smtp", nexthop, &st) == -1)
+		return 0;
+	return st.todo > 0 || st.busy > 0;
+}
+
 /* dest_cluster_tick - renew, trim, and ask refused destinations again */
 double
 dest_cluster_tick(struct queuerun *q, double now)
@@ -210,6 +224,8 @@ dest_cluster_tick(struct queuerun *q, double now)
 	ss.waiting = deliver_sessions_waiting;
 	ss.grant = deliver_sessions_grant;
 	ss.yield = deliver_sessions_yield;
+	ss.pending = dest_cluster_pending;
+	ss.arg = q;
 	ss.learn = dest_cluster_learn_time(q);
 	next = cluster_tick(q->cluster.redis, now, &ss);
 	if (q->cluster.retry > 0 && now >= q->cluster.retry) {

@@ -380,24 +380,36 @@ fail:
 	return -1;
 }
 
-/* smtp_session_close - QUIT when the session is still sane, then close;
- * not after an envelope sent ahead, whose replies would answer the QUIT */
-void
-smtp_session_close(struct smtp_session *s)
+/* smtp_session_quit - QUIT when the session is still sane, then close;
+ * not after an envelope sent ahead, whose replies would answer the
+ * QUIT.  0 when the server answered the QUIT (it has ended the session
+ * by then), else -1 */
+int
+smtp_session_quit(struct smtp_session *s)
 {
 	struct smtp_reply r;
-	int ms = s->to.command_ms;
+	int ms = s->to.command_ms, answered = -1;
 
 	if (s->fd == -1)
-		return;
+		return -1;
 	if (ms > SMTP_QUIT_MAX_MS)
 		ms = SMTP_QUIT_MAX_MS;
 	if (!s->broken && !s->ahead &&
-	    smtp_session_send(s, "QUIT\r\n", 6, ms) == 0)
-		(void)smtp_session_reply(s, ms, &r);
+	    smtp_session_send(s, "QUIT\r\n", 6, ms) == 0 &&
+	    smtp_session_reply(s, ms, &r) == 0)
+		answered = 0;
 	if (s->io != NULL)
 		s->io->end(s);
 	close(s->fd);
 	s->fd = -1;
 	s->broken = 1;
+	return answered;
+}
+
+/* smtp_session_close - QUIT (smtp_session_quit) and close, whatever the
+ * server answers */
+void
+smtp_session_close(struct smtp_session *s)
+{
+	(void)smtp_session_quit(s);
 }

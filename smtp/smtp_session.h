@@ -104,6 +104,7 @@ int smtp_session_open(struct smtp_session *, const char *,
     const struct sockaddr *, socklen_t, const struct smtp_origin *,
     const struct smtp_timeouts *, struct smtp_status *);
 void smtp_session_close(struct smtp_session *);
+int smtp_session_quit(struct smtp_session *);
 int smtp_session_hello(
     struct smtp_session *, const char *, struct smtp_status *);
 int smtp_session_wait(struct smtp_session *, short, long long);

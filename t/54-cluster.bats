@@ -221,17 +221,24 @@ three_nodes() {
 	nodes_posting "$rcpts" "$rcpts" "$rcpts"
 }
 
-# nodes_posting R1 R2 R3 - three nodes with the destination's limit 3
-# and R1, R2, R3 subscribers, and a post to each at once (node_setup's
-# variables passed on)
-nodes_posting() {
-	local i n
+# nodes_start LIMIT R1 R2 R3 - three nodes with the destination's limit
+# LIMIT and R1, R2, R3 subscribers (node_setup's variables passed on)
+nodes_start() {
+	local limit=$1 i n
+	shift
 	for i in 1 2 3; do
 		n=${!i}
 		node_setup "$i" "$n" "[transport:smtp]" \
-			"destination_concurrency_limit = 3"
+			"destination_concurrency_limit = $limit"
 		node_start "$i"
 	done
+}
+
+# nodes_posting R1 R2 R3 - nodes_start with the limit 3, and a post to
+# each at once
+nodes_posting() {
+	local i
+	nodes_start 3 "$@"
 	for i in 1 2 3; do
 		node_post "$i"
 	done
@@ -333,41 +340,52 @@ node_kill() {
 	rm -f "$BATS_TEST_TMPDIR/n$1/pid"
 }
 
-# leases PATTERN - the lease members of d.test's key matching PATTERN
+# leases PATTERN - the live lease members of d.test's key matching
+# PATTERN: those not yet expired by Redis's clock (an expired member
+# counts for nothing; it stays in the set until the next script that
+# counts drops it, or the key expires)
 leases() {
-	redis-cli -s "$REDIS/sock" zrange "mjq:{smtp:[127.0.0.1]:$PORT}:lease" 0 -1 |
-		grep -c "$1"
+	local now
+	now=$(redis-cli -s "$REDIS/sock" time |
+		{ read -r s && read -r us && echo $((s * 1000 + us / 1000)); })
+	redis-cli -s "$REDIS/sock" zrangebyscore \
+		"mjq:{smtp:[127.0.0.1]:$PORT}:lease" "($now" +inf | grep -c "$1"
 }
 
 @test "kill -9 of a node mid-post: its leases expire within lease_time, the others take them; restarted it finishes its own messages" {
 	local t0 t1
 	redis_start
-	three_nodes 1000 --delay eod=20
+	# nodes 2 and 3 have the most, so they still deliver when node 1's
+	# leases expire (each delivers under its share meanwhile)
+	smtpd_start s --max-sessions 3 --stats "$BATS_TEST_TMPDIR/s/stats" \
+		--delay eod=20
+	nodes_posting 1000 3000 3000
 	# node 1 is delivering: it holds leases
 	wait_for 30 eval '[ "$(grep -c "to=<n1-" "$BATS_TEST_TMPDIR/s/log")" -ge 100 ] && [ "$(leases "^n1:")" -ge 1 ]'
 	node_kill 1
 	t0=$(date +%s.%N)
-	# its leases stay until they expire (3 s), then the others hold them
+	# its leases stay until they expire (3 s), then the others hold
+	# them: the whole limit between them
 	wait_for 10 eval '[ "$(leases "^n1:")" -eq 0 ]'
 	t1=$(date +%s.%N)
 	echo "n1's leases gone after $(echo "$t1 - $t0" | bc) s"
 	[ "$(echo "$t1 - $t0 <= 4" | bc)" -eq 1 ]
-	wait_for 60 eval '[ "$(leases "^n[23]:")" -ge 2 ]'
+	wait_for 60 eval '[ "$(leases "^n[23]:")" -ge 3 ]'
 	NODES="2 3"
 	wait_for 120 eval '[ "$(node_queue 2)" -eq 0 ] && [ "$(node_queue 3)" -eq 0 ]'
 	# node 1's post is still in its spool; restarted, it finishes it
 	[ "$(node_queue 1)" -eq 1 ]
 	[ "$(grep -c "to=<n1-" "$BATS_TEST_TMPDIR/s/log")" -lt 1000 ]
 	node_start 1
-	wait_for 120 drained 3000
+	wait_for 120 drained 7000
 	cat "$BATS_TEST_TMPDIR/s/stats"
 	[ "$(stat refused)" -eq 0 ]
 	[ "$(stat max_open)" -le 3 ]
 	# every recipient once, but for node 1's batches in flight at the
 	# kill (delivered, not yet marked: a few of 10 recipients each)
-	[ "$(sed 's/.* //' "$BATS_TEST_TMPDIR/s/log" | sort -u | wc -l)" -eq 3000 ]
+	[ "$(sed 's/.* //' "$BATS_TEST_TMPDIR/s/log" | sort -u | wc -l)" -eq 7000 ]
 	[ -z "$(sed 's/.* //' "$BATS_TEST_TMPDIR/s/log" | sort | uniq -d | grep -v 'to=<n1-')" ]
-	[ "$(received)" -le $((3000 + 60)) ]
+	[ "$(received)" -le $((7000 + 60)) ]
 	no_crash
 }
 
@@ -454,6 +472,42 @@ node_says() {
 	[ "$(stat refused)" -eq 0 ]
 	[ "$(stat max_open)" -le 3 ]
 	once 3060
+	no_crash
+}
+
+# delivered NODE - recipients of node NODE the receiver accepted
+delivered() {
+	grep -c "to=<n$1-" "$BATS_TEST_TMPDIR/s/log"
+}
+
+# The leases are spread over the nodes that want the destination: node
+# 1, alone at first, takes the whole limit (4); once nodes 2 and 3 wait,
+# it gives back what it holds beyond its fair share (4 over 3 nodes,
+# rounded up: 2) as its sessions end, and each of them delivers while
+# node 1 still has most of its post to go.  The receiver takes any
+# number of sessions and counts them: never more than 4 at once.  With
+# the leases handed over only when a node is done, nodes 2 and 3 got
+# none until node 1's 3000 recipients were all delivered.  The receiver
+# takes 50 ms a message, so node 1 cannot finish in less than 3.75 s
+# (300 deliveries over 4 sessions) however fast the machine.
+@test "three nodes draining one destination share its limit: a node holding it all gives the others their share while it still has work, never more than the limit at once" {
+	local n1
+	redis_start
+	smtpd_start s --stats "$BATS_TEST_TMPDIR/s/stats" --delay eod=50
+	nodes_start 4 3000 300 300
+	node_post 1
+	wait_for 60 eval '[ "$(leases "^n1:")" -eq 4 ]'
+	node_post 2
+	node_post 3
+	wait_for 120 eval '{ [ "$(delivered 2)" -ge 100 ] &&
+		[ "$(delivered 3)" -ge 100 ]; } || [ "$(node_queue 1)" -eq 0 ]'
+	n1=$(delivered 1)
+	echo "node 1 had delivered $n1 of 3000 when nodes 2 and 3 had $(delivered 2) and $(delivered 3)"
+	[ "$n1" -lt 2000 ]
+	wait_for 300 drained 3600
+	cat "$BATS_TEST_TMPDIR/s/stats"
+	[ "$(stat max_open)" -le 4 ]
+	once 3600
 	no_crash
 }
 

@@ -43,10 +43,21 @@ no_sessions(const char *tag)
 }
 
 /* no_yield - struct cluster_sessions' yield: no session to close */
-static void
-no_yield(const char *tag)
+static int
+no_yield(const char *tag, int max)
 {
 	(void)tag;
+	(void)max;
+	return 0;
+}
+
+/* no_pending - struct cluster_sessions' pending: nothing waits here */
+static int
+no_pending(void *arg, const char *tag)
+{
+	(void)arg;
+	(void)tag;
+	return 0;
 }
 
 /* step - one step at argv[0]; the arguments it used, or -1 */
@@ -56,8 +67,8 @@ step(struct cluster *c, char **argv, int argc)
 	static const char *const answers[] = {
 	    "go", "full", "rate", "dead", "local"};
 	static const char *const modes[] = {"off", "shared", "fallback"};
-	struct cluster_sessions ss = {
-	    no_sessions, no_sessions, no_sessions, no_sessions, no_yield, 1};
+	struct cluster_sessions ss = {no_sessions, no_sessions, no_sessions,
+	    no_sessions, no_yield, no_pending, NULL, 1};
 	struct cluster_limits lim;
 	enum cluster_answer a;
 	double wait, since;
