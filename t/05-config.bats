@@ -9,9 +9,6 @@ load helpers
 load smtp_helpers
 bats_require_minimum_version 1.5.0
 
-# Posting policy is t/76's; these lists take posts from anyone.
-MJQ_LIST_POSTING=open
-
 MSG=$'Subject: x\n\nbody\n'
 
 teardown() {

@@ -9,9 +9,6 @@
 load helpers
 load smtp_helpers
 
-# Posting policy is t/76's; these lists take posts from anyone.
-MJQ_LIST_POSTING=open
-
 bats_require_minimum_version 1.5.0
 
 # cert NAME CN [ARGS...] - key and certificate NAME for CN signed by the

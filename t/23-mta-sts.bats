@@ -14,7 +14,6 @@
 load helpers
 load smtp_helpers
 
-MJQ_LIST_POSTING=open
 MJ_MTASTS=$TOP/t/tools/mj_mtasts
 
 bats_require_minimum_version 1.5.0

@@ -12,9 +12,6 @@ bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 
-# Posting policy is t/76's; these lists take posts from anyone.
-MJQ_LIST_POSTING=open
-
 setup() {
 	RUNNER=$MJ_QUEUERUN
 	[ -x "$RUNNER" ] || skip "no runner program: build queuerun/mj_queuerun"

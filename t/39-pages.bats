@@ -14,7 +14,6 @@ load request_helpers
 load web_helpers
 
 MJ_LISTWEB=$TOP/web/mj_listweb
-MJQ_LIST_POSTING=open
 
 setup() {
 	command -v lighttpd >/dev/null || skip "needs lighttpd (make test installs it)"

@@ -7,8 +7,6 @@ load helpers
 load smtp_helpers
 bats_require_minimum_version 1.5.0
 
-# Posting policy is t/76's; these lists take posts from anyone.
-MJQ_LIST_POSTING=open
 # The DSNs of posts are tested here: the runner makes them rather than
 # judging its posts' failures itself (bounce_judge, t/73 and t/88).
 MJQ_LIST_KEYS='bounce_judge = no'

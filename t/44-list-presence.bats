@@ -10,9 +10,6 @@ bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 
-# not about who may post
-MJQ_LIST_POSTING=open
-
 setup() {
 	mjq_setup </dev/null
 	smtpd_start s

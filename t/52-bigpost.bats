@@ -11,10 +11,9 @@ bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 
-# Posting policy is t/76's; these lists take posts from anyone, except
-# in the tests of the default policy (posting = subscribers), whose
-# membership check reads the list too.
-MJQ_LIST_POSTING=open
+# These lists take posts from anyone (helpers.bash), except in the tests
+# of the default policy (posting = subscribers), whose membership check
+# reads the list too.
 # The DSNs of posts are tested here: the runner makes them rather than
 # judging its posts' failures itself (bounce_judge, t/73 and t/88).
 MJQ_LIST_KEYS='bounce_judge = no'

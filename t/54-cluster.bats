@@ -25,7 +25,6 @@ load helpers
 load smtp_helpers
 
 MJ_CLUSTERTRY=$TOP/t/tools/mj_clustertry
-MJQ_LIST_POSTING=open
 
 setup() {
 	command -v redis-server >/dev/null || skip "redis-server is not installed"

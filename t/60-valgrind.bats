@@ -12,9 +12,6 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-# Posting policy is t/76's; these lists take posts from anyone.
-MJQ_LIST_POSTING=open
-
 MJ_ENQUEUE_DYN=$TOP/t/tools/mj_enqueue_dyn
 MSG=$'From bob@example.net Mon Nov 17 10:00:00 2025\nSubject: hello\nFrom: bob@example.net\n\nbody line\n'
 

@@ -8,9 +8,6 @@ bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 
-# Posting policy is t/76's; these lists take posts from anyone.
-MJQ_LIST_POSTING=open
-
 setup() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root to mount a tmpfs"
 	QS_PID=

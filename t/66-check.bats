@@ -3,9 +3,6 @@
 
 load helpers
 
-# Posting policy is t/76's; these lists take posts from anyone.
-MJQ_LIST_POSTING=open
-
 MSG=$'Subject: check\n\nbody\n'
 
 setup() {

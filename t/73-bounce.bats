@@ -10,9 +10,6 @@ load request_helpers
 load bounce_helpers
 bats_require_minimum_version 1.5.0
 
-# Posting policy is t/76's; these lists take posts from anyone.
-MJQ_LIST_POSTING=open
-
 # setup_file - a runner whose clock a test can move (make fault-runner:
 # MJQ_TEST_CLOCK_OFFSET, honoured by a test build only)
 setup_file() {
@@ -48,7 +45,6 @@ on_day() {
 counts() {
 	awk -v a="$1" '$1 == a { $1 = ""; sub(/^ /, ""); print }' "$BOUNCES"
 }
-
 
 # verp_bounce ADDR - an RFC 3464 report to the VERP address of ADDR
 verp_bounce() {

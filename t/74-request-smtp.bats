@@ -8,9 +8,6 @@ load helpers
 load smtp_helpers
 load request_helpers
 
-# Posting policy is t/76's; these lists take posts from anyone.
-MJQ_LIST_POSTING=open
-
 setup() {
 	mjq_setup </dev/null
 	mjq_list example.org mylist

@@ -12,9 +12,6 @@ load helpers
 load smtp_helpers
 load request_helpers
 
-# not about who may post
-MJQ_LIST_POSTING=open
-
 setup() {
 	RUNNER=
 	request_setup

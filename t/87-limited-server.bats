@@ -29,8 +29,6 @@ bats_require_minimum_version 1.5.0
 load helpers
 load smtp_helpers
 
-MJQ_LIST_POSTING=open
-
 setup() {
 	QS_PID=
 }

@@ -11,8 +11,6 @@ load smtp_helpers
 load request_helpers
 bats_require_minimum_version 1.5.0
 
-# Posting policy is t/76's; these lists take posts from anyone.
-MJQ_LIST_POSTING=open
 BLOCKED_OPTS=()
 
 SPAMHAUS='554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/127.0.0.1'

@@ -11,9 +11,6 @@ load helpers
 load request_helpers
 bats_require_minimum_version 1.5.0
 
-# Posting policy is t/76's; these lists take posts from anyone.
-MJQ_LIST_POSTING=open
-
 setup() {
 	request_setup
 	SECRET=$BATS_TEST_TMPDIR/unsubscribe.secret

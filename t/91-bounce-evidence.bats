@@ -10,8 +10,6 @@ load request_helpers
 load bounce_helpers
 bats_require_minimum_version 1.5.0
 
-MJQ_LIST_POSTING=open
-
 setup() {
 	request_setup
 	mjq_list example.org mylist alice@alice.test bob@bob.test
@@ -19,7 +17,6 @@ setup() {
 		>>"$LISTS/example.org/mylist/config"
 	BOUNCES=$LISTS/example.org/mylist/bounces
 }
-
 
 # counted - the addresses with counts in the bounces file, sorted
 counted() {

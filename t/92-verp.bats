@@ -10,8 +10,6 @@ load helpers
 load smtp_helpers
 bats_require_minimum_version 1.5.0
 
-MJQ_LIST_POSTING=open
-
 setup() {
 	mjq_setup
 	smtpd_start s

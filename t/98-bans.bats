@@ -12,6 +12,10 @@ load request_helpers
 
 bats_require_minimum_version 1.5.0
 
+# Posting policy is what this file tests: its lists start with the
+# program's default (posting = subscribers), not the helpers' open one.
+MJQ_LIST_POSTING=
+
 setup() {
 	mjq_setup </dev/null
 	mjq_list example.org mylist a@users.test b@users.test bad@users.test

@@ -121,7 +121,6 @@ members() {
 }
 
 @test "concurrency: a runner confirming a subscription while mjq-members adds 200,000: both updates kept" {
-	MJQ_LIST_POSTING=open
 	mkdir -p "$BATS_TEST_TMPDIR/mail"
 	printf '[transport_map]\n* = maildir:%s/mail/${recipient}\n' "$BATS_TEST_TMPDIR" >>"$CONF"
 	MAIL=$BATS_TEST_TMPDIR/mail

@@ -43,10 +43,11 @@ mjq_setup() {
 }
 
 # mjq_list DOMAIN LIST [SUBSCRIBER...] - make a list with subscribers.
-# A file whose tests are not about who may post sets MJQ_LIST_POSTING=open
-# (posts from anyone, as before posting = subscribers became the default):
-# the list's config then starts with that posting line, and the file adds
-# its own keys with >>.
+# Its config starts "posting = $MJQ_LIST_POSTING", open (posts from
+# anyone) unless the file sets it: most files are not about who may post.
+# A file that tests posting policy sets MJQ_LIST_POSTING= (empty: no
+# posting line, the program's default, posting = subscribers) or the
+# policy it tests, and adds its own keys with >>.
 mjq_list() {
 	local d=$1 l=$2
 	shift 2
@@ -55,8 +56,8 @@ mjq_list() {
 	for s in "$@"; do
 		echo "$s" >>"$LISTS/$d/$l/subscribers"
 	done
-	if [ -n "${MJQ_LIST_POSTING:-}" ]; then
-		printf '[list]\nposting = %s\n' "$MJQ_LIST_POSTING" \
+	if [ -n "${MJQ_LIST_POSTING-open}" ]; then
+		printf '[list]\nposting = %s\n' "${MJQ_LIST_POSTING-open}" \
 			>"$LISTS/$d/$l/config"
 	fi
 	list_keys "$d" "$l"
@@ -73,11 +74,11 @@ list_keys() {
 
 # list_posting DOMAIN LIST - what mjq_list does for the config of a list
 # made without it (subscribers written directly): posting =
-# $MJQ_LIST_POSTING, when the file sets it
+# $MJQ_LIST_POSTING (open unless the file sets it; none when empty)
 list_posting() {
 	list_keys "$1" "$2"
-	[ -n "${MJQ_LIST_POSTING:-}" ] || return 0
-	printf '[list]\nposting = %s\n' "$MJQ_LIST_POSTING" \
+	[ -n "${MJQ_LIST_POSTING-open}" ] || return 0
+	printf '[list]\nposting = %s\n' "${MJQ_LIST_POSTING-open}" \
 		>>"$LISTS/$1/$2/config"
 }
 
