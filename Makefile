@@ -311,8 +311,9 @@ test:
 	@sh t/check-format
 	@$(MAKE) --no-print-directory all
 	@sh t/run
-# make check: the fast lane, the suite less the files tagged slow
-# (t/README); make test runs them all, as CI does
+# make check: the fast lane, the suite less the files and tests tagged
+# slow (t/README), three files at a time (MJQ_TEST_JOBS=N); make test
+# runs them all, one file at a time, as CI does
 check:
 	@sh scripts/deps.sh test
 	@sh t/check-bang

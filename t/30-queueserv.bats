@@ -249,6 +249,7 @@ log_has() {
 }
 
 @test "1000 concurrent pokes: all answered, nothing lost" {
+	slow "1,000 clients at once"
 	qs_conf "max_runners = 2"
 	queueserv_start
 	local i pids=()

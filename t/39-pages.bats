@@ -86,6 +86,7 @@ browse() {
 }
 
 @test "a person subscribes, confirms from the mailed link, switches to digest and unsubscribes, in a browser" {
+	slow "a browser session through six pages"
 	/usr/bin/python3 -c "import selenium" 2>/dev/null || skip "needs python3-selenium (make test installs it)"
 	[ -x /usr/bin/chromedriver ] || skip "needs chromium-driver (make test installs it)"
 	echo 'Talk about widgets.' >"$LISTS/example.org/mylist/info"
@@ -256,6 +257,7 @@ subscribe_post() {
 }
 
 @test "a flood of 1,000 POSTs: the rate limits answer 429 and 503 and the runner gets a bounded number of requests" {
+	slow "1,000 POSTs through lighttpd and the CGI"
 	printf '[unsubscribe]\naddress_requests_per_hour = 3\nrequests_per_minute = 20\n' >>"$CONF"
 	f=$(form_token)
 	seq 1000 | sed "s/.*/a=u&%40users.test\\&f=$f/" >"$BATS_TEST_TMPDIR/bodies"
@@ -297,6 +299,7 @@ got() {
 }
 
 @test "a moderator opens the notice's link, sees the held post safely, and approves it in a browser" {
+	slow "a browser session"
 	/usr/bin/python3 -c "import selenium" 2>/dev/null || skip "needs python3-selenium (make test installs it)"
 	[ -x /usr/bin/chromedriver ] || skip "needs chromium-driver (make test installs it)"
 	modlist_held '<script>alert(1)</script> offer' $'Hello <img src="http://tracker.test/x.png">\n> quoted <b>bold</b>'

@@ -4,6 +4,7 @@
 # 10 x active_limit candidates, and spool_walk reads a directory of
 # messages as readdir gives it.  t/bench/walk_rss.sh measures the same
 # at 10,000 to 200,000 queued messages.
+# slow: fills the queue with 2,000, then 20,000 posts
 
 bats_require_minimum_version 1.5.0
 load helpers

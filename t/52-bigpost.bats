@@ -104,6 +104,7 @@ expand_then_deliver() {
 }
 
 @test "a post to 200,000 subscribers is expanded and delivered in the memory of one to 20,000" {
+	slow "20,000 then 200,000 subscribers, delivered"
 	P=$(free_port)
 	route_to "$P"
 	expand_then_deliver small 20000 "$P"
@@ -153,6 +154,7 @@ held_post() {
 }
 
 @test "default posting policy: a subscriber's post to 200,000 subscribers is expanded and delivered in the memory of one to 20,000, as on an open list" {
+	slow "20,000 then 200,000 subscribers, delivered"
 	MJQ_LIST_POSTING=
 	P=$(free_port)
 	route_to "$P"

@@ -158,6 +158,7 @@ confirm_fails_then_works() {
 }
 
 @test "a confirmation while the administrator holds the lock past the wait: deferred, the token kept, the retry subscribes" {
+	slow "waits out the runner's 30 s wait for the lock"
 	# flock(1) holds the lock on an fd of this shell for the whole run
 	# (the runner waits 30 s for it)
 	BREAK='exec {LOCKFD}>>"$SUBS.lock"; flock -x "$LOCKFD"'

@@ -260,6 +260,7 @@ held() {
 }
 
 @test "hostile: 1000 held posts stay in HOLD/, and the moderator gets no more notices than reply_rate_limit" {
+	slow "1,000 posts held one by one"
 	RUNQ_TIMEOUT=300
 	for i in $(seq 1000); do
 		printf 'From: <spam%s@users.test>\nSubject: spam %s\n\nbuy\n' "$i" "$i"

@@ -3,6 +3,7 @@
 # and rewritten paths; the example configuration loads and matches the
 # code's key tables, and so does mjq.conf(5), in both directions;
 # mjq-newlist makes a list whose alias lines work.
+# alone: rebuilds the checkout's programs with another SYSCONFDIR and back
 
 load helpers
 bats_require_minimum_version 1.5.0

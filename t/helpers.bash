@@ -82,6 +82,15 @@ list_posting() {
 		>>"$LISTS/$1/$2/config"
 }
 
+# slow WHY... - the first line of a test that takes long in a file that is
+# otherwise quick (a browser session, thousands of connections): make
+# check (t/run --fast, which sets MJQ_FAST) skips it, saying why; make
+# test runs it.  A file all of whose tests are long is tagged instead
+# ("# slow: why" in its opening comment, t/README).
+slow() {
+	[ -z "${MJQ_FAST:-}" ] || skip "slow: $*"
+}
+
 # wait_for SECONDS COMMAND... - poll until COMMAND succeeds; fail after
 # SECONDS.  The condition is what is waited on; the poll interval only
 # bounds how late we notice it.
