@@ -257,7 +257,7 @@ stsfetch/mj_stsfetch: $(STSF_SRC:.c=.o) $(LIBCOMMON)
 # objects, linked before the libraries, replace the libraries' plain
 # ones: crashes on request, a clock shifted by MJQ_TEST_CLOCK_OFFSET),
 # and beside it a link to mj_stsfetch, which a runner looks for there;
-# for the tests only (t/69, t/73).
+# for the tests only (t/690, t/730).
 fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) \
     $(LIBLISTS) $(LIBCLUSTER) $(LIBSPOOL) $(LIBCOMMON) stsfetch/mj_stsfetch
 	@test -n "$(FAULT_DIR)" || { echo "fault-runner: FAULT_DIR=dir" >&2; exit 2; }
@@ -278,7 +278,7 @@ schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 TOOL_LIBS := $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) \
     $(LIBCLUSTER) $(LIBSPOOL) $(LIBCOMMON)
-# mj_enqueue linked dynamically, for valgrind (t/60-valgrind.bats): in the
+# mj_enqueue linked dynamically, for valgrind (t/600-valgrind.bats): in the
 # static binary valgrind cannot replace malloc and reports glibc's own
 # start-up as errors; these are the very same objects.
 t/tools/mj_enqueue_dyn: $(ENQ_SRC:.c=.o) $(LISTS_TABLE) $(CLUSTER_TABLE) \

@@ -10,13 +10,13 @@
 #                              python3-dkim (the independent verifier),
 #                              debhelper and dpkg-dev (the .deb test),
 #                              clang-format (t/check-format), redis-server
-#                              (the private Redis of t/54-cluster.bats),
+#                              (the private Redis of t/540-cluster.bats),
 #                              what Exim, OpenSMTPD and Sendmail need beside
-#                              their own packages (t/95-97 unpack those in a
+#                              their own packages (t/811-813 unpack those in a
 #                              private host: they conflict with Postfix),
-#                              sqlite3 (t/94-archive.bats reads the index),
+#                              sqlite3 (t/910-archive.bats reads the index),
 #                              chromium-driver, python3-selenium and tidy
-#                              (t/39-pages.bats), the peers t/84 and t/47
+#                              (t/900-pages.bats), the peers t/840 and t/722
 #                              run (python3-flufl.bounce, mhonarc, mlmmj)
 #   sh scripts/deps.sh bench   test + what the benchmarks compare against
 #                              (mailman3: t/bench/members.sh; ab from
@@ -37,14 +37,14 @@ test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
       libevent-2.1-7 libwrap0 libldap-2.5-0 libsasl2-2 liblockfile1
       chromium-driver python3-selenium tidy
       python3-flufl.bounce mhonarc mlmmj"
-# chromium-driver and python3-selenium: t/39-pages.bats drives headless
+# chromium-driver and python3-selenium: t/900-pages.bats drives headless
 # Chromium through the list's pages (forms typed in and buttons pressed,
 # as a person does), which --dump-dom alone cannot do; tidy (HTML Tidy
 # 5) checks that every page it serves is HTML5 without a warning.
 # apache2-utils: ab, the load of t/bench/oneclick.sh pages (the CGI
 # pages' requests per second beside a static file).
 # python3-flufl.bounce and mhonarc: the peers of t/bench/bounces.sh and
-# archive.sh, which t/84 runs at a small size; mlmmj: t/47 imports a list
+# archive.sh, which t/840 runs at a small size; mlmmj: t/722 imports a list
 # Debian's mlmmj made.
 # t/bench/members.sh compares mjq-members with mailman addmembers (Mailman
 # 3, on SQLite) and mlmmj-sub

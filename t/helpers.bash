@@ -28,7 +28,7 @@ fi
 # $SPOOL, $LISTS, $CONF.  Extra INI text on stdin is appended (it may
 # continue [enqueue]).  Mail goes out unsigned ([dkim] sign = no, on top,
 # so the file's own lines start at line 3) unless a test turns signing on
-# again (t/75-dkim.bats), so the tests need no keys.
+# again (t/750-dkim.bats), so the tests need no keys.
 mjq_setup() {
 	SPOOL=$BATS_TEST_TMPDIR/spool
 	LISTS=$BATS_TEST_TMPDIR/lists
@@ -238,7 +238,7 @@ state_files() {
 }
 
 # seed_random - seed $RANDOM from MJQ_SEED or a fresh seed, and print it
-# (t/62, t/69: MJQ_SEED=N replays a run's random choices)
+# (t/620, t/690: MJQ_SEED=N replays a run's random choices)
 seed_random() {
 	SEED=${MJQ_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 	RANDOM=$SEED
