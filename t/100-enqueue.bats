@@ -366,7 +366,7 @@ enqueue() {
 
 # enqueue_as PID ARG... - enqueue by an mj_enqueue whose process id is
 # PID (a pid namespace of its own, ns_last_pid set just before the fork,
-# as t/68 does)
+# as t/680 does)
 enqueue_as() {
 	local pid=$1
 	shift

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/22-tls.bats - STARTTLS in the smtp transport, real TLS over loopback:
+# t/220-tls.bats - STARTTLS in the smtp transport, real TLS over loopback:
 # each smtp_tls_security_level against each server certificate (good,
 # expired, for another name, self-signed, none offered), the fallback to
 # clear text at may, a stalled handshake, session resumption, DANE with

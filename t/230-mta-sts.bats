@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/23-mta-sts.bats - MTA-STS (RFC 8461): the policy file, TXT record and
+# t/230-mta-sts.bats - MTA-STS (RFC 8461): the policy file, TXT record and
 # MX pattern parsers (smtp/mta_sts.c, through t/tools/mj_mtasts), then
 # end to end: mj_testdns serving _mta-sts TXT and MX records, lighttpd
 # with TLS and a test CA serving the policies at

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/24-pools.bats - sending-address pools (issue 30, part 1): the
+# t/240-pools.bats - sending-address pools (issue 30, part 1): the
 # [delivery] keys source_pool, source_pool_map, source_pool_list and
 # source_helo_name, over loopback from the sources 127.0.0.2-127.0.0.5
 # to one mj_testsmtpd on 127.0.0.1, which logs the client address of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/30-queueserv.bats - mj_queueserv with real processes: the pool, its
+# t/300-queueserv.bats - mj_queueserv with real processes: the pool, its
 # recovery from killed, stopped and crashing runners, the control verbs,
 # one server per spool, and the tmp/ sweeper.
 #

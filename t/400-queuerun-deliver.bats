@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/40-queuerun-deliver.bats - mj_queuerun end to end over real sockets:
+# t/400-queuerun-deliver.bats - mj_queuerun end to end over real sockets:
 # list expansion, SMTP delivery to several servers, state files, the
 # maildir and pipe transports, owner mail, VERP, loops.
 
@@ -8,7 +8,7 @@ load smtp_helpers
 bats_require_minimum_version 1.5.0
 
 # The DSNs of posts are tested here: the runner makes them rather than
-# judging its posts' failures itself (bounce_judge, t/73 and t/88).
+# judging its posts' failures itself (bounce_judge, t/730 and t/731).
 MJQ_LIST_KEYS='bounce_judge = no'
 
 setup() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/41-queuerun-faults.bats - mj_queuerun when things go wrong: a runner
+# t/410-queuerun-faults.bats - mj_queuerun when things go wrong: a runner
 # killed mid-delivery, servers that refuse sessions or drop them, repeated
 # crashes, damaged state; and MX selection on canned DNS answers.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/43-walk-memory.bats - a runner's memory follows its active limit,
+# t/430-walk-memory.bats - a runner's memory follows its active limit,
 # not the queue (issue 20, section 3): the walk keeps at most
 # 10 x active_limit candidates, and spool_walk reads a directory of
 # messages as readdir gives it.  t/bench/walk_rss.sh measures the same

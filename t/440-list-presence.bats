@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/44-list-presence.bats - a post already queued while its list cannot
+# t/440-list-presence.bats - a post already queued while its list cannot
 # be read (the lists directory not mounted yet, a list directory or its
 # subscribers file gone in a restore or a move) waits untouched with a
 # log line, and is delivered in full once the list is back; only a list

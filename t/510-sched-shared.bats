@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/51-sched-shared.bats - the destination table shared by every runner
+# t/510-sched-shared.bats - the destination table shared by every runner
 # ($spool/state/destinations): one concurrency window per destination over
 # all runners, busy slots that a kill -9 cannot leak, dead-destination
 # state seen by every runner, its display in mj_queueserv status, and the

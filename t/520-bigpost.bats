@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/52-bigpost.bats - a list of any size in bounded memory: the state file
+# t/520-bigpost.bats - a list of any size in bounded memory: the state file
 # is read a buffer at a time, the scheduler holds only its recipient
 # limits, failed recipients wait on disk for their bounce, and bounces
 # name a bounded number of them each.  Memory is the runner's peak RSS
@@ -15,7 +15,7 @@ load smtp_helpers
 # of the default policy (posting = subscribers), whose membership check
 # reads the list too.
 # The DSNs of posts are tested here: the runner makes them rather than
-# judging its posts' failures itself (bounce_judge, t/73 and t/88).
+# judging its posts' failures itself (bounce_judge, t/730 and t/731).
 MJQ_LIST_KEYS='bounce_judge = no'
 
 MJ_MEASURE=$TOP/t/tools/mj_measure

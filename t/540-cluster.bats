@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/54-cluster.bats - several mjq hosts sharing their limits through
+# t/540-cluster.bats - several mjq hosts sharing their limits through
 # Redis ([cluster], cluster/): a private redis-server on a unix socket in
 # the test's directory, three mj_queueserv nodes with their own spools,
 # configurations and lists, one receiver (mj_testsmtpd) that answers 421

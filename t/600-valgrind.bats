@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/60-valgrind.bats - mj_enqueue under valgrind's memcheck: no invalid
+# t/600-valgrind.bats - mj_enqueue under valgrind's memcheck: no invalid
 # access, no use of uninitialised memory, no leak, on the paths the MTA
 # takes every day (a message queued, the poke), and on the error paths
 # (too big, bad arguments, bad sender, unknown list), each with its exact

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/61-security.bats - the security promises, each checked from outside:
+# t/610-security.bats - the security promises, each checked from outside:
 # the spool is closed to others whatever the umask; queueserv.sock has
 # the configured mode and group, the mode is what lets a client in, and
 # only root and the server's user may stop, reload or flush;

@@ -1,11 +1,11 @@
 #!/usr/bin/env bats
-# t/62-crash.bats - kill -9 at random points, many times: mj_enqueue while
+# t/620-crash.bats - kill -9 at random points, many times: mj_enqueue while
 # it writes (nothing partial ever visible in QUEUE/, the leftovers swept),
 # and runners, the server and all of them at once while a 10,000-recipient
 # post is delivered (nobody lost; duplicates only from batches in flight).
 # The random choices (when to kill, whom) come from $RANDOM seeded with
 # MJQ_SEED, or a fresh seed; each test prints the seed, so
-# MJQ_SEED=N bats t/62-crash.bats replays the same choices (the timing
+# MJQ_SEED=N bats t/620-crash.bats replays the same choices (the timing
 # of the processes killed is the machine's own).
 # A killed server is brought back as in production: the next mj_enqueue
 # (a small extra post) finds nobody on the socket and starts one.

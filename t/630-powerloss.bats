@@ -1,10 +1,10 @@
 #!/usr/bin/env bats
-# t/63-powerloss.bats - the power-loss check from outside: the order of
+# t/630-powerloss.bats - the power-loss check from outside: the order of
 # the runner's writes, fsyncs, links and unlinks, traced with strace -f
 # and checked by t/data/runner-order.awk against the numbered states of
 # spool-layout/README: the state file's creation and updates, generated
 # mail (a DSN), and moves to BAD/ and HOLD/.  mj_enqueue's own commit is
-# t/10-enqueue.bats's.  Then power losses themselves: a runner killed
+# t/100-enqueue.bats's.  Then power losses themselves: a runner killed
 # mid-post whose state file is put back to its last synced form (kept by
 # the LD_PRELOAD shim t/tools/preload_syncsnap.so), and status words torn
 # at every byte.
@@ -14,7 +14,7 @@ load helpers
 load smtp_helpers
 
 # The DSN of a post is in the order checked here: the runner makes it
-# rather than judging its posts' failures itself (bounce_judge, t/73 and t/88).
+# rather than judging its posts' failures itself (bounce_judge, t/730 and t/731).
 MJQ_LIST_KEYS='bounce_judge = no'
 
 setup() {

@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
-# t/64-hostile.bats - hostile input through the runner: messages no MTA
+# t/640-hostile.bats - hostile input through the runner: messages no MTA
 # should pass on, a subscribers file with junk in it, and SMTP servers
 # that misbehave.  The runner never crashes (exit 0 from a pass); each
 # outcome is delivered, deferred (message kept, future mtime) or set
-# aside, as it should be.  t/41-queuerun-faults.bats covers a dropped
+# aside, as it should be.  t/410-queuerun-faults.bats covers a dropped
 # DATA and 421 past a session limit; these are the rest.
 
 bats_require_minimum_version 1.5.0

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
-# t/65-fulldisk.bats - the spool on a small tmpfs that fills up: a runner
+# t/650-fulldisk.bats - the spool on a small tmpfs that fills up: a runner
 # that cannot write state defers and keeps the message, the server keeps
 # running and says why, and delivery resumes when space returns.
-# (mj_enqueue's 75 on a full disk is t/10-enqueue.bats's.)
+# (mj_enqueue's 75 on a full disk is t/100-enqueue.bats's.)
 
 bats_require_minimum_version 1.5.0
 load helpers

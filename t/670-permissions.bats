@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/67-permissions.bats - spool files the runners cannot read or write,
+# t/670-permissions.bats - spool files the runners cannot read or write,
 # for real: mj_queueserv is started as root and drops to [queueserv]
 # user (a test account that owns the spool, as mjq-newlist and the README
 # say), so modes and owners bind its runners as they bind the mjq user.
@@ -21,7 +21,7 @@ load helpers
 load smtp_helpers
 
 # The DSNs of posts are tested here: the runner makes them rather than
-# judging its posts' failures itself (bounce_judge, t/73 and t/88).
+# judging its posts' failures itself (bounce_judge, t/730 and t/731).
 MJQ_LIST_KEYS='bounce_judge = no'
 
 setup() {

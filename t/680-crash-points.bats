@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/68-crash-points.bats - a real crash at each step of the finish, move
+# t/680-crash-points.bats - a real crash at each step of the finish, move
 # and generated-mail protocols (spool-layout/README, "Crash points"): the
 # runner is killed (SIGKILL) by strace's fault injection as it enters the
 # system call of that step, so the step is not done, and the next runner
@@ -13,7 +13,7 @@ load helpers
 load smtp_helpers
 
 # The DSNs of posts are tested here: the runner makes them rather than
-# judging its posts' failures itself (bounce_judge, t/73 and t/88).
+# judging its posts' failures itself (bounce_judge, t/730 and t/731).
 MJQ_LIST_KEYS='bounce_judge = no'
 
 setup() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/69-crash-blame.bats - a runner's death counts against a message only
+# t/690-crash-blame.bats - a runner's death counts against a message only
 # when the message plausibly caused it (issue 18): kill -9 storms, host
 # reboots and reloads during a post with the default max_crashes never
 # quarantine it; a message that crashes every runner (a fault only a test

@@ -345,7 +345,7 @@ confirm_fails_then_works() {
 	last boss@owner.test | grep -qx '  nom@users.test (nomail)'
 	last boss@owner.test | grep -qx '  old@users.test'
 	last boss@owner.test | grep -qx '3 subscriber(s).'
-	# a post goes to each readers only (digests are t/89's)
+	# a post goes to each readers only (digests are t/790's)
 	printf 'From: old@users.test\nSubject: post\n\nhello\n' | send -l mylist -r -f old@users.test
 	runq
 	[ "$(mails old@users.test)" -eq 1 ]

@@ -731,7 +731,7 @@ arf() {
 	[[ "$output" == *$'\n# TYPE mjq_complaints_total counter\nmjq_complaints_total{list="mylist@example.org"} 1\nmjq_complaints_total{list="quiet@example.org"} 0\n'* ]]
 	[[ "$output" == *$'\nmjq_disabled_subscribers{list="mylist@example.org"} 1\n'* ]]
 	[[ "$output" == *$'\nmjq_list_incidents{list="mylist@example.org"} 0\n'* ]]
-	# Prometheus' own parser reads it (as t/76 checks the rest)
+	# Prometheus' own parser reads it (as t/760 checks the rest)
 	"$MJ_QUEUESERV" -C "$CONF" status -p | /usr/bin/python3 -c '
 import sys
 from prometheus_client.parser import text_string_to_metric_families

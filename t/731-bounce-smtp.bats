@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/88-bounce-smtp.bats - receivers that push back, end to end: posts go
+# t/731-bounce-smtp.bats - receivers that push back, end to end: posts go
 # out over loopback to mj_testsmtpd servers answering RCPT as a real
 # provider would (--rcpt PATTERN=REPLY), the runner's DSNs come back to
 # <list>-owner through a pipe as an MTA alias delivers them (with

@@ -7,7 +7,7 @@
 load helpers
 load smtp_helpers
 
-# Posting policy is t/76's: the list configs here say posting = open.
+# Posting policy is t/760's: the list configs here say posting = open.
 
 bats_require_minimum_version 1.5.0
 

@@ -545,7 +545,7 @@ for fam in text_string_to_metric_families(sys.stdin.read()):
 
 # post_as PID FROM SUBJECT - post() by an mj_enqueue whose process id is
 # PID: in a pid namespace of its own, /proc/sys/kernel/ns_last_pid set to
-# PID - 1 just before the fork (as t/68 does), so no other process can
+# PID - 1 just before the fork (as t/680 does), so no other process can
 # take the id first
 post_as() {
 	printf 'From: <%s>\nSubject: %s\nMessage-Id: <%s@users.test>\n\nhello from %s\n' \

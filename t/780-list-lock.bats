@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/78-list-lock.bats - a list lock held by an administrator (docs/lists.md:
+# t/780-list-lock.bats - a list lock held by an administrator (docs/lists.md:
 # flock subscribers.lock vi subscribers) never stops a runner's
 # deliveries (issue 20, section 2): the first processing of list
 # management mail runs on a thread of its own (queuerun/listwork.c), so

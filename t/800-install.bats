@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/80-install.bats - make install into a DESTDIR: the files, their modes
+# t/800-install.bats - make install into a DESTDIR: the files, their modes
 # and rewritten paths; the example configuration loads and matches the
 # code's key tables, and so does mjq.conf(5), in both directions;
 # mjq-newlist makes a list whose alias lines work.

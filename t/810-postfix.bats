@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/81-postfix.bats - mjq behind a real MTA: a private Postfix instance on
+# t/810-postfix.bats - mjq behind a real MTA: a private Postfix instance on
 # loopback whose alias_maps hold the lines mjq-newlist printed, and a
 # local user's .forward.  Mail goes in over SMTP; Postfix's local(8) runs
 # mj_enqueue as the spool owner; the runner delivers to mj_testsmtpd.
@@ -13,7 +13,7 @@
 # makes owner-LIST@myorigin the sender of every post (seen in the
 # Return-Path).
 # The README's own install and Postfix steps, word for word on a private
-# copy of the host, are t/82-readme.bats; this file checks the mail path
+# copy of the host, are t/820-readme.bats; this file checks the mail path
 # in detail.
 # slow: a private Postfix instance
 
@@ -62,7 +62,7 @@ setup_file() {
 	done
 	printf 'a@sink.test\nb@sink.test\n' >"$W/lists/lists.test/mylist/subscribers"
 	echo c@sink.test >"$W/lists/lists.test/fwdlist/subscribers"
-	# posting policy is t/76's: these lists take posts from anyone
+	# posting policy is t/760's: these lists take posts from anyone
 	printf 'posting = open\n' >>"$W/lists/lists.test/mylist/config"
 	printf 'posting = open\n' >>"$W/lists/lists.test/fwdlist/config"
 	# the .forward of the mjq user, for one list

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/95-exim.bats - the Exim section of docs/mta.md, word for word, on
+# t/811-exim.bats - the Exim section of docs/mta.md, word for word, on
 # Debian's own exim4 (slow: a private host, about half a minute).
 #
 # Exim and Postfix conflict as installed packages, so Debian's exim4

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/96-opensmtpd.bats - the OpenSMTPD section of docs/mta.md, word for
+# t/812-opensmtpd.bats - the OpenSMTPD section of docs/mta.md, word for
 # word, on Debian's own opensmtpd (slow: a private host, about ten
 # seconds once the package is cached).
 #

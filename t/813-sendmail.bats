@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/97-sendmail.bats - the Sendmail section of docs/mta.md, word for
+# t/813-sendmail.bats - the Sendmail section of docs/mta.md, word for
 # word, on Debian's own sendmail (slow: a private host, about twenty
 # seconds once the packages are cached).
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/82-readme.bats - the README's install steps, word for word: the
+# t/820-readme.bats - the README's install steps, word for word: the
 # command lines of its "Installing" section ("    # command", with
 # continuation lines) are taken from the README itself and run as root
 # on a private copy of this host (t/readme-host.sh: its own mount,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/83-deb.bats - the Debian package, for real: make deb builds it,
+# t/830-deb.bats - the Debian package, for real: make deb builds it,
 # apt-get installs it into this machine (the mjq user, the spool and
 # /var/lib/mjq made by postinst; the server started the Debian way, by
 # invoke-rc.d: the SysV script here, where systemd does not run), a post

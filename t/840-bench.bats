@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/84-bench.bats - every benchmark under t/bench/ still runs to the end
+# t/840-bench.bats - every benchmark under t/bench/ still runs to the end
 # and prints its figures, at a size that takes seconds.  The benchmarks
 # are not run by CI otherwise, and a new default breaks them silently:
 # after moderation landed, the delivery benchmarks' posts were held

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/85-envelope-chain.bats - one round trip per copy: when each
+# t/850-envelope-chain.bats - one round trip per copy: when each
 # recipient gets a transaction of its own (one-click header fields,
 # VERP) and the server offers PIPELINING, the next copy's MAIL, RCPT
 # and DATA go out in the write of this copy's text and final dot

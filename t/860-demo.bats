@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/86-demo.bats - the README's first command as a newcomer runs it:
+# t/860-demo.bats - the README's first command as a newcomer runs it:
 # `make demo` in a fresh git clone, in a private (0700) directory made by
 # mktemp -d as .ci/run makes one for the suite.  A clone holds what is
 # committed, not the working tree's changes, and no built programs: the

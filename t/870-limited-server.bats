@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t/87-limited-server.bats - a server that answers 421 to every session
+# t/870-limited-server.bats - a server that answers 421 to every session
 # beyond 3 at once (mj_testsmtpd --max-sessions 3), fed by mj_queueserv
 # with 1, 2 and 4 runners and with two posts at once (issue 29): the
 # sessions it refuses, counted by the server itself (--stats), stay
