@@ -3,8 +3,8 @@
 # queuerun/ -> deliver/ queuectl/ -> sched/ smtp/ lists/ -> spool-layout/
 # -> common/), a library is entered through its public header, and the
 # files of queuerun/, queueserv/, smtp/, lists/, spool-layout/, deliver/
-# and queuectl/ call each other without a ring (scripts/deps-graph.sh,
-# scripts/callgraph.sh; `make deps-graph` prints both and fails on either).
+# and queuectl/ call each other without a ring (dev/deps-graph.sh,
+# dev/callgraph.sh; `make deps-graph` prints both and fails on either).
 # slow: builds the tree again for the call-graph and layer checks
 
 TOP="$BATS_TEST_DIRNAME/.."
@@ -22,7 +22,7 @@ fake_tree() {
 }
 
 @test "the tree's includes point only down the layers" {
-	run sh "$TOP/scripts/deps-graph.sh" "$TOP"
+	run sh "$TOP/dev/deps-graph.sh" "$TOP"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"every arrow points down"* ]]
 	[[ "$output" == *"queuerun -> "*"spool-layout"* ]]
@@ -31,7 +31,7 @@ fake_tree() {
 
 @test "a downward tree passes the include check" {
 	fake_tree
-	run sh "$TOP/scripts/deps-graph.sh" "$T"
+	run sh "$TOP/dev/deps-graph.sh" "$T"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"lists -> spool-layout(1)"* ]]
 	[[ "$output" == *"each library entered through its public header"* ]]
@@ -40,7 +40,7 @@ fake_tree() {
 @test "lists/ including a queuerun/ header fails the include check" {
 	fake_tree
 	printf '#include "walk.h"\n' >"$T/lists/addr_set.c"
-	run sh "$TOP/scripts/deps-graph.sh" "$T"
+	run sh "$TOP/dev/deps-graph.sh" "$T"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"upward include: lists/addr_set.c:1: lists/ includes queuerun/walk.h"* ]]
 }
@@ -48,7 +48,7 @@ fake_tree() {
 @test "another part including a library's private header fails the include check" {
 	fake_tree
 	printf '#include "listconf.h"\n' >"$T/queuerun/walk.c"
-	run sh "$TOP/scripts/deps-graph.sh" "$T"
+	run sh "$TOP/dev/deps-graph.sh" "$T"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"private header: queuerun/walk.c:1: queuerun/ includes lists/listconf.h, not lists.h"* ]]
 	[[ "$output" != *"every arrow points down"* ]]
@@ -57,7 +57,7 @@ fake_tree() {
 @test "common/ including a spool-layout/ header fails the include check" {
 	fake_tree
 	printf '#include <string.h>\n#include "spool_path.h"\n' >"$T/common/io.c"
-	run sh "$TOP/scripts/deps-graph.sh" "$T"
+	run sh "$TOP/dev/deps-graph.sh" "$T"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"upward include: common/io.c:2: common/ includes spool-layout/spool_path.h"* ]]
 }
@@ -66,7 +66,7 @@ fake_tree() {
 	fake_tree
 	mkdir -p "$T/sched"
 	printf '#include "listconf.h"\n' >"$T/sched/sched_core.c"
-	run sh "$TOP/scripts/deps-graph.sh" "$T"
+	run sh "$TOP/dev/deps-graph.sh" "$T"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"upward include: sched/sched_core.c:1: sched/ includes lists/listconf.h"* ]]
 }
@@ -75,7 +75,7 @@ fake_tree() {
 # and the graph has FILE calling CALLEE, so it was made from objects
 no_ring() {
 	[ -f "$TOP/queuerun/queuerun.o" ] || skip "not built"
-	run sh "$TOP/scripts/callgraph.sh" "$TOP/$1"
+	run sh "$TOP/dev/callgraph.sh" "$TOP/$1"
 	[ "$status" -eq 0 ]
 	[ "${lines[-1]}" = "no cycles" ]
 	[[ " $(callees "$2") " == *" $3 "* ]]
@@ -126,7 +126,7 @@ ring_objects() {
 
 @test "the call-graph check finds a ring" {
 	ring_objects
-	run sh "$TOP/scripts/callgraph.sh" "$d"
+	run sh "$TOP/dev/callgraph.sh" "$d"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"a -> b"* ]]
 	[[ "$output" == *"loop"* ]]

@@ -17,7 +17,7 @@ IMPORT=$TOP/scripts/mjq-import
 MEMBERS=$TOP/members/mjq-members
 
 setup() {
-	[ -x /usr/bin/mlmmj-sub ] || skip "mlmmj is not installed (sh scripts/deps.sh bench)"
+	[ -x /usr/bin/mlmmj-sub ] || skip "mlmmj is not installed (sh dev/deps.sh bench)"
 	mjq_setup </dev/null
 	smtpd_start users
 	printf '[transport_map]\n* = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"

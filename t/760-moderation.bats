@@ -359,7 +359,7 @@ rel() {
 # prom - mj_queueserv status -p read by the Prometheus client library's
 # own parser: one line per sample, "name{label=value,...} value", labels
 # sorted; a document the parser rejects fails the test.  Debian's python3
-# (python3-prometheus-client, scripts/deps.sh), not another on the PATH
+# (python3-prometheus-client, dev/deps.sh), not another on the PATH
 prom() {
 	"$MJ_QUEUESERV" -C "$CONF" status -p | /usr/bin/python3 -c '
 import sys

@@ -97,7 +97,7 @@ bench() {
 }
 
 @test "archive.sh: mj_archive import and MHonArc on the same mbox, one post added, a search, with the ratio" {
-	command -v mhonarc >/dev/null || skip "mhonarc is not installed (scripts/deps.sh bench)"
+	command -v mhonarc >/dev/null || skip "mhonarc is not installed (dev/deps.sh bench)"
 	bench archive.sh 300
 	[[ "$output" =~ mjq\ +[0-9.]+\ +[0-9.]+\ +[0-9]+\ +[0-9]+ ]]
 	[[ "$output" == *"import: mjq is "*"x faster than MHonArc"* ]]

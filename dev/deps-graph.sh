@@ -20,7 +20,7 @@
 # include of another of its headers from outside is printed too, and
 # fails the check.
 #
-# Usage: scripts/deps-graph.sh [top]   (default: the checkout)
+# Usage: dev/deps-graph.sh [top]   (default: the checkout)
 top=${1:-$(dirname "$0")/..}
 cd "$top" || exit 2
 layer() {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # callgraph.sh - the file-level call graph of a folder's objects, from nm:
 # an edge a -> b when a.o uses a symbol that b.o defines; then a cycle
-# check (tsort).  Usage: scripts/callgraph.sh [folder] (default queuerun)
+# check (tsort).  Usage: dev/callgraph.sh [folder] (default queuerun)
 # Exits 1 when the graph has a cycle.
 dir=${1:-queuerun}
 tmp=$(mktemp -d) || exit 1

@@ -1,12 +1,12 @@
 #!/bin/sh
-# scripts/deps.sh - make sure the Debian packages mjq needs are installed.
+# dev/deps.sh - make sure the Debian packages mjq needs are installed.
 #
-#   sh scripts/deps.sh build   compiler, libbsd, inih, OpenSSL, libpsl, libcurl,
+#   sh dev/deps.sh build   compiler, libbsd, inih, OpenSSL, libpsl, libcurl,
 #                              hiredis (the [cluster] limits shared in Redis),
 #                              libsqlite3 (mj_archive's index, with FTS5),
 #                              libxml2 (HTML posts read as text: the archive,
 #                              a list's convert_html)
-#   sh scripts/deps.sh test    build + bats, postfix (smtp-sink), strace,
+#   sh dev/deps.sh test    build + bats, postfix (smtp-sink), strace,
 #                              python3-dkim (the independent verifier),
 #                              debhelper and dpkg-dev (the .deb test),
 #                              clang-format (t/check-format), redis-server
@@ -18,11 +18,11 @@
 #                              chromium-driver, python3-selenium and tidy
 #                              (t/900-pages.bats), the peers t/840 and t/722
 #                              run (python3-flufl.bounce, mhonarc, mlmmj)
-#   sh scripts/deps.sh bench   test + what the benchmarks compare against
+#   sh dev/deps.sh bench   test + what the benchmarks compare against
 #                              (mailman3: t/bench/members.sh; ab from
 #                              apache2-utils: t/bench/oneclick.sh pages)
-#   sh scripts/deps.sh fuzz    build + clang and its libFuzzer runtime
-#   sh scripts/deps.sh deb     build + debhelper, dpkg-dev (make deb)
+#   sh dev/deps.sh fuzz    build + clang and its libFuzzer runtime
+#   sh dev/deps.sh deb     build + debhelper, dpkg-dev (make deb)
 #
 # As root it installs what is missing with apt-get; otherwise it prints the
 # exact command to run and fails.
@@ -58,7 +58,7 @@ bench) want=$bench ;;
 fuzz) want=$fuzz ;;
 deb) want=$deb ;;
 *)
-	echo "usage: sh scripts/deps.sh build|test|bench|fuzz|deb" >&2
+	echo "usage: sh dev/deps.sh build|test|bench|fuzz|deb" >&2
 	exit 64
 	;;
 esac

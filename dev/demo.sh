@@ -1,5 +1,5 @@
 #!/bin/sh
-# scripts/demo.sh - make demo: a spool and a demo list under demo/ in the
+# dev/demo.sh - make demo: a spool and a demo list under demo/ in the
 # checkout, mj_queueserv in the foreground, and mail arriving in maildirs
 # (maildir transport: nothing else needed):
 #
@@ -14,7 +14,7 @@
 # fails with the server's log if it does not.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/scripts/mjq-workdir.sh"
+. "$TOP/dev/mjq-workdir.sh"
 DIR=$TOP/demo
 ENQ=$TOP/enqueue/mj_enqueue
 QS=$TOP/queueserv/mj_queueserv

@@ -1,4 +1,4 @@
-# scripts/mjq-workdir.sh - sourced by the demo and the benchmarks: a
+# dev/mjq-workdir.sh - sourced by the demo and the benchmarks: a
 # private mjq tree under one directory.
 #
 #   mjq_workdir DIR    makes DIR/spool (tmp/, QUEUE/) and DIR/lists, and
