@@ -207,10 +207,10 @@ log_has() {
 	wait_for 5 nrunners 1
 	local old
 	old=$(runner_pids)
-	wait_for 5 eval '[ "$(json_field in_hand)" -ge 1 ]'
+	wait_for 30 eval '[ "$(json_field in_hand)" -ge 1 ]'
 	kill -KILL "$old"
-	wait_for 5 new_runners "$old"
-	wait_for 5 log_has "runner $old (slot 0) killed by signal 9"
+	wait_for 30 new_runners "$old"
+	wait_for 30 log_has "runner $old (slot 0) killed by signal 9"
 	wait_for 20 all_delivered 4
 }
 
