@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "lists.h"
-#include "expand.h"
 #include "listfn.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
