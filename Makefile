@@ -257,7 +257,7 @@ stsfetch/mj_stsfetch: $(STSF_SRC:.c=.o) $(LIBCOMMON)
 # objects, linked before the libraries, replace the libraries' plain
 # ones: crashes on request, a clock shifted by MJQ_TEST_CLOCK_OFFSET),
 # and beside it a link to mj_stsfetch, which a runner looks for there;
-# for the tests only (t/69, t/73).
+# for the tests only (t/690, t/730).
 fault-runner: $(QR_MAIN:.c=.o) $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) \
     $(LIBLISTS) $(LIBCLUSTER) $(LIBSPOOL) $(LIBCOMMON) stsfetch/mj_stsfetch
 	@test -n "$(FAULT_DIR)" || { echo "fault-runner: FAULT_DIR=dir" >&2; exit 2; }
@@ -278,7 +278,7 @@ schedsim/mj_schedsim: $(SIM_SRC:.c=.o) $(LIBSCHED) $(LIBSPOOL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 TOOL_LIBS := $(LIBQR) $(LIBQCTL) $(LIBLISTFN) $(LIBDELIVER) $(LIBSCHED) $(LIBSMTP) $(LIBLISTS) \
     $(LIBCLUSTER) $(LIBSPOOL) $(LIBCOMMON)
-# mj_enqueue linked dynamically, for valgrind (t/60-valgrind.bats): in the
+# mj_enqueue linked dynamically, for valgrind (t/600-valgrind.bats): in the
 # static binary valgrind cannot replace malloc and reports glibc's own
 # start-up as errors; these are the very same objects.
 t/tools/mj_enqueue_dyn: $(ENQ_SRC:.c=.o) $(LISTS_TABLE) $(CLUSTER_TABLE) \
@@ -304,17 +304,18 @@ FORCE:
 # The two commands of the README.  Each first makes sure the packages it
 # needs are there (installing them when run as root).
 deps:
-	@sh scripts/deps.sh build
+	@sh dev/deps.sh build
 test:
-	@sh scripts/deps.sh test
+	@sh dev/deps.sh test
 	@sh t/check-bang
 	@sh t/check-format
 	@$(MAKE) --no-print-directory all
 	@sh t/run
-# make check: the fast lane, the suite less the files tagged slow
-# (t/README); make test runs them all, as CI does
+# make check: the fast lane, the suite less the files and tests tagged
+# slow (t/README), three files at a time (MJQ_TEST_JOBS=N); make test
+# runs them all, one file at a time, as CI does
 check:
-	@sh scripts/deps.sh test
+	@sh dev/deps.sh test
 	@sh t/check-bang
 	@sh t/check-format
 	@$(MAKE) --no-print-directory all
@@ -331,19 +332,19 @@ check:
 # act on each other as qmgr's do (docs/architecture.md, "Source layout").
 CALLGRAPH_DIRS = queuerun listfn deliver queuectl queueserv stsfetch members smtp lists cluster spool-layout archive
 deps-graph: all
-	@sh scripts/deps-graph.sh
+	@sh dev/deps-graph.sh
 	@st=0; for d in $(CALLGRAPH_DIRS); do \
 		echo "$$d/ call graph (file -> files it calls):"; \
-		sh scripts/callgraph.sh $$d || st=1; \
+		sh dev/callgraph.sh $$d || st=1; \
 	done; exit $$st
 
 demo:
-	@sh scripts/deps.sh build
+	@sh dev/deps.sh build
 	@$(MAKE) --no-print-directory all
-	@sh scripts/demo.sh
+	@sh dev/demo.sh
 
 bench:
-	@sh scripts/deps.sh bench
+	@sh dev/deps.sh bench
 	@$(MAKE) --no-print-directory all
 	@for b in t/bench/*.sh; do bash $$b || exit 1; done
 
@@ -380,7 +381,7 @@ t/fuzz/bin/%: t/fuzz/%.c $(FUZZ_LIB)
 	    -o $@ $< $(FUZZ_LIB) $(LDLIBS) $(LISTS_LIBS) $(CLUSTER_LIBS) -lresolv
 -include $(wildcard $(FUZZ_OBJDIR)/*/*.d)
 fuzz:
-	@sh scripts/deps.sh fuzz
+	@sh dev/deps.sh fuzz
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS)
 	@for f in $(FUZZ_TARGETS); do \
 	    n=$${f##*/fuzz_}; mkdir -p t/fuzz/corpus/$$n; \
@@ -452,7 +453,7 @@ uninstall:
 # clean leaves this checkout's programs alone
 DEB_OUT ?= .
 deb:
-	@sh scripts/deps.sh deb
+	@sh dev/deps.sh deb
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	mkdir "$$tmp/mjq"; \
 	tar -c --exclude=./.git --exclude='./*.deb' -f - . | tar -x -C "$$tmp/mjq"; \

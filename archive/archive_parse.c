@@ -59,7 +59,7 @@ archive_parse_zone(const char *p)
 }
 
 /* archive_parse_date - [Day,] DD Mon YYYY HH:MM[:SS] zone */
-int
+static int
 archive_parse_date(const char *v, time_t *t)
 {
 	static const char months[] = "janfebmaraprmayjunjulaugsepoctnovdec";
@@ -112,7 +112,7 @@ archive_parse_date(const char *v, time_t *t)
 
 /* archive_parse_skey - the subject without its Re:/Fwd: prefixes and
  * [tags], blanks folded, ASCII lower case; 1 when a Re: was taken */
-int
+static int
 archive_parse_skey(const char *subject, char *out, size_t outlen)
 {
 	static const char *const re[] = {"re:", "aw:", "sv:", "antw:"};

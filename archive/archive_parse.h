@@ -32,9 +32,5 @@ struct archive_post {
 int archive_parse(const char *text, size_t len, const char *made_id, time_t now,
     struct archive_post *p);
 void archive_parse_free(struct archive_post *p);
-/* archive_parse_date - an RFC 5322 date; 0, or -1 when unreadable */
-int archive_parse_date(const char *v, time_t *t);
-/* archive_parse_skey - a subject's key into out; 1 when it is a reply */
-int archive_parse_skey(const char *subject, char *out, size_t outlen);
 
 #endif

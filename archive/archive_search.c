@@ -67,7 +67,7 @@ archive_search_date(const char *t, size_t n, long long *v)
 }
 
 /* archive_search_parse - the query's terms */
-int
+static int
 archive_search_parse(
     const char *text, struct archive_query *q, const char **why)
 {

@@ -24,10 +24,6 @@ struct archive_query {
 	unsigned short at[ARCHIVE_SEARCH_TERMS], len[ARCHIVE_SEARCH_TERMS];
 };
 
-/* archive_search_parse - words, "phrases", from:x, subject:x,
- * after:YYYY-MM-DD, before:YYYY-MM-DD into q; 0, or -1 with why */
-int archive_search_parse(
-    const char *text, struct archive_query *q, const char **why);
 /* archive_search_page - the results page of text (offset: the first
  * result shown) on fp, links under the list's archive_url; 0 or -1 */
 int archive_search_page(

@@ -31,7 +31,7 @@ static const struct settings_table archive_settings_tables[] = {
 
 /* archive_settings_part - [archive] for settings_load, its values into
  * as */
-struct settings_part
+static struct settings_part
 archive_settings_part(struct archive_settings *as)
 {
 	struct settings_part p = {archive_settings_tables,

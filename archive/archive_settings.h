@@ -22,7 +22,6 @@ struct archive_settings {
 	long long archive_search_address_per_minute; /* per client */
 };
 
-struct settings_part archive_settings_part(struct archive_settings *as);
 int archive_settings_load(struct settings *s, struct archive_settings *as,
     const char *path, int missing_ok, char *err, size_t errlen);
 

@@ -33,7 +33,7 @@ struct conf_ctx {
 };
 
 /* conf_parse_bool - yes/no, true/false, on/off, 1/0 */
-int
+static int
 conf_parse_bool(const char *text, int *out)
 {
 	static const char *yes[] = {"yes", "true", "on", "1"};
@@ -84,7 +84,7 @@ conf_parse_scaled(const char *text, long long *out, const char *const *units,
 }
 
 /* conf_parse_duration - seconds, or a number with s, m, h, d or w */
-int
+static int
 conf_parse_duration(const char *text, long long *out)
 {
 	static const char *const units[] = {"s", "m", "h", "d", "w"};
@@ -94,7 +94,7 @@ conf_parse_duration(const char *text, long long *out)
 }
 
 /* conf_parse_size - bytes, or a number with k, m, g (optionally ...b) */
-int
+static int
 conf_parse_size(const char *text, long long *out)
 {
 	static const char *const units[] = {

@@ -71,8 +71,4 @@ int conf_load(const char *path, int missing_ok, conf_section_fn *fn, void *arg,
 int conf_load_file(FILE *fp, const char *label, conf_section_fn *fn, void *arg,
     char *err, size_t errlen);
 
-int conf_parse_bool(const char *text, int *out);
-int conf_parse_duration(const char *text, long long *out);
-int conf_parse_size(const char *text, long long *out);
-
 #endif

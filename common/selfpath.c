@@ -52,7 +52,7 @@ selfpath_sibling(const char *name, const char *builddir, char *out,
 		return 0;
 	/* ../builddir/name, written without "..": the link is resolved
 	 * already, and a path with ".." is what the tests look for as a
-	 * sign of a name that escaped (t/61). */
+	 * sign of a name that escaped (t/610). */
 	if ((slash = strrchr(self, '/')) != NULL) {
 		snprintf(path, sizeof(path), "%.*s/%s/%s", (int)(slash - self),
 		    self, builddir, name);

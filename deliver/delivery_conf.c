@@ -277,7 +277,7 @@ delivery_pair_transport(void *arg, const char *section, const char *key,
 
 /* delivery_map_parse - "smtp:[host]:port", "smtp:host", "pipe:/cmd
  * args", "maildir:/path", "discard:" into a transport and nexthop */
-int
+static int
 delivery_map_parse(const char *value, enum deliver_transport *t, char *nexthop,
     size_t len, char *err, size_t errlen)
 {

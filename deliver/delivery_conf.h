@@ -110,7 +110,5 @@ void delivery_conf_free(struct delivery_conf *dc);
 int delivery_transport_lookup(const char *name, enum deliver_transport *t);
 const struct delivery_tls_policy *delivery_tls_policy_find(
     const struct delivery_params *, const char *);
-int delivery_map_parse(const char *value, enum deliver_transport *t,
-    char *nexthop, size_t len, char *err, size_t errlen);
 
 #endif

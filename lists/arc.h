@@ -45,8 +45,6 @@ size_t arc_strip_b(const char *field, size_t len, char *out);
 const char *arc_cv_name(enum arc_cv cv);
 
 /* arc_ar.c: Authentication-Results */
-int arc_ar_id(const char *field, size_t len, char *id, size_t idlen);
-int arc_ar_trusted(const char *ids, const char *id);
 void arc_ar_judge(
     struct arc_verdict *v, const char *ids, const char *text, size_t len);
 int arc_ar_drop(const struct arc_verdict *v, const char *text,

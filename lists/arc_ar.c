@@ -66,7 +66,7 @@ arc_ar_token(const char *p, const char *end, char *out, size_t outlen)
 
 /* arc_ar_id - the authserv-id of an Authentication-Results field (len
  * bytes, name included) into id; -1 when it has none */
-int
+static int
 arc_ar_id(const char *field, size_t len, char *id, size_t idlen)
 {
 	const char *colon = memchr(field, ':', len), *end = field + len;
@@ -77,7 +77,7 @@ arc_ar_id(const char *field, size_t len, char *id, size_t idlen)
 }
 
 /* arc_ar_trusted - id is one of ids (blanks or commas between them) */
-int
+static int
 arc_ar_trusted(const char *ids, const char *id)
 {
 	size_t n = strlen(id), k;

@@ -25,7 +25,7 @@
  * the reply) quotes its last reply as history: only the texts judge it
  * (2 and 6; "too many recipients" policy, "Please try again later"
  * transient, whatever 4.7.1 or 4.5.3 it came with), else transient.
- * t/73-bounce.bats checks every row's example against its row
+ * t/730-bounce.bats checks every row's example against its row
  * (mj_bounceclass -r), and t/data/bounce-classes more replies.
  */
 #include <stddef.h>

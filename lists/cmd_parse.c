@@ -148,7 +148,7 @@ cmd_parse_word(struct cmd *c, int args, char *w)
 
 /* cmd_parse_line - one line (without its line break) into c; 0 a
  * command, -1 not one (c->verb is CMD_UNKNOWN, c->error says why) */
-int
+static int
 cmd_parse_line(const char *line, size_t len, const char *deflist, struct cmd *c)
 {
 	char buf[CMD_LINE_MAX + 1], *w, *save = NULL;

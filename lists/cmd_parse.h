@@ -69,7 +69,5 @@ const char *cmd_parse_verb_name(enum cmd_verb v);
 const char *cmd_parse_error(const struct cmd *c, char *buf, size_t len);
 int cmd_parse_message(const char *text, size_t len, const char *suffix,
     const char *deflist, struct cmd_set *out);
-int cmd_parse_line(
-    const char *line, size_t len, const char *deflist, struct cmd *c);
 
 #endif

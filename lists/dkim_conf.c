@@ -48,7 +48,7 @@ dkim_conf_section(void *arg, const char *section, struct conf_section *out,
 }
 
 /* dkim_conf_dir - the DKIM directory of domain */
-int
+static int
 dkim_conf_dir(char *buf, size_t len, const struct settings *s,
     const struct lists_settings *ls, const char *domain)
 {
@@ -146,7 +146,7 @@ dkim_conf_load(const struct settings *s, const struct lists_settings *ls,
 }
 
 /* dkim_conf_key_path - <DKIM directory>/<selector>.key */
-int
+static int
 dkim_conf_key_path(
     char *buf, size_t len, const struct dkim_conf *dc, const char *selector)
 {

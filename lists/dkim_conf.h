@@ -25,12 +25,8 @@ struct dkim_conf {
 	int nrsa;
 };
 
-int dkim_conf_dir(char *buf, size_t len, const struct settings *s,
-    const struct lists_settings *ls, const char *domain);
 int dkim_conf_load(const struct settings *s, const struct lists_settings *ls,
     const char *domain, struct dkim_conf *dc, char *err, size_t errlen);
-int dkim_conf_key_path(
-    char *buf, size_t len, const struct dkim_conf *dc, const char *selector);
 int dkim_conf_key_open(const struct dkim_conf *dc, const char *selector,
     char *path, size_t pathlen, struct stat *sb, char *err, size_t errlen);
 int dkim_conf_check(const struct dkim_conf *dc, char *err, size_t errlen);

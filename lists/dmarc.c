@@ -72,7 +72,7 @@ dmarc_close(struct dmarc_cache *c)
 /* dmarc_org_domain - the organizational domain of domain: the
  * registrable domain under the Public Suffix List (domain itself when
  * the list knows nothing better) */
-const char *
+static const char *
 dmarc_org_domain(const char *domain)
 {
 	static const psl_ctx_t *psl;

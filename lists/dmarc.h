@@ -36,12 +36,10 @@ void dmarc_close(struct dmarc_cache *c);
 enum dmarc_policy dmarc_policy(
     struct dmarc_cache *c, const char *domain, double now);
 enum dmarc_policy dmarc_record_policy(const char *txt, int org);
-const char *dmarc_org_domain(const char *domain);
 
 /* dmarc_munge.c */
 int dmarc_mitigation_parse(
     const char *text, void *var, char *err, size_t errlen);
-const char *dmarc_mitigation_name(enum dmarc_mitigation mit);
 int dmarc_from(const char *text, size_t len, char *addr, size_t addrlen,
     char *name, size_t namelen);
 void dmarc_munge_from(FILE *fp, const char *name, const char *addr,

@@ -36,13 +36,6 @@ dmarc_mitigation_parse(const char *text, void *var, char *err, size_t errlen)
 	return -1;
 }
 
-/* dmarc_mitigation_name - the setting's word for mit */
-const char *
-dmarc_mitigation_name(enum dmarc_mitigation mit)
-{
-	return (size_t)mit < DMARC_NMIT ? dmarc_mitigation_names[mit] : "?";
-}
-
 /* dmarc_from_name - the display name before '<' (p .. lt), unquoted and
  * trimmed, in name */
 static void

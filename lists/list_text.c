@@ -21,6 +21,9 @@
 
 #include "list_text.h"
 
+static int list_text_expand(const char *text, const struct listconf *lc,
+    const char *domain, const char *list, char **out);
+
 /* list_text_var - write the value of the variable at p, if one starts
  * there; its name's length, 0 when none */
 static size_t
@@ -57,7 +60,7 @@ list_text_var(FILE *fp, const char *p, const struct listconf *lc,
 
 /* list_text_expand - text with its variables replaced, malloc'd into
  * *out; -1 out of memory */
-int
+static int
 list_text_expand(const char *text, const struct listconf *lc,
     const char *domain, const char *list, char **out)
 {

@@ -16,7 +16,5 @@
 int list_text_load(const struct settings *s, const struct listconf *lc,
     const char *domain, const char *list, const char *file, char **out,
     char *err, size_t errlen);
-int list_text_expand(const char *text, const struct listconf *lc,
-    const char *domain, const char *list, char **out);
 
 #endif

@@ -61,7 +61,7 @@ posting_rules_count(const char *p, const char *e)
 
 /* posting_rules_rcpts - the explicit recipients of a post: the
  * addresses of all its To and Cc fields */
-size_t
+static size_t
 posting_rules_rcpts(const char *text, size_t len)
 {
 	const char *hend = header_end(text, len), *p, *e;

@@ -9,7 +9,6 @@
 
 #include "listconf.h"
 
-size_t posting_rules_rcpts(const char *text, size_t len);
 int posting_rules_check(const struct listconf *lc, const char *text, size_t len,
     char *why, size_t whylen);
 

@@ -312,7 +312,7 @@ queuectl_check_message(
 	close(fd);
 }
 
-/* queuectl_check_one - spool_walk_dots's callback */
+/* queuectl_check_one - spool_walk_flags's callback */
 static int
 queuectl_check_one(void *arg, const struct spool_entry *e)
 {

@@ -1,7 +1,7 @@
 /*
  * test_fault.c - faults that only a test build can trigger.
  *
- * Built with -DMJQ_TEST_FAULTS (make fault-runner, for t/69), a message
+ * Built with -DMJQ_TEST_FAULTS (make fault-runner, for t/690), a message
  * whose header section has "X-Mjq-Test-Fault: segv", "abort" or "hang"
  * makes the runner crash, abort or hang every time it prepares it, as a
  * real poison message would; MJQ_TEST_FAULT_BATCHES=N in the runner's

@@ -172,7 +172,6 @@ int queueserv_lists_disabled(const struct settings *s, const char *only);
 /* queueserv_pool.c */
 const char *queueserv_pool_state_name(enum slot_state st);
 int queueserv_pool_resize(struct qs *qs);
-void queueserv_pool_event(struct qs *qs, struct slot *sl, enum slot_event ev);
 void queueserv_pool_tick(struct qs *qs, long long now);
 long long queueserv_pool_deadline(const struct qs *qs);
 void queueserv_pool_input(struct qs *qs, struct slot *sl);

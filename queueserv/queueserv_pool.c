@@ -280,7 +280,7 @@ act_exit(struct qs *qs, struct slot *sl, long long now)
 }
 
 /* queueserv_pool_event - one transition of one slot */
-void
+static void
 queueserv_pool_event(struct qs *qs, struct slot *sl, enum slot_event ev)
 {
 	const struct transition *t = &pool_table[sl->state][ev];

@@ -159,10 +159,6 @@ int sched_dest_limit(
 int sched_dest_load(struct sched *, const char *transport, const char *nexthop,
     const struct sched_dest_state *, double now);
 /* Call fn for every destination in core, e.g. to mirror the shared table. */
-void sched_dest_walk(const struct sched *,
-    void (*fn)(void *, const char *transport, const char *nexthop,
-	const struct sched_dest_state *),
-    void *arg);
 
 /* Bytes and recipients in core now, and their peaks (tests, benchmark). */
 size_t sched_core_memory(const struct sched *, size_t *peak);

@@ -435,40 +435,6 @@ sched_dest_limit(
 	return 0;
 }
 
-struct sched_core_walk {
-	void (*fn)(void *, const char *, const char *,
-	    const struct sched_dest_state *);
-	void *arg;
-};
-
-/* sched_core_walk_one - sched_dest_walk() callback for one queue */
-
-static void
-sched_core_walk_one(const struct htab_node *n, void *arg)
-{
-	const struct sched_queue *q = (const void *)n;
-	struct sched_core_walk *w = arg;
-	struct sched_dest_state st;
-
-	sched_queue_state(q, &st);
-	w->fn(w->arg, q->transport->name, q->name, &st);
-}
-
-/* sched_dest_walk - call fn for every destination the scheduler knows */
-
-void
-sched_dest_walk(const struct sched *s,
-    void (*fn)(
-	void *, const char *, const char *, const struct sched_dest_state *),
-    void *arg)
-{
-	struct sched_core_walk w = {fn, arg};
-	size_t i;
-
-	for (i = 0; i < s->ntr; i++)
-		htab_walk(&s->tr[i]->queues, sched_core_walk_one, &w);
-}
-
 /* sched_core_memory - bytes held now, and the peak */
 
 size_t

@@ -39,7 +39,7 @@ sched_select_ready(struct sched_peer *peer)
 
 /* sched_select_park - the peer's queue is full: wait on the queue */
 
-void
+static void
 sched_select_park(struct sched_peer *peer)
 {
 	SCHED_LIST_UNLINK(peer->job->ready, peer, rlink);

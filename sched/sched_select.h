@@ -10,7 +10,6 @@ struct sched_peer;
 struct sched_entry;
 
 struct sched_entry *sched_select_entry(struct sched_transport *, double now);
-void sched_select_park(struct sched_peer *);
 void sched_select_ready(struct sched_peer *);
 
 #endif

@@ -27,7 +27,7 @@
 #define SMTP_DATA_KEEP_MAX (256 * 1024)
 
 /* smtp_data_conv_init - state at the start of a message */
-void
+static void
 smtp_data_conv_init(struct smtp_data_conv *c)
 {
 	c->bol = 1;
@@ -35,7 +35,7 @@ smtp_data_conv_init(struct smtp_data_conv *c)
 }
 
 /* smtp_data_convert - convert one block; out holds 2 * len bytes */
-size_t
+static size_t
 smtp_data_convert(
     struct smtp_data_conv *c, const char *in, size_t len, char *out)
 {
@@ -67,7 +67,7 @@ smtp_data_convert(
 }
 
 /* smtp_data_finish - the end of the text: CRLF if missing, ".\r\n" */
-size_t
+static size_t
 smtp_data_finish(const struct smtp_data_conv *c, char *out)
 {
 	size_t n = 0;

@@ -31,9 +31,6 @@ struct smtp_data_conv {
 	int cr;	 /* the last byte was a CR, already sent as CRLF */
 };
 
-void smtp_data_conv_init(struct smtp_data_conv *);
-size_t smtp_data_convert(struct smtp_data_conv *, const char *, size_t, char *);
-size_t smtp_data_finish(const struct smtp_data_conv *, char *);
 int smtp_data_open(struct smtp_data_msg *, int, off_t, int);
 void smtp_data_close(struct smtp_data_msg *);
 void smtp_data_head(struct smtp_data_msg *, const char *, size_t);

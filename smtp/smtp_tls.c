@@ -25,7 +25,7 @@
 #include "clock.h"
 #include "smtp_tls_conn.h"
 
-const char *const smtp_tls_level_names[SMTP_TLS_NLEVEL] = {
+static const char *const smtp_tls_level_names[SMTP_TLS_NLEVEL] = {
     "none", "may", "encrypt", "dane", "verify", "secure"};
 
 static long smtp_tls_read(struct smtp_session *, char *, size_t, short *);

@@ -36,8 +36,6 @@ enum smtp_tls_level {
 	SMTP_TLS_NLEVEL
 };
 
-extern const char *const smtp_tls_level_names[SMTP_TLS_NLEVEL];
-
 #define SMTP_TLS_MATCH_MAX 256 /* the match= list, colon-separated */
 #define SMTP_TLS_NAMES_MAX 8   /* names in it */
 
@@ -72,7 +70,6 @@ void smtp_tls_ctx_counts(
 int smtp_tls_start(struct smtp_session *, struct smtp_tls_ctx *,
     const struct smtp_tls_policy *, const char *, int, struct smtp_status *);
 size_t smtp_tls_describe(const struct smtp_session *, char *, size_t);
-const char *smtp_tls_state_name(const struct smtp_session *);
 int smtp_tls_verify_error(const struct smtp_session *);
 int smtp_tls_dane_unusable(const struct smtp_session *);
 

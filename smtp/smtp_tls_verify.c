@@ -22,9 +22,6 @@
 
 #include "smtp_tls_conn.h"
 
-static const char *const smtp_tls_state_names[] = {
-    "none", "anonymous", "untrusted", "trusted", "verified"};
-
 /* smtp_tls_verify_cb - note what the chain check found; go on unless
  * the level makes the check mandatory */
 static int
@@ -202,11 +199,4 @@ int
 smtp_tls_dane_unusable(const struct smtp_session *s)
 {
 	return s->tls != NULL && s->tls->dane_unusable;
-}
-
-/* smtp_tls_state_name - "none", "anonymous", ..., "verified" */
-const char *
-smtp_tls_state_name(const struct smtp_session *s)
-{
-	return smtp_tls_state_names[s->tls_state];
 }

@@ -32,7 +32,7 @@ static const char *const spool_death_words[SPOOL_DEATH_NHOW] = {
     "exit", "fault", "hang", "stop", "killed", "busy"};
 
 /* spool_death_word - the word for how in the file and in logs */
-const char *
+static const char *
 spool_death_word(enum spool_death_how how)
 {
 	return how < SPOOL_DEATH_NHOW ? spool_death_words[how] : "?";

@@ -42,7 +42,6 @@ struct spool_death {
 	char msg[SPOOL_NAME_MAX + 1]; /* what its main thread was expanding */
 };
 
-const char *spool_death_word(enum spool_death_how how);
 int spool_death_record(const char *spool, const struct spool_death *d);
 int spool_death_lookup(const char *spool, pid_t pid, struct spool_death *d);
 int spool_death_busy(const char *spool, pid_t pid, const char *msg);

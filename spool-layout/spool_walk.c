@@ -293,15 +293,6 @@ spool_walk(const char *spool, const char *top, spool_walk_fn *fn, void *arg)
 	return spool_walk_flags(spool, top, 0, fn, arg);
 }
 
-/* spool_walk_dots - as spool_walk, and the dot files beside the messages
- * too (state, .why, .try), flagged e->dot: for the check pass */
-int
-spool_walk_dots(
-    const char *spool, const char *top, spool_walk_fn *fn, void *arg)
-{
-	return spool_walk_flags(spool, top, SPOOL_WALK_DOTS, fn, arg);
-}
-
 /* spool_walk_flags - as spool_walk, with more shown to the callback as
  * flags ask (SPOOL_WALK_DOTS, SPOOL_WALK_ERRORS, SPOOL_WALK_DIRS) */
 int

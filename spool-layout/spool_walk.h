@@ -29,7 +29,7 @@ struct spool_entry {
 	struct spool_name name;
 	struct stat st;
 	int stray; /* not a queue file name (name is not filled in) */
-	int dot;   /* a dot file (spool_walk_dots only): .name, .name.why ... */
+	int dot;   /* a dot file (SPOOL_WALK_DOTS only): .name, .name.why ... */
 	int dir;   /* a directory of the tree (SPOOL_WALK_DIRS; stray too) */
 	int error; /* errno: path could not be read (SPOOL_WALK_ERRORS) */
 	int orphan; /* a dot file whose message was not in its directory
@@ -48,8 +48,6 @@ struct spool_entry {
 typedef int spool_walk_fn(void *arg, const struct spool_entry *e);
 
 int spool_walk(
-    const char *spool, const char *top, spool_walk_fn *fn, void *arg);
-int spool_walk_dots(
     const char *spool, const char *top, spool_walk_fn *fn, void *arg);
 int spool_walk_flags(const char *spool, const char *top, int flags,
     spool_walk_fn *fn, void *arg);

@@ -18,7 +18,7 @@
 #include "spool_why.h"
 
 /* spool_why_path - .<name>.why beside the message at msgpath */
-int
+static int
 spool_why_path(char *buf, size_t len, const char *msgpath)
 {
 	const char *slash = strrchr(msgpath, '/');

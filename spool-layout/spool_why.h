@@ -10,7 +10,6 @@
 
 #define SPOOL_WHY_MAX 1024
 
-int spool_why_path(char *buf, size_t len, const char *msgpath);
 int spool_why_read(const char *msgpath, char *buf, size_t len, time_t *when);
 int spool_why_remove(const char *msgpath);
 

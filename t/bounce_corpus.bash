@@ -1,5 +1,5 @@
 # t/bounce_corpus.bash - the bounce corpus (t/data/bounce-corpus/) as a
-# list's -owner address receives it, for t/93-bounce-corpus.bats and
+# list's -owner address receives it, for t/734-bounce-corpus.bats and
 # t/bench/bounces.sh.
 
 CORPUS=${CORPUS:-$TOP/t/data/bounce-corpus}

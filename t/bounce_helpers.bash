@@ -1,5 +1,5 @@
 # t/bounce_helpers.bash - bounces to mylist-owner@example.org, for the
-# bounce tests (t/73-bounce.bats, t/91-bounce-evidence.bats).  Load after
+# bounce tests (t/730-bounce.bats, t/732-bounce-evidence.bats).  Load after
 # helpers.bash.
 
 # owner_mail - a message on stdin to mylist-owner, from the null sender

@@ -28,7 +28,7 @@ fi
 # $SPOOL, $LISTS, $CONF.  Extra INI text on stdin is appended (it may
 # continue [enqueue]).  Mail goes out unsigned ([dkim] sign = no, on top,
 # so the file's own lines start at line 3) unless a test turns signing on
-# again (t/75-dkim.bats), so the tests need no keys.
+# again (t/750-dkim.bats), so the tests need no keys.
 mjq_setup() {
 	SPOOL=$BATS_TEST_TMPDIR/spool
 	LISTS=$BATS_TEST_TMPDIR/lists
@@ -43,10 +43,11 @@ mjq_setup() {
 }
 
 # mjq_list DOMAIN LIST [SUBSCRIBER...] - make a list with subscribers.
-# A file whose tests are not about who may post sets MJQ_LIST_POSTING=open
-# (posts from anyone, as before posting = subscribers became the default):
-# the list's config then starts with that posting line, and the file adds
-# its own keys with >>.
+# Its config starts "posting = $MJQ_LIST_POSTING", open (posts from
+# anyone) unless the file sets it: most files are not about who may post.
+# A file that tests posting policy sets MJQ_LIST_POSTING= (empty: no
+# posting line, the program's default, posting = subscribers) or the
+# policy it tests, and adds its own keys with >>.
 mjq_list() {
 	local d=$1 l=$2
 	shift 2
@@ -55,8 +56,8 @@ mjq_list() {
 	for s in "$@"; do
 		echo "$s" >>"$LISTS/$d/$l/subscribers"
 	done
-	if [ -n "${MJQ_LIST_POSTING:-}" ]; then
-		printf '[list]\nposting = %s\n' "$MJQ_LIST_POSTING" \
+	if [ -n "${MJQ_LIST_POSTING-open}" ]; then
+		printf '[list]\nposting = %s\n' "${MJQ_LIST_POSTING-open}" \
 			>"$LISTS/$d/$l/config"
 	fi
 	list_keys "$d" "$l"
@@ -73,12 +74,21 @@ list_keys() {
 
 # list_posting DOMAIN LIST - what mjq_list does for the config of a list
 # made without it (subscribers written directly): posting =
-# $MJQ_LIST_POSTING, when the file sets it
+# $MJQ_LIST_POSTING (open unless the file sets it; none when empty)
 list_posting() {
 	list_keys "$1" "$2"
-	[ -n "${MJQ_LIST_POSTING:-}" ] || return 0
-	printf '[list]\nposting = %s\n' "$MJQ_LIST_POSTING" \
+	[ -n "${MJQ_LIST_POSTING-open}" ] || return 0
+	printf '[list]\nposting = %s\n' "${MJQ_LIST_POSTING-open}" \
 		>>"$LISTS/$1/$2/config"
+}
+
+# slow WHY... - the first line of a test that takes long in a file that is
+# otherwise quick (a browser session, thousands of connections): make
+# check (t/run --fast, which sets MJQ_FAST) skips it, saying why; make
+# test runs it.  A file all of whose tests are long is tagged instead
+# ("# slow: why" in its opening comment, t/README).
+slow() {
+	[ -z "${MJQ_FAST:-}" ] || skip "slow: $*"
 }
 
 # wait_for SECONDS COMMAND... - poll until COMMAND succeeds; fail after
@@ -228,7 +238,7 @@ state_files() {
 }
 
 # seed_random - seed $RANDOM from MJQ_SEED or a fresh seed, and print it
-# (t/62, t/69: MJQ_SEED=N replays a run's random choices)
+# (t/620, t/690: MJQ_SEED=N replays a run's random choices)
 seed_random() {
 	SEED=${MJQ_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 	RANDOM=$SEED

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Debian's Mailman 3 as a peer, for t/47-import.bats and
+# Debian's Mailman 3 as a peer, for t/722-import.bats and
 # t/bench/members.sh: its own SQLite database and var dir under a
 # directory of the caller's, run as nobody (not root), no REST server
 # and no runners (the commands write the database themselves), no MTA

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t/postfix-instance.sh - a private Postfix instance on loopback, for the
-# MTA tests (t/81-postfix.bats) and the benchmarks that measure mjq side
+# MTA tests (t/810-postfix.bats) and the benchmarks that measure mjq side
 # by side with Postfix.
 #
 #   . t/postfix-instance.sh

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t/private-host.sh - a private copy of this host with Debian packages
 # unpacked into it, for the MTA tests that run an MTA which cannot be
-# installed beside Postfix (t/84-exim.bats):
+# installed beside Postfix (t/811-exim.bats, t/812-opensmtpd.bats,
+# t/813-sendmail.bats):
 #
 #   unshare --mount --pid --fork --mount-proc sh t/private-host.sh STAGE DEB...
 #

@@ -1,7 +1,7 @@
 #!/bin/sh
 # t/readme-host.sh - run a script as root on a private copy of this host,
 # as a fresh Debian with Postfix installed as "No configuration" and
-# without mjq: for t/82-readme.bats, which runs the README's install
+# without mjq: for t/820-readme.bats, which runs the README's install
 # steps in it word for word.
 #
 #   unshare --mount --net --pid --fork --mount-proc sh t/readme-host.sh STAGE SCRIPT

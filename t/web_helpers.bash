@@ -1,6 +1,6 @@
 # web_helpers.bash - a real lighttpd on a free loopback port running
-# mjq's CGI programs, shared by the tests of mj_unsubscribe (t/77) and
-# mj_listweb (t/39).
+# mjq's CGI programs, shared by the tests of mj_unsubscribe (t/770) and
+# mj_listweb (t/900).
 
 # web_start PROGRAM... - lighttpd serving each PROGRAM (a path) as CGI
 # at /cgi-bin/<its name>, with MJQ_CONF=$CONF; sets WEB_ROOT (the site's

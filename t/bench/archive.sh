@@ -6,7 +6,7 @@
 # the mbox), each timed with /usr/bin/time; then adding one post to the
 # imported archive (CPU of mj_archive run), and an FTS5 query on its
 # index.  Prints seconds, posts per second, files and bytes on disk of
-# each, and the ratio.  Needs python3, sqlite3, mhonarc (scripts/deps.sh
+# each, and the ratio.  Needs python3, sqlite3, mhonarc (dev/deps.sh
 # bench).
 set -eu
 N=${1:-100000}

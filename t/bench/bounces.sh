@@ -21,7 +21,7 @@ trap 'rm -rf "$DIR"' EXIT
 . "$TOP/t/bounce_corpus.bash"
 
 if ! /usr/bin/python3 -c 'import flufl.bounce' 2>/dev/null; then
-	echo "bounces.sh: needs python3-flufl.bounce (sh scripts/deps.sh bench)" >&2
+	echo "bounces.sh: needs python3-flufl.bounce (sh dev/deps.sh bench)" >&2
 	exit 77
 fi
 

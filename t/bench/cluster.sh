@@ -20,7 +20,7 @@ QR=${QR:-$TOP/queuerun/mj_queuerun}
 DIR=$(mktemp -d /tmp/mjq-cluster.XXXXXX)
 chmod 755 "$DIR"
 
-. "$TOP/scripts/mjq-workdir.sh"
+. "$TOP/dev/mjq-workdir.sh"
 . "$TOP/t/bench/sinks.bash"
 
 command -v redis-server >/dev/null || {

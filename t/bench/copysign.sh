@@ -21,7 +21,7 @@ BIN=${BIN:-$TOP/t/tools/mj_copysign}
 DIR=$(mktemp -d /tmp/mjq-copysign.XXXXXX)
 trap 'rm -rf "$DIR"' EXIT
 
-. "$TOP/scripts/mjq-workdir.sh"
+. "$TOP/dev/mjq-workdir.sh"
 . "$TOP/t/bench/sinks.bash"
 
 mjq_workdir "$DIR"

@@ -18,7 +18,7 @@ SIGN=$TOP/t/tools/mj_dkimsign
 DIR=$(mktemp -d /tmp/mjq-dkim.XXXXXX)
 chmod 755 "$DIR"
 
-. "$TOP/scripts/mjq-workdir.sh"
+. "$TOP/dev/mjq-workdir.sh"
 . "$TOP/t/bench/sinks.bash"
 
 sinks_setup

@@ -44,7 +44,7 @@ chmod 755 "$DIR"
 PF=
 
 . "$TOP/t/postfix-instance.sh"
-. "$TOP/scripts/mjq-workdir.sh"
+. "$TOP/dev/mjq-workdir.sh"
 . "$TOP/t/bench/sinks.bash"
 
 cleanup() {

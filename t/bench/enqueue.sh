@@ -14,7 +14,7 @@ runs=${1:-50}
 work=$(mktemp -d /tmp/mjq-bench-enqueue.XXXXXX)
 chmod 755 "$work" # Postfix daemons run as postfix and must reach their queue
 . "$top/t/postfix-instance.sh"
-. "$top/scripts/mjq-workdir.sh"
+. "$top/dev/mjq-workdir.sh"
 trap 'pf_stop "$work/pf"; rm -rf "$work"' EXIT
 measure=$top/t/tools/mj_measure
 [ -x "$measure" ] || make -C "$top" -s t/tools/mj_measure

@@ -32,7 +32,7 @@ chmod 755 "$DIR"
 PF= QS_PID= SMTPD_PID=
 
 . "$TOP/t/postfix-instance.sh"
-. "$TOP/scripts/mjq-workdir.sh"
+. "$TOP/dev/mjq-workdir.sh"
 . "$TOP/t/bench/sinks.bash"
 
 cleanup() {

@@ -19,7 +19,7 @@
 # writes the database itself), welcome messages off (-W); mlmmj's list
 # is made by mlmmj-make-ml, answered non-interactively, and mlmmj-sub
 # runs -f -q -s (the silent subscription its help names).  A peer that
-# is not installed is left out (sh scripts/deps.sh bench installs
+# is not installed is left out (sh dev/deps.sh bench installs
 # both).  Needs root (runuser for Mailman).
 set -eu
 N=${1:-1000000}
@@ -30,7 +30,7 @@ MEMBERS=$TOP/members/mjq-members
 DIR=$(mktemp -d /tmp/mjq-bench-members.XXXXXX)
 chmod 755 "$DIR"
 trap 'rm -rf "$DIR"' EXIT
-. "$TOP/scripts/mjq-workdir.sh"
+. "$TOP/dev/mjq-workdir.sh"
 . "$TOP/t/mailman3_helpers.bash"
 [ -x "$MEASURE" ] && [ -x "$MEMBERS" ] || make -C "$TOP" -s t/tools/mj_measure members/mjq-members
 

@@ -62,7 +62,7 @@ DIR=$(mktemp -d /tmp/mjq-oneclick.XXXXXX)
 chmod 755 "$DIR"
 CORES=$(nproc)
 
-. "$TOP/scripts/mjq-workdir.sh"
+. "$TOP/dev/mjq-workdir.sh"
 . "$TOP/t/bench/sinks.bash"
 
 sinks_setup

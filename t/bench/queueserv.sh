@@ -13,7 +13,7 @@
 # finishes the DATA phase, so the runner stays busy throughout.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$TOP/scripts/mjq-workdir.sh"
+. "$TOP/dev/mjq-workdir.sh"
 QS=$TOP/queueserv/mj_queueserv
 ENQ=$TOP/enqueue/mj_enqueue
 RUNNER=${MJQ_TEST_RUNNER:-$TOP/queuerun/mj_queuerun}

@@ -1,5 +1,5 @@
 # t/data/bounce-score.awk - the outcome of a bounce reader on the corpus
-# (t/data/bounce-corpus/), shared by t/93-bounce-corpus.bats and
+# (t/data/bounce-corpus/), shared by t/734-bounce-corpus.bats and
 # t/bench/bounces.sh.
 #
 #   awk -F '\t' -f t/data/bounce-score.awk expected.tsv outcome.tsv

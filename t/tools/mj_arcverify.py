@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # mj_arcverify.py - check the ARC chain of a message with python3-dkim's
 # arc_verify (dkimpy, Debian's python3-dkim), software that is not mjq's,
-# for t/79-arc.bats.
+# for t/751-arc.bats.
 #
 #   mj_arcverify.py [-f] MESSAGE KEYDIR...
 #

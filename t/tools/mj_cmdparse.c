@@ -1,6 +1,6 @@
 /*
  * mj_cmdparse - print the commands cmd_parse finds in a message, for the
- * tests of the parser (t/70-request.bats).
+ * tests of the parser (t/700-request.bats).
  *
  *   mj_cmdparse [-l list] [-s suffix] < message
  *

@@ -1,7 +1,7 @@
 /*
  * mj_copysign - make one-click copies' own header fields as the delivery
  * threads do (lists/rcpt_head.c: the unsubscribe link, then a DKIM
- * signature over those fields and the shared text), for t/75 and for
+ * signature over those fields and the shared text), for t/750 and for
  * measuring what a copy costs beside the RSA operation.
  *
  *   mj_copysign -C conf domain list file addr    that copy on stdout

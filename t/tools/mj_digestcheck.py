@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # mj_digestcheck.py - read a digest with Python's email package, not
-# mjq's code, for t/89-digest.bats.
+# mjq's code, for t/790-digest.bats.
 #
 #   mj_digestcheck.py [-c] [-t] MESSAGE
 #

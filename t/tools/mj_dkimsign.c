@@ -1,6 +1,6 @@
 /*
  * mj_dkimsign - sign a message file as the runner does (lists/dkim_sign.c)
- * and print it signed, or time the signing, for t/75-dkim.bats and
+ * and print it signed, or time the signing, for t/750-dkim.bats and
  * t/bench/dkim.sh.
  *
  *   mj_dkimsign -C conf domain file          the signed message on stdout

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # mj_dkimverify.py - check every DKIM signature of a message with
 # python3-dkim (dkimpy, Debian's python3-dkim), software that is not
-# mjq's, for t/75-dkim.bats.
+# mjq's, for t/750-dkim.bats.
 #
 #   mj_dkimverify.py [-n COUNT] MESSAGE KEYDIR...
 #

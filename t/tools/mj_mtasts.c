@@ -1,6 +1,6 @@
 /*
  * mj_mtasts - the MTA-STS parsers and matcher (smtp/mta_sts.c) from the
- * command line, for t/23-mta-sts.bats:
+ * command line, for t/230-mta-sts.bats:
  *
  *	mj_mtasts policy FILE        "mode max_age mx,mx" or the error, 65
  *	mj_mtasts txt TEXT           the id, or exit 65 (no valid record)

@@ -1,6 +1,6 @@
 /*
  * mj_subsedit - add or remove one subscriber with subs_edit, as the
- * confirm command does, for the concurrency tests (t/72-subs-edit.bats).
+ * confirm command does, for the concurrency tests (t/720-subs-edit.bats).
  *
  *   mj_subsedit -C conf domain list add|remove address
  *   mj_subsedit -C conf domain list set address mode

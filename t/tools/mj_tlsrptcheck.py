@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # mj_tlsrptcheck.py - a TLS-RPT report message (RFC 8460) read with
-# Python's email and json packages, not mjq's code, for t/23-mta-sts.bats.
+# Python's email and json packages, not mjq's code, for t/230-mta-sts.bats.
 #
 #   mj_tlsrptcheck.py MESSAGE
 #

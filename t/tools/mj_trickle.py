@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """mj_trickle - a proxy in front of a Redis on a unix socket that passes
 what the client sends at once and what the server answers one byte at a
-time, DELAY ms apart: a Redis that trickles its replies (t/54).
+time, DELAY ms apart: a Redis that trickles its replies (t/540).
 
     mj_trickle.py LISTEN-SOCKET REDIS-SOCKET [DELAY-MS]
 

@@ -1,6 +1,6 @@
 /*
  * preload_syncsnap.c - an LD_PRELOAD shim for the power-loss tests
- * (t/63-powerloss.bats): what a power loss would leave of a file.
+ * (t/630-powerloss.bats): what a power loss would leave of a file.
  *
  * At every fsync or fdatasync of a regular file, the file as the call
  * finds it (what the call makes durable) is copied to
