@@ -23,7 +23,7 @@
  *
  * On a list with one-click links (unsubscribe_url), List-Unsubscribe
  * is left to each reader's own copy, as on a post (lists/rcpt_head.c,
- * digest_expand.c).
+ * digest_copy.c).
  *
  * A post keeps its own From in both, in its entry and in the table of
  * contents: the collection holds each post as it came (digest.c), so a

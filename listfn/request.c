@@ -3,7 +3,7 @@
  * <list>-request@<domain> and majordomo@<domain> is read as commands
  * (cmd_parse.c), run (request_cmd.c) and answered (reply.c).
  *
- * The contract with expand.c is expand_owner's: on first contact the
+ * The contract with listfn_first.c is owner_mail's: on first contact the
  * function leaves the message with a state file, here one without
  * recipients, so the normal finish path removes it.  The order is the
  * one generated mail needs: the answers are committed first, the state

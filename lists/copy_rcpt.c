@@ -7,7 +7,7 @@
  * field the poster wrote: a reply "To: carol, Cc: the list" carries
  * To: carol in every subscriber's copy.  The list writes two things per
  * copy, and the post's own fields of those names are dropped on the way
- * in (expand_list_drop), so neither can come from the poster:
+ * in (post_drop), so neither can come from the poster:
  *
  *   1. List-Unsubscribe with the recipient's one-click link (lists with
  *      unsubscribe_url): l=<list>@<domain>&a=<address>&t=&s=<MAC>; the

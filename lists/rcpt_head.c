@@ -12,7 +12,7 @@
  * RFC 8058 wants both fields under a DKIM signature, so such a copy is
  * signed here, per recipient, over its own fields and the shared text
  * (lists/dkim_copy.c: the body hash, keys and the text's own fields
- * prepared once, by expand_sign.c).
+ * prepared once, by text_sign.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
