@@ -43,7 +43,7 @@ digest_copy(
 		log_warn("%s: cannot prepare the text", m->name);
 		return -1;
 	}
-	if (cmd_mime_header(text, len, "List-Unsubscribe", v, sizeof(v)) == 0)
+	if (header_value(text, len, "List-Unsubscribe", v, sizeof(v)) == 0)
 		return 0; /* made before the list had links */
 	return copy_head(env, m, &lc);
 }

@@ -103,7 +103,7 @@ digest_toc_field(const struct digest_post *dp, const char *name,
 {
 	char *p;
 
-	if (cmd_mime_header(dp->text, dp->len, name, out, outlen) == -1)
+	if (header_value(dp->text, dp->len, name, out, outlen) == -1)
 		(void)strlcpy(out, dflt, outlen);
 	else if (cmd_mime_words(out, outlen) == -1)
 		for (p = out; *p != '\0'; p++) /* out of memory: ASCII */

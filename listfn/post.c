@@ -258,7 +258,7 @@ post_compose(struct listfn_msg *m, const struct listconf *lc,
 	    m->domain, m->list, m->list, m->domain, m->list, m->domain);
 	archive_url_fields(fp, lc->archive_url, lc->archived_at_url, m->list,
 	    m->domain,
-	    cmd_mime_header(text, len, "Message-ID", msgid, sizeof(msgid)) == 0
+	    header_value(text, len, "Message-ID", msgid, sizeof(msgid)) == 0
 		? msgid
 		: NULL);
 	for (p = text; p < hend; p = e) {
@@ -458,8 +458,8 @@ post_take(struct listfn_env *env, struct listfn_msg *m,
 	int r;
 
 	/* the author, for notmetoo: From's address ("" when none) */
-	if (cmd_mime_header(text, len, "From", value, sizeof(value)) == -1 ||
-	    cmd_mime_addr(value, author, sizeof(author)) == -1)
+	if (header_value(text, len, "From", value, sizeof(value)) == -1 ||
+	    header_addr(value, author, sizeof(author)) == -1)
 		author[0] = '\0';
 	/* the digest and the archive take the post as its readers get it */
 	if (content_filter_apply(lc, text, len, &filtered, &flen) == -1)
