@@ -158,24 +158,10 @@ digest_head(FILE *fp, const struct digest_issue *di, const char *kind)
 	    "From: <%s-request@%s>\n"
 	    "To: <%s@%s>\n"
 	    "Subject: %s Digest, Vol %lld, Issue %lld\n"
-	    "Message-ID: <%s>\n"
-	    "List-Id: <%s.%s>\n"
-	    "List-Post: <mailto:%s@%s>\n"
-	    "List-Help: <mailto:majordomo@%s?subject=help>\n",
-	    date, l, d, l, d, l, di->volume, di->issue, msgid, l, d, l, d, d);
-	/* With one-click links each reader gets its own (rcpt_head.c). */
-	if (di->lc->unsubscribe_url[0] == '\0')
-		fprintf(fp,
-		    "List-Unsubscribe: <mailto:majordomo@%s?body=unsubscribe"
-		    "%%20%s>\n",
-		    d, l);
-	fprintf(fp,
-	    "List-Subscribe: <mailto:majordomo@%s?body=subscribe%%20%s>\n"
-	    "List-Owner: <mailto:%s-owner@%s>\n",
-	    d, l, l, d);
-	archive_url_fields(fp, di->lc->archive_url, "", l, d, NULL);
-	fprintf(
-	    fp, "Precedence: list\nX-Loop: %s@%s\nMIME-Version: 1.0\n", l, d);
+	    "Message-ID: <%s>\n",
+	    date, l, d, l, d, l, di->volume, di->issue, msgid);
+	list_head_write(fp, di->lc, l, d, NULL);
+	fputs("MIME-Version: 1.0\n", fp);
 }
 
 /* digest_8bit - the text has bytes over 127 */

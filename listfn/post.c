@@ -9,9 +9,10 @@
  * rebuilds the header the same way: Return-Path and any older list
  * headers out; List-Id, List-Post, List-Help, List-Unsubscribe,
  * List-Subscribe, List-Owner (RFC 2369, 2919), Precedence: list and
- * X-Loop in; the subject prefix once; Authentication-Results forged in
- * a trusted authserv-id's name out (its ARC set is judged from the post
- * as it arrived, post_dmarc.c, and sealed on the text, text_sign.c).
+ * X-Loop in (lists/list_head.c); the subject prefix once;
+ * Authentication-Results forged in a trusted authserv-id's name out (its ARC
+ * set is judged from the post as it arrived, post_dmarc.c, and sealed on the
+ * text, text_sign.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -239,25 +240,7 @@ post_compose(struct listfn_msg *m, const struct listconf *lc,
 		post_footer_free(&pf);
 		return -1;
 	}
-	fprintf(fp,
-	    "List-Id: <%s.%s>\n"
-	    "List-Post: <mailto:%s@%s>\n"
-	    "List-Help: <mailto:majordomo@%s?subject=help>\n",
-	    m->list, m->domain, m->list, m->domain, m->domain);
-	/* With one-click links each recipient gets its own (rcpt_head.c). */
-	if (lc->unsubscribe_url[0] == '\0')
-		fprintf(fp,
-		    "List-Unsubscribe: <mailto:majordomo@%s?body=unsubscribe"
-		    "%%20%s>\n",
-		    m->domain, m->list);
-	fprintf(fp,
-	    "List-Subscribe: <mailto:majordomo@%s?body=subscribe%%20%s>\n"
-	    "List-Owner: <mailto:%s-owner@%s>\n"
-	    "Precedence: list\n"
-	    "X-Loop: %s@%s\n",
-	    m->domain, m->list, m->list, m->domain, m->list, m->domain);
-	archive_url_fields(fp, lc->archive_url, lc->archived_at_url, m->list,
-	    m->domain,
+	list_head_write(fp, lc, m->list, m->domain,
 	    header_value(text, len, "Message-ID", msgid, sizeof(msgid)) == 0
 		? msgid
 		: NULL);
