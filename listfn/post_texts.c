@@ -32,7 +32,7 @@ post_texts_load(struct listfn_env *env, struct listfn_msg *m,
 	char err[PATH_MAX + 300], path[PATH_MAX];
 
 	t->head = t->foot = t->fields = NULL;
-	if (listconf_path(path, sizeof(path), env->s, m->domain, m->list,
+	if (list_path(path, sizeof(path), env->s, m->domain, m->list,
 		HEAD_RULES_FILE) == -1)
 		snprintf(
 		    err, sizeof(err), "%s: path too long", HEAD_RULES_FILE);

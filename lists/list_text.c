@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "list_text.h"
+#include "list_path.h"
 
 /* list_text_var - write the value of the variable at p, if one starts
  * there; its name's length, 0 when none */
@@ -97,7 +98,7 @@ list_text_load(const struct settings *s, const struct listconf *lc,
 	int r = -1;
 
 	*out = NULL;
-	if (listconf_path(path, sizeof(path), s, domain, list, file) == -1) {
+	if (list_path(path, sizeof(path), s, domain, list, file) == -1) {
 		snprintf(err, errlen, "%s: path too long", file);
 		return -1;
 	}

@@ -37,6 +37,7 @@
 #include "header.h"
 #include "html_text.h"
 #include "list_head.h"
+#include "list_path.h"
 #include "list_text.h"
 #include "list_walk.h"
 #include "listconf.h"

@@ -32,8 +32,7 @@ welcome_body(
 	ssize_t n = -1;
 	int fd;
 
-	if (listconf_path(path, sizeof(path), s, domain, list, "welcome") ==
-		0 &&
+	if (list_path(path, sizeof(path), s, domain, list, "welcome") == 0 &&
 	    (fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
 		n = read(fd, buf, sizeof(buf));
 		close(fd);
