@@ -290,7 +290,7 @@ t/tools/mj_testsmtpd: $(SMTPD_SRC:.c=.o)
 t/tools/preload_%.so: t/tools/preload_%.c
 	$(CC) $(CPPFLAGS) -std=c11 $(WARN) $(OPT) -g -fPIC -shared -o $@ $< -ldl
 t/tools/%: t/tools/%.c $(TOOL_LIBS)
-	$(CC) $(CPPFLAGS) -iquote queuerun $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) $(CLUSTER_LIBS) -lssl -lcrypto -lresolv
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(LISTS_LIBS) $(CLUSTER_LIBS) -lssl -lcrypto -lresolv
 
 # SYSCONFDIR compiled in: the stamp changes only when the value does
 common/settings_path.o: CPPFLAGS += -DMJQ_SYSCONFDIR='"$(SYSCONFDIR)"'
@@ -367,16 +367,17 @@ FUZZ_LIB_SRC := $(COMMON_SRC) $(SPOOL_SRC) $(SCHED_SRC) $(SMTP_SRC) \
 FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,$(FUZZ_LIB_SRC))
 FUZZ_LIB     := t/fuzz/bin/libmjqfuzz.a
 FUZZ_TARGETS := $(patsubst t/fuzz/%.c,t/fuzz/bin/%,$(wildcard t/fuzz/fuzz_*.c))
+# (html_text.c wants libxml2's headers here as in the plain build.)
+$(FUZZ_OBJDIR)/lists/html_text.o: CPPFLAGS += $(shell pkg-config --cflags libxml-2.0)
 $(FUZZ_OBJDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link \
 	    -MMD -MP -c -o $@ $<
 $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	@rm -f $@
-	@rm -f $@
 	$(AR) rcs $@ $^
 t/fuzz/bin/%: t/fuzz/%.c $(FUZZ_LIB)
-	$(FUZZ_CC) $(CPPFLAGS) -iquote queuerun $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer \
 	    -o $@ $< $(FUZZ_LIB) $(LDLIBS) $(LISTS_LIBS) $(CLUSTER_LIBS) -lresolv
 -include $(wildcard $(FUZZ_OBJDIR)/*/*.d)
 fuzz:

@@ -40,6 +40,9 @@ static const char archive_db_schema[] =
     "CREATE TABLE IF NOT EXISTS tmoved(old INTEGER PRIMARY KEY,"
     " new INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS dirty(page TEXT PRIMARY KEY) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS mbox(month TEXT PRIMARY KEY,"
+    " last INTEGER NOT NULL, size INTEGER NOT NULL,"
+    " ino INTEGER NOT NULL) WITHOUT ROWID;"
     "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(subject, author,"
     " body, tokenize='unicode61 remove_diacritics 2');";
 

@@ -1,8 +1,7 @@
 /*
- * archive_feed.c - the Atom feed (RFC 4287) of the latest posts, a
- * month's mbox (mboxrd: a body line that reads ">*From " gets one more
- * '>'), and the stylesheet.  Text in the feed goes through the same
- * escaping as the pages (its entities are XML's too).
+ * archive_feed.c - the Atom feed (RFC 4287) of the latest posts and
+ * the stylesheet (a month's mbox: archive_mbox.c).  Text in the feed goes
+ * through the same escaping as the pages (its entities are XML's too).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,74 +114,6 @@ archive_page_feed(struct archive_list *al)
 		sqlite3_reset(st);
 	}
 	fputs("</feed>\n", pg.fp);
-	if (k != SQLITE_DONE) {
-		(void)fclose(pg.fp);
-		(void)unlink(pg.tmp);
-		return -1;
-	}
-	return archive_write_close(&pg);
-}
-
-/* archive_mbox_post - one post in mboxrd form */
-static void
-archive_mbox_post(FILE *fp, sqlite3_stmt *st)
-{
-	const char *p = sqlite3_column_blob(st, 0), *end, *nl, *q, *start;
-	const char *from = archive_db_text(st, 1);
-	time_t t = (time_t)sqlite3_column_int64(st, 2);
-	char when[64];
-	struct tm tm;
-
-	if (gmtime_r(&t, &tm) == NULL ||
-	    strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", &tm) == 0)
-		snprintf(when, sizeof(when), "Thu Jan  1 00:00:00 1970");
-	fprintf(fp, "From %s %s\n",
-	    from[0] && strpbrk(from, " \t\r\n") == NULL ? from
-							: "MAILER-DAEMON",
-	    when);
-	if ((start = p) == NULL || sqlite3_column_bytes(st, 0) == 0) {
-		fputc('\n', fp);
-		return;
-	}
-	end = p + sqlite3_column_bytes(st, 0);
-	for (; p < end; p = nl ? nl + 1 : end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		for (q = p; q < end && *q == '>'; q++)
-			;
-		if (end - q >= 5 && memcmp(q, "From ", 5) == 0)
-			fputc('>', fp);
-		fwrite(p, 1, (size_t)((nl ? nl + 1 : end) - p), fp);
-	}
-	if (end > start && end[-1] != '\n')
-		fputc('\n', fp);
-	fputc('\n', fp);
-}
-
-/* archive_page_mbox - <month>/<month>.mbox */
-int
-archive_page_mbox(struct archive_list *al, const char *month)
-{
-	struct archive_page pg;
-	char rel[64];
-	sqlite3_stmt *st;
-	int k;
-
-	snprintf(rel, sizeof(rel), "%s/%s.mbox", month, month);
-	if (archive_write_open(&pg, al->www, rel, ARCHIVE_PAGE_MODE(al)) ==
-	    -1) {
-		log_warn("%s@%s: %s", al->list, al->domain, rel);
-		return -1;
-	}
-	if ((st = archive_db_q(al->db,
-		 "SELECT raw, from_addr, date FROM msg JOIN raw USING(id) "
-		 "WHERE month = ? AND removed = 0 ORDER BY date, id",
-		 "t", month)) == NULL)
-		k = SQLITE_ERROR;
-	else {
-		while ((k = sqlite3_step(st)) == SQLITE_ROW)
-			archive_mbox_post(pg.fp, st);
-		sqlite3_reset(st);
-	}
 	if (k != SQLITE_DONE) {
 		(void)fclose(pg.fp);
 		(void)unlink(pg.tmp);

@@ -18,12 +18,21 @@
 static int
 archive_flush_one(struct archive_list *al, const char *page)
 {
+	long long id, k;
+	char month[8], view;
+
 	if (strncmp(page, "msg:", 4) == 0)
 		return archive_page_msg(al, atoll(page + 4));
 	if (strncmp(page, "thread:", 7) == 0)
 		return archive_page_thread(al, atoll(page + 7));
+	if (sscanf(page, "tpage:%lld:%lld", &id, &k) == 2)
+		return archive_page_tpage(al, id, k);
 	if (strncmp(page, "month:", 6) == 0)
 		return archive_page_month(al, page + 6);
+	if (sscanf(page, "mpage:%7[0-9-]:%c:%lld", month, &view, &k) == 3)
+		return archive_page_mpage(al, month, view, k);
+	if (strncmp(page, "mbox:", 5) == 0)
+		return archive_page_mbox(al, page + 5);
 	if (strcmp(page, "index") == 0)
 		return archive_page_index(al);
 	if (strcmp(page, "feed") == 0)
@@ -110,7 +119,8 @@ archive_pages_flush(struct archive_list *al)
 	return done;
 }
 
-/* archive_pages_all - every page marked dirty */
+/* archive_pages_all - every page marked dirty, every mbox to be written
+ * whole */
 int
 archive_pages_all(struct archive_list *al)
 {
@@ -120,8 +130,10 @@ archive_pages_all(struct archive_list *al)
 			   "id FROM msg UNION SELECT 'thread:' || thread FROM "
 			   "msg UNION SELECT 'thread:' || old FROM tmoved "
 			   "UNION SELECT 'month:' || month FROM month UNION "
+			   "SELECT 'mbox:' || month FROM month UNION "
 			   "VALUES('index'), ('feed'), ('css')",
 			   "") == -1 ||
+		       archive_db_do(al->db, "DELETE FROM mbox", "") == -1 ||
 		       archive_db_do(al->db, "COMMIT", "") == -1
 		   ? -1
 		   : 0;

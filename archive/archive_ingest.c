@@ -67,12 +67,32 @@ archive_ingest_row(struct archive_list *al, const char *entry,
 	return r;
 }
 
+/* archive_ingest_mpage - page k of a month's view marked dirty (k < 0:
+ * the post starts page -k, and the page before gains its link) */
+static int
+archive_ingest_mpage(
+    struct archive_list *al, const char *month, char view, long long k)
+{
+	char key[64];
+
+	snprintf(
+	    key, sizeof(key), "mpage:%s:%c:%lld", month, view, k < 0 ? -k : k);
+	if (archive_db_dirty(al->db, key) == -1)
+		return -1;
+	if (k >= -1)
+		return 0;
+	snprintf(key, sizeof(key), "mpage:%s:%c:%lld", month, view, -k - 1);
+	return archive_db_dirty(al->db, key);
+}
+
 /* archive_ingest_dirty - the pages one new post changes */
 static int
 archive_ingest_dirty(struct archive_list *al, long long id, long long parent,
     long long thread, const char *month)
 {
 	char key[64];
+	long long k, dp, tp;
+	int first;
 
 	snprintf(key, sizeof(key), "msg:%lld", id);
 	if (archive_db_dirty(al->db, key) == -1)
@@ -80,12 +100,25 @@ archive_ingest_dirty(struct archive_list *al, long long id, long long parent,
 	snprintf(key, sizeof(key), "msg:%lld", parent);
 	if (parent != 0 && archive_db_dirty(al->db, key) == -1)
 		return -1;
-	snprintf(key, sizeof(key), "thread:%lld", thread);
+	/* the thread's page it is on; the one before when it starts a
+	 * page (its "later posts" link) */
+	if ((k = archive_tpage_of(al, thread, id, &first)) == -1)
+		return -1;
+	snprintf(key, sizeof(key), "tpage:%lld:%lld", thread, k);
 	if (archive_db_dirty(al->db, key) == -1)
 		return -1;
-	snprintf(key, sizeof(key), "month:%s", month);
-	return archive_db_dirty(al->db, key) == -1 ||
-		       archive_db_dirty(al->db, "index") == -1 ||
+	snprintf(key, sizeof(key), "tpage:%lld:%lld", thread, k - 1);
+	if (k > 1 && first && archive_db_dirty(al->db, key) == -1)
+		return -1;
+	snprintf(key, sizeof(key), "mbox:%s", month);
+	if (archive_db_dirty(al->db, key) == -1)
+		return -1;
+	/* its month's page by date and the page its thread is on */
+	if (archive_mpage_of(al, month, id, thread, &dp, &tp) == -1 ||
+	    archive_ingest_mpage(al, month, 'd', dp) == -1 ||
+	    archive_ingest_mpage(al, month, 't', tp) == -1)
+		return -1;
+	return archive_db_dirty(al->db, "index") == -1 ||
 		       archive_db_dirty(al->db, "feed") == -1 ||
 		       archive_db_dirty(al->db, "css") == -1 ||
 		       archive_db_do(al->db,

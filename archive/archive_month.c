@@ -1,9 +1,7 @@
 /*
- * archive_month.c - a month's two pages and the list's index.
+ * archive_month.c - the list's index (a month's pages:
+ * archive_mpages.c).
  *
- *     <YYYY-MM>/index.html   the month by thread: each thread with posts
- *                            in the month, as a tree of those posts
- *     <YYYY-MM>/date.html    the month by date
  *     index.html             the months, newest first, with their
  *                            counts (the month table: no scan of posts),
  *                            and the latest posts
@@ -23,89 +21,11 @@
 #define ARCHIVE_INDEX_LATEST 15 /* posts listed on the index */
 
 /* archive_month_ok - month is YYYY-MM (it names a directory) */
-static int
+int
 archive_month_ok(const char *m)
 {
 	return strlen(m) == 7 && strspn(m, "0123456789") == 4 && m[4] == '-' &&
 	       strspn(m + 5, "0123456789") == 2;
-}
-
-/* archive_month_nav - the links between the month's views */
-static void
-archive_month_nav(FILE *fp, const char *month, size_t n)
-{
-	fprintf(fp,
-	    "<h1>%s</h1>\n<p class=\"meta\">%zu post%s</p>\n"
-	    "<nav class=\"pager\"><a href=\"index.html\">By thread</a> "
-	    "<a href=\"date.html\">By date</a> <a href=\"%s.mbox\">Download "
-	    "(mbox)</a></nav>\n",
-	    month, n, n == 1 ? "" : "s", month);
-}
-
-/* archive_month_view - one view of the month, its rows given */
-static int
-archive_month_view(struct archive_list *al, const char *month, const char *file,
-    const struct archive_row *rows, size_t n, int tree)
-{
-	struct archive_page pg;
-	char rel[64];
-	size_t i;
-
-	snprintf(rel, sizeof(rel), "%s/%s", month, file);
-	if (archive_write_open(&pg, al->www, rel, ARCHIVE_PAGE_MODE(al)) ==
-	    -1) {
-		log_warn("%s@%s: %s", al->list, al->domain, rel);
-		return -1;
-	}
-	archive_html_head(pg.fp, month, al->list, "../");
-	archive_month_nav(pg.fp, month, n);
-	if (tree)
-		(void)archive_tree_show(pg.fp, rows, n, "../");
-	else {
-		fputs("<ul class=\"posts\">\n", pg.fp);
-		for (i = 0; i < n; i++) {
-			fputs("<li>", pg.fp);
-			archive_tree_item(pg.fp, &rows[i], "../");
-			fputs("</li>\n", pg.fp);
-		}
-		fputs("</ul>\n", pg.fp);
-	}
-	archive_html_foot(pg.fp, "../");
-	return archive_write_close(&pg);
-}
-
-/* archive_page_month - the month by thread and by date */
-int
-archive_page_month(struct archive_list *al, const char *month)
-{
-	struct archive_row *rows;
-	sqlite3_stmt *st;
-	size_t n;
-	int r;
-
-	if (!archive_month_ok(month))
-		return 0;
-	/* by thread: each thread's posts together, threads in the order
-	 * of their first post this month */
-	if ((st = archive_db_q(al->db,
-		 "SELECT " ARCHIVE_ROW_COLS " FROM msg m WHERE month = ? "
-		 "ORDER BY (SELECT min(date) FROM msg x WHERE x.thread = "
-		 "m.thread AND x.month = m.month), thread, date, id",
-		 "t", month)) == NULL ||
-	    archive_rows_read(st, &rows, &n) == -1)
-		return -1;
-	r = archive_month_view(al, month, "index.html", rows, n, 1);
-	archive_rows_free(rows, n);
-	if (r == -1 ||
-	    (st = archive_db_q(al->db,
-		 "SELECT " ARCHIVE_ROW_COLS " FROM msg WHERE month = ? "
-		 "ORDER BY date, id",
-		 "t", month)) == NULL ||
-	    archive_rows_read(st, &rows, &n) == -1)
-		return -1;
-	r = archive_month_view(al, month, "date.html", rows, n, 0);
-	archive_rows_free(rows, n);
-	return r == -1 ? -1 : archive_page_mbox(al, month);
 }
 
 /* archive_index_months - the months with their counts */
@@ -165,9 +85,9 @@ archive_page_index(struct archive_list *al)
 		html_str(pg.fp, al->list);
 		fputs("@", pg.fp);
 		html_str(pg.fp, al->domain);
-		fputs("\"><input type=\"search\" name=\"q\" "
+		fputs("\"><input type=\"search\" id=\"q\" name=\"q\" "
 		      "aria-label=\"Search the archive\"> "
-		      "<button>Search</button></form>\n",
+		      "<button id=\"search\">Search</button></form>\n",
 		    pg.fp);
 	}
 	r = 0;

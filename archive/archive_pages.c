@@ -2,10 +2,11 @@
  * archive_pages.c - a post's page and a thread's page.  A post's page
  * is at msg/<name>/index.html, <name> the archive name of its
  * Message-ID (lists/archive_url.c), which is where its Archived-At
- * points; its attachments beside it as att-<n>.bin.  A thread's page is
- * t/<id>.html; a thread merged into another leaves a page that links to
- * the other.
+ * points; its attachments beside it as att-<n>.bin, each written once
+ * (again only when its file is gone or of another length).  A thread's
+ * pages: archive_tpages.c.
  */
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,8 @@ static int
 archive_msg_text(void *arg, const struct archive_body_part *bp)
 {
 	struct archive_msg_ctx *c = arg;
-	char rel[PATH_MAX];
+	char rel[PATH_MAX], path[PATH_MAX * 2];
+	struct stat sb;
 
 	if (bp->kind == ARCHIVE_BODY_TEXT) {
 		if (bp->from_html)
@@ -47,12 +49,19 @@ archive_msg_text(void *arg, const struct archive_body_part *bp)
 		return 0;
 	}
 	snprintf(rel, sizeof(rel), "msg/%s/att-%d.bin", c->name, bp->n);
+	c->natt++;
+	/* written once: a post's parts never change, and its page is
+	 * written again whenever its thread does */
+	if (snprintf(path, sizeof(path), "%s/%s", c->al->www, rel) <
+		(int)sizeof(path) &&
+	    lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    (size_t)sb.st_size == bp->len)
+		return 0;
 	if (archive_write_file(c->al->www, rel, bp->data, bp->len,
 		ARCHIVE_PAGE_MODE(c->al)) == -1) {
 		log_warn("%s@%s: %s", c->al->list, c->al->domain, rel);
 		return -1;
 	}
-	c->natt++;
 	return 0;
 }
 
@@ -159,8 +168,8 @@ archive_msg_meta(FILE *fp, const struct archive_msg_row *m)
 /* archive_msg_related - its parent, thread and month (the end of the
  * description list) */
 static void
-archive_msg_related(struct archive_list *al, FILE *fp, long long parent,
-    long long thread, const char *month)
+archive_msg_related(struct archive_list *al, FILE *fp, long long id,
+    long long parent, long long thread, const char *month)
 {
 	struct archive_row *rows;
 	size_t n;
@@ -181,11 +190,14 @@ archive_msg_related(struct archive_list *al, FILE *fp, long long parent,
 	}
 	(void)archive_db_int(al->db, &total,
 	    "SELECT count(*) FROM msg WHERE thread = ?", "i", thread);
+	/* the thread's page with this post on it */
+	fputs("<dt>Thread</dt><dd><a href=\"", fp);
+	archive_tpage_href(
+	    fp, "../../t/", thread, archive_tpage_of(al, thread, id, NULL));
 	fprintf(fp,
-	    "<dt>Thread</dt><dd><a href=\"../../t/%lld.html\">%lld "
-	    "post%s</a></dd><dt>Month</dt><dd><a "
+	    "\">%lld post%s</a></dd><dt>Month</dt><dd><a "
 	    "href=\"../../%s/index.html\">%s</a></dd></dl>\n",
-	    thread, total, total == 1 ? "" : "s", month, month);
+	    total, total == 1 ? "" : "s", month, month);
 }
 
 /* archive_msg_replies - its replies, at most max_replies */
@@ -247,7 +259,7 @@ archive_page_msg(struct archive_list *al, long long id)
 		fputs("<p class=\"removed\">This post was removed from the "
 		      "archive.</p>\n<dl class=\"meta\">",
 		    pg.fp);
-		archive_msg_related(al, pg.fp, m.parent, m.thread, m.month);
+		archive_msg_related(al, pg.fp, id, m.parent, m.thread, m.month);
 		fputs("</article>\n", pg.fp);
 		archive_msg_replies(al, pg.fp, id, m.thread);
 		archive_html_foot(pg.fp, "../../");
@@ -255,7 +267,7 @@ archive_page_msg(struct archive_list *al, long long id)
 		return archive_write_close(&pg);
 	}
 	archive_msg_meta(pg.fp, &m);
-	archive_msg_related(al, pg.fp, m.parent, m.thread, m.month);
+	archive_msg_related(al, pg.fp, id, m.parent, m.thread, m.month);
 	memset(&c, 0, sizeof(c));
 	c.al = al;
 	c.fp = pg.fp;
@@ -276,56 +288,5 @@ archive_page_msg(struct archive_list *al, long long id)
 		(void)unlink(pg.tmp);
 		return -1;
 	}
-	return archive_write_close(&pg);
-}
-
-/* archive_page_thread - t/<id>.html: the thread as a tree, or a link to
- * the thread it joined */
-int
-archive_page_thread(struct archive_list *al, long long id)
-{
-	struct archive_row *rows;
-	struct archive_page pg;
-	long long into;
-	char rel[64];
-	sqlite3_stmt *st;
-	size_t n;
-	int k;
-
-	if ((st = archive_db_q(al->db,
-		 "SELECT " ARCHIVE_ROW_COLS " FROM msg WHERE thread = ? "
-		 "ORDER BY date, id",
-		 "i", id)) == NULL ||
-	    archive_rows_read(st, &rows, &n) == -1)
-		return -1;
-	snprintf(rel, sizeof(rel), "t/%lld.html", id);
-	if (n == 0 &&
-	    (k = archive_db_int(al->db, &into,
-		 "SELECT new FROM tmoved WHERE old = ?", "i", id)) != 1) {
-		free(rows);
-		return k;
-	}
-	if (archive_write_open(&pg, al->www, rel, ARCHIVE_PAGE_MODE(al)) ==
-	    -1) {
-		log_warn("%s@%s: %s", al->list, al->domain, rel);
-		archive_rows_free(rows, n);
-		return -1;
-	}
-	archive_html_head(
-	    pg.fp, n ? rows[0].subject : "Thread", al->list, "../");
-	if (n == 0)
-		fprintf(pg.fp,
-		    "<h1>This thread has joined another</h1>\n<p><a "
-		    "href=\"%lld.html\">Read the whole thread</a></p>\n",
-		    into);
-	else {
-		fputs("<h1>", pg.fp);
-		html_str(pg.fp, rows[0].subject);
-		fprintf(pg.fp, "</h1>\n<p class=\"meta\">%zu post%s</p>\n", n,
-		    n == 1 ? "" : "s");
-		(void)archive_tree_show(pg.fp, rows, n, "../");
-	}
-	archive_html_foot(pg.fp, "../");
-	archive_rows_free(rows, n);
 	return archive_write_close(&pg);
 }

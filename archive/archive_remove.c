@@ -4,7 +4,8 @@
  * that says it was removed; its text (raw), its search entry, its
  * author and subject go in one transaction, with the pages that showed
  * it marked dirty (its own, its parent's and replies', its thread, its
- * month and mbox, the index, the feed); then its attachments' files are
+ * month and mbox, the index, the feed; the mbox's record dropped, so
+ * that it is written whole without the post); then its attachments' files are
  * unlinked and the pages written.
  */
 #include <dirent.h>
@@ -27,9 +28,14 @@ archive_remove_rows(struct archive_list *al, long long id)
 		   "FROM msg WHERE id = ?1 OR parent = ?1 OR id = (SELECT "
 		   "parent FROM msg WHERE id = ?1) UNION SELECT 'thread:' || "
 		   "thread FROM msg WHERE id = ?1 UNION SELECT 'month:' || "
+		   "month FROM msg WHERE id = ?1 UNION SELECT 'mbox:' || "
 		   "month FROM msg WHERE id = ?1 UNION VALUES('index'), "
 		   "('feed')",
 		   "i", id) == -1 ||
+		       archive_db_do(al->db,
+			   "DELETE FROM mbox WHERE month = (SELECT month FROM "
+			   "msg WHERE id = ?)",
+			   "i", id) == -1 ||
 		       archive_db_do(al->db, "DELETE FROM raw WHERE id = ?",
 			   "i", id) == -1 ||
 		       archive_db_do(al->db, "DELETE FROM fts WHERE rowid = ?",

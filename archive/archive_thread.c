@@ -99,12 +99,16 @@ archive_thread_nearer(sqlite3 *db, long long child, long long pos)
  * pages, its old thread's and their months marked dirty */
 static int
 archive_thread_move(
-    sqlite3 *db, long long child, long long id, long long thread)
+    sqlite3 *db, long long child, long long id, long long thread, long long *lo)
 {
-	long long old, left;
+	long long old, left, first;
 
 	if (archive_db_int(db, &old, "SELECT thread FROM msg WHERE id = ?", "i",
 		child) != 1 ||
+	    archive_db_int(db, &first,
+		"WITH RECURSIVE sub(id) AS (SELECT ? UNION SELECT m.id FROM "
+		"msg m JOIN sub ON m.parent = sub.id) SELECT min(id) FROM sub",
+		"i", child) != 1 ||
 	    archive_db_do(db, "UPDATE msg SET parent = ? WHERE id = ?", "ii",
 		id, child) == -1)
 		return -1;
@@ -121,6 +125,8 @@ archive_thread_move(
 		"UPDATE msg SET thread = ? WHERE id IN sub",
 		"ii", child, thread) == -1)
 		return -1;
+	if (old != thread && (*lo == 0 || first < *lo))
+		*lo = first;
 	if (old == thread)
 		return 0;
 	if (archive_db_do(db,
@@ -147,7 +153,7 @@ int
 archive_thread_adopt(
     sqlite3 *db, long long id, const char *msgid, long long thread)
 {
-	long long *kids = NULL, *pos = NULL, *nk;
+	long long *kids = NULL, *pos = NULL, *nk, lo = 0;
 	size_t n = 0, cap = 0, i;
 	sqlite3_stmt *st;
 	int r = 0, k;
@@ -178,7 +184,7 @@ archive_thread_adopt(
 			r = -1;
 		else if (k == 1 &&
 			 (k = archive_thread_ancestor(db, kids[i], id)) == 0)
-			r = archive_thread_move(db, kids[i], id, thread);
+			r = archive_thread_move(db, kids[i], id, thread, &lo);
 		else if (k == 1)
 			log_info("archive: post %lld not under post %lld: a "
 				 "loop of references",
@@ -186,5 +192,15 @@ archive_thread_adopt(
 	}
 	free(kids);
 	free(pos);
+	/* posts came in before some of the thread's: its pages are
+	 * written again, and the pages of its posts after them (their
+	 * place in it moved) */
+	if (r == 0 && lo != 0 &&
+	    archive_db_do(db,
+		"INSERT OR IGNORE INTO dirty(page) SELECT 'thread:' || ?1 "
+		"UNION SELECT 'msg:' || id FROM msg WHERE thread = ?1 AND "
+		"id > ?2",
+		"ii", thread, lo) == -1)
+		r = -1;
 	return r;
 }

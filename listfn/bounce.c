@@ -160,13 +160,15 @@ bounce_process(
 	}
 	for (i = 0; i < bf.n; i++)
 		judged[bf.class[i]]++;
-	bounce_count(env, m, judged, 0);
 	if (bf.more > 0) {
-		/* Never dropped unseen: the owners get the report. */
+		/* Never dropped unseen: the owners get the report; their
+		 * forward settles the count (bounce_count_once). */
+		(void)bounce_count_once(env, m, judged, 0);
 		log_warnx("%s: bounce names %zu addresses more than the %d "
 			  "counted; forwarded to the owners",
 		    m->name, bf.more, BOUNCE_ADDRS_MAX);
 		return 1;
 	}
+	bounce_count(env, m, judged, 0);
 	return listfn_state_empty(env, m, "bounce", "");
 }

@@ -113,12 +113,24 @@ bounce_complaint(
 		return 2;
 	}
 	if (af.addr[0] == '\0') {
-		/* Counted, and the owners see the report itself. */
-		bounce_count(env, m, NULL, 1);
-		log_notice("%s: feedback report (abuse) proving nobody: "
-			   "counted, removed nobody, forwarded to the owners",
-		    m->name);
+		/* Counted, and the owners see the report itself: the
+		 * caller's forward settles the count (bounce_count_once). */
+		if (bounce_count_once(env, m, NULL, 1) == 1)
+			log_notice("%s: feedback report (abuse) proving "
+				   "nobody: counted, removed nobody, "
+				   "forwarded to the owners",
+			    m->name);
 		return 2;
+	}
+	if ((r = bounce_count_was(env, m)) == -1)
+		return -1;
+	if (r == 1) {
+		/* An earlier pass removed, noted and counted: only its end
+		 * is left to make. */
+		log_info("%s: complaint about <%s> taken before its state "
+			 "file was made: not taken again",
+		    m->name, af.addr);
+		goto end;
 	}
 	if ((r = listfn_list_conf(env, m, &lc)) != 0)
 		return r;
@@ -140,8 +152,12 @@ bounce_complaint(
 	log_notice("%s: complaint (abuse report) from <%s> about %s@%s, "
 		   "proven by %s: %s",
 	    m->name, af.addr, m->list, m->domain, af.proof, what);
-	bounce_count(env, m, NULL, 1);
-	return listfn_state_empty(env, m, "complaint", "");
+	(void)bounce_count_once(env, m, NULL, 1);
+end:
+	if (listfn_state_empty(env, m, "complaint", "") == -1)
+		return -1;
+	bounce_count_settled(env, m);
+	return 0;
 }
 
 /* bounce_complaint_summary - a day's complaints in one notice */

@@ -50,6 +50,7 @@
 #include "listfn_msg.h"
 #include "log.h"
 #include "reply.h"
+#include "request_greet.h"
 
 /* bounce_owners_tell - one notice to each owner of m's list, text as
  * printf */
@@ -85,7 +86,9 @@ bounce_owners_tell(struct listfn_env *env, struct listfn_msg *m,
 	return ok;
 }
 
-/* probe_remove - every probe failed (or none is sent): off the list */
+/* probe_remove - every probe failed (or none is sent): off the list.
+ * The goodbye text is not mailed to a mailbox that bounces (it would
+ * only bounce again to <list>-owner): the owners are told instead. */
 static int
 probe_remove(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, const char *addr, const char *why)
@@ -97,8 +100,12 @@ probe_remove(struct listfn_env *env, struct listfn_msg *m,
 	    m->list, m->domain, why);
 	return bounce_owners_tell(env, m, lc,
 	    "<%s> has been removed from %s@%s: mail to it bounced\n"
-	    "(%s).\n",
-	    addr, m->list, m->domain, why);
+	    "(%s).\n%s",
+	    addr, m->list, m->domain, why,
+	    request_greet_has(env, m, lc, "goodbye")
+		? "The list's goodbye text was not sent to it: mail to it "
+		  "bounces.\n"
+		: "");
 }
 
 /* The work done on the list's disabled lines under the probes' lock. */

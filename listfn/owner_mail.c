@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bounce.h"
+#include "bounce_count.h"
 #include "listfn_aside.h"
 #include "listfn_list.h"
 #include "listfn_state.h"
@@ -52,6 +53,7 @@ owner_mail(
 	init.kind = "forward";
 	if (listfn_state(env, m, &init, owners, n) == -1)
 		return -1;
+	bounce_count_settled(env, m); /* a count made before the forward */
 	log_info("%s: from=<%s>, owner of %s@%s, nrcpt=%zu", m->name, from,
 	    m->list, m->domain, n);
 	return 0;

@@ -27,6 +27,7 @@
 #include "moderate_cmd.h"
 #include "listfn_msg.h"
 #include "request_cmd.h"
+#include "request_greet.h"
 #include "request_held.h"
 #include "request_set.h"
 #include "request_token.h"
@@ -350,28 +351,6 @@ request_approval(struct request *r, const struct listconf *lc, const char *list,
 	return ok;
 }
 
-/* request_greet - the list's welcome or goodbye text (file), if it has
- * one, in the reply fp; one that cannot be read is logged and left out:
- * the change is made, the text is a courtesy */
-static void
-request_greet(struct request *r, const struct listconf *lc, const char *list,
-    const char *file, FILE *fp)
-{
-	char err[PATH_MAX + 100], *text;
-
-	if (list_text_load(r->env->s, lc, r->m->domain, list, file, &text, err,
-		sizeof(err)) == -1) {
-		log_warnx("%s: %s: left out", r->m->name, err);
-		return;
-	}
-	if (text == NULL)
-		return;
-	fputs(text, fp);
-	fputs(text[0] != '\0' && text[strlen(text) - 1] == '\n' ? "\n" : "\n\n",
-	    fp);
-	free(text);
-}
-
 /* request_confirm - use a token: the change it was issued for, then the
  * token spent; a change that fails leaves the token for the retry */
 static int
@@ -439,7 +418,7 @@ request_confirm(struct request *r, const struct cmd *c)
 		    list, domain);
 	}
 	if (ch && to != NULL)
-		request_greet(r, &lc, list,
+		(void)request_greet(r->env, r->m, &lc, list,
 		    strcmp(action, "unsubscribe") == 0 ? "goodbye" : "welcome",
 		    to->fp);
 	return 0;

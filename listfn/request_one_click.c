@@ -7,7 +7,9 @@
  * site's secret), and the address leaves the list under the subscribers
  * lock, unless mjq added or removed it after the link was made: a link
  * of an earlier subscription unsubscribes nobody (subs_since.c).  No
- * answer is mailed: RFC 8058 forbids further interaction.
+ * answer is mailed, nothing is asked (RFC 8058: no further
+ * interaction); only a list with a goodbye text sends it, once, to the
+ * address it has just removed (request_greet.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +17,11 @@
 #include <time.h>
 
 #include "lists.h"
+#include "listfn_list.h"
 #include "listfn_state.h"
 #include "log.h"
 #include "listfn_msg.h"
+#include "request_greet.h"
 #include "request_one_click.h"
 
 /* request_one_click - 1 done (state file made), 0 not a one-click
@@ -31,6 +35,7 @@ request_one_click(
 	static const char *const verdict[] = {
 	    "", "does not verify", "has expired"};
 	struct unsub_secret us;
+	struct listconf lc;
 	enum unsub_verdict vd;
 	long long issued;
 	int r;
@@ -62,5 +67,10 @@ request_one_click(
 	    : r == 1 ? "is now off"
 		     : "was not on",
 	    m->list, m->domain);
+	/* A courtesy, sent at most once (a retry finds the address off):
+	 * one that cannot be queued is logged, the removal stands. */
+	if (r == 1 && (listfn_list_conf(env, m, &lc) != 0 ||
+			  request_goodbye(env, m, &lc, addr) == -1))
+		log_warnx("%s: no goodbye sent to <%s>", m->name, addr);
 	return listfn_state_empty(env, m, "request", "") == -1 ? -1 : 1;
 }

@@ -17,13 +17,16 @@
  *           or given the mode; the lines still 0 are the addresses that
  *           were not subscribed
  * A million addresses cost the set's 16 MB and two stdio buffers.
- * Everything but the lines concerned is kept byte for byte.
+ * Everything but the lines concerned is kept byte for byte.  A remove
+ * notes the addresses it removed in subscribers.since (subs_since.c)
+ * before the new file replaces the old one, as subs_edit does for one.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "addr_set.h"
@@ -34,6 +37,7 @@
 #include "subs_bulk.h"
 #include "subs_disabled.h"
 #include "subs_line.h"
+#include "subs_since.h"
 
 /* One run: the files and the set. */
 struct bulk {
@@ -293,9 +297,14 @@ done:
 	return r;
 }
 
-/* bulk_unfound - the addresses given that no line named */
+/* What bulk_given_walk calls for a given address: its line number. */
+typedef int bulk_given_fn(
+    struct bulk *bk, const char *addr, unsigned long line, void *arg);
+
+/* bulk_given_walk - fn for each address given whose flag (F, '0' not
+ * found, '1' found) is flag; 0, or -1 */
 static int
-bulk_unfound(struct bulk *bk)
+bulk_given_walk(struct bulk *bk, char flag, bulk_given_fn *fn, void *arg)
 {
 	char *line = NULL, *a;
 	size_t cap = 0;
@@ -305,15 +314,30 @@ bulk_unfound(struct bulk *bk)
 		return -1;
 	while (r == 0 && getline(&line, &cap, bk->given) != -1) {
 		line[strcspn(line, "\n")] = '\0';
-		if (line[0] != '0' || (a = strrchr(line, ' ')) == NULL)
+		if (line[0] != flag || (a = strrchr(line, ' ')) == NULL)
 			continue;
-		r = bulk_tell(bk, a + 1, strtoul(line + 2, NULL, 10),
-		    SUBS_BULK_NOT_MEMBER);
+		r = fn(bk, a + 1, strtoul(line + 2, NULL, 10), arg);
 	}
 	if (ferror(bk->given))
 		r = -1;
 	free(line);
 	return r;
+}
+
+/* bulk_not_member - bulk_given_walk's fn: told not subscribed */
+static int
+bulk_not_member(
+    struct bulk *bk, const char *addr, unsigned long line, void *arg)
+{
+	(void)arg;
+	return bulk_tell(bk, addr, line, SUBS_BULK_NOT_MEMBER);
+}
+
+/* bulk_unfound - the addresses given that no line named */
+static int
+bulk_unfound(struct bulk *bk)
+{
+	return bulk_given_walk(bk, '0', bulk_not_member, NULL);
 }
 
 /* bulk_pass - the pass of the operation over the file in (NULL: none
@@ -332,8 +356,36 @@ bulk_pass(struct bulk *bk, const struct settings *s, const char *domain,
 	return bulk_change(bk, in) == -1 ? -1 : bulk_unfound(bk);
 }
 
+/* What bulk_since_line writes: the file, the time. */
+struct bulk_since {
+	FILE *out;
+	long long now;
+};
+
+/* bulk_since_line - bulk_given_walk's fn: a removed address's line */
+static int
+bulk_since_line(
+    struct bulk *bk, const char *addr, unsigned long line, void *arg)
+{
+	const struct bulk_since *bs = arg;
+
+	(void)bk, (void)line;
+	return fprintf(bs->out, "%s %lld\n", addr, bs->now) < 0 ? -1 : 0;
+}
+
+/* bulk_since_each - subs_since_note_each's lines: the addresses given
+ * that were found (removed) */
+static int
+bulk_since_each(void *arg, FILE *out, long long now)
+{
+	struct bulk_since bs = {out, now};
+
+	return bulk_given_walk(arg, '1', bulk_since_line, &bs);
+}
+
 /* bulk_finish - the new file replaces the old one when something
- * changed (not on a dry run); then the removed disabled lines go */
+ * changed (not on a dry run), a remove noted first in
+ * subscribers.since; then the removed disabled lines go */
 static int
 bulk_finish(struct bulk *bk, struct lockedit *le, FILE *out, int ok)
 {
@@ -346,6 +398,12 @@ bulk_finish(struct bulk *bk, struct lockedit *le, FILE *out, int ok)
 	if (ok == -1 || bk->b->count[SUBS_BULK_DONE] == 0) {
 		lockedit_tmp_abort(le, out);
 		return ok;
+	}
+	if (bk->b->op == SUBS_BULK_REMOVE &&
+	    subs_since_note_each(le->path, bulk_since_each, bk,
+		(long long)time(NULL), bk->b->since_keep) == -1) {
+		lockedit_tmp_abort(le, out);
+		return -1;
 	}
 	if (lockedit_tmp_commit(le, out) == -1)
 		return -1;

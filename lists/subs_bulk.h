@@ -33,8 +33,10 @@ typedef int subs_bulk_told_fn(
 
 struct subs_bulk {
 	enum subs_bulk_op op;
-	enum subs_mode mode; /* SUBS_BULK_MODE's */
-	int dry_run;	     /* everything but the change itself */
+	enum subs_mode mode;  /* SUBS_BULK_MODE's */
+	int dry_run;	      /* everything but the change itself */
+	long long since_keep; /* (remove) subscribers.since's keep, as
+				 subs_edit's: the token lifetime + grace */
 	subs_bulk_next_fn *next;
 	subs_bulk_told_fn *told;
 	void *arg;

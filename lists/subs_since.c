@@ -90,27 +90,49 @@ subs_since_get(const char *subscribers, const char *addr)
 	return since;
 }
 
-/* What subs_since_note's walk is given. */
+/* What subs_since_note's walk is given: one address, or (addr NULL)
+ * the lines each writes. */
 struct since_note {
 	const char *addr;
 	long long now, keep;
+	subs_since_each_fn *each;
+	void *arg;
 };
 
 /* since_note_line - lockedit_lines' callback: the lines of other
- * addresses younger than keep stay, addr's goes to the end, now */
+ * addresses younger than keep stay, addr's (or each's) go to the end,
+ * now.  A bulk change leaves an older line of an address it writes
+ * again: subs_since_get takes the latest. */
 static int
 since_note_line(void *arg, FILE *fp, char *line, size_t len)
 {
 	const struct since_note *sn = arg;
 
 	if (line == NULL) {
+		if (sn->addr == NULL)
+			return sn->each(sn->arg, fp, sn->now) == -1
+				   ? -1
+				   : LOCKEDIT_COMMIT;
 		fprintf(fp, "%s %lld\n", sn->addr, sn->now);
 		return LOCKEDIT_COMMIT;
 	}
-	if (subs_since_line(line, len, sn->addr) == -1 &&
+	if ((sn->addr == NULL || subs_since_line(line, len, sn->addr) == -1) &&
 	    subs_since_line(line, len, NULL) >= sn->now - sn->keep)
 		fprintf(fp, "%.*s\n", (int)len, line);
 	return LOCKEDIT_DROP;
+}
+
+/* since_rewrite - the file beside subscribers rewritten as sn says */
+static int
+since_rewrite(const char *subscribers, struct since_note *sn)
+{
+	char path[PATH_MAX];
+
+	if (subs_since_path(path, sizeof(path), subscribers) == -1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return lockedit_rewrite(path, 0, since_note_line, sn);
 }
 
 /* subs_since_note - addr's membership changes now: its line says so,
@@ -119,12 +141,17 @@ int
 subs_since_note(
     const char *subscribers, const char *addr, long long now, long long keep)
 {
-	struct since_note sn = {addr, now, keep};
-	char path[PATH_MAX];
+	struct since_note sn = {addr, now, keep, NULL, NULL};
 
-	if (subs_since_path(path, sizeof(path), subscribers) == -1) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return lockedit_rewrite(path, 0, since_note_line, &sn);
+	return since_rewrite(subscribers, &sn);
+}
+
+/* subs_since_note_each - every address each writes changes now */
+int
+subs_since_note_each(const char *subscribers, subs_since_each_fn *each,
+    void *arg, long long now, long long keep)
+{
+	struct since_note sn = {NULL, now, keep, each, arg};
+
+	return since_rewrite(subscribers, &sn);
 }

@@ -2,7 +2,8 @@
  * mjq-members - a list owner's bulk membership: add, remove, list and
  * set-mode, the addresses read from a file or stdin, one a line.
  *
- *   mjq-members [-C conf] [-n] [--welcome | --no-welcome] [-f file]
+ *   mjq-members [-C conf] [-n] [--welcome | --no-welcome]
+ *               [--goodbye | --no-goodbye] [-f file]
  *               list@domain add | remove | list | set-mode MODE
  *
  * The change is one streamed pass under the subscribers lock
@@ -37,17 +38,22 @@ struct members_run {
 	const char *domain, *list, *verb;
 	struct subs_bulk b;
 	struct members_input in;
-	FILE *welcome; /* (add --welcome) the addresses added */
+	FILE *welcome; /* (add --welcome, remove --goodbye) the addresses
+			  added or removed, to be told */
 	size_t sent;
 };
 
+/* The greetings asked for. */
+#define MEMBERS_WELCOME 1
+#define MEMBERS_GOODBYE 2
+
 static const char usage[] =
-    "usage: mjq-members [-C conf] [-n] [--welcome | --no-welcome] "
-    "[-f file]\n"
+    "usage: mjq-members [-C conf] [-n] [--welcome | --no-welcome]\n"
+    "                   [--goodbye | --no-goodbye] [-f file]\n"
     "                   list@domain add | remove | list | set-mode MODE\n";
 
 /* members_told - subs_bulk's told: a refusal reported, an added address
- * kept for its welcome */
+ * or removed kept for its welcome or goodbye */
 static int
 members_told(
     void *arg, const char *addr, unsigned long line, enum subs_bulk_result r)
@@ -141,31 +147,39 @@ members_summary(const struct members_run *mr)
 		    c[SUBS_BULK_ALREADY], subs_mode_name(mr->b.mode),
 		    c[SUBS_BULK_NOT_MEMBER], mr->in.invalid);
 	if (mr->welcome != NULL)
-		printf(", %zu welcomed", mr->sent);
+		printf(mr->b.op == SUBS_BULK_REMOVE ? ", %zu sent the goodbye"
+						    : ", %zu welcomed",
+		    mr->sent);
 	printf("%s\n", mr->b.dry_run ? " (dry run: nothing changed)" : "");
 }
 
 /* members_args - the options and arguments into mr; -1 usage */
 static int
 members_args(int argc, char **argv, struct members_run *mr, const char **conf,
-    const char **file, int *welcome)
+    const char **file, int *greet)
 {
 	static const struct option opts[] = {
 	    {"dry-run", no_argument, NULL, 'n'},
 	    {"welcome", no_argument, NULL, 'w'},
 	    {"no-welcome", no_argument, NULL, 'W'},
+	    {"goodbye", no_argument, NULL, 'g'},
+	    {"no-goodbye", no_argument, NULL, 'G'},
 	    {"file", required_argument, NULL, 'f'}, {NULL, 0, NULL, 0}};
 	static char target[NAME_LIST_MAX + NAME_DOMAIN_MAX + 2];
 	char *at;
 	int c, mode;
 
-	while ((c = getopt_long(argc, argv, "C:nwWf:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "C:nwWgGf:", opts, NULL)) != -1) {
 		if (c == 'C')
 			*conf = optarg;
 		else if (c == 'n')
 			mr->b.dry_run = 1;
 		else if (c == 'w' || c == 'W')
-			*welcome = c == 'w';
+			*greet = (*greet & ~MEMBERS_WELCOME) |
+				 (c == 'w' ? MEMBERS_WELCOME : 0);
+		else if (c == 'g' || c == 'G')
+			*greet = (*greet & ~MEMBERS_GOODBYE) |
+				 (c == 'g' ? MEMBERS_GOODBYE : 0);
 		else if (c == 'f')
 			*file = optarg;
 		else
@@ -201,7 +215,7 @@ members_args(int argc, char **argv, struct members_run *mr, const char **conf,
 
 /* members_change - add, remove or set-mode; an exit code */
 static int
-members_change(const struct settings *s, struct members_run *mr, int welcome)
+members_change(const struct settings *s, struct members_run *mr, int greet)
 {
 	struct bans bans = {NULL, 0};
 	char err[PATH_MAX + 256];
@@ -211,11 +225,14 @@ members_change(const struct settings *s, struct members_run *mr, int welcome)
 		if (bans_load(s, mr->domain, mr->list, &bans) == -1)
 			return EX_TEMPFAIL;
 		mr->in.bans = &bans;
-		if (welcome && !mr->b.dry_run &&
-		    (mr->welcome = tmpfile()) == NULL) {
-			log_warn("cannot make a temporary file");
-			return EX_TEMPFAIL;
-		}
+	}
+	if (!mr->b.dry_run &&
+	    ((mr->b.op == SUBS_BULK_ADD && (greet & MEMBERS_WELCOME)) ||
+		(mr->b.op == SUBS_BULK_REMOVE && (greet & MEMBERS_GOODBYE))) &&
+	    (mr->welcome = tmpfile()) == NULL) {
+		log_warn("cannot make a temporary file");
+		bans_free(&bans);
+		return EX_TEMPFAIL;
 	}
 	mr->b.next = members_next, mr->b.told = members_told;
 	mr->b.arg = mr;
@@ -228,11 +245,15 @@ members_change(const struct settings *s, struct members_run *mr, int welcome)
 		return EX_TEMPFAIL;
 	}
 	if (mr->welcome != NULL) {
-		if (members_welcome(
-			s, mr->domain, mr->list, mr->welcome, &mr->sent) == -1)
-			log_warn("%s@%s: the welcome could not be queued for "
-				 "every address added",
-			    mr->list, mr->domain);
+		if (members_welcome(s, mr->domain, mr->list,
+			mr->b.op == SUBS_BULK_REMOVE, mr->welcome,
+			&mr->sent) == -1)
+			log_warn("%s@%s: the %s could not be queued for "
+				 "every address %s",
+			    mr->list, mr->domain,
+			    mr->b.op == SUBS_BULK_REMOVE ? "goodbye"
+							 : "welcome",
+			    mr->b.op == SUBS_BULK_REMOVE ? "removed" : "added");
 		else if (mr->sent > 0)
 			(void)spool_poke(
 			    s->spool_dir, (int)s->enqueue_poke_timeout_ms);
@@ -257,11 +278,11 @@ main(int argc, char **argv)
 	struct members_run mr;
 	const char *conf = SETTINGS_DEFAULT_FILE, *file = "-";
 	char err[512];
-	int welcome = 0;
+	int greet = 0;
 
 	memset(&mr, 0, sizeof(mr));
 	log_open("mjq-members", LOG_TO_STDERR);
-	if (members_args(argc, argv, &mr, &conf, &file, &welcome) == -1) {
+	if (members_args(argc, argv, &mr, &conf, &file, &greet) == -1) {
 		fputs(usage, stderr);
 		return EX_USAGE;
 	}
@@ -285,8 +306,10 @@ main(int argc, char **argv)
 		mr.in.name = file;
 	if (members_become_owner(&s, &mr) == -1)
 		return EX_NOPERM;
+	/* the one-click links' bound, as subs_edit notes a removal */
+	mr.b.since_keep = ls.unsubscribe_token_lifetime + UNSUB_QUEUE_GRACE;
 	if (strcmp(mr.verb, "list") != 0)
-		return members_change(&s, &mr, welcome);
+		return members_change(&s, &mr, greet);
 	if (listconf_subscribers_each_mode(&s, mr.domain, mr.list,
 		members_list_one, NULL, err, sizeof(err)) == -1 ||
 	    fflush(stdout) == EOF) {

@@ -39,9 +39,9 @@
 static void
 dest_cluster_show(struct queuerun *q)
 {
-	struct spool_dest_hdr *h = q->share.hdr;
+	struct spool_dest_hdr *h = q->share.table.hdr;
 	double since;
-	int mode = (int)cluster_state(q->cluster, &since);
+	int mode = (int)cluster_state(q->cluster.redis, &since);
 
 	/* A runner that has not used Redis yet has nothing to say (and
 	 * would hide what one that has found). */
@@ -66,19 +66,19 @@ dest_cluster_learn_time(const struct queuerun *q)
 void
 dest_cluster_open(struct queuerun *q)
 {
-	q->cluster = cluster_open(q->cs);
-	if (q->cluster != NULL)
+	q->cluster.redis = cluster_open(q->cs);
+	if (q->cluster.redis != NULL)
 		deliver_sessions_leased();
-	q->admit_cluster = 0;
-	q->cluster_retry = 0;
+	q->cluster.admitted = 0;
+	q->cluster.retry = 0;
 }
 
 /* dest_cluster_close - every lease back */
 void
 dest_cluster_close(struct queuerun *q)
 {
-	cluster_close(q->cluster);
-	q->cluster = NULL;
+	cluster_close(q->cluster.redis);
+	q->cluster.redis = NULL;
 }
 
 /* dest_cluster_mode - how this destination's limits stand */
@@ -87,9 +87,9 @@ dest_cluster_mode(const struct queuerun *q, const char *transport)
 {
 	double since;
 
-	if (q->cluster == NULL || strcmp(transport, "smtp") != 0)
+	if (q->cluster.redis == NULL || strcmp(transport, "smtp") != 0)
 		return CLUSTER_OFF;
-	return cluster_state(q->cluster, &since);
+	return cluster_state(q->cluster.redis, &since);
 }
 
 /* dest_cluster_admit - a lease, the shared rate and dead state */
@@ -102,7 +102,7 @@ dest_cluster_admit(struct queuerun *q, const char *transport,
 	enum cluster_answer a;
 	double wait;
 
-	q->admit_cluster = 0;
+	q->cluster.admitted = 0;
 	if (dest_cluster_mode(q, transport) == CLUSTER_OFF ||
 	    spool_dest_key(key, sizeof(key), transport, nexthop, NULL) == -1)
 		return 1;
@@ -110,11 +110,11 @@ dest_cluster_admit(struct queuerun *q, const char *transport,
 	lim.interval = st->rate_interval;
 	lim.learn = dest_cluster_learn_time(q);
 	lim.initial = q->dc->sched_transport[DELIVER_SMTP].initial_concurrency;
-	a = cluster_take(q->cluster, key, nexthop, &lim, now, &wait);
+	a = cluster_take(q->cluster.redis, key, nexthop, &lim, now, &wait);
 	dest_cluster_show(q);
 	switch (a) {
 	case CLUSTER_GO:
-		q->admit_cluster = 1;
+		q->cluster.admitted = 1;
 		return 1;
 	case CLUSTER_RATE:
 		if (now + wait > st->ds.rate_tat)
@@ -132,7 +132,7 @@ dest_cluster_admit(struct queuerun *q, const char *transport,
 	default:
 		/* FULL: asked again soon; LOCAL: as soon, under the shares
 		 * (a lease that found no memory: again soon, not at once) */
-		q->cluster_retry = now + DEST_CLUSTER_POLL;
+		q->cluster.retry = now + DEST_CLUSTER_POLL;
 		return 0;
 	}
 }
@@ -145,11 +145,34 @@ dest_cluster_ref(const struct queuerun *q, struct sched_entry *e,
 {
 	const char *nh = sched_entry_nexthop(e);
 
-	ref->ok = q->cluster != NULL &&
+	ref->ok = q->cluster.redis != NULL &&
 		  spool_dest_key(ref->key, sizeof(ref->key),
 		      sched_entry_transport(e), nh, NULL) == 0 &&
 		  strlcpy(ref->nexthop, nh, sizeof(ref->nexthop)) <
 		      sizeof(ref->nexthop);
+}
+
+/* dest_cluster_attach - the lease the last admit took, if any, goes
+ * with the batch just made: 1 if there is one */
+int
+dest_cluster_attach(struct queuerun *q)
+{
+	int leased = q->cluster.admitted;
+
+	q->cluster.admitted = 0;
+	return leased;
+}
+
+/* dest_cluster_release - the delivery the last admit let through does
+ * not start after all: the lease it took (if any) given back */
+void
+dest_cluster_release(struct queuerun *q, struct sched_entry *e, double now)
+{
+	struct dest_cluster_ref ref;
+
+	dest_cluster_ref(q, e, &ref);
+	dest_cluster_done(q, &ref, q->cluster.admitted, 0, NULL, now);
+	q->cluster.admitted = 0;
 }
 
 /* dest_cluster_done - a delivery to ref's destination ended, or did not
@@ -164,13 +187,13 @@ dest_cluster_done(struct queuerun *q, const struct dest_cluster_ref *ref,
 		return;
 
 	if (leased)
-		cluster_done(q->cluster, ref->key,
+		cluster_done(q->cluster.redis, ref->key,
 		    deliver_sessions_open(ref->nexthop), now);
 	if (st != NULL && st->ds.dead && !was_dead)
 		cluster_dead(
-		    q->cluster, ref->key, st->ds.dead_until - now, now);
+		    q->cluster.redis, ref->key, st->ds.dead_until - now, now);
 	else if (st != NULL && !st->ds.dead && was_dead)
-		cluster_dead(q->cluster, ref->key, 0, now);
+		cluster_dead(q->cluster.redis, ref->key, 0, now);
 }
 
 /* dest_cluster_tick - renew, trim, and ask refused destinations again */
@@ -180,7 +203,7 @@ dest_cluster_tick(struct queuerun *q, double now)
 	struct cluster_sessions ss;
 	double next;
 
-	if (q->cluster == NULL)
+	if (q->cluster.redis == NULL)
 		return 0;
 	ss.open = deliver_sessions_open;
 	ss.refused = deliver_sessions_refused;
@@ -188,14 +211,14 @@ dest_cluster_tick(struct queuerun *q, double now)
 	ss.grant = deliver_sessions_grant;
 	ss.yield = deliver_sessions_yield;
 	ss.learn = dest_cluster_learn_time(q);
-	next = cluster_tick(q->cluster, now, &ss);
-	if (q->cluster_retry > 0 && now >= q->cluster_retry) {
-		q->cluster_retry = 0;
+	next = cluster_tick(q->cluster.redis, now, &ss);
+	if (q->cluster.retry > 0 && now >= q->cluster.retry) {
+		q->cluster.retry = 0;
 		if (q->sched != NULL)
 			sched_core_shared_retry(q->sched, now);
 	}
-	if (q->cluster_retry > 0 && (next == 0 || q->cluster_retry < next))
-		next = q->cluster_retry;
+	if (q->cluster.retry > 0 && (next == 0 || q->cluster.retry < next))
+		next = q->cluster.retry;
 	dest_cluster_show(q);
 	return next;
 }

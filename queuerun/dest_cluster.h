@@ -15,6 +15,13 @@
 
 struct queuerun;
 
+/* The leases' part of the runner (struct queuerun). */
+struct dest_cluster {
+	struct cluster *redis; /* [cluster] on, else NULL */
+	int admitted;	       /* the last admit holds a lease too */
+	double retry;	       /* ask refused destinations again then */
+};
+
 /* dest_cluster_open - [cluster] on: Redis is reached on first use */
 void dest_cluster_open(struct queuerun *q);
 /* dest_cluster_close - every lease back */
@@ -25,7 +32,7 @@ void dest_cluster_close(struct queuerun *q);
 enum cluster_mode dest_cluster_mode(
     const struct queuerun *q, const char *transport);
 /* dest_cluster_admit - after the local table said yes: a lease, the
- * shared rate and dead state.  1: go (q->admit_cluster set); 0: not
+ * shared rate and dead state.  1: go (q->cluster.admitted set); 0: not
  * now, with st telling the scheduler why (rate time, dead) */
 int dest_cluster_admit(struct queuerun *q, const char *transport,
     const char *nexthop, double now, struct sched_dest_state *st);
@@ -39,6 +46,13 @@ struct dest_cluster_ref {
 /* dest_cluster_ref - ref for e's destination, copied while e lives */
 void dest_cluster_ref(const struct queuerun *q, struct sched_entry *e,
     struct dest_cluster_ref *ref);
+/* dest_cluster_attach - the lease the last admit took goes with the
+ * batch made for it (dest_share_attach): 1 if it took one */
+int dest_cluster_attach(struct queuerun *q);
+/* dest_cluster_release - the lease the last admit took (for e's
+ * destination) given back: the delivery does not start after all */
+void dest_cluster_release(
+    struct queuerun *q, struct sched_entry *e, double now);
 /* dest_cluster_done - a delivery to ref's destination ended, or did not
  * start after all: its lease (leased) kept for the session while it is
  * open, else given back; the dead state told to the other nodes when it

@@ -47,9 +47,9 @@
 void
 dest_share_open(struct queuerun *q)
 {
-	q->admit_rec = q->admit_slot = -1;
+	q->share.admit_rec = q->share.admit_slot = -1;
 	dest_cluster_open(q);
-	if (spool_dest_open(&q->share, q->s->spool_dir, 1) == -1)
+	if (spool_dest_open(&q->share.table, q->s->spool_dir, 1) == -1)
 		log_warn("cannot open %s/%s; destination concurrency is "
 			 "not shared with other runners",
 		    q->s->spool_dir, SPOOL_DEST_FILE);
@@ -114,7 +114,7 @@ dest_share_admit(void *arg, const char *transport, const char *name, double now,
     struct sched_dest_state *st)
 {
 	struct queuerun *q = arg;
-	struct spool_dest *sd = &q->share;
+	struct spool_dest *sd = &q->share.table;
 	struct sched_dest_state local;
 	struct spool_dest_rec *r;
 	const struct qr_dest *d;
@@ -124,7 +124,8 @@ dest_share_admit(void *arg, const char *transport, const char *name, double now,
 
 	/* The scheduler's name is "source->nexthop" with a source; the
 	 * record keeps the two apart.  The cluster's key is the name. */
-	if (sd->fd == -1 || (d = qr_dest_find(q, transport, name)) == NULL ||
+	if (sd->fd == -1 ||
+	    (d = qr_dest_find(&q->dests, transport, name)) == NULL ||
 	    spool_dest_lock(sd) == -1)
 		return dest_cluster_admit(q, transport, name, now, st);
 	if ((idx = spool_dest_find(
@@ -150,13 +151,13 @@ dest_share_admit(void *arg, const char *transport, const char *name, double now,
 	else
 		ok = busy < r->ds.window &&
 		     (cm != CLUSTER_FALLBACK || limit <= 0 ||
-			 busy < cluster_share(q->cluster, limit));
+			 busy < cluster_share(q->cluster.redis, limit));
 	/* Shared in Redis: the cluster's bucket, not the table's; with
 	 * Redis gone this node's share of the rate. */
 	if (cm == CLUSTER_SHARED)
 		interval = 0;
 	else if (cm == CLUSTER_FALLBACK)
-		interval *= cluster_nodes(q->cluster);
+		interval *= cluster_nodes(q->cluster.redis);
 	/* The rate is taken here, under the lock, so that every runner's
 	 * starts count at once; the scheduler is handed the time before
 	 * this start, and takes the same step on its own copy. */
@@ -174,19 +175,15 @@ dest_share_admit(void *arg, const char *transport, const char *name, double now,
 	st->limit = limit;
 	st->rate_interval = interval;
 	if (ok) {
-		q->admit_rec = idx;
-		q->admit_slot = slot;
-	} else if (!q->share_seq_set) {
-		/* The first refusal since the waiter last armed: a slot given
-		 * back after this may be the one (dest_wait.c). */
-		q->share_seq = spool_dest_seq(sd);
-		q->share_seq_set = 1;
-	}
+		q->share.admit_rec = idx;
+		q->share.admit_slot = slot;
+	} else
+		dest_wait_refused(q, sd);
 	spool_dest_unlock(sd);
 	if (ok && cm == CLUSTER_SHARED &&
 	    !dest_cluster_admit(q, transport, name, now, st)) {
 		spool_dest_release(sd, idx, slot);
-		q->admit_rec = q->admit_slot = -1;
+		q->share.admit_rec = q->share.admit_slot = -1;
 		ok = 0;
 	}
 	return ok;
@@ -198,11 +195,22 @@ dest_share_admit(void *arg, const char *transport, const char *name, double now,
 void
 dest_share_attach(struct queuerun *q, struct qr_batch *b)
 {
-	b->share_rec = q->admit_rec;
-	b->share_slot = q->admit_slot;
-	b->cluster = q->admit_cluster;
-	q->admit_rec = q->admit_slot = -1;
-	q->admit_cluster = 0;
+	b->share_rec = q->share.admit_rec;
+	b->share_slot = q->share.admit_slot;
+	b->cluster = dest_cluster_attach(q);
+	q->share.admit_rec = q->share.admit_slot = -1;
+}
+
+/* dest_share_undo - the entry the last admit let through gets no batch
+ * (memory): its slot and its lease given back untried */
+void
+dest_share_undo(struct queuerun *q, struct sched_entry *e, double now)
+{
+	if (q->share.admit_slot >= 0)
+		spool_dest_release(
+		    &q->share.table, q->share.admit_rec, q->share.admit_slot);
+	q->share.admit_rec = q->share.admit_slot = -1;
+	dest_cluster_release(q, e, now);
 }
 
 /* dest_share_done - feedback through the shared state, then give the
@@ -211,7 +219,7 @@ int
 dest_share_done(
     struct queuerun *q, struct qr_batch *b, enum sched_outcome o, double now)
 {
-	struct spool_dest *sd = &q->share;
+	struct spool_dest *sd = &q->share.table;
 	const char *tr = sched_entry_transport(b->entry);
 	const char *name = sched_entry_nexthop(b->entry);
 	const char *src = b->d.source != NULL ? b->d.source->addr : "";
@@ -261,6 +269,6 @@ dest_share_close(struct queuerun *q)
 {
 	dest_wait_stop(q);
 	dest_cluster_close(q);
-	if (q->share.fd != -1 || q->share.hdr != NULL)
-		spool_dest_close(&q->share);
+	if (q->share.table.fd != -1 || q->share.table.hdr != NULL)
+		spool_dest_close(&q->share.table);
 }

@@ -7,9 +7,16 @@
 #define MJQ_DEST_SHARE_H
 
 #include "sched.h"
+#include "spool_dest.h"
 
 struct queuerun;
 struct qr_batch;
+
+/* The table's part of the runner (struct queuerun). */
+struct dest_share {
+	struct spool_dest table;   /* mapped by dest_share_open */
+	int admit_rec, admit_slot; /* slot taken by the last admit */
+};
 
 /* dest_share_open - map the table (without it, each runner alone) */
 void dest_share_open(struct queuerun *q);
@@ -18,6 +25,10 @@ int dest_share_admit(void *arg, const char *transport, const char *name,
     double now, struct sched_dest_state *st);
 /* dest_share_attach - the slot the last admit took goes with b */
 void dest_share_attach(struct queuerun *q, struct qr_batch *b);
+/* dest_share_undo - the entry e the last admit let through does not
+ * start after all (no batch could be made for it): the slot back to the
+ * table, the lease back to the cluster */
+void dest_share_undo(struct queuerun *q, struct sched_entry *e, double now);
 /* dest_share_done - b's feedback to the scheduler and the table; the
  * scheduler's flags */
 int dest_share_done(

@@ -77,7 +77,7 @@ dest_wait_start(struct queuerun *q)
 		return NULL;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
-	w->sd = &q->share;
+	w->sd = &q->share.table;
 	w->pool = q->pool;
 	/* Signals are the main thread's, as for the workers. */
 	sigfillset(&all);
@@ -103,32 +103,45 @@ dest_wait_arm(struct queuerun *q)
 {
 	struct dest_waiter *w;
 
-	if (q->share.fd == -1 || q->pool == NULL ||
+	if (q->share.table.fd == -1 || q->pool == NULL ||
 	    !sched_core_shared_waiting(q->sched))
 		return;
 	/* Without the thread the scheduler's own retry still comes; it is
 	 * not tried again (nor its failure logged again). */
-	if (q->waiter == NULL &&
-	    (q->waiter_failed || (q->waiter = dest_wait_start(q)) == NULL)) {
-		q->waiter_failed = 1;
+	if (q->wait.waiter == NULL &&
+	    (q->wait.failed || (q->wait.waiter = dest_wait_start(q)) == NULL)) {
+		q->wait.failed = 1;
 		return;
 	}
-	w = q->waiter;
+	w = q->wait.waiter;
 	pthread_mutex_lock(&w->mu);
-	if (!w->armed && q->share_seq_set) {
+	if (!w->armed && q->wait.seq_set) {
 		w->armed = 1;
-		w->seq = q->share_seq;
-		q->share_seq_set = 0;
+		w->seq = q->wait.seq;
+		q->wait.seq_set = 0;
 		pthread_cond_signal(&w->cv);
 	}
 	pthread_mutex_unlock(&w->mu);
+}
+
+/* dest_wait_refused - the table refused a delivery (dest_share_admit,
+ * under the table's lock): the first refusal since the thread last armed
+ * gives the release count to sleep on, for a slot given back after it
+ * may be the one */
+void
+dest_wait_refused(struct queuerun *q, const struct spool_dest *sd)
+{
+	if (q->wait.seq_set)
+		return;
+	q->wait.seq = spool_dest_seq(sd);
+	q->wait.seq_set = 1;
 }
 
 /* dest_wait_woken - a slot was given back since the last call */
 int
 dest_wait_woken(struct queuerun *q)
 {
-	struct dest_waiter *w = q->waiter;
+	struct dest_waiter *w = q->wait.waiter;
 	int woken;
 
 	if (w == NULL)
@@ -144,7 +157,7 @@ dest_wait_woken(struct queuerun *q)
 void
 dest_wait_stop(struct queuerun *q)
 {
-	struct dest_waiter *w = q->waiter;
+	struct dest_waiter *w = q->wait.waiter;
 
 	if (w == NULL)
 		return;
@@ -156,5 +169,5 @@ dest_wait_stop(struct queuerun *q)
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
 	free(w);
-	q->waiter = NULL;
+	q->wait.waiter = NULL;
 }

@@ -17,12 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crash.h"
 #include "deliver.h"
-#include "dest_cluster.h"
 #include "dest_share.h"
 #include "dispatch.h"
 #include "fail_log.h"
-#include "htab.h"
 #include "log.h"
 #include "qr_batch.h"
 #include "qr_dest.h"
@@ -53,7 +52,7 @@ dispatch_source(struct queuerun *q, const struct qr_msg *m,
 	    (src = source_pick(q, m, domain, nexthop, &ask, &wait)) == NULL &&
 	    wait)
 		return NULL;
-	if ((d = qr_dest_get(q, t, nexthop, src)) != NULL &&
+	if ((d = qr_dest_get(&q->dests, t, nexthop, src)) != NULL &&
 	    d->ask.fn == NULL && src != NULL)
 		d->ask = ask;
 	return d;
@@ -123,7 +122,7 @@ dispatch_refill(void *arg, struct sched_msg *sm, void *ctx, long max)
 		m->unread--;
 		if ((d = dispatch_route(q, m, &rc)) == NULL)
 			continue;
-		if (rcpt_pool_add(q, &rc, &id) == -1) {
+		if (rcpt_pool_add(&q->rcpts, &rc, &id) == -1) {
 			log_warn("%s: no memory for <%s>", m->lm.name, rc.addr);
 			continue;
 		}
@@ -132,7 +131,7 @@ dispatch_refill(void *arg, struct sched_msg *sm, void *ctx, long max)
 			id) == -1) {
 			log_warnx(
 			    "%s: scheduler refused a recipient", m->lm.name);
-			rcpt_pool_drop(q, id);
+			rcpt_pool_drop(&q->rcpts, id);
 			continue;
 		}
 		max--;
@@ -162,7 +161,7 @@ dispatch_open(struct queuerun *q, char *err, size_t errlen)
 	    .admit = dest_share_admit};
 	int t;
 
-	htab_init(&q->dests, &q->dests_mem);
+	qr_dest_init(&q->dests);
 	dest_share_open(q);
 	if (source_pick_open(q) == -1) {
 		snprintf(err, errlen, "no memory for the source pools");
@@ -228,7 +227,7 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 	size_t n, i;
 
 	ids = sched_entry_rcpts(e, &n);
-	if ((b = calloc(1, sizeof(*b))) == NULL)
+	if (test_fault_batch() || (b = calloc(1, sizeof(*b))) == NULL)
 		return NULL;
 	b->entry = e;
 	b->msg = m;
@@ -242,10 +241,10 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 	}
 	for (i = 0; i < n; i++) {
 		b->rcpt[i] = ids[i];
-		b->d.addr[i] = rcpt_pool_get(q, ids[i])->addr;
+		b->d.addr[i] = rcpt_pool_get(&q->rcpts, ids[i])->addr;
 	}
 	/* Every name the scheduler has came from qr_dest_get. */
-	if ((d = qr_dest_find(q, sched_entry_transport(e),
+	if ((d = qr_dest_find(&q->dests, sched_entry_transport(e),
 		 sched_entry_nexthop(e))) == NULL) {
 		dispatch_batch_free(b);
 		return NULL;
@@ -276,7 +275,6 @@ dispatch_batch(struct queuerun *q, struct sched_entry *e)
 struct qr_batch *
 dispatch_run(struct queuerun *q, double now)
 {
-	struct dest_cluster_ref ref;
 	enum sched_action act;
 	struct sched_entry *e;
 	struct qr_batch *b;
@@ -286,14 +284,7 @@ dispatch_run(struct queuerun *q, double now)
 		if ((b = dispatch_batch(q, e)) == NULL) {
 			/* Memory: hand it back untried; retried next pass. */
 			log_warnx("out of memory for a batch");
-			if (q->admit_slot >= 0)
-				spool_dest_release(
-				    &q->share, q->admit_rec, q->admit_slot);
-			dest_cluster_ref(q, e, &ref);
-			dest_cluster_done(
-			    q, &ref, q->admit_cluster, 0, NULL, now);
-			q->admit_rec = q->admit_slot = -1;
-			q->admit_cluster = 0;
+			dest_share_undo(q, e, now);
 			sched_core_done(
 			    q->sched, e, SCHED_FAIL_OTHER, now, NULL);
 			break;
@@ -348,7 +339,7 @@ dispatch_free(struct queuerun *q)
 		sched_core_free(q->sched);
 	q->sched = NULL;
 	dest_share_close(q);
-	rcpt_pool_free(q);
+	rcpt_pool_free(&q->rcpts);
 	source_pick_close(q);
-	qr_dest_free(q);
+	qr_dest_free(&q->dests);
 }

@@ -49,7 +49,7 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 	size_t i;
 
 	for (i = 0; i < b->d.n; i++) {
-		rec = rcpt_pool_get(q, b->rcpt[i]);
+		rec = rcpt_pool_get(&q->rcpts, b->rcpt[i]);
 		r = &b->d.res[i];
 		/* source= only when a pool gave the address, so the line
 		 * is as it was without one */
@@ -86,12 +86,12 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 			    r->dsn, diag);
 			break;
 		}
-		rcpt_pool_drop(q, b->rcpt[i]);
+		rcpt_pool_drop(&q->rcpts, b->rcpt[i]);
 	}
 	if (!m->sync_due) {
 		m->sync_due = 1;
-		m->sync_next = q->sync_list;
-		q->sync_list = m;
+		m->sync_next = q->out.sync_list;
+		q->out.sync_list = m;
 	}
 }
 
@@ -103,8 +103,8 @@ outcome_sync(struct queuerun *q)
 {
 	struct qr_msg *m;
 
-	while ((m = q->sync_list) != NULL) {
-		q->sync_list = m->sync_next;
+	while ((m = q->out.sync_list) != NULL) {
+		q->out.sync_list = m->sync_next;
 		m->sync_next = NULL;
 		m->sync_due = 0;
 		if (spool_state_sync(&m->lm.st) == -1)
@@ -280,6 +280,6 @@ outcome_finish(struct queuerun *q, struct qr_msg *m, double now)
 		log_info("%s: %zu recipient(s) deferred, next try in %llds",
 		    m->lm.name, ndefer, next);
 	}
-	q->done++;
+	q->out.done++;
 	return 0;
 }

@@ -10,6 +10,12 @@ struct queuerun;
 struct qr_msg;
 struct qr_batch;
 
+/* The outcomes' part of the runner (struct queuerun). */
+struct outcome_state {
+	struct qr_msg *sync_list; /* outcomes written, not yet synced */
+	long done;		  /* messages whose pass has ended */
+};
+
 /* outcome_batch - a batch is back: its results into the state file */
 void outcome_batch(struct queuerun *q, struct qr_batch *b, double now);
 /* outcome_sync - the outcomes written so far made durable, one

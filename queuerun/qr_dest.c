@@ -9,7 +9,6 @@
 
 #include "fnv.h"
 #include "qr_dest.h"
-#include "qr_runner.h"
 
 /* A look-up key: a transport and the scheduler's name. */
 struct qr_dest_key {
@@ -36,12 +35,12 @@ qr_dest_hash(enum deliver_transport t, const char *name)
 
 /* qr_dest_lookup - the interned destination, or NULL */
 static struct qr_dest *
-qr_dest_lookup(struct queuerun *q, enum deliver_transport t, const char *name)
+qr_dest_lookup(struct qr_dests *ds, enum deliver_transport t, const char *name)
 {
 	struct qr_dest_key key = {t, name};
 
 	return (struct qr_dest *)htab_find(
-	    &q->dests, qr_dest_hash(t, name), qr_dest_eq, &key);
+	    &ds->tab, qr_dest_hash(t, name), qr_dest_eq, &key);
 }
 
 /* qr_dest_source - the source's text, or "" */
@@ -53,7 +52,7 @@ qr_dest_source(const struct qr_dest *d)
 
 /* qr_dest_get - find or make */
 struct qr_dest *
-qr_dest_get(struct queuerun *q, enum deliver_transport t, const char *nexthop,
+qr_dest_get(struct qr_dests *ds, enum deliver_transport t, const char *nexthop,
     const struct delivery_source *source)
 {
 	char buf[DELIVER_NEXTHOP_MAX + SPOOL_DEST_SOURCE_MAX + 4];
@@ -66,7 +65,7 @@ qr_dest_get(struct queuerun *q, enum deliver_transport t, const char *nexthop,
 			return NULL;
 		name = buf;
 	}
-	if ((d = qr_dest_lookup(q, t, name)) != NULL)
+	if ((d = qr_dest_lookup(ds, t, name)) != NULL)
 		return d;
 	if ((d = calloc(1, sizeof(*d))) == NULL)
 		return NULL;
@@ -79,7 +78,7 @@ qr_dest_get(struct queuerun *q, enum deliver_transport t, const char *nexthop,
 	d->transport = t;
 	d->source = source;
 	d->hnode.hash = qr_dest_hash(t, name);
-	if (htab_insert(&q->dests, &d->hnode) == -1) {
+	if (htab_insert(&ds->tab, &d->hnode) == -1) {
 		free(d->name);
 		free(d->nexthop);
 		free(d);
@@ -90,13 +89,13 @@ qr_dest_get(struct queuerun *q, enum deliver_transport t, const char *nexthop,
 
 /* qr_dest_find - by the scheduler's transport and name */
 struct qr_dest *
-qr_dest_find(struct queuerun *q, const char *transport, const char *name)
+qr_dest_find(struct qr_dests *ds, const char *transport, const char *name)
 {
 	enum deliver_transport t;
 
 	if (delivery_transport_lookup(transport, &t) == -1)
 		return NULL;
-	return qr_dest_lookup(q, t, name);
+	return qr_dest_lookup(ds, t, name);
 }
 
 /* qr_dest_drop - htab_drain's callback: one destination */
@@ -111,10 +110,17 @@ qr_dest_drop(struct htab_node *n, void *arg)
 	free(d);
 }
 
+/* qr_dest_init - no destination yet */
+void
+qr_dest_init(struct qr_dests *ds)
+{
+	htab_init(&ds->tab, &ds->mem);
+}
+
 /* qr_dest_free - every destination */
 void
-qr_dest_free(struct queuerun *q)
+qr_dest_free(struct qr_dests *ds)
 {
-	if (q->dests.mem != NULL)
-		htab_drain(&q->dests, qr_dest_drop, NULL);
+	if (ds->tab.mem != NULL)
+		htab_drain(&ds->tab, qr_dest_drop, NULL);
 }

@@ -11,8 +11,6 @@
 #include "htab.h"
 #include "source_pick.h"
 
-struct queuerun;
-
 struct qr_dest {
 	struct htab_node hnode; /* first: the node is the destination */
 	enum deliver_transport transport;
@@ -24,17 +22,25 @@ struct qr_dest {
 	struct source_pick_ask ask;
 };
 
+/* The interned destinations (the runner's, struct queuerun). */
+struct qr_dests {
+	struct htab tab;
+	size_t mem; /* bytes of its bucket array */
+};
+
+/* qr_dest_init - no destination yet */
+void qr_dest_init(struct qr_dests *ds);
 /* qr_dest_get - the interned destination, made when new (kept until
  * qr_dest_free); NULL no memory or too long */
-struct qr_dest *qr_dest_get(struct queuerun *q, enum deliver_transport t,
+struct qr_dest *qr_dest_get(struct qr_dests *ds, enum deliver_transport t,
     const char *nexthop, const struct delivery_source *source);
 /* qr_dest_find - the destination the scheduler calls transport, name;
  * NULL when none was interned */
 struct qr_dest *qr_dest_find(
-    struct queuerun *q, const char *transport, const char *name);
+    struct qr_dests *ds, const char *transport, const char *name);
 /* qr_dest_source - the source address of d as text, "" for none */
 const char *qr_dest_source(const struct qr_dest *d);
 /* qr_dest_free - every destination */
-void qr_dest_free(struct queuerun *q);
+void qr_dest_free(struct qr_dests *ds);
 
 #endif

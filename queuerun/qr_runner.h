@@ -19,61 +19,48 @@
 #define MJQ_QR_RUNNER_H
 
 #include <stddef.h>
-#include <stdint.h>
-#include <time.h>
 
 #include "deliver.h"
+#include "dest_cluster.h"
+#include "dest_share.h"
+#include "dest_wait.h"
 #include "listfn.h"
-#include "htab.h"
+#include "outcome.h"
+#include "qr_dest.h"
+#include "rcpt_pool.h"
 #include "settings.h"
-#include "spool_dest.h"
+#include "sweep.h"
+#include "walk.h"
 
-struct qr_msg;
-struct qr_dest;
-struct qr_rcpt;
 struct sched;
 struct deliver_pool;
-struct dest_waiter;
 struct listwork;
-struct cluster;
 struct cluster_settings;
 struct source_pick;
 
+/* Each stage's own state is a struct declared in the stage's header
+ * and written only by its file; what is left here is the configuration,
+ * the step loop's flags and the machinery every stage shares. */
 struct queuerun {
 	const struct settings *s;
 	const struct cluster_settings *cs; /* [cluster], parsed once too */
 	const struct delivery_conf *dc;	   /* parsed once, by the caller */
-	struct qr_msg *active;		   /* the active set */
-	struct qr_msg *sync_list; /* outcomes written, not yet synced */
-	int nactive;
-	long done;
-	int rescan, draining, idle_walk;
-	int abandoned;	 /* queuerun_abandon: exit without the workers */
-	int quick_walks; /* walks in a row whose claims all ended at once */
-	void *walk_left; /* due messages the last walk had no room for */
-	size_t walk_nleft, walk_pos;
-	double next_walk;   /* earliest future mtime seen, or 0 */
-	time_t next_expire; /* next sweep of held posts (moderate_expire.c) */
+	struct listfn_env fn;		   /* the list functions' environment */
+	int rescan, draining; /* walk at the next step; claim nothing more */
+	int abandoned;	      /* queuerun_abandon: exit without the workers */
 	struct sched *sched;
-	struct htab dests;	     /* the interned destinations (qr_dest.c) */
-	struct source_pick *srcpick; /* sending-address pools, or NULL */
-	size_t dests_mem;	     /* bytes of its bucket array */
-	struct qr_rcpt **rtab;	     /* the recipient pool: records by id */
-	uint32_t *rfree;	     /* ids free for reuse */
-	size_t rtab_size, nrfree;
 	struct deliver_pool *pool;
-	int inflight;
-	struct spool_dest share;    /* the shared destination table */
-	int admit_rec, admit_slot;  /* slot taken by the last admit */
-	uint32_t share_seq;	    /* its release count at the first refusal */
-	int share_seq_set;	    /* since the waiter last armed */
-	struct dest_waiter *waiter; /* dest_wait.c */
-	struct listwork *listwork;  /* listwork.c */
-	int waiter_failed;	    /* its thread could not start */
-	struct cluster *cluster;    /* [cluster] leases (dest_cluster.c) */
-	int admit_cluster;	    /* the last admit holds a lease too */
-	double cluster_retry;	    /* ask refused destinations again then */
-	struct listfn_env fn;	    /* the list functions' environment */
+	int inflight;		     /* batches at the workers (dispatch.c) */
+	struct walk_state walk;	     /* the active set (walk.c) */
+	struct sweep sweep;	     /* the minute's sweeps (sweep.c) */
+	struct outcome_state out;    /* outcome.c */
+	struct qr_dests dests;	     /* the interned destinations */
+	struct rcpt_pool rcpts;	     /* the scheduler's recipients */
+	struct source_pick *srcpick; /* sending-address pools, or NULL */
+	struct dest_share share;     /* the shared destination table */
+	struct dest_wait wait;	     /* its waiter thread (dest_wait.c) */
+	struct dest_cluster cluster; /* [cluster] leases (dest_cluster.c) */
+	struct listwork *listwork;   /* listwork.c */
 };
 
 #endif

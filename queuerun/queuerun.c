@@ -8,6 +8,8 @@
  *   outcomes   deliver_pool_collect -> outcome_batch -> dispatch_done,
  *              then outcome_sync: one fdatasync per state file for all
  *              the batches collected together, before any batch starts
+ *   sweeps     sweep_run, before a walk, a minute apart: held posts
+ *              expired, digests, archive inboxes, TLS-RPT (sweep.c)
  *   walk       walk_scan (or the last walk's leftovers)
  *   claim      walk_next, one message at a time, up to the active limit
  *   expand     expand_message (state file, text), the first contact
@@ -23,12 +25,9 @@
  * A step never blocks.  The only slow part is the walk and a first
  * expansion, both bounded by the active limit.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -47,6 +46,7 @@
 #include "queuerun.h"
 #include "sched.h"
 #include "spool_death.h"
+#include "sweep.h"
 #include "walk.h"
 #include "deliver.h"
 
@@ -82,7 +82,7 @@ queuerun_open(const struct settings *s, const struct lists_settings *ls,
 		s->spool_dir, &dc->transport[DELIVER_SMTP], err, errlen) == -1)
 		log_warnx("MTA-STS off: %s", err);
 	/* TLS-RPT: sessions recorded on the list functions' clock (a test
-	 * build's can be moved), reports made by the claim's sweep. */
+	 * build's can be moved), reports made by the sweeps (sweep.c). */
 	if (tlsrpt_check(&q->fn, err, errlen) == -1)
 		log_warnx("TLS-RPT off: %s", err);
 	else if (ls->tlsrpt_enable)
@@ -164,7 +164,7 @@ queuerun_expanded(struct queuerun *q)
 		/* Released with nothing else in hand: as after a finish, a
 		 * walk says whether more is due (and lets mj_queuerun -1
 		 * see that it is idle). */
-		if (r == -1 && q->nactive == 0)
+		if (r == -1 && q->walk.nactive == 0)
 			q->rescan = 1;
 	}
 }
@@ -178,27 +178,13 @@ queuerun_claim(struct queuerun *q, double now)
 	struct walk_pass p = {0, 0, 0, 0};
 	struct qr_msg *m;
 
-	if (q->draining || q->nactive >= q->s->queuerun_active_limit)
+	if (q->draining || q->walk.nactive >= q->s->queuerun_active_limit)
 		return;
-	if (q->walk_left == NULL) {
-		if (!q->rescan && (q->next_walk <= 0 || now < q->next_walk))
+	if (q->walk.left == NULL) {
+		if (!q->rescan && (q->walk.next <= 0 || now < q->walk.next))
 			return;
 		q->rescan = 0;
-		/* The notes to expired posts' posters are due at once: the
-		 * walk must not see them as younger than its clock. */
-		if ((time_t)now >= q->next_expire) {
-			q->next_expire = (time_t)now + MODERATE_EXPIRE_EVERY;
-			if (moderate_expire(&q->fn, (time_t)now) > 0)
-				now = clock_now();
-			/* digests due (or half sent by a crash) go out */
-			if (digest_sweep(&q->fn) > 0)
-				now = clock_now();
-			/* an archive inbox left with posts is drained */
-			(void)archive_post_sweep(&q->fn);
-			/* a finished day's TLS-RPT reports go out */
-			if (tlsrpt_sweep(&q->fn) > 0)
-				now = clock_now();
-		}
+		now = sweep_run(&q->sweep, &q->fn, now);
 		walk_scan(q, now, &p);
 	}
 	while ((m = walk_next(q, now, &p)) != NULL)
@@ -213,7 +199,7 @@ queuerun_finish(struct queuerun *q, double now)
 {
 	struct qr_msg *m, *next;
 
-	for (m = q->active; m != NULL; m = next) {
+	for (m = q->walk.active; m != NULL; m = next) {
 		next = m->next;
 		if (!m->finished || m->batches > 0)
 			continue;
@@ -221,7 +207,7 @@ queuerun_finish(struct queuerun *q, double now)
 		walk_release(q, m);
 		/* Room again, or nothing in hand: a walk says whether more
 		 * is due (and lets mj_queuerun -1 see that it is idle). */
-		if (q->nactive == 0)
+		if (q->walk.nactive == 0)
 			q->rescan = 1;
 	}
 }
@@ -251,19 +237,19 @@ queuerun_step(struct queuerun *q, int *timeout_ms)
 		queuerun_outcome(q, b, now);
 	/* A lease refused by this step's dispatch is asked for again at
 	 * its retry time, not at the scheduler's fallback a second on. */
-	if (q->cluster_retry > 0 && (cwake == 0 || q->cluster_retry < cwake))
-		cwake = q->cluster_retry;
+	if (q->cluster.retry > 0 && (cwake == 0 || q->cluster.retry < cwake))
+		cwake = q->cluster.retry;
 	outcome_sync(q);
 	queuerun_finish(q, now);
 	dest_wait_arm(q);
 	*timeout_ms = -1;
-	next = q->draining ? 0 : q->next_walk;
+	next = q->draining ? 0 : q->walk.next;
 	if ((wake = dispatch_wakeup(q)) > 0 && (next == 0 || wake < next))
 		next = wake;
 	if (cwake > 0 && (next == 0 || cwake < next))
 		next = cwake;
 	if (q->rescan && !q->draining &&
-	    q->nactive < q->s->queuerun_active_limit)
+	    q->walk.nactive < q->s->queuerun_active_limit)
 		*timeout_ms = 0;
 	else if (next > 0) {
 		wait = ceil((next - now) * 1000);
@@ -285,22 +271,22 @@ queuerun_event_fd(const struct queuerun *q)
 int
 queuerun_busy(const struct queuerun *q)
 {
-	return q->nactive;
+	return q->walk.nactive;
 }
 
 /* queuerun_idle - nothing claimed, and the last walk found nothing due */
 int
 queuerun_idle(const struct queuerun *q)
 {
-	return q->nactive == 0 && q->idle_walk && !q->rescan &&
-	       q->walk_left == NULL;
+	return q->walk.nactive == 0 && q->walk.idle && !q->rescan &&
+	       q->walk.left == NULL;
 }
 
 /* queuerun_done - messages whose pass has ended */
 long
 queuerun_done(const struct queuerun *q)
 {
-	return q->done;
+	return q->out.done;
 }
 
 /* queuerun_inflight - batches at the workers, and messages on the list
@@ -326,7 +312,7 @@ queuerun_release_all(struct queuerun *q)
 {
 	struct qr_msg *m;
 
-	for (m = q->active; m != NULL; m = m->next) {
+	for (m = q->walk.active; m != NULL; m = m->next) {
 		/* a list thread's: its runner's exit counts as no fault */
 		if (m->lm.st.fd == -1 || m->listwork)
 			continue;
@@ -347,7 +333,7 @@ queuerun_abandon(struct queuerun *q)
 {
 	log_notice("stopping: %d batch(es) in flight abandoned, %d message(s) "
 		   "released",
-	    q->inflight, q->nactive);
+	    q->inflight, q->walk.nactive);
 	queuerun_release_all(q);
 	q->abandoned = 1;
 }
@@ -372,7 +358,7 @@ queuerun_close(struct queuerun *q)
 	queuerun_collect(q, clock_now());
 	queuerun_finish(q, clock_now());
 	queuerun_release_all(q);
-	while ((m = q->active) != NULL)
+	while ((m = q->walk.active) != NULL)
 		walk_release(q, m);
 	deliver_pool_close(q->pool);
 	walk_forget(q);

@@ -11,8 +11,6 @@
 
 #include "spool_state.h"
 
-struct queuerun;
-
 /* A recipient given to the scheduler, in core until its outcome is
  * written; the scheduler knows it by its slot in the pool. */
 struct qr_rcpt {
@@ -21,14 +19,21 @@ struct qr_rcpt {
 	char addr[];
 };
 
+/* The pool (the runner's, struct queuerun): records by id. */
+struct rcpt_pool {
+	struct qr_rcpt **tab;
+	uint32_t *unused; /* ids free for reuse */
+	size_t size, nfree;
+};
+
 /* rcpt_pool_add - a record of rc; its id in *id */
 int rcpt_pool_add(
-    struct queuerun *q, const struct spool_rcpt *rc, uint32_t *id);
+    struct rcpt_pool *p, const struct spool_rcpt *rc, uint32_t *id);
 /* rcpt_pool_get - the record of an id in use */
-struct qr_rcpt *rcpt_pool_get(const struct queuerun *q, uint32_t id);
+struct qr_rcpt *rcpt_pool_get(const struct rcpt_pool *p, uint32_t id);
 /* rcpt_pool_drop - free a record; its id may be reused */
-void rcpt_pool_drop(struct queuerun *q, uint32_t id);
+void rcpt_pool_drop(struct rcpt_pool *p, uint32_t id);
 /* rcpt_pool_free - every record and the pool */
-void rcpt_pool_free(struct queuerun *q);
+void rcpt_pool_free(struct rcpt_pool *p);
 
 #endif

@@ -4,8 +4,11 @@
  * Built with -DMJQ_TEST_FAULTS (make fault-runner, for t/69), a message
  * whose header section has "X-Mjq-Test-Fault: segv", "abort" or "hang"
  * makes the runner crash, abort or hang every time it prepares it, as a
- * real poison message would.  In every other build this file is an
- * empty function: no header, option or setting reaches it.
+ * real poison message would; MJQ_TEST_FAULT_BATCHES=N in the runner's
+ * environment makes its first N batches find no memory (dispatch.c), so
+ * that the admitted delivery is given back untried.  In every other
+ * build these are empty functions: no header, variable, option or
+ * setting reaches them.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -38,4 +41,25 @@ test_fault(const char *text, size_t len)
 	(void)text;
 	(void)len;
 #endif
+}
+
+/* test_fault_batch - the batch being made finds no memory, as the test
+ * asks, in a test build only */
+int
+test_fault_batch(void)
+{
+#ifdef MJQ_TEST_FAULTS
+	static long left = -1;
+	const char *v;
+
+	if (left == -1)
+		left = (v = getenv("MJQ_TEST_FAULT_BATCHES")) != NULL
+			   ? strtol(v, NULL, 10)
+			   : 0;
+	if (left > 0) {
+		left--;
+		return 1;
+	}
+#endif
+	return 0;
 }

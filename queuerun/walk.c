@@ -377,10 +377,10 @@ walk_scan(struct queuerun *q, double now, struct walk_pass *p)
 	c.q = q;
 	c.now = now;
 	c.max = (size_t)q->s->queuerun_active_limit * WALK_KEEP;
-	if (q->nactive > 0 &&
-	    (c.active = calloc(q->nactive, sizeof(ino_t))) != NULL) {
+	if (q->walk.nactive > 0 &&
+	    (c.active = calloc(q->walk.nactive, sizeof(ino_t))) != NULL) {
 		struct stat sb;
-		for (m = q->active; m != NULL; m = m->next)
+		for (m = q->walk.active; m != NULL; m = m->next)
 			if (fstat(m->lm.fd, &sb) == 0)
 				c.active[k++] = sb.st_ino;
 		c.nactive = k;
@@ -398,13 +398,13 @@ walk_scan(struct queuerun *q, double now, struct walk_pass *p)
 	}
 	if (c.n > 0) /* c.v is NULL then, which qsort must not get */
 		qsort(c.v, c.n, sizeof(*c.v), walk_cand_cmp);
-	q->next_walk = (double)c.next;
+	q->walk.next = (double)c.next;
 	p->truncated = c.truncated;
 	free(c.active);
 	/* walk_next claims from here; walk_end keeps what is left. */
-	q->walk_left = c.v;
-	q->walk_nleft = c.n;
-	q->walk_pos = 0;
+	q->walk.left = c.v;
+	q->walk.nleft = c.n;
+	q->walk.pos = 0;
 }
 
 /* walk_next - claim the next candidate of the pass; NULL when the active
@@ -413,30 +413,31 @@ walk_scan(struct queuerun *q, double now, struct walk_pass *p)
 struct qr_msg *
 walk_next(struct queuerun *q, double now, struct walk_pass *p)
 {
-	struct walk_cand *v = q->walk_left;
+	struct walk_cand *v = q->walk.left;
 	struct spool_name sn;
 	struct qr_msg *m;
 
 	p->full = 0;
-	while (q->walk_pos < q->walk_nleft) {
-		if (q->nactive >= q->s->queuerun_active_limit || q->draining) {
+	while (q->walk.pos < q->walk.nleft) {
+		if (q->walk.nactive >= q->s->queuerun_active_limit ||
+		    q->draining) {
 			p->full = 1;
 			return NULL;
 		}
-		m = walk_take(q, &v[q->walk_pos], now);
+		m = walk_take(q, &v[q->walk.pos], now);
 		/* Tried: the candidate is the runner's now, or gone. */
-		free(v[q->walk_pos].path);
-		v[q->walk_pos++].path = NULL;
+		free(v[q->walk.pos].path);
+		v[q->walk.pos++].path = NULL;
 		if (m == NULL)
 			continue;
 		/* Of the same size, so it fits. */
 		if (spool_name_parse(m->lm.name, &sn) == 0)
 			(void)strlcpy(m->lm.list, sn.list, sizeof(m->lm.list));
-		m->next = q->active;
-		if (q->active != NULL)
-			q->active->prev = m;
-		q->active = m;
-		q->nactive++;
+		m->next = q->walk.active;
+		if (q->walk.active != NULL)
+			q->walk.active->prev = m;
+		q->walk.active = m;
+		q->walk.nactive++;
 		p->got++;
 		return m;
 	}
@@ -465,10 +466,10 @@ walk_end(struct queuerun *q, const struct walk_pass *p)
 	 * make the runner spin.  A walk that had no room for every due
 	 * message is followed by another: the ones it claimed are gone or
 	 * put off, so the next one sees others. */
-	q->idle_walk = q->nactive == 0 && q->walk_left == NULL;
-	if (q->nactive > 0 || p->got == 0)
-		q->quick_walks = 0;
-	else if (!q->draining && (p->truncated || q->quick_walks++ < 2))
+	q->walk.idle = q->walk.nactive == 0 && q->walk.left == NULL;
+	if (q->walk.nactive > 0 || p->got == 0)
+		q->walk.quick = 0;
+	else if (!q->draining && (p->truncated || q->walk.quick++ < 2))
 		q->rescan = 1;
 }
 
@@ -476,10 +477,10 @@ walk_end(struct queuerun *q, const struct walk_pass *p)
 void
 walk_forget(struct queuerun *q)
 {
-	if (q->walk_left != NULL)
-		walk_free_cands(q->walk_left, q->walk_pos, q->walk_nleft);
-	q->walk_left = NULL;
-	q->walk_nleft = q->walk_pos = 0;
+	if (q->walk.left != NULL)
+		walk_free_cands(q->walk.left, q->walk.pos, q->walk.nleft);
+	q->walk.left = NULL;
+	q->walk.nleft = q->walk.pos = 0;
 }
 
 /* walk_release - drop a message from the active set, free it and drop
@@ -490,10 +491,10 @@ walk_release(struct queuerun *q, struct qr_msg *m)
 	if (m->prev != NULL)
 		m->prev->next = m->next;
 	else
-		q->active = m->next;
+		q->walk.active = m->next;
 	if (m->next != NULL)
 		m->next->prev = m->prev;
-	q->nactive--;
+	q->walk.nactive--;
 	fail_log_close(m);
 	if (m->map != NULL)
 		munmap(m->map, m->maplen);

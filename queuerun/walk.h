@@ -14,6 +14,18 @@
 struct queuerun;
 struct qr_msg;
 
+/* The walk's part of the runner (struct queuerun): the active set it
+ * claims into and releases from, and what the last walk left. */
+struct walk_state {
+	struct qr_msg *active; /* the active set */
+	int nactive;
+	int idle;   /* the last walk found nothing due */
+	int quick;  /* walks in a row whose claims all ended at once */
+	void *left; /* due messages the last walk had no room for */
+	size_t nleft, pos;
+	double next; /* earliest future mtime seen, or 0 */
+};
+
 /* One pass of claims; zeroed, it is a pass over the last walk's
  * leftovers. */
 struct walk_pass {

@@ -5,8 +5,9 @@
  * One line per list: "<list>@<domain> <recipient> <mailbox> <policy>
  * <transient> <unknown> <complaints>", the failures the runners judged
  * in each class (lists/bounce_class.h, in its order) and the ARF abuse
- * reports taken, so cat shows them.  Written by the runners (lockedit's
- * lock), read by mj_queueserv status.
+ * reports taken, so cat shows them; and "mark <message path>" while a
+ * complaint counted is not yet forwarded (spool_bounce_count_once).
+ * Written by the runners (lockedit's lock), read by mj_queueserv status.
  */
 #ifndef MJQ_SPOOL_BOUNCE_COUNT_H
 #define MJQ_SPOOL_BOUNCE_COUNT_H
@@ -30,6 +31,19 @@ struct spool_bounce_count {
  * to the list's line, made when missing; 0, or -1 with errno */
 int spool_bounce_count_add(
     const char *spool, const struct spool_bounce_count *add);
+/* spool_bounce_count_once - as spool_bounce_count_add, and the message
+ * at path msg marked in the same rewrite, unless it is marked already
+ * (counted before its forward was retried); 1 counted, 0 counted
+ * before, -1 with errno */
+int spool_bounce_count_once(
+    const char *spool, const struct spool_bounce_count *add, const char *msg);
+/* spool_bounce_count_marked - 1 when msg is marked (counted, its state
+ * file not yet made), 0 not, -1 with errno */
+int spool_bounce_count_marked(const char *spool, const char *msg);
+/* spool_bounce_count_settled - msg's mark taken away, its state file
+ * being committed (a mark whose message has left the spool goes at any
+ * rewrite anyway); 0, or -1 with errno */
+int spool_bounce_count_settled(const char *spool, const char *msg);
 /* spool_bounce_count_list - every line (*v malloc'd, n of them, in the
  * file's order); 0 or -1 */
 int spool_bounce_count_list(

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # t/51-sched-shared.bats - the destination table shared by every runner
 # ($spool/state/destinations): one concurrency window per destination over
-# all runners, busy slots that a kill -9 cannot leak, dead-destination
+# all runners, busy slots that a kill -9 cannot leak nor a batch that
+# finds no memory (a fault of the test build), dead-destination
 # state seen by every runner, its display in mj_queueserv status, and the
 # feedback debug log.
 #
@@ -156,6 +157,27 @@ status_busy() {
 	run -0 "$MJ_QUEUESERV" -C "$CONF" status -j
 	[[ "$output" == *',"destinations":[{"transport":"smtp","nexthop":"[127.0.0.1]:'$PORT'","delivered":8,"deferred":0,"bounced":0,"window":2,"busy":0,"positive_feedback":0.0000,"negative_feedback":0.0000,"fail_cohorts":0.0000,"dead":false,"dead_until":null,"dead_in":null,"tls":"none","last_error":null,"last_error_at":null}],"mta_sts":[],"dkim_errors":[],"incidents":[],"lists":[{"list":"big@ex.org","judged":{"recipient":0,"mailbox":0,"policy":0,"transient":0,"unknown":0},"complaints":0,"disabled":0,"disabled_addresses":[],"incidents":0}]}' ]]
 	[[ "$output" == *',"counts_since":'[0-9]*',"destinations":'* ]]
+}
+
+@test "a batch that finds no memory gives its slot back to the table (test build): the same runner delivers the rest through a window of 1" {
+	local fr=$BATS_TEST_TMPDIR/fr
+	mkdir -p "$fr"
+	make -s -C "$TOP" fault-runner FAULT_DIR="$fr" >/dev/null
+	conf "destination_concurrency_limit = 1" "initial_destination_concurrency = 1"
+	subscribers 3
+	post 1
+	# The first batch finds no memory: the slot its admit took must go
+	# back (dest_share_undo), or the window of 1 stays full for this
+	# runner's life and it delivers nothing more (timeout fails).
+	MJQ_TEST_FAULT_BATCHES=1 timeout 30 "$fr/mj_queuerun" -C "$CONF" -1 \
+		2>>"$BATS_TEST_TMPDIR/a.log" 3>&-
+	grep -q 'out of memory for a batch' "$BATS_TEST_TMPDIR/a.log"
+	[ "$(distinct)" -ge 2 ]
+	# the lost batch's recipient stayed pending: a later pass delivers it
+	wait_for 30 eval 'runq b; [ "$(distinct)" -eq 3 ] && [ -z "$(queue_files)" ]'
+	[ "$(deliveries)" -eq 3 ]
+	[ "$(stat max_open)" -eq 1 ]
+	[ "$(stat refused)" -eq 0 ]
 }
 
 @test "a destination one runner found dead is deferred by the next without a connection, then revived" {

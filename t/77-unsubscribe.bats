@@ -72,6 +72,25 @@ request_files() {
 	[ "$(mails bob+x@users.test)" -eq 0 ]
 }
 
+@test "with a goodbye text, a one-click removal mails it to the address once (no confirmation asked); a repeated POST sends no second one" {
+	printf 'Sorry to see you go from $LIST.\n' >"$LISTS/example.org/mylist/goodbye"
+	run one_click "$(link bob+x@users.test)"
+	[ "$output" = 200 ]
+	runq
+	run ! grep -q bob "$SUBS"
+	[ "$(mails bob+x@users.test)" -eq 1 ]
+	last bob+x@users.test | grep -qx 'Sorry to see you go from mylist.'
+	last bob+x@users.test | grep -qx 'Subject: Goodbye from mylist@example.org'
+	last bob+x@users.test | grep -q 'is no longer subscribed to mylist@example.org'
+	run ! grep -qi 'confirm' <(last bob+x@users.test)
+	# the same link again: nothing to remove, nothing sent
+	run one_click "$(link bob+x@users.test)"
+	[ "$output" = 200 ]
+	runq
+	[ "$(mails bob+x@users.test)" -eq 1 ]
+	[ "$(queue_files)" = "" ]
+}
+
 @test "the multipart/form-data form of the POST works too" {
 	run curl -s -o /dev/null -w '%{http_code}' \
 		-F 'List-Unsubscribe=One-Click' "$WEB?$(link ann@users.test)"

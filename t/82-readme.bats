@@ -81,4 +81,7 @@ setup() {
 	grep -qx 'mj_queueserv is running' "$STAGE/steps.log"
 	grep -qx '644 root:root /etc/mjq/mjq.conf' "$STAGE/host.log"
 	grep -qx '600 mjq:mjq /var/lib/mjq/unsubscribe.secret' "$STAGE/host.log"
+	# the archive's: dir the user's alone, public_dir readable by all
+	grep -qx '750 mjq:mjq /var/lib/mjq/archive' "$STAGE/host.log"
+	grep -qx '755 mjq:mjq /var/www/mjq-archive' "$STAGE/host.log"
 }

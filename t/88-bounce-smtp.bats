@@ -170,6 +170,8 @@ mjq_list_incidents{list="mylist@example.org"} 1
 @test "a real unknown user (550 5.1.1) over SMTP: disabled on the fifth day, probed, removed after the last probe bounced back through the owner address" {
 	bounce_setup "$SPAMHAUS"
 	printf 'bounce_probes = 2\nbounce_probe_interval = 1d\n' >>"$LISTS/example.org/mylist/config"
+	# a goodbye text: the owners hear it was not sent to a dead mailbox
+	printf 'Goodbye from $LIST.\n' >"$LISTS/example.org/mylist/goodbye"
 	local d
 	for d in 0 1 2 3; do
 		on_day $d
@@ -199,6 +201,10 @@ mjq_list_incidents{list="mylist@example.org"} 1
 	run -1 grep -q gone "$SUBS"
 	[ "$(grep -c 'and each of its 2 probes bounced' "$RUNLOG")" -eq 3 ]
 	[ "$(mails boss@owner.test)" -eq 7 ]
+	[ "$(grep -l 'has been removed from mylist@example.org' "$MAIL"/boss@owner.test/new/* | wc -l)" -eq 3 ]
+	[ "$(grep -l "The list's goodbye text was not sent to it: mail to it bounces." "$MAIL"/boss@owner.test/new/* | wc -l)" -eq 3 ]
+	# no goodbye (nor any other mail) queued to a removed address
+	run -1 grep -q 'reply .* to <gone[123]@ok.test>' "$RUNLOG"
 	# the blocklisted 40 all along: nothing
 	run -1 grep -q '@blocked.test' "$BOUNCES"
 }
@@ -356,4 +362,49 @@ complaints_counted() {
 	[ "$(cat "$SUBS")" = $'carol@users.test\nerin@users.test\ndave@users.test' ]
 	[ "$(complaints_counted)" = 3 ]
 	[ "$(mails boss@owner.test)" -eq 1 ]
+}
+
+# complaint_crashed FEEDBACK-LINE - dave's report, its runner killed as
+# the report's state file (its forward, or its end) is linked in, after
+# the complaint was taken and counted
+complaint_crashed() {
+	local name
+	complaint_setup
+	reply_post
+	copy_of dave@users.test >"$BATS_TEST_TMPDIR/copy"
+	arf_report abuse "$1" "$BATS_TEST_TMPDIR/copy"
+	name=$(queue_files | tail -1)
+	crash_at link "$SPOOL/$(dirname "$name")/.$(basename "$name")"
+	[ "$(complaints_counted)" = 1 ]
+}
+
+@test "a complaint proving nobody is counted once and forwarded once when its runner is killed between the count and the forward" {
+	command -v strace >/dev/null || skip "no strace"
+	complaint_crashed 'Original-Mail-From: <mylist-owner@example.org>'
+	runq_empty
+	echo "complaints counted: $(complaints_counted)"
+	[ "$(complaints_counted)" = 1 ]
+	[ "$(mails boss@owner.test)" -eq 1 ]
+	# the count's mark of the message is gone with it
+	[ "$(cat "$SPOOL/state/bounce-counts")" = "mylist@example.org 0 0 0 0 0 1" ]
+	# and the next report counts again
+	arf_report abuse 'Original-Mail-From: <mylist-owner@example.org>' "$BATS_TEST_TMPDIR/copy"
+	runq_empty
+	[ "$(complaints_counted)" = 2 ]
+	[ "$(mails boss@owner.test)" -eq 2 ]
+}
+
+@test "a complaint that unsubscribes is counted once when its runner is killed before the report's state file: the retry removes nobody more and counts nothing more" {
+	command -v strace >/dev/null || skip "no strace"
+	complaint_crashed 'Original-Rcpt-To: <dave@users.test>'
+	[ "$(cat "$SUBS")" = $'carol@users.test\nerin@users.test' ]
+	runq_empty
+	echo "complaints counted: $(complaints_counted)"
+	cat "$LISTS/example.org/mylist/complaints" || true
+	[ "$(complaints_counted)" = 1 ]
+	[ "$(mails boss@owner.test)" -eq 0 ]
+	grep -q 'complaint about <dave@users.test> taken before its state file was made: not taken again' "$RUNLOG"
+	[ "$(cat "$SPOOL/state/bounce-counts")" = "mylist@example.org 0 0 0 0 0 1" ]
+	# noted once, as what was done then
+	[[ "$(cat "$LISTS/example.org/mylist/complaints")" =~ ^[0-9]+\ dave@users.test\ unsubscribed$ ]]
 }

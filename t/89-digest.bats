@@ -132,6 +132,28 @@ token() {
 	last "$2" | sed -n "s/^$1 \\([0-9a-f]\\{32\\}\\)\$/\\1/p" | head -1
 }
 
+@test "notmetoo and digests: a digest reader's own post is in its digest (one text for every reader, as Mailman 3 sends digests to every digest member whatever receive_own_postings says); notmetoo is the each-mode reader's" {
+	printf 'me@users.test notmetoo\ndig@users.test digest\nplain@users.test digest-plain\n' >"$SUBS"
+	post 1 dig@users.test
+	post 2 plain@users.test
+	post 3 me@users.test
+	post 4
+	runq
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	[ "$(collected)" -eq 0 ]
+	# notmetoo (each mode): every post but its own, one by one
+	[ "$(mails me@users.test)" -eq 3 ]
+	run -1 grep -lq '^Subject: .*post 3$' "$MAIL"/me@users.test/new/*
+	# the digest readers: one issue each, with every post, their own too
+	[ "$(mails dig@users.test)" -eq 1 ]
+	[ "$(mails plain@users.test)" -eq 1 ]
+	for a in dig@users.test plain@users.test; do
+		run "$CHECK" "$(digests "$a")"
+		[ "$status" -eq 0 ]
+		[ "$(printf '%s\n' "${lines[@]:1}" | sort)" = "$(printf '%s\n' 'Poster 1 <dig@users.test> | post 1' 'Poster 2 <plain@users.test> | post 2' 'Poster 3 <me@users.test> | post 3' 'Poster 4 <poster4@users.test> | post 4' | sort)" ]
+	done
+}
+
 @test "a held post enters the digest only when approved; a DMARC-munged post keeps its poster's From in the digest" {
 	printf '[list]\nowners = boss@owner.test\nposting = subscribers\ndmarc_mitigation = munge\ndigest = yes\ndigest_hour = %s\n' \
 		"$HOUR" >"$LISTS/example.org/mylist/config"

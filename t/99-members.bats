@@ -29,6 +29,25 @@ members() {
 	"$MEMBERS" -C "$CONF" "$@"
 }
 
+# sent ADDR - how many messages the test server accepted for ADDR
+sent() {
+	grep -c "to=<$1>\$" "$BATS_TEST_TMPDIR/users/log" || true
+}
+
+# greeted SUBJECT LINE ADDR... - each ADDR got one message, with that
+# Subject and that line in its body
+greeted() {
+	local subject=$1 line=$2 a id
+	shift 2
+	for a in "$@"; do
+		[ "$(sent "$a")" -eq 1 ] || { echo "$a: $(sent "$a") messages" >&2; return 1; }
+		id=$(grep "to=<$a>\$" "$BATS_TEST_TMPDIR/users/log" | cut -d' ' -f2)
+		tr -d '\r' <"$BATS_TEST_TMPDIR/users/save/new/$id" >"$BATS_TEST_TMPDIR/got"
+		grep -qx "Subject: $subject" "$BATS_TEST_TMPDIR/got"
+		grep -qx "$line" "$BATS_TEST_TMPDIR/got"
+	done
+}
+
 @test "add, remove, set-mode and list: the summary, the file kept byte for byte around the lines concerned" {
 	printf '# the owners keep notes here\na@users.test\nB@users.test digest # since 2019\n' >"$SUBS"
 	run -0 members mylist@example.org add <<-EOF
@@ -105,18 +124,53 @@ members() {
 	[ "$output" = "mylist@example.org: 2 added, 1 already there, 0 invalid, 0 banned, 2 welcomed" ]
 	[ "$(queue_files | wc -l)" -eq 1 ]
 	runq
-	SLOG=$BATS_TEST_TMPDIR/users/log
-	[ "$(grep -c 'to=<n1@users.test>$' "$SLOG")" -eq 1 ]
-	[ "$(grep -c 'to=<n2@users.test>$' "$SLOG")" -eq 1 ]
-	[ "$(grep -c 'to=<a@users.test>$' "$SLOG")" -eq 0 ]
-	id=$(grep 'to=<n1@users.test>$' "$SLOG" | cut -d' ' -f2)
-	tr -d '\r' <"$BATS_TEST_TMPDIR/users/save/new/$id" >"$BATS_TEST_TMPDIR/got"
-	grep -qx 'Subject: Welcome to mylist@example.org' "$BATS_TEST_TMPDIR/got"
-	grep -qx 'Hello and welcome to the test list.' "$BATS_TEST_TMPDIR/got"
+	greeted 'Welcome to mylist@example.org' 'Hello and welcome to the test list.' n1@users.test n2@users.test
+	[ "$(sent a@users.test)" -eq 0 ]
 	[ -z "$(queue_files)" ]
 	# --no-welcome (the default): nothing queued
 	run -0 members --no-welcome mylist@example.org add <<<'n3@users.test'
 	run -0 members mylist@example.org add <<<'n4@users.test'
+	[ -z "$(queue_files)" ]
+}
+
+@test "remove notes each address removed in subscribers.since with its time, as an unsubscribe does (what binds one-click links to a subscription); aged lines go; a dry run notes nothing" {
+	printf 'a@users.test\nb@users.test digest\nc@users.test\n' >"$SUBS"
+	printf 'old@users.test 1\nc@users.test %s\n' "$(date +%s)" >"$SUBS.since"
+	local orig
+	orig=$(cat "$SUBS.since")
+	run -0 members -n mylist@example.org remove <<<'a@users.test'
+	[ "$(cat "$SUBS.since")" = "$orig" ]
+	local before after
+	before=$(date +%s)
+	run -1 --separate-stderr members mylist@example.org remove <<<$'a@users.test\nB@users.test\nnot@users.test'
+	after=$(date +%s)
+	[ "$output" = "mylist@example.org: 2 removed, 1 not subscribed, 0 invalid" ]
+	cat "$SUBS.since"
+	# the aged line dropped, c's kept, one line for each address removed
+	[ "$(cut -d' ' -f1 "$SUBS.since" | tr '\n' ' ')" = "c@users.test a@users.test B@users.test " ]
+	local t
+	for t in $(awk '$1 != "c@users.test" {print $2}' "$SUBS.since"); do
+		[ "$t" -ge "$before" ] && [ "$t" -le "$after" ]
+	done
+}
+
+@test "--goodbye queues the list's goodbye to the addresses removed, not to those that were not on; --no-goodbye (the default) sends nothing" {
+	smtpd_start users
+	printf '[transport_map]\n* = smtp:[127.0.0.1]:%s\n' "$PORT" >>"$CONF"
+	printf 'a@users.test\nb@users.test\nc@users.test\n' >"$SUBS"
+	printf 'Farewell from the test list.\n' >"$LISTS/example.org/mylist/goodbye"
+	run -1 --separate-stderr members --goodbye mylist@example.org remove <<<$'a@users.test\nb@users.test\nnot@users.test'
+	[ "$output" = "mylist@example.org: 2 removed, 1 not subscribed, 0 invalid, 2 sent the goodbye" ]
+	[ "$(queue_files | wc -l)" -eq 1 ]
+	runq
+	greeted 'Goodbye from mylist@example.org' 'Farewell from the test list.' a@users.test b@users.test
+	[ "$(sent not@users.test)" -eq 0 ]
+	[ -z "$(queue_files)" ]
+	# --no-goodbye, and the default: nothing queued
+	run -0 members --no-goodbye mylist@example.org remove <<<'c@users.test'
+	[ "$output" = "mylist@example.org: 1 removed, 0 not subscribed, 0 invalid" ]
+	echo c@users.test >>"$SUBS"
+	run -0 members mylist@example.org remove <<<'c@users.test'
 	[ -z "$(queue_files)" ]
 }
 

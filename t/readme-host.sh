@@ -11,8 +11,8 @@
 # the test) holds etc/, a copy of /etc without mjq's user, /etc/mjq,
 # Postfix's main.cf or aliases.db, and with 127.0.0.1 as the name server;
 # it gets log files.  The rest of the host is the real one, read-only in
-# spirit: /usr/local, /var/spool, /var/lib, /var/mail and /run are empty
-# tmpfs here (Postfix's queue tree is copied in), the network is a
+# spirit: /usr/local, /var/spool, /var/lib, /var/mail, /var/www and /run
+# are empty tmpfs here (Postfix's queue tree is copied in), the network is a
 # loopback of our own, and mj_testdns answers on its port 53 that
 # example.org's mail goes to this host.  bob is a local user.
 set -eu
@@ -22,7 +22,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 mount --make-rprivate /
 ip link set lo up
 mount --bind "$stage/etc" /etc
-for d in /usr/local /var/spool /var/lib /var/mail /run; do
+mkdir -p /var/www
+for d in /usr/local /var/spool /var/lib /var/mail /var/www /run; do
 	mount -t tmpfs -o mode=0755 mjq82 "$d"
 done
 chgrp mail /var/mail
@@ -48,7 +49,7 @@ cp /var/mail/bob "$stage/mailbox" 2>/dev/null || true
 {
 	mj_queueserv status || true
 	postqueue -p || true
-	find /var/spool/mjq /var/lib/mjq /etc/mjq -printf '%m %u:%g %p\n' || true
+	find /var/spool/mjq /var/lib/mjq /etc/mjq /var/www -printf '%m %u:%g %p\n' || true
 } >"$stage/host.log" 2>&1
 service mj_queueserv stop >/dev/null 2>&1 || true
 postfix stop >/dev/null 2>&1 || true

@@ -31,6 +31,7 @@ DIR=$(mktemp -d /tmp/mjq-bench-members.XXXXXX)
 chmod 755 "$DIR"
 trap 'rm -rf "$DIR"' EXIT
 . "$TOP/scripts/mjq-workdir.sh"
+. "$TOP/t/mailman3_helpers.bash"
 [ -x "$MEASURE" ] && [ -x "$MEMBERS" ] || make -C "$TOP" -s t/tools/mj_measure members/mjq-members
 
 seq -f 'member%g@example.net' 1 "$N" >"$DIR/in.big"
@@ -82,27 +83,12 @@ ratios() {
 }
 
 if command -v mailman >/dev/null; then
-	mkdir -p "$DIR/mm/var/data"
-	cat >"$DIR/mm/mailman.cfg" <<-CFG
-	[mailman]
-	layout: bench
-	site_owner: owner@example.org
-	[paths.bench]
-	var_dir: $DIR/mm/var
-	[database]
-	class: mailman.database.sqlite.SQLiteDatabase
-	url: sqlite:///$DIR/mm/var/data/mailman.db
-	[mta]
-	incoming: mailman.mta.null.NullMTA
-	[archiver.prototype]
-	enable: no
-	CFG
-	chown -R nobody:nogroup "$DIR/mm"
-	runuser -u nobody -- mailman -C "$DIR/mm/mailman.cfg" create bench@example.org >/dev/null
+	mm3_setup "$DIR/mm"
+	mm3 create bench@example.org >/dev/null
 	out=$("$MEASURE" -n 1 -i "$DIR/in.peer" -- runuser -u nobody -- \
 		mailman -C "$DIR/mm/mailman.cfg" addmembers -W - bench@example.org | tail -1)
 	report "mailman addmembers" "$PEER_N" "$out"
-	n=$(runuser -u nobody -- mailman -C "$DIR/mm/mailman.cfg" members bench@example.org | wc -l)
+	n=$(mm3 members bench@example.org | wc -l)
 	[ "$n" -eq "$PEER_N" ] || { echo "members.sh: mailman has $n members" >&2; exit 1; }
 	ratios mailman
 else

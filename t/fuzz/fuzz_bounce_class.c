@@ -39,7 +39,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, "451 4.0.0 ", 10);
 	memcpy(text + 10, data, size);
 	text[size + 10] = '\0';
-	if (bounce_class(451, "4.0.0", text + 10) == BOUNCE_RECIPIENT)
+	if (bounce_class_reply(text, size + 10, "4.0.0") == BOUNCE_RECIPIENT)
 		abort();
 	if (strlen(bounce_class_name(c)) == 0)
 		abort();

@@ -1,11 +1,14 @@
 #!/usr/bin/python3
 """webdrive.py - one visit of headless Chromium (chromium-driver, through
 python3-selenium) to a page, as a person makes it: open URL, type into
-fields, choose radio buttons, press one button, and keep what the browser
-showed: OUT/NAME.png (a screenshot) and OUT/NAME.html (the DOM) of the
-page opened and, after a press, OUT/NAME-after.png and .html.
+fields, choose radio buttons, press a button or follow a link, and keep
+what the browser showed: OUT/NAME.png (a screenshot) and OUT/NAME.html
+(the DOM) of the page opened and, after each press or follow, of the
+page it led to: OUT/NAME-after.png and .html, then NAME-after2, ...
 
-usage: webdrive.py OUT NAME URL [fill:ID=VALUE | check:ID | press:ID]...
+usage: webdrive.py OUT NAME URL
+           [fill:ID=VALUE | check:ID | press:ID | follow:CSS]...
+(follow: the first element the CSS selector finds, clicked)
 """
 import os
 import sys
@@ -33,6 +36,7 @@ def main():
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"),
                               options=opts)
     driver.set_page_load_timeout(120)
+    after = 0
     try:
         driver.get(url)
         keep(driver, out, name)
@@ -43,12 +47,15 @@ def main():
                 driver.find_element(By.ID, ident).send_keys(value)
             elif verb == "check":
                 driver.find_element(By.ID, arg).click()
-            elif verb == "press":
+            elif verb in ("press", "follow"):
                 old = driver.find_element(By.TAG_NAME, "html")
-                driver.find_element(By.ID, arg).click()
+                driver.find_element(By.ID if verb == "press" else
+                                    By.CSS_SELECTOR, arg).click()
                 WebDriverWait(driver, 120).until(
                     lambda d: old.id != d.find_element(By.TAG_NAME, "html").id)
-                keep(driver, out, name + "-after")
+                after += 1
+                keep(driver, out, name + "-after" +
+                     (str(after) if after > 1 else ""))
             else:
                 sys.exit("webdrive.py: unknown step " + step)
     finally:
