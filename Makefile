@@ -224,10 +224,11 @@ archive/%.o: CPPFLAGS += $(ARCHIVE_CFLAGS)
 archsearch/%.o: CPPFLAGS += $(ARCHIVE_CFLAGS)
 
 # mj_enqueue checks the whole of mjq.conf: of liblists it links the list
-# sections' table (lists_settings.o) and nothing else, of libcluster the
+# sections' table (lists_settings.o) and the spelling of a list's path
+# (list_path.o, to see that a list exists) and nothing else, of libcluster the
 # [cluster] table (cluster_settings.o, no hiredis) and nothing else; so
 # do mj_unsubscribe and mj_queueserv of libcluster.
-LISTS_TABLE := lists/lists_settings.o
+LISTS_TABLE := lists/lists_settings.o lists/list_path.o
 CLUSTER_TABLE := cluster/cluster_settings.o
 enqueue/mj_enqueue: $(ENQ_SRC:.c=.o) $(LISTS_TABLE) $(CLUSTER_TABLE) \
     $(LIBSPOOL) $(LIBCOMMON)

@@ -62,7 +62,7 @@ archive_body_is_attachment(
 	char disp[512];
 
 	name[0] = '\0';
-	if (cmd_mime_header(p->text, p->len, "Content-Disposition", disp,
+	if (header_value(p->text, p->len, "Content-Disposition", disp,
 		sizeof(disp)) == -1)
 		disp[0] = '\0';
 	if (disp[0] != '\0' &&

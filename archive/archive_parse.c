@@ -218,7 +218,7 @@ archive_parse_from(char *v, struct archive_post *p)
 	char *lt, *s;
 	size_t n;
 
-	if (cmd_mime_addr(v, p->from_addr, sizeof(p->from_addr)) == -1)
+	if (header_addr(v, p->from_addr, sizeof(p->from_addr)) == -1)
 		p->from_addr[0] = '\0';
 	(void)cmd_mime_words(v, strlen(v) + 1);
 	if ((lt = strrchr(v, '<')) != NULL)
@@ -254,28 +254,28 @@ archive_parse(const char *text, size_t len, const char *made_id, time_t now,
 
 	memset(p, 0, sizeof(*p));
 	/* read as the list's Archived-At reads it (the same name) */
-	if (cmd_mime_header(text, len, "Message-ID", id, sizeof(id)) == -1)
+	if (header_value(text, len, "Message-ID", id, sizeof(id)) == -1)
 		id[0] = '\0';
 	archive_parse_msgid(id, made_id, p);
-	if (cmd_mime_header(text, len, "Subject", v, sizeof(v)) == -1)
+	if (header_value(text, len, "Subject", v, sizeof(v)) == -1)
 		v[0] = '\0';
 	(void)cmd_mime_words(v, sizeof(v));
 	snprintf(
 	    p->subject, sizeof(p->subject), "%s", v[0] ? v : "(no subject)");
 	p->reply = archive_parse_skey(p->subject, p->skey, sizeof(p->skey));
-	if (cmd_mime_header(text, len, "From", v, sizeof(v)) == -1)
+	if (header_value(text, len, "From", v, sizeof(v)) == -1)
 		v[0] = '\0';
 	archive_parse_from(v, p);
-	if (cmd_mime_header(text, len, "Date", v, sizeof(v)) == -1 ||
+	if (header_value(text, len, "Date", v, sizeof(v)) == -1 ||
 	    archive_parse_date(v, &p->date) == -1 ||
 	    p->date < ARCHIVE_DATE_MIN || p->date > now + ARCHIVE_DATE_AHEAD)
 		p->date = now;
 	if (gmtime_r(&p->date, &tm) == NULL ||
 	    strftime(p->month, sizeof(p->month), "%Y-%m", &tm) == 0)
 		snprintf(p->month, sizeof(p->month), "1970-01");
-	if ((cmd_mime_header(text, len, "References", v, sizeof(v)) == 0 &&
+	if ((header_value(text, len, "References", v, sizeof(v)) == 0 &&
 		archive_parse_ids(v, p) == -1) ||
-	    (cmd_mime_header(text, len, "In-Reply-To", v, sizeof(v)) == 0 &&
+	    (header_value(text, len, "In-Reply-To", v, sizeof(v)) == 0 &&
 		archive_parse_ids(v, p) == -1)) {
 		archive_parse_free(p);
 		return -1;

@@ -41,7 +41,6 @@ enqueue_list_exists(const struct settings *s, const struct enqueue_args *a)
 {
 	char path[PATH_MAX];
 	struct stat st;
-	int r;
 
 	if (s->lists_dir[0] == '\0')
 		return 0;
@@ -54,13 +53,9 @@ enqueue_list_exists(const struct settings *s, const struct enqueue_args *a)
 		    s->lists_dir, strerror(errno));
 		return EX_TEMPFAIL;
 	}
-	if (a->function == SPOOL_FN_MAJORDOMO)
-		r = snprintf(
-		    path, sizeof(path), "%s/%s", s->lists_dir, a->domain);
-	else
-		r = snprintf(path, sizeof(path), "%s/%s/%s", s->lists_dir,
-		    a->domain, a->list);
-	if (r < 0 || (size_t)r >= sizeof(path)) {
+	if (list_path(path, sizeof(path), s, a->domain,
+		a->function == SPOOL_FN_MAJORDOMO ? NULL : a->list,
+		NULL) == -1) {
 		fprintf(stderr, "mj_enqueue: list path too long\n");
 		return EX_USAGE;
 	}

@@ -44,7 +44,7 @@ complaint_note(struct listfn_env *env, struct listfn_msg *m, const char *addr,
 	int r = -1;
 	FILE *fp;
 
-	if (listconf_path(path, sizeof(path), env->s, m->domain, m->list,
+	if (list_path(path, sizeof(path), env->s, m->domain, m->list,
 		"complaints") == -1 ||
 	    lockedit_open(&le, path) == -1)
 		return -1;
@@ -170,7 +170,7 @@ bounce_complaint_summary(struct listfn_env *env, struct listfn_msg *m,
 	FILE *fp;
 	int r;
 
-	if (listconf_path(path, sizeof(path), env->s, m->domain, m->list,
+	if (list_path(path, sizeof(path), env->s, m->domain, m->list,
 		"complaints") == -1)
 		return -1;
 	if ((fp = fopen(path, "re")) == NULL)

@@ -9,7 +9,7 @@
  * digest or digest-plain, and back) is an issue boundary:
  *   1. the list's modes lock (spool_digest_modes) is taken exclusive: no
  *      post is between its collection and the reading of its recipients
- *      (expand_list.c holds the lock shared across both);
+ *      (post.c holds the lock shared across both);
  *   2. the posts collected so far go out in an issue now, to the digest
  *      readers of before the change (digest_issue_now);
  *   3. the mode is written (subs_mode_set);

@@ -118,11 +118,11 @@ digest_plain_name(const struct cmd_mime_part *p, char *name, size_t size)
 	char v[1024];
 	int r = -1;
 
-	if (cmd_mime_header(
+	if (header_value(
 		p->text, p->len, "Content-Disposition", v, sizeof(v)) == 0)
 		r = cmd_mime_ext_param(v, "filename", name, size);
 	if (r == -1 &&
-	    cmd_mime_header(p->text, p->len, "Content-Type", v, sizeof(v)) == 0)
+	    header_value(p->text, p->len, "Content-Type", v, sizeof(v)) == 0)
 		r = cmd_mime_ext_param(v, "name", name, size);
 	return r;
 }

@@ -23,7 +23,7 @@
  *
  * On a list with one-click links (unsubscribe_url), List-Unsubscribe
  * is left to each reader's own copy, as on a post (lists/rcpt_head.c,
- * digest_expand.c).
+ * digest_copy.c).
  *
  * A post keeps its own From in both, in its entry and in the table of
  * contents: the collection holds each post as it came (digest.c), so a
@@ -103,7 +103,7 @@ digest_toc_field(const struct digest_post *dp, const char *name,
 {
 	char *p;
 
-	if (cmd_mime_header(dp->text, dp->len, name, out, outlen) == -1)
+	if (header_value(dp->text, dp->len, name, out, outlen) == -1)
 		(void)strlcpy(out, dflt, outlen);
 	else if (cmd_mime_words(out, outlen) == -1)
 		for (p = out; *p != '\0'; p++) /* out of memory: ASCII */
@@ -158,24 +158,10 @@ digest_head(FILE *fp, const struct digest_issue *di, const char *kind)
 	    "From: <%s-request@%s>\n"
 	    "To: <%s@%s>\n"
 	    "Subject: %s Digest, Vol %lld, Issue %lld\n"
-	    "Message-ID: <%s>\n"
-	    "List-Id: <%s.%s>\n"
-	    "List-Post: <mailto:%s@%s>\n"
-	    "List-Help: <mailto:majordomo@%s?subject=help>\n",
-	    date, l, d, l, d, l, di->volume, di->issue, msgid, l, d, l, d, d);
-	/* With one-click links each reader gets its own (rcpt_head.c). */
-	if (di->lc->unsubscribe_url[0] == '\0')
-		fprintf(fp,
-		    "List-Unsubscribe: <mailto:majordomo@%s?body=unsubscribe"
-		    "%%20%s>\n",
-		    d, l);
-	fprintf(fp,
-	    "List-Subscribe: <mailto:majordomo@%s?body=subscribe%%20%s>\n"
-	    "List-Owner: <mailto:%s-owner@%s>\n",
-	    d, l, l, d);
-	archive_url_fields(fp, di->lc->archive_url, "", l, d, NULL);
-	fprintf(
-	    fp, "Precedence: list\nX-Loop: %s@%s\nMIME-Version: 1.0\n", l, d);
+	    "Message-ID: <%s>\n",
+	    date, l, d, l, d, l, di->volume, di->issue, msgid);
+	list_head_write(fp, di->lc, l, d, NULL);
+	fputs("MIME-Version: 1.0\n", fp);
 }
 
 /* digest_8bit - the text has bytes over 127 */

@@ -6,28 +6,29 @@
  * sweep of expired held posts, and the daily TLS-RPT reports.  They work
  * against an environment and a view of the message (listfn_msg.h), not the
  * runner's state.  The one header other parts include.
+ *
+ * A runner enters through two doors: listfn_first (a message's first
+ * processing, listfn_first.h) and listfn_text (each text to send,
+ * listfn_text.h); behind them the functions choose post, owner mail,
+ * request or digest themselves.  Beside the doors: moving a message
+ * aside, the DSNs the runner's outcomes need, and the sweeps.  post.h
+ * and text_file.h are here only for the fuzz target that checks the
+ * header a post is sent with (t/fuzz/fuzz_header.c); no part calls them.
  */
 #ifndef MJQ_LISTFN_H
 #define MJQ_LISTFN_H
 
 #include "archive_post.h"
 #include "digest.h"
-#include "digest_expand.h"
 #include "dsn.h"
 #include "listfn_aside.h"
 #include "listfn_clock.h"
-#include "listfn_list.h"
-#include "listfn_state.h"
-#include "listfn_text.h"
-#include "expand_list.h"
-#include "expand_owner.h"
-#include "expand_sign.h"
-#include "listfn_aside.h"
-#include "listfn_list.h"
+#include "listfn_first.h"
 #include "listfn_msg.h"
 #include "listfn_text.h"
 #include "moderate_expire.h"
-#include "request.h"
+#include "post.h"
+#include "text_file.h"
 #include "tlsrpt_sweep.h"
 
 #endif

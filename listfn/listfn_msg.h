@@ -34,8 +34,8 @@ struct listfn_env {
 	const struct settings *s;
 	const struct lists_settings *ls; /* [request], [dkim], [arc], ... */
 	const char *dns_server;		 /* [delivery] dns_server, for DMARC */
-	struct dkim_signer *dkim;  /* expand_sign.c, opened at first use */
-	struct dmarc_cache *dmarc; /* expand_dmarc.c, opened at first use */
+	struct dkim_signer *dkim;	 /* text_sign.c, opened at first use */
+	struct dmarc_cache *dmarc;	 /* post_dmarc.c, opened at first use */
 };
 
 /* A message in hand, as the functions see it. */
@@ -55,7 +55,7 @@ struct listfn_msg {
 	char archive[PATH_MAX]; /* the list's archive maildir, or "" */
 	char archive_rcpt[NAME_LIST_MAX + NAME_DOMAIN_MAX + 16];
 	struct rcpt_head *head;	 /* per-recipient header fields, or NULL */
-	struct arc_verdict *arc; /* a post's ARC, expand_arc to expand_sign */
+	struct arc_verdict *arc; /* a post's ARC, post_arc to text_sign */
 	double claimed;		 /* when the runner took it */
 	int rescan; /* the spool has a message to deliver soon: walk it */
 };

@@ -1,51 +1,39 @@
 /*
- * listfn_text.c - a message's text as it is delivered: in an anonymous
- * file (a memfd) every delivery thread can pread, once per text.
+ * listfn_text.c - the second door of the list functions: the text a
+ * message with a state file is sent with, made on each activation (the
+ * state file is the snapshot; the text is not kept).  The message's
+ * kind, from its state file, chooses: a post as the subscribers get it
+ * (post.c), a digest issue with each reader's fields (digest_copy.c),
+ * any other mail as stored (text_file.c).  The text is then signed
+ * (text_sign.c).  The runner calls this on its main thread, and hands
+ * the text to the delivery threads without knowing its kind.
  */
 #include <string.h>
-#include <strings.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
-#include "io.h"
-#include "lists.h"
+#include "digest_copy.h"
 #include "listfn_msg.h"
 #include "listfn_text.h"
+#include "log.h"
+#include "post.h"
+#include "text_file.h"
+#include "text_sign.h"
 
-/* listfn_text_memfd - the delivered text (a, then b) in an anonymous file that
- * every worker can pread */
+/* listfn_text - m's text made (unless made already) and signed */
 int
-listfn_text_memfd(struct listfn_msg *m, const char *a, size_t alen,
-    const char *b, size_t blen)
+listfn_text(
+    struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
 {
-	int fd;
+	int r = 0;
 
-	if ((fd = memfd_create("mjq-message", MFD_CLOEXEC)) == -1)
-		return -1;
-	if (io_write_all(fd, a, alen) == -1 ||
-	    io_write_all(fd, b, blen) == -1) {
-		close(fd);
-		return -1;
+	if (m->datafd == -1) {
+		if (strcmp(m->st.kind, "post") == 0)
+			r = post_text(env, m, text, len);
+		else if (digest_copy_is(m->st.kind))
+			r = digest_copy(env, m, text, len);
+		else if ((r = text_file_plain(m, text, len)) == -1)
+			log_warn("%s: cannot prepare the text", m->name);
 	}
-	m->datafd = fd;
-	m->datasize = (off_t)(alen + blen);
-	return 0;
-}
-
-/* listfn_text_plain - the text as stored, minus Return-Path (the final
- * delivery agent adds one) */
-int
-listfn_text_plain(struct listfn_msg *m, const char *text, size_t len)
-{
-	const char *hend = header_end(text, len), *p = text, *nl;
-
-	/* mj_enqueue puts Return-Path on top; it is the only one removed. */
-	if (hend - p > 12 && strncasecmp(p, "Return-Path:", 12) == 0 &&
-	    (nl = memchr(p, '\n', (size_t)(hend - p))) != NULL) {
-		p = nl + 1;
-		while (p < hend && (*p == ' ' || *p == '\t') &&
-		       (nl = memchr(p, '\n', (size_t)(hend - p))) != NULL)
-			p = nl + 1;
-	}
-	return listfn_text_memfd(m, p, (size_t)(text + len - p), "", 0);
+	if (r == 0 && m->datafd != -1)
+		r = text_sign(env, m);
+	return r;
 }

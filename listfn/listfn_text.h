@@ -1,5 +1,6 @@
 /*
- * listfn_text.h - the delivered text of a message (listfn_text.c).
+ * listfn_text.h - the second door of the list functions (listfn_text.c):
+ * the text a message is sent with.
  */
 #ifndef MJQ_LISTFN_TEXT_H
 #define MJQ_LISTFN_TEXT_H
@@ -9,10 +10,9 @@
 struct listfn_env;
 struct listfn_msg;
 
-/* listfn_text_memfd - the delivered text (a, then b) in an anonymous file */
-int listfn_text_memfd(struct listfn_msg *m, const char *a, size_t alen,
-    const char *b, size_t blen);
-/* listfn_text_plain - the delivered text: as stored, minus Return-Path */
-int listfn_text_plain(struct listfn_msg *m, const char *text, size_t len);
+/* listfn_text - m's text as delivered, in m->datafd, signed; 0, -1 try
+ * again later (logged), -2 moved aside */
+int listfn_text(
+    struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len);
 
 #endif

@@ -47,8 +47,8 @@ moderate_poster(
 {
 	char v[1024];
 
-	if (cmd_mime_header(text, len, "From", v, sizeof(v)) == -1 ||
-	    cmd_mime_addr(v, from, addrlen) == -1 || !name_addr_ok(from))
+	if (header_value(text, len, "From", v, sizeof(v)) == -1 ||
+	    header_addr(v, from, addrlen) == -1 || !name_addr_ok(from))
 		from[0] = '\0';
 	if (header_return_path(text, len, sender, addrlen) == -1 ||
 	    !name_addr_ok(sender))
@@ -77,7 +77,7 @@ moderate_excerpt(FILE *fp, const char *text, size_t len)
 	int lines = 0;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (cmd_mime_header(text, len, names[i], v, sizeof(v)) == 0) {
+		if (header_value(text, len, names[i], v, sizeof(v)) == 0) {
 			moderate_clean(v);
 			fprintf(fp, "  %s: %s\n", names[i], v);
 		}
@@ -256,8 +256,7 @@ moderate_tell(struct listfn_env *env, struct listfn_msg *m, const char *to,
 
 	if (to[0] == '\0' || reply_automatic(text, len, NULL) != NULL)
 		return 0;
-	if (cmd_mime_header(text, len, "Subject", subject, sizeof(subject)) ==
-	    -1)
+	if (header_value(text, len, "Subject", subject, sizeof(subject)) == -1)
 		subject[0] = '\0';
 	moderate_clean(subject);
 	snprintf(self, sizeof(self), "%s-request@%s", m->list, m->domain);

@@ -35,10 +35,10 @@ reply_automatic(const char *text, size_t len, const char *sender)
 
 	if (sender != NULL && sender[0] == '\0')
 		return "the null sender";
-	if (cmd_mime_header(text, len, "Auto-Submitted", v, sizeof(v)) == 0 &&
+	if (header_value(text, len, "Auto-Submitted", v, sizeof(v)) == 0 &&
 	    strncasecmp(v, "no", 2) != 0)
 		return "Auto-Submitted";
-	if (cmd_mime_header(text, len, "Precedence", v, sizeof(v)) == 0 &&
+	if (header_value(text, len, "Precedence", v, sizeof(v)) == 0 &&
 	    (strncasecmp(v, "bulk", 4) == 0 || strncasecmp(v, "junk", 4) == 0 ||
 		strncasecmp(v, "list", 4) == 0))
 		return "Precedence: bulk, junk or list";

@@ -3,7 +3,7 @@
  * <list>-request@<domain> and majordomo@<domain> is read as commands
  * (cmd_parse.c), run (request_cmd.c) and answered (reply.c).
  *
- * The contract with expand.c is expand_owner's: on first contact the
+ * The contract with listfn_first.c is owner_mail's: on first contact the
  * function leaves the message with a state file, here one without
  * recipients, so the normal finish path removes it.  The order is the
  * one generated mail needs: the answers are committed first, the state
@@ -94,12 +94,12 @@ request_process(
 	r.env = env;
 	r.m = m;
 	/* The answer goes to the author (From), as Majordomo's did. */
-	if (cmd_mime_header(text, len, "From", v, sizeof(v)) == -1 ||
-	    cmd_mime_addr(v, r.requester, sizeof(r.requester)) == -1)
+	if (header_value(text, len, "From", v, sizeof(v)) == -1 ||
+	    header_addr(v, r.requester, sizeof(r.requester)) == -1)
 		(void)strlcpy(
 		    r.requester, sender, sizeof(r.requester)); /* same size */
 	if ((why = reply_automatic(text, len, known ? sender : NULL)) == NULL &&
-	    cmd_mime_header(text, len, "X-Loop", v, sizeof(v)) == 0 &&
+	    header_value(text, len, "X-Loop", v, sizeof(v)) == 0 &&
 	    strcasecmp(v, self) == 0)
 		why = "our own X-Loop";
 	if (why == NULL && (bad = name_addr_check(r.requester)) != NULL)
@@ -110,8 +110,8 @@ request_process(
 		return listfn_state_empty(
 		    env, m, "request", known ? sender : "");
 	}
-	cmd_mime_header(text, len, "Subject", subject, sizeof(subject));
-	cmd_mime_header(text, len, "Message-Id", msgid, sizeof(msgid));
+	header_value(text, len, "Subject", subject, sizeof(subject));
+	header_value(text, len, "Message-Id", msgid, sizeof(msgid));
 	reply_init(&r.rs, self, subject, msgid);
 	if ((r.main = reply_for(&r.rs, r.requester)) == NULL) {
 		reply_free(&r.rs);

@@ -113,8 +113,8 @@ request_lists(struct request *r, FILE *fp, const char *addr)
 	DIR *d;
 	int n = 0, member;
 
-	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", r->env->s->lists_dir,
-		r->m->domain) >= sizeof(dir) ||
+	if (list_path(dir, sizeof(dir), r->env->s, r->m->domain, NULL, NULL) ==
+		-1 ||
 	    (d = opendir(dir)) == NULL) {
 		fprintf(fp, "No lists.\n\n");
 		return 0;
@@ -156,7 +156,7 @@ request_info(struct request *r, const struct cmd *c)
 	    "%s-owner@%s\n\n",
 	    c->list, r->m->domain, c->list, r->m->domain, c->list,
 	    r->m->domain);
-	if (listconf_path(path, sizeof(path), r->env->s, r->m->domain, c->list,
+	if (list_path(path, sizeof(path), r->env->s, r->m->domain, c->list,
 		"info") == 0 &&
 	    (fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
 		n = read(fd, buf, sizeof(buf));

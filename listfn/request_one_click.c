@@ -40,10 +40,10 @@ request_one_click(
 	long long issued;
 	int r;
 
-	if (cmd_mime_header(text, len, "X-Mjq-One-Click", v, sizeof(v)) == -1)
+	if (header_value(text, len, "X-Mjq-One-Click", v, sizeof(v)) == -1)
 		return 0;
-	if (cmd_mime_header(text, len, "From", from, sizeof(from)) == -1 ||
-	    cmd_mime_addr(from, addr, sizeof(addr)) == -1 ||
+	if (header_value(text, len, "From", from, sizeof(from)) == -1 ||
+	    header_addr(from, addr, sizeof(addr)) == -1 ||
 	    sscanf(v, "%lld %33s", &issued, mac) != 2)
 		vd = UNSUB_FORGED;
 	else if (unsub_secret_load(&us, env->ls->unsubscribe_secret_file, err,

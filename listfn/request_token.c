@@ -25,7 +25,7 @@ request_list_ok(struct request *r, const char *list)
 	struct stat sb;
 
 	return name_check_list(list) == NULL &&
-	       listconf_path(path, sizeof(path), r->env->s, r->m->domain, list,
+	       list_path(path, sizeof(path), r->env->s, r->m->domain, list,
 		   ".") == 0 &&
 	       stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }

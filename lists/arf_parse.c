@@ -21,6 +21,7 @@
 
 #include "arf_parse.h"
 #include "cmd_mime.h"
+#include "header.h"
 
 /* arf_parse - the report, and the address it proves */
 void
@@ -34,7 +35,7 @@ arf_parse(const char *domain, const char *list, const struct unsub_secret *us,
 
 	memset(af, 0, sizeof(*af));
 	af->proof = "nothing";
-	if (cmd_mime_header(text, len, "Content-Type", v, sizeof(v)) == -1 ||
+	if (header_value(text, len, "Content-Type", v, sizeof(v)) == -1 ||
 	    strncasecmp(v, "multipart/report", 16) != 0 ||
 	    cmd_mime_param(v, "report-type", type, sizeof(type)) == -1 ||
 	    strcasecmp(type, "feedback-report") != 0)
@@ -43,7 +44,7 @@ arf_parse(const char *domain, const char *list, const struct unsub_secret *us,
 	if (cmd_mime_find(text, len, "message/feedback-report", &part, &plen) ==
 	    -1)
 		return;
-	if (cmd_mime_header(part, plen, "Feedback-Type", v, sizeof(v)) == 0) {
+	if (header_value(part, plen, "Feedback-Type", v, sizeof(v)) == 0) {
 		v[strcspn(v, " \t;")] = '\0';
 		(void)strlcpy(af->type, v, sizeof(af->type)); /* may cut */
 		af->abuse = strcasecmp(v, "abuse") == 0;
@@ -56,9 +57,8 @@ arf_parse(const char *domain, const char *list, const struct unsub_secret *us,
 		af->proof = copy_proof_name(how);
 		return;
 	}
-	if (cmd_mime_header(part, plen, "Original-Rcpt-To", v, sizeof(v)) ==
-		0 &&
-	    cmd_mime_addr(v, addr, sizeof(addr)) == 0 && name_addr_ok(addr)) {
+	if (header_value(part, plen, "Original-Rcpt-To", v, sizeof(v)) == 0 &&
+	    header_addr(v, addr, sizeof(addr)) == 0 && name_addr_ok(addr)) {
 		(void)strlcpy(af->addr, addr, sizeof(af->addr)); /* fits */
 		af->proof = "the report's Original-Rcpt-To";
 	}

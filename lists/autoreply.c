@@ -81,8 +81,7 @@ autoreply_marked(
 	size_t i, k;
 
 	for (i = 0; i < n; i++) {
-		if (cmd_mime_header(text, len, v[i].field, val, sizeof(val)) ==
-		    -1)
+		if (header_value(text, len, v[i].field, val, sizeof(val)) == -1)
 			continue;
 		k = strlen(v[i].value);
 		if (strncasecmp(val, v[i].value, k) == 0)
@@ -98,7 +97,7 @@ autoreply_subject(const char *text, size_t len)
 	char subj[512];
 	size_t i;
 
-	if (cmd_mime_header(text, len, "Subject", subj, sizeof(subj)) == -1)
+	if (header_value(text, len, "Subject", subj, sizeof(subj)) == -1)
 		return 0;
 	for (i = 0; i < sizeof(subjects) / sizeof(subjects[0]); i++)
 		if (strcasestr(subj, subjects[i]) != NULL)

@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "bans.h"
+#include "list_path.h"
 #include "io_lines.h"
 #include "listconf.h"
 #include "log.h"
@@ -167,8 +168,7 @@ bans_load(const struct settings *s, const char *domain, const char *list,
 		log_warn("cannot read %s", s->lists_bans_file);
 		goto fail;
 	}
-	if (listconf_path(path, sizeof(path), s, domain, list, BANS_FILE) ==
-	    -1) {
+	if (list_path(path, sizeof(path), s, domain, list, BANS_FILE) == -1) {
 		errno = ENAMETOOLONG;
 		goto fail;
 	}

@@ -67,8 +67,8 @@ bounce_verp(const char *domain, const char *list, const char *text, size_t len,
 
 	k = (size_t)snprintf(prefix, sizeof(prefix), "%s-owner+probe-", list);
 	for (i = 0; i < sizeof(hdrs) / sizeof(hdrs[0]); i++) {
-		if (cmd_mime_header(text, len, hdrs[i], v, sizeof(v)) == -1 ||
-		    cmd_mime_addr(v, addr, sizeof(addr)) == -1)
+		if (header_value(text, len, hdrs[i], v, sizeof(v)) == -1 ||
+		    header_addr(v, addr, sizeof(addr)) == -1)
 			continue;
 		if (copy_rcpt_verp(domain, list, addr, sub, sizeof(sub)) == 0) {
 			(void)bounce_found_add(
@@ -108,14 +108,14 @@ bounce_report_looks(const char *text, size_t len)
 
 	/* a report-type other than delivery-status (an ARF complaint) is
 	 * not a bounce; none at all (X3 gateways) is taken for one */
-	if (cmd_mime_header(text, len, "Content-Type", v, sizeof(v)) == 0 &&
+	if (header_value(text, len, "Content-Type", v, sizeof(v)) == 0 &&
 	    strncasecmp(v, "multipart/report", 16) == 0 &&
 	    (cmd_mime_param(v, "report-type", type, sizeof(type)) == -1 ||
 		strcasecmp(type, "delivery-status") == 0))
 		return 1;
-	if (cmd_mime_header(text, len, "From", v, sizeof(v)) == -1)
+	if (header_value(text, len, "From", v, sizeof(v)) == -1)
 		return 0;
-	if (cmd_mime_addr(v, addr, sizeof(addr)) == 0)
+	if (header_addr(v, addr, sizeof(addr)) == 0)
 		return looks_daemon(addr);
 	v[strcspn(v, " \t\r\n")] = '\0'; /* a bare word, as X6 writes */
 	return looks_daemon(v);

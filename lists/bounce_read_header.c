@@ -11,6 +11,7 @@
 
 #include "bounce_read.h"
 #include "cmd_mime.h"
+#include "header.h"
 
 #define HEADER_VALUE_MAX 4096
 #define HEADER_REASON_MAX 4096
@@ -31,7 +32,7 @@ bounce_read_header(const char *msg, size_t mlen, const char *p, size_t len,
 	size_t i, found = 0, k, rlen;
 
 	for (i = 0; i < sizeof(header_fields) / sizeof(header_fields[0]); i++) {
-		if (cmd_mime_header(
+		if (header_value(
 			msg, mlen, header_fields[i].field, v, sizeof(v)) == -1)
 			continue;
 		for (w = v; *w != '\0'; w = e) {

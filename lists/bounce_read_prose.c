@@ -16,6 +16,7 @@
 #include "bounce_family.h"
 #include "bounce_read.h"
 #include "cmd_mime.h"
+#include "header.h"
 #include "log.h"
 
 #define PROSE_LINE_MAX 1024
@@ -215,9 +216,9 @@ bounce_read_prose(const char *msg, size_t mlen, const char *p, size_t len,
 	if (pthread_once(&compile_once, prose_compile) != 0)
 		return 0;
 	hdr[0] = '\0';
-	if (cmd_mime_header(msg, mlen, "Subject", v, sizeof(v)) == 0)
+	if (header_value(msg, mlen, "Subject", v, sizeof(v)) == 0)
 		(void)strlcat(hdr, v, sizeof(hdr)); /* cut: a hint only */
-	if (cmd_mime_header(msg, mlen, "From", v, sizeof(v)) == 0)
+	if (header_value(msg, mlen, "From", v, sizeof(v)) == 0)
 		(void)strlcat(hdr, v, sizeof(hdr));
 	for (f = 0; f < FAMILIES; f++)
 		if (holds(families[f]->detect, p, len, hdr) &&

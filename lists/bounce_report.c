@@ -177,11 +177,11 @@ bounce_report_make(const char *msg, size_t len, struct bounce_report *r)
 	a.r = r;
 	(void)cmd_mime_each(msg, len, report_part, &a);
 	if (!a.failed && r->text == NULL && r->dsn == NULL &&
-	    cmd_mime_header(msg, len, "Content-Type", ct, sizeof(ct)) == 0 &&
+	    header_value(msg, len, "Content-Type", ct, sizeof(ct)) == 0 &&
 	    strncasecmp(ct, "multipart/", 10) == 0) {
 		/* a boundary that matches nothing: the body as one text */
 		body = header_end(msg, len);
-		if (cmd_mime_header(msg, len, "Content-Transfer-Encoding", cte,
+		if (header_value(msg, len, "Content-Transfer-Encoding", cte,
 			sizeof(cte)) == -1)
 			cte[0] = '\0';
 		if (report_add(&r->text, &r->len, body,

@@ -24,6 +24,7 @@
 #include <strings.h>
 
 #include "bounce_score.h"
+#include "list_path.h"
 #include "listconf.h"
 #include "lockedit.h"
 #include "log.h"
@@ -149,7 +150,7 @@ bounce_score_add(const struct settings *s, const char *domain, const char *list,
 	int ok = -1;
 
 	if ((unsigned)class >= BOUNCE_CLASSES ||
-	    listconf_path(path, sizeof(path), s, domain, list, "bounces") == -1)
+	    list_path(path, sizeof(path), s, domain, list, "bounces") == -1)
 		return -1;
 	if (lockedit_open(&le, path) == -1) {
 		log_warn("cannot lock and read %s", path);

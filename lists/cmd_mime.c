@@ -16,53 +16,6 @@
 #include "cmd_mime.h"
 #include "header.h"
 
-/* cmd_mime_next_line - the start of the line after p (or end) */
-static const char *
-cmd_mime_next_line(const char *p, const char *end)
-{
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-	return nl ? nl + 1 : end;
-}
-
-/* cmd_mime_header - the unfolded value of the first header field called
- * name, blanks at both ends removed; 0 found, -1 none */
-int
-cmd_mime_header(
-    const char *text, size_t len, const char *name, char *out, size_t outlen)
-{
-	const char *hend = header_end(text, len), *p, *e, *v;
-	size_t k = strlen(name), n = 0;
-
-	for (p = text; p < hend; p = e) {
-		e = cmd_mime_next_line(p, hend);
-		if ((size_t)(e - p) <= k || p[k] != ':' ||
-		    strncasecmp(p, name, k) != 0)
-			continue;
-		/* The value runs on through continuation lines. */
-		for (v = p + k + 1; v < hend; v++) {
-			if (*v == '\n' &&
-			    (v + 1 >= hend || (v[1] != ' ' && v[1] != '\t')))
-				break;
-			if (*v == '\r' || *v == '\n')
-				continue;
-			if (n + 1 < outlen)
-				out[n++] = *v == '\t' ? ' ' : *v;
-		}
-		while (n > 0 && out[n - 1] == ' ')
-			n--;
-		if (outlen > 0)
-			out[n] = '\0';
-		for (v = out; *v == ' '; v++)
-			;
-		memmove(out, v, strlen(v) + 1);
-		return 0;
-	}
-	if (outlen > 0)
-		out[0] = '\0';
-	return -1;
-}
-
 /* cmd_mime_param - a parameter of a structured value such as
  * Content-Type (quotes removed); 0 found, -1 none */
 int
@@ -143,11 +96,11 @@ cmd_mime_node(const char *text, size_t len, int depth, struct cmd_mime_part *pt)
 	pt->body = hend;
 	pt->blen = (size_t)(text + len - hend);
 	pt->depth = depth;
-	if (cmd_mime_header(
-		text, len, "Content-Type", pt->ct, sizeof(pt->ct)) == -1)
+	if (header_value(text, len, "Content-Type", pt->ct, sizeof(pt->ct)) ==
+	    -1)
 		(void)strlcpy(pt->ct, "text/plain", sizeof(pt->ct));
 	cmd_mime_type(pt->ct, pt->type, sizeof(pt->type));
-	if (cmd_mime_header(text, len, "Content-Transfer-Encoding", pt->cte,
+	if (header_value(text, len, "Content-Transfer-Encoding", pt->cte,
 		sizeof(pt->cte)) == -1)
 		pt->cte[0] = '\0';
 }
@@ -173,7 +126,7 @@ cmd_mime_visit(
 		-1 ||
 	    (bl = strlen(boundary)) == 0)
 		return 0;
-	for (p = pt.body; p < end; p = cmd_mime_next_line(p, end)) {
+	for (p = pt.body; p < end; p = header_next_line(p, end)) {
 		if ((d = cmd_mime_delim(p, end, boundary, bl)) == 0)
 			continue;
 		if (part != NULL) {
@@ -184,7 +137,7 @@ cmd_mime_visit(
 		}
 		if (d == 2)
 			return 0;
-		part = cmd_mime_next_line(p, end);
+		part = header_next_line(p, end);
 	}
 	return 0;
 }
@@ -348,40 +301,4 @@ cmd_mime_plain(
 		text, len, "text/plain", &body, &blen, cte, sizeof(cte)) == -1)
 		blen = 0;
 	return cmd_mime_decoded(body, blen, cte, max, out, outlen);
-}
-
-/* cmd_mime_addr - the address of a From:/To: value: inside <> when
- * there are some, else the first word with an @; 0 found, -1 none */
-int
-cmd_mime_addr(const char *value, char *out, size_t outlen)
-{
-	const char *p, *e = NULL, *lt = NULL;
-	size_t n;
-
-	/* The last <...> outside quotes: "a <b>" <c@d> is c@d. */
-	for (p = value; *p != '\0'; p++) {
-		if (*p == '"' && (e = strchr(p + 1, '"')) != NULL)
-			p = e;
-		else if (*p == '<')
-			lt = p;
-	}
-	if (lt != NULL && (e = strchr(lt, '>')) != NULL) {
-		p = lt + 1;
-	} else {
-		for (p = value; *p != '\0'; p = e) {
-			while (*p == ' ' || *p == ',')
-				p++;
-			e = p + strcspn(p, " ,");
-			if (memchr(p, '@', (size_t)(e - p)) != NULL)
-				break;
-		}
-		if (*p == '\0')
-			return -1;
-	}
-	n = (size_t)(e - p);
-	if (n == 0 || n >= outlen || memchr(p, '@', n) == NULL)
-		return -1;
-	memcpy(out, p, n);
-	out[n] = '\0';
-	return 0;
 }

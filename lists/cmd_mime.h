@@ -1,7 +1,7 @@
 /*
  * cmd_mime.h - just enough RFC 5322 and MIME to read a request: header
- * values, the first text/plain part, each part, base64 and
- * quoted-printable, and the address in a From: or To: value.
+ * parameters, the first text/plain part, each part, base64 and
+ * quoted-printable (a field's value and the address in it: header.h).
  *
  * Pure code, bounded: no I/O, nesting at most CMD_MIME_DEPTH deep, every
  * output truncated to its buffer.
@@ -26,8 +26,6 @@ struct cmd_mime_part {
 /* cmd_mime_fn - called on each part: 0 goes on, anything else stops */
 typedef int cmd_mime_fn(void *arg, const struct cmd_mime_part *p);
 
-int cmd_mime_header(
-    const char *text, size_t len, const char *name, char *out, size_t outlen);
 int cmd_mime_param(
     const char *value, const char *param, char *out, size_t outlen);
 int cmd_mime_plain(
@@ -37,7 +35,6 @@ int cmd_mime_decoded(const char *body, size_t blen, const char *cte, size_t max,
 int cmd_mime_delim(const char *p, const char *end, const char *b, size_t blen);
 const char *cmd_mime_part_end(const char *part, const char *delim);
 int cmd_mime_each(const char *text, size_t len, cmd_mime_fn *fn, void *arg);
-int cmd_mime_addr(const char *value, char *out, size_t outlen);
 int cmd_mime_find(const char *text, size_t len, const char *type,
     const char **part, size_t *partlen);
 

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "cmd_mime.h"
+#include "header.h"
 #include "cmd_mime_words.h"
 #include "cmd_parse.h"
 #include "names.h"
@@ -245,7 +246,7 @@ cmd_parse_subject(
 	char subj[CMD_LINE_MAX * 2 + 1], *p;
 
 	memset(c, 0, sizeof(*c));
-	if (cmd_mime_header(text, len, "Subject", subj, sizeof(subj)) == -1)
+	if (header_value(text, len, "Subject", subj, sizeof(subj)) == -1)
 		return;
 	if (cmd_mime_words(subj, sizeof(subj)) ==
 	    -1) /* =?UTF-8?Q?subscribe?= */

@@ -80,7 +80,7 @@ cf_type(
 {
 	size_t i;
 
-	if (cmd_mime_header(p, n, "Content-Type", ct, ctlen) == -1 ||
+	if (header_value(p, n, "Content-Type", ct, ctlen) == -1 ||
 	    ct[0] == '\0')
 		(void)strlcpy(ct, "text/plain", ctlen);
 	for (i = 0;
@@ -116,7 +116,7 @@ cf_note(FILE *fp, const char *p, size_t n, const char *type, int top)
 
 	if (top)
 		cf_fields(fp, p, header_end(p, n), 0);
-	if (cmd_mime_header(p, n, "Content-Disposition", ct, sizeof(ct)) == 0 &&
+	if (header_value(p, n, "Content-Disposition", ct, sizeof(ct)) == 0 &&
 	    cmd_mime_ext_param(ct, "filename", name, sizeof(name)) == -1)
 		name[0] = '\0';
 	fprintf(fp,
@@ -138,8 +138,8 @@ cf_html(FILE *fp, const char *p, size_t n, const char *ct, int top)
 	struct text_utf8_note note;
 	int r;
 
-	if (cmd_mime_header(
-		p, n, "Content-Transfer-Encoding", cte, sizeof(cte)) == -1)
+	if (header_value(p, n, "Content-Transfer-Encoding", cte, sizeof(cte)) ==
+	    -1)
 		cte[0] = '\0';
 	if (cmd_mime_param(ct, "charset", charset, sizeof(charset)) == -1)
 		(void)strlcpy(charset, "us-ascii", sizeof(charset));

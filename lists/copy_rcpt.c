@@ -7,7 +7,7 @@
  * field the poster wrote: a reply "To: carol, Cc: the list" carries
  * To: carol in every subscriber's copy.  The list writes two things per
  * copy, and the post's own fields of those names are dropped on the way
- * in (expand_list_drop), so neither can come from the poster:
+ * in (post_drop), so neither can come from the poster:
  *
  *   1. List-Unsubscribe with the recipient's one-click link (lists with
  *      unsubscribe_url): l=<list>@<domain>&a=<address>&t=&s=<MAC>; the
@@ -25,6 +25,7 @@
 #include <strings.h>
 
 #include "cmd_mime.h"
+#include "header.h"
 #include "copy_rcpt.h"
 #include "names.h"
 #include "unsub_link.h"
@@ -64,7 +65,7 @@ copy_rcpt_token(const char *domain, const char *list,
 	struct unsub_link l;
 
 	if (us == NULL || us->n == 0 ||
-	    cmd_mime_header(hdr, len, "List-Unsubscribe", v, sizeof(v)) == -1 ||
+	    header_value(hdr, len, "List-Unsubscribe", v, sizeof(v)) == -1 ||
 	    unsub_link_of_header(v, &l) == -1 || strcmp(l.list, list) != 0 ||
 	    strcasecmp(l.domain, domain) != 0)
 		return -1;
@@ -89,8 +90,8 @@ copy_rcpt(const char *domain, const char *list, const struct unsub_secret *us,
 		return COPY_TOKEN;
 	/* a copy whose link was altered proves nothing, its VERP neither */
 	if (r != -2 &&
-	    cmd_mime_header(hdr, len, "Return-Path", v, sizeof(v)) == 0 &&
-	    cmd_mime_addr(v, addr, sizeof(addr)) == 0 &&
+	    header_value(hdr, len, "Return-Path", v, sizeof(v)) == 0 &&
+	    header_addr(v, addr, sizeof(addr)) == 0 &&
 	    copy_rcpt_verp(domain, list, addr, out, outlen) == 0)
 		return COPY_VERP;
 	if (outlen > 0)

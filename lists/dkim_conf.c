@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "dkim_conf.h"
+#include "list_path.h"
 #include "io.h"
 
 #define D(f) offsetof(struct dkim_conf, f)
@@ -54,10 +55,9 @@ dkim_conf_dir(char *buf, size_t len, const struct settings *s,
 {
 	int r;
 
-	if (ls->dkim_key_dir[0] != '\0')
-		r = snprintf(buf, len, "%s/%s", ls->dkim_key_dir, domain);
-	else
-		r = snprintf(buf, len, "%s/%s/.dkim", s->lists_dir, domain);
+	if (ls->dkim_key_dir[0] == '\0')
+		return list_path(buf, len, s, domain, NULL, ".dkim");
+	r = snprintf(buf, len, "%s/%s", ls->dkim_key_dir, domain);
 	return r < 0 || (size_t)r >= len ? -1 : 0;
 }
 

@@ -1,6 +1,9 @@
 /*
  * header.c - reading a stored message's header: where the body starts,
- * and the envelope sender mj_enqueue recorded in Return-Path.
+ * the envelope sender mj_enqueue recorded in Return-Path, a field's
+ * value and the address in one.  The one home of these header words:
+ * requests, posts, bounces, digests, the archive and the web pages all
+ * read a header through them.
  */
 #include <string.h>
 #include <strings.h>
@@ -88,4 +91,87 @@ header_field_end(const char *p, const char *hend)
 		if (p >= hend || (*p != ' ' && *p != '\t'))
 			return p;
 	}
+}
+
+/* header_next_line - the start of the line after p (or end) */
+const char *
+header_next_line(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+	return nl ? nl + 1 : end;
+}
+
+/* header_value - the unfolded value of the first header field called
+ * name, blanks at both ends removed; 0 found, -1 none */
+int
+header_value(
+    const char *text, size_t len, const char *name, char *out, size_t outlen)
+{
+	const char *hend = header_end(text, len), *p, *e, *v;
+	size_t k = strlen(name), n = 0;
+
+	for (p = text; p < hend; p = e) {
+		e = header_next_line(p, hend);
+		if ((size_t)(e - p) <= k || p[k] != ':' ||
+		    strncasecmp(p, name, k) != 0)
+			continue;
+		/* The value runs on through continuation lines. */
+		for (v = p + k + 1; v < hend; v++) {
+			if (*v == '\n' &&
+			    (v + 1 >= hend || (v[1] != ' ' && v[1] != '\t')))
+				break;
+			if (*v == '\r' || *v == '\n')
+				continue;
+			if (n + 1 < outlen)
+				out[n++] = *v == '\t' ? ' ' : *v;
+		}
+		while (n > 0 && out[n - 1] == ' ')
+			n--;
+		if (outlen > 0)
+			out[n] = '\0';
+		for (v = out; *v == ' '; v++)
+			;
+		memmove(out, v, strlen(v) + 1);
+		return 0;
+	}
+	if (outlen > 0)
+		out[0] = '\0';
+	return -1;
+}
+
+/* header_addr - the address of a From:/To: value: inside <> when
+ * there are some, else the first word with an @; 0 found, -1 none */
+int
+header_addr(const char *value, char *out, size_t outlen)
+{
+	const char *p, *e = NULL, *lt = NULL;
+	size_t n;
+
+	/* The last <...> outside quotes: "a <b>" <c@d> is c@d. */
+	for (p = value; *p != '\0'; p++) {
+		if (*p == '"' && (e = strchr(p + 1, '"')) != NULL)
+			p = e;
+		else if (*p == '<')
+			lt = p;
+	}
+	if (lt != NULL && (e = strchr(lt, '>')) != NULL) {
+		p = lt + 1;
+	} else {
+		for (p = value; *p != '\0'; p = e) {
+			while (*p == ' ' || *p == ',')
+				p++;
+			e = p + strcspn(p, " ,");
+			if (memchr(p, '@', (size_t)(e - p)) != NULL)
+				break;
+		}
+		if (*p == '\0')
+			return -1;
+	}
+	n = (size_t)(e - p);
+	if (n == 0 || n >= outlen || memchr(p, '@', n) == NULL)
+		return -1;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return 0;
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "list_text.h"
+#include "list_path.h"
 
 static int list_text_expand(const char *text, const struct listconf *lc,
     const char *domain, const char *list, char **out);
@@ -100,7 +101,7 @@ list_text_load(const struct settings *s, const struct listconf *lc,
 	int r = -1;
 
 	*out = NULL;
-	if (listconf_path(path, sizeof(path), s, domain, list, file) == -1) {
+	if (list_path(path, sizeof(path), s, domain, list, file) == -1) {
 		snprintf(err, errlen, "%s: path too long", file);
 		return -1;
 	}

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "list_walk.h"
+#include "list_path.h"
 #include "listconf.h"
 #include "names.h"
 
@@ -24,13 +25,12 @@ walk_domain(const struct settings *s, const char *domain,
 	struct stat sb;
 	int n, i, r = 0;
 
-	if (snprintf(dir, sizeof(dir), "%s/%s", s->lists_dir, domain) >=
-		(int)sizeof(dir) ||
+	if (list_path(dir, sizeof(dir), s, domain, NULL, NULL) == -1 ||
 	    (n = scandir(dir, &v, NULL, alphasort)) == -1)
 		return 0;
 	for (i = 0; i < n; i++) {
 		if (r == 0 && name_check_list(v[i]->d_name) == NULL &&
-		    listconf_path(path, sizeof(path), s, domain, v[i]->d_name,
+		    list_path(path, sizeof(path), s, domain, v[i]->d_name,
 			"subscribers") == 0 &&
 		    stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
 			r = fn(arg, domain, v[i]->d_name);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "addr_set.h"
+#include "list_path.h"
 #include "content_filter.h"
 #include "dmarc.h"
 #include "head_rules.h"
@@ -141,17 +142,6 @@ listconf_section(void *arg, const char *section, struct conf_section *out,
 	return 0;
 }
 
-/* listconf_path - <lists>/<domain>/<list>/<file> */
-int
-listconf_path(char *buf, size_t len, const struct settings *s,
-    const char *domain, const char *list, const char *file)
-{
-	int r =
-	    snprintf(buf, len, "%s/%s/%s/%s", s->lists_dir, domain, list, file);
-
-	return r < 0 || (size_t)r >= len ? -1 : 0;
-}
-
 /* listconf_presence - whether the list can be read now.  REMOVED when
  * its directory holds a file named "removed" (the operator's word that
  * the list is gone for good; why gets its first line, if any).  MISSING
@@ -175,8 +165,8 @@ listconf_presence(const struct settings *s, const char *domain,
 		return LISTCONF_MISSING;
 	}
 	if (list == NULL) { /* mail to majordomo@domain: the domain's */
-		if (snprintf(path, sizeof(path), "%s/%s", s->lists_dir,
-			domain) >= (int)sizeof(path) ||
+		if (list_path(path, sizeof(path), s, domain, NULL, NULL) ==
+			-1 ||
 		    stat(path, &sb) == -1) {
 			snprintf(why, whylen, "domain directory %s: %s", path,
 			    strerror(errno));
@@ -184,8 +174,8 @@ listconf_presence(const struct settings *s, const char *domain,
 		}
 		return LISTCONF_PRESENT;
 	}
-	if (listconf_path(path, sizeof(path), s, domain, list, "") == -1 ||
-	    listconf_path(file, sizeof(file), s, domain, list,
+	if (list_path(path, sizeof(path), s, domain, list, "") == -1 ||
+	    list_path(file, sizeof(file), s, domain, list,
 		LISTCONF_REMOVED_FILE) == -1) {
 		snprintf(why, whylen, "list path too long");
 		return LISTCONF_MISSING;
@@ -204,7 +194,7 @@ listconf_presence(const struct settings *s, const char *domain,
 		snprintf(why, whylen, "%s", line[0] ? line : "no reason given");
 		return LISTCONF_REMOVED;
 	}
-	if (listconf_path(path, sizeof(path), s, domain, list, "subscribers") ==
+	if (list_path(path, sizeof(path), s, domain, list, "subscribers") ==
 		-1 ||
 	    stat(path, &sb) == -1) {
 		snprintf(why, whylen, "%s: %s", path, strerror(errno));
@@ -222,8 +212,7 @@ listconf_load(const struct settings *s, const char *domain, const char *list,
 
 	memset(lc, 0, sizeof(*lc));
 	conf_defaults(listconf_keys, NKEYS, lc);
-	if (listconf_path(path, sizeof(path), s, domain, list, "config") ==
-	    -1) {
+	if (list_path(path, sizeof(path), s, domain, list, "config") == -1) {
 		snprintf(err, errlen, "list path too long");
 		return -1;
 	}
@@ -328,7 +317,7 @@ listconf_subscribers_scan(const struct settings *s, const char *domain,
 	ssize_t len;
 	int r = -1, k = 0;
 
-	if (listconf_path(path, sizeof(path), s, domain, list, "subscribers") ==
+	if (list_path(path, sizeof(path), s, domain, list, "subscribers") ==
 	    -1) {
 		snprintf(err, errlen, "list path too long");
 		return -1;

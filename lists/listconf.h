@@ -86,7 +86,5 @@ int listconf_subscribers_find(const struct settings *s, const char *domain,
 int listconf_split(const char *text, char ***out, size_t *n);
 void listconf_free_vec(char **v, size_t n);
 int listconf_in(const char *text, const char *addr);
-int listconf_path(char *buf, size_t len, const struct settings *s,
-    const char *domain, const char *list, const char *file);
 
 #endif

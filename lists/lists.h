@@ -36,6 +36,8 @@
 #include "head_rules.h"
 #include "header.h"
 #include "html_text.h"
+#include "list_head.h"
+#include "list_path.h"
 #include "list_text.h"
 #include "list_walk.h"
 #include "listconf.h"

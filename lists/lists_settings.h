@@ -26,10 +26,10 @@ struct lists_settings {
 	char dkim_key_dir[PATH_MAX];
 	char dkim_selectors[128];
 	char dkim_ed25519_selector[64];
-	/* [arc] (arc_ar.c, arc_seal.c through listfn/expand_dmarc.c) */
+	/* [arc] (arc_ar.c, arc_seal.c through listfn/post_dmarc.c) */
 	int arc_seal;
 	char arc_trusted_authserv_ids[512];
-	/* [dmarc] (dmarc.c through listfn/expand_dmarc.c) */
+	/* [dmarc] (dmarc.c through listfn/post_dmarc.c) */
 	long long dmarc_cache_ttl_max;
 	long long dmarc_negative_ttl;
 	/* [unsubscribe] (rcpt_head.c, subs_edit.c, mj_unsubscribe) */

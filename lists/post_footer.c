@@ -48,7 +48,7 @@ post_footer_type(const char *text, size_t len, char *ct, size_t ctlen,
 {
 	size_t i;
 
-	if (cmd_mime_header(text, len, "Content-Type", ct, ctlen) == -1)
+	if (header_value(text, len, "Content-Type", ct, ctlen) == -1)
 		ct[0] = '\0';
 	for (i = 0;
 	     ct[i] != '\0' && ct[i] != ';' && ct[i] != ' ' && i + 1 < typelen;
@@ -354,7 +354,7 @@ post_footer_make(const char *text, size_t len, const char *head,
 	eol =
 	    hend > text && hend - text >= 2 && hend[-2] == '\r' ? "\r\n" : "\n";
 	post_footer_type(text, len, ct, sizeof(ct), type, sizeof(type));
-	if (cmd_mime_header(
+	if (header_value(
 		text, len, "Content-Transfer-Encoding", cte, sizeof(cte)) == -1)
 		cte[0] = '\0';
 	if (type[0] == '\0' || strcmp(type, "text/plain") == 0) {

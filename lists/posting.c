@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "listconf.h"
+#include "list_path.h"
 #include "log.h"
 #include "posting.h"
 
@@ -73,7 +74,7 @@ posting_accept_from(const struct settings *s, const char *domain,
 		if (strlcpy(path, lc->accept_from, sizeof(path)) >=
 		    sizeof(path))
 			return -1;
-	} else if (listconf_path(path, sizeof(path), s, domain, list,
+	} else if (list_path(path, sizeof(path), s, domain, list,
 		       lc->accept_from) == -1)
 		return -1;
 	if ((fp = fopen(path, "re")) == NULL)

@@ -12,7 +12,7 @@
  * RFC 8058 wants both fields under a DKIM signature, so such a copy is
  * signed here, per recipient, over its own fields and the shared text
  * (lists/dkim_copy.c: the body hash, keys and the text's own fields
- * prepared once, by expand_sign.c).
+ * prepared once, by text_sign.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@
 
 #include "dkim_copy.h"
 #include "dkim_sign.h"
+#include "list_head.h"
 #include "names.h"
 #include "rcpt_head.h"
 #include "unsub_token.h"
@@ -121,12 +122,8 @@ rcpt_head_make(
 		h->issued, link, sizeof(link)) == -1)
 		return -1;
 	/* fits: the link, the domain and the list are bounded above */
-	n = snprintf(fields, sizeof(fields),
-	    "List-Unsubscribe: <%s>,\n"
-	    " <mailto:majordomo@%s?body=unsubscribe%%20%s>\n"
-	    "List-Unsubscribe-Post: List-Unsubscribe=One-Click\n",
-	    link, h->domain, h->list);
-	if (n < 0 || (size_t)n >= sizeof(fields))
+	if ((n = list_head_unsub(
+		 fields, sizeof(fields), h->list, h->domain, link)) == -1)
 		return -1;
 	return rcpt_head_out(h, fields, (size_t)n, out, len);
 }

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "addr_set.h"
+#include "list_path.h"
 #include "listconf.h"
 #include "lockedit.h"
 #include "log.h"
@@ -428,7 +429,7 @@ subs_bulk_run(const struct settings *s, const char *domain, const char *list,
 	memset(&bk, 0, sizeof(bk));
 	bk.b = b;
 	memset(b->count, 0, sizeof(b->count));
-	if (listconf_path(path, sizeof(path), s, domain, list, "subscribers") ==
+	if (list_path(path, sizeof(path), s, domain, list, "subscribers") ==
 	    -1) {
 		snprintf(err, errlen, "list path too long");
 		return -1;

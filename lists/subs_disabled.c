@@ -26,6 +26,7 @@
 #include <strings.h>
 
 #include "io_lines.h"
+#include "list_path.h"
 #include "listconf.h"
 #include "lockedit.h"
 #include "subs_disabled.h"
@@ -131,7 +132,7 @@ subs_disabled_edit(const struct settings *s, const char *domain,
 	int found, r;
 
 	if (!name_addr_ok(addr) ||
-	    listconf_path(subs, sizeof(subs), s, domain, list, "subscribers") ==
+	    list_path(subs, sizeof(subs), s, domain, list, "subscribers") ==
 		-1 ||
 	    disabled_path(path, sizeof(path), subs) == -1) {
 		errno = EINVAL;
@@ -158,7 +159,7 @@ subs_disabled_hold(const struct settings *s, const char *domain,
 	char subs[PATH_MAX], path[PATH_MAX];
 	int n;
 
-	if (listconf_path(subs, sizeof(subs), s, domain, list, "subscribers") ==
+	if (list_path(subs, sizeof(subs), s, domain, list, "subscribers") ==
 		-1 ||
 	    (n = snprintf(path, sizeof(path), "%s%s%s", subs,
 		 SUBS_DISABLED_SUFFIX, SUBS_DISABLED_PROBE)) < 0 ||
@@ -211,7 +212,7 @@ subs_disabled_load(const struct settings *s, const char *domain,
 	char subs[PATH_MAX], path[PATH_MAX];
 
 	*v = NULL, *n = 0;
-	if (listconf_path(subs, sizeof(subs), s, domain, list, "subscribers") ==
+	if (list_path(subs, sizeof(subs), s, domain, list, "subscribers") ==
 		-1 ||
 	    disabled_path(path, sizeof(path), subs) == -1 ||
 	    io_lines_load(

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "lockedit.h"
+#include "list_path.h"
 #include "log.h"
 #include "listconf.h"
 #include "subs_disabled.h"
@@ -74,8 +75,8 @@ subs_edit_open(struct lockedit *le, char *path, size_t pathlen,
     const struct settings *s, const char *domain, const char *list,
     const char *addr)
 {
-	if (!name_addr_ok(addr) || listconf_path(path, pathlen, s, domain, list,
-				       "subscribers") == -1) {
+	if (!name_addr_ok(addr) ||
+	    list_path(path, pathlen, s, domain, list, "subscribers") == -1) {
 		errno = EINVAL;
 		return -1;
 	}

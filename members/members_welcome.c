@@ -34,7 +34,7 @@ welcome_body(FILE *fp, const struct settings *s, const char *domain,
 	ssize_t n = -1;
 	int fd;
 
-	if (listconf_path(path, sizeof(path), s, domain, list,
+	if (list_path(path, sizeof(path), s, domain, list,
 		bye ? "goodbye" : "welcome") == 0 &&
 	    (fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
 		n = read(fd, buf, sizeof(buf));

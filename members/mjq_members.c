@@ -86,8 +86,7 @@ members_become_owner(const struct settings *s, const struct members_run *mr)
 
 	if (geteuid() != 0)
 		return 0;
-	if (listconf_path(path, sizeof(path), s, mr->domain, mr->list, ".") ==
-		-1 ||
+	if (list_path(path, sizeof(path), s, mr->domain, mr->list, ".") == -1 ||
 	    stat(path, &sb) == -1) {
 		log_warn("cannot stat the list directory of %s@%s", mr->list,
 		    mr->domain);

@@ -11,7 +11,7 @@
  *
  * A release leaves a .why in QUEUE/ saying who released it: a list post
  * not yet expanded is then not held again by the posting policy or the
- * size limit (expand_list.c).  A message released from BAD/ starts its
+ * size limit (post.c).  A message released from BAD/ starts its
  * crash count afresh, and every released message is due at once.
  */
 #include <sys/file.h>

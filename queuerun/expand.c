@@ -1,7 +1,9 @@
 /*
- * expand.c - first contact with a claimed message: its state file, made
- * by the function (expand_list.c, expand_owner.c, request.c) when there
- * is none yet, and the text as it will be delivered.  The step loop
+ * expand.c - the runner's expand stage: first contact with a claimed
+ * message.  Its state file, made by the list functions' first door
+ * (listfn_first) when there is none yet, and the text as it will be
+ * delivered, from their second door (listfn_text); which function or
+ * kind of text it is stays behind the doors.  The step loop
  * (queuerun.c) then hands its recipients to dispatch.c.
  *
  * The first processing runs on a list thread (listwork.c); the text is
@@ -14,8 +16,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -83,28 +83,6 @@ expand_resume(struct queuerun *q, struct qr_msg *m)
 	return 0;
 }
 
-/* expand_first - no state file yet: the function makes one (for a
- * post only that: its text is made in expand_end, on the main thread) */
-static int
-expand_first(struct queuerun *q, struct qr_msg *m, const char *text, size_t len)
-{
-	int r;
-
-	switch (m->lm.function) {
-	case SPOOL_FN_LIST:
-		return expand_list_state(&q->fn, &m->lm, text, len);
-	case SPOOL_FN_OWNER:
-		return expand_owner(&q->fn, &m->lm, text, len);
-	case SPOOL_FN_REQUEST:
-	case SPOOL_FN_MAJORDOMO:
-		if ((r = listfn_list_ready(&q->fn, &m->lm)) != 0)
-			return r;
-		return request_process(&q->fn, &m->lm, text, len);
-	default:
-		return -2;
-	}
-}
-
 /* expand_attempt - first processing, counted in .<name>.try so that a
  * message that kills every runner before its state file exists still
  * ends in BAD/ after max_crashes; an attempt that never finished is
@@ -134,7 +112,7 @@ expand_attempt(
 		r = listfn_aside(&q->fn, &m->lm, SPOOL_BAD, why);
 	} else {
 		log_last_clear();
-		r = expand_first(q, m, text, len);
+		r = listfn_first(&q->fn, &m->lm, text, len);
 	}
 	/* Tried again later: the reason stays beside it for mj_queuerun -l */
 	if (r == -1 &&
@@ -181,15 +159,12 @@ expand_state_find(struct qr_msg *m, char *why, size_t whylen)
 	return -1;
 }
 
-/* expand_lane - the list thread of a first processing: commands and
- * owner mail may wait on a list lock (bounces are counted under one);
- * a post takes none, but reads the whole subscribers file (posting
- * policy, snapshot) */
+/* expand_lane - the list thread of a first processing: one that may
+ * wait on a list lock goes apart from those that only read a list */
 static enum listwork_lane
 expand_lane(const struct qr_msg *m)
 {
-	return m->lm.function == SPOOL_FN_LIST ? LISTWORK_POSTS
-					       : LISTWORK_EDITS;
+	return listfn_first_edits(&m->lm) ? LISTWORK_EDITS : LISTWORK_POSTS;
 }
 
 /* expand_attempt_thread - expand_attempt as the list thread runs it */
@@ -212,17 +187,8 @@ expand_end(struct queuerun *q, struct qr_msg *m, int r)
 		m->lm.rescan = 0;
 		q->rescan = 1;
 	}
-	if (r == 0 && m->lm.datafd == -1) {
-		if (strcmp(m->lm.st.kind, "post") == 0)
-			r = expand_list(&q->fn, &m->lm, m->map, m->maplen);
-		else if (digest_is_issue(m->lm.st.kind))
-			r = digest_expand(&q->fn, &m->lm, m->map, m->maplen);
-		else if ((r = listfn_text_plain(&m->lm, m->map, m->maplen)) ==
-			 -1)
-			log_warn("%s: cannot prepare the text", m->lm.name);
-	}
-	if (r == 0 && m->lm.datafd != -1)
-		r = expand_sign(&q->fn, &m->lm);
+	if (r == 0)
+		r = listfn_text(&q->fn, &m->lm, m->map, m->maplen);
 	if (r == 0)
 		test_fault(m->map, m->maplen);
 	munmap(m->map, m->maplen);

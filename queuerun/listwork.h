@@ -16,7 +16,7 @@ struct qr_msg;
 enum listwork_lane { LISTWORK_EDITS, LISTWORK_POSTS, LISTWORK_LANES };
 
 /* The work a message gets on the thread: fn(q, m) returns what
- * expand_first would; the main thread gets it back from listwork_done. */
+ * listfn_first would; the main thread gets it back from listwork_done. */
 typedef int listwork_fn(struct queuerun *q, struct qr_msg *m);
 
 int listwork_submit(struct queuerun *q, struct qr_msg *m,

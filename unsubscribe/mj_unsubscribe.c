@@ -53,7 +53,7 @@ unsub_list_exists(const struct settings *s, const struct unsub_link *l)
 	}
 	/* No such list: the lists directory is there, the list's is not. */
 	if (stat(s->lists_dir, &st) == 0 &&
-	    listconf_path(path, sizeof(path), s, l->domain, l->list, "") == 0 &&
+	    list_path(path, sizeof(path), s, l->domain, l->list, "") == 0 &&
 	    stat(path, &st) == -1 && (errno == ENOENT || errno == ENOTDIR))
 		return 0;
 	return -1;

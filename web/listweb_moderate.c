@@ -101,7 +101,7 @@ listweb_held_field(const char *text, size_t len, const char *name)
 	char v[1024];
 
 	printf("<dt>%s</dt><dd>", name);
-	if (cmd_mime_header(text, len, name, v, sizeof(v)) == 0)
+	if (header_value(text, len, name, v, sizeof(v)) == 0)
 		archive_html_plain(stdout, v, strlen(v));
 	printf("</dd>\n");
 }
@@ -126,10 +126,9 @@ listweb_held_summary(const struct listweb *w, const char *token)
 	if (n < 0)
 		n = 0;
 	text[n] = '\0';
-	if (cmd_mime_header(text, (size_t)n, "Subject", subj, sizeof(subj)) ==
-	    -1)
+	if (header_value(text, (size_t)n, "Subject", subj, sizeof(subj)) == -1)
 		(void)strlcpy(subj, "(no subject)", sizeof(subj));
-	if (cmd_mime_header(text, (size_t)n, "From", from, sizeof(from)) == -1)
+	if (header_value(text, (size_t)n, "From", from, sizeof(from)) == -1)
 		from[0] = '\0';
 	archive_html_plain(stdout, subj, strlen(subj));
 	printf(" (");

@@ -77,8 +77,8 @@ listweb_info(const struct listweb *w)
 	ssize_t n = 0;
 	int fd;
 
-	if (listconf_path(
-		path, sizeof(path), w->s, w->domain, w->list, "info") == 0 &&
+	if (list_path(path, sizeof(path), w->s, w->domain, w->list, "info") ==
+		0 &&
 	    (fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
 		n = read(fd, buf, LISTWEB_INFO_MAX);
 		(void)close(fd); /* read only */

@@ -4,10 +4,10 @@
  * Any bytes as a stored message.  header_end must point inside
  * the text; header_return_path must fill no more than it is given (the
  * size comes from the first input byte) and NUL-terminate; the header a
- * list post is delivered with (expand_list_text, the list options taken
+ * list post is delivered with (post_compose, the list options taken
  * from the second byte) must carry exactly one of each list header,
  * none of the poster's, and the body byte for byte (or, wrapped for
- * DMARC, the whole post inside), and a munged From only once; listfn_text_plain
+ * DMARC, the whole post inside), and a munged From only once; text_file_plain
  * must drop at most the leading Return-Path.  The delivered text lives
  * in a memfd, read back here.
  */
@@ -57,7 +57,7 @@ fuzz_count(const char *text, size_t len, const char *name)
 	return n;
 }
 
-/* fuzz_list - expand_list_text and its invariants */
+/* fuzz_list - post_compose and its invariants */
 static void
 fuzz_list(const char *text, size_t len, unsigned opt)
 {
@@ -70,6 +70,7 @@ fuzz_list(const char *text, size_t len, unsigned opt)
 	static const char *const mine[] = {"List-Id", "List-Post", "List-Help",
 	    "List-Unsubscribe", "List-Subscribe", "List-Owner", "Precedence"};
 	static struct listfn_msg m;
+	struct post_texts none = {NULL, NULL, NULL};
 	struct listconf lc;
 	const char *hend = header_end(text, len);
 	size_t blen = (size_t)(text + len - hend), hlen, i;
@@ -88,7 +89,7 @@ fuzz_list(const char *text, size_t len, unsigned opt)
 	strlcpy(m.list, "mylist", sizeof(m.list));
 	strlcpy(m.domain, "example.org", sizeof(m.domain));
 	m.datafd = -1;
-	if (expand_list_text(&m, &lc, text, len) == -1)
+	if (post_compose(&m, &lc, &none, text, len) == -1)
 		return;
 	out = fuzz_read(&m);
 	if (lc.dmarc_mitigation == DMARC_MIT_WRAP && poster) {
@@ -122,7 +123,7 @@ fuzz_list(const char *text, size_t len, unsigned opt)
 	free(out);
 }
 
-/* fuzz_plain - listfn_text_plain: a suffix of the text, Return-Path out */
+/* fuzz_plain - text_file_plain: a suffix of the text, Return-Path out */
 static void
 fuzz_plain(const char *text, size_t len)
 {
@@ -130,7 +131,7 @@ fuzz_plain(const char *text, size_t len)
 	char *out;
 
 	m.datafd = -1;
-	if (listfn_text_plain(&m, text, len) == -1)
+	if (text_file_plain(&m, text, len) == -1)
 		return;
 	out = fuzz_read(&m);
 	if ((size_t)m.datasize > len ||

@@ -1,20 +1,20 @@
 /*
- * expand_head.c - the header fields each recipient of a list's mail (a
+ * copy_head.c - the header fields each recipient of a list's mail (a
  * post, a digest issue) gets for itself: on a list with one-click links
  * its own List-Unsubscribe and List-Unsubscribe-Post (lists/rcpt_head.c),
- * kept in m->head for expand_sign.c to prepare the per-copy signing and
+ * kept in m->head for text_sign.c to prepare the per-copy signing and
  * for the delivery threads to make.
  */
 #include <stdio.h>
 
-#include "expand_head.h"
+#include "copy_head.h"
 #include "log.h"
 
-/* expand_head - m's per-recipient fields as lc asks (none: m->head is
+/* copy_head - m's per-recipient fields as lc asks (none: m->head is
  * NULL); 0, or -1 (logged): m waits, never sent without the links the
  * list promises */
 int
-expand_head(
+copy_head(
     struct listfn_env *env, struct listfn_msg *m, const struct listconf *lc)
 {
 	char err[PATH_MAX + 100];

@@ -1,5 +1,5 @@
 /*
- * expand_sign.c - the DKIM signatures of a message's delivered text,
+ * text_sign.c - the DKIM signatures of a message's delivered text,
  * made once per text (not per recipient) when the text is prepared, with
  * the keys of the message's domain (the list's), whatever the function:
  * posts, owner forwards, replies and confirmations, bounces.  A post
@@ -23,15 +23,15 @@
 #include <unistd.h>
 
 #include "lists.h"
-#include "listfn_text.h"
-#include "expand_sign.h"
+#include "text_file.h"
+#include "text_sign.h"
 #include "log.h"
 #include "listfn_msg.h"
 
-/* expand_sign_failed - log why m is not signed and keep the reason in
+/* text_sign_failed - log why m is not signed and keep the reason in
  * its state file, where mj_queuerun -l shows it (error=) */
 static void
-expand_sign_failed(struct listfn_msg *m, const char *why)
+text_sign_failed(struct listfn_msg *m, const char *why)
 {
 	char text[SPOOL_STATE_ERROR_MAX + 1];
 
@@ -41,11 +41,11 @@ expand_sign_failed(struct listfn_msg *m, const char *why)
 		log_warn("%s: cannot update %s", m->name, m->st.path);
 }
 
-/* expand_sign_seal - the ARC set of a post's text (prepared as p,
+/* text_sign_seal - the ARC set of a post's text (prepared as p,
  * under head: its DKIM-Signature fields, or nothing) in *arc, empty when
  * it gets none; -1 defers it */
 static int
-expand_sign_seal(struct listfn_msg *m, const struct dkim_prep *p,
+text_sign_seal(struct listfn_msg *m, const struct dkim_prep *p,
     const char *head, size_t headlen, char **arc, size_t *arclen)
 {
 	char err[300];
@@ -56,18 +56,18 @@ expand_sign_seal(struct listfn_msg *m, const struct dkim_prep *p,
 		return (*arc = strdup("")) != NULL ? 0 : -1;
 	if (arc_seal(p, head, headlen, m->arc, arc, arclen, err, sizeof(err)) ==
 	    -1) {
-		expand_sign_failed(m, err);
+		text_sign_failed(m, err);
 		return -1;
 	}
 	return 0;
 }
 
-/* expand_sign_copies - a text whose copies each get header fields of
+/* text_sign_copies - a text whose copies each get header fields of
  * their own (a one-click link): sealed for ARC once, then the body hash
  * and the keys of the sealed text, for the delivery threads to sign each
  * copy with (rcpt_head_make) */
 static int
-expand_sign_copies(struct listfn_env *env, struct listfn_msg *m,
+text_sign_copies(struct listfn_env *env, struct listfn_msg *m,
     const struct dkim_conf *dc, const char *text, size_t len)
 {
 	struct dkim_prep *p;
@@ -77,10 +77,10 @@ expand_sign_copies(struct listfn_env *env, struct listfn_msg *m,
 
 	if (dkim_sign_prepare(env->dkim, dc, m->domain, text, len, &p, err,
 		sizeof(err)) == -1) {
-		expand_sign_failed(m, err);
+		text_sign_failed(m, err);
 		return -1;
 	}
-	if (p == NULL || expand_sign_seal(m, p, NULL, 0, &arc, &arclen) == -1) {
+	if (p == NULL || text_sign_seal(m, p, NULL, 0, &arc, &arclen) == -1) {
 		rcpt_head_sign(m->head, p);
 		return p == NULL ? 0 : -1;
 	}
@@ -102,8 +102,8 @@ expand_sign_copies(struct listfn_env *env, struct listfn_msg *m,
 	free(arc);
 	if ((r = dkim_sign_prepare(env->dkim, dc, m->domain, all, arclen + len,
 		 &p, err, sizeof(err))) == -1)
-		expand_sign_failed(m, err);
-	else if ((r = listfn_text_memfd(m, all, arclen + len, "", 0)) == -1)
+		text_sign_failed(m, err);
+	else if ((r = text_file_memfd(m, all, arclen + len, "", 0)) == -1)
 		log_warn("%s: cannot prepare the sealed text", m->name);
 	else
 		close(old);
@@ -116,10 +116,10 @@ expand_sign_copies(struct listfn_env *env, struct listfn_msg *m,
 	return 0;
 }
 
-/* expand_sign_now - put the DKIM-Signature fields, and a post's ARC
+/* text_sign_now - put the DKIM-Signature fields, and a post's ARC
  * set above them, on top of m's text; -1 means defer m */
 static int
-expand_sign_now(struct listfn_env *env, struct listfn_msg *m)
+text_sign_now(struct listfn_env *env, struct listfn_msg *m)
 {
 	struct dkim_conf dc;
 	char err[PATH_MAX + 200], *sig;
@@ -129,17 +129,17 @@ expand_sign_now(struct listfn_env *env, struct listfn_msg *m)
 
 	if (dkim_conf_load(env->s, env->ls, m->domain, &dc, err, sizeof(err)) ==
 	    -1) {
-		expand_sign_failed(m, err);
+		text_sign_failed(m, err);
 		return -1;
 	}
 	if (!dc.sign || m->datasize == 0)
 		return 0;
 	if (env->dkim == NULL &&
 	    (env->dkim = dkim_sign_open(err, sizeof(err))) == NULL) {
-		expand_sign_failed(m, err);
+		text_sign_failed(m, err);
 		return -1;
 	}
-	/* listfn_text_memfd replaces the text and raises m->datasize: the map
+	/* text_file_memfd replaces the text and raises m->datasize: the map
 	 * is unmapped with the length it was mapped with, never more (the
 	 * pages beyond it are another allocation's). */
 	maplen = (size_t)m->datasize;
@@ -151,16 +151,16 @@ expand_sign_now(struct listfn_env *env, struct listfn_msg *m)
 	if (m->head != NULL) {
 		/* Each copy has fields of its own: signed per copy at
 		 * delivery (rcpt_head.c), with what is made here. */
-		r = expand_sign_copies(env, m, &dc, map, maplen);
+		r = text_sign_copies(env, m, &dc, map, maplen);
 		munmap(map, maplen);
 		return r;
 	}
 	r = arc_sign_text(env->dkim, &dc, m->domain, map, maplen, m->arc, &sig,
 	    &siglen, err, sizeof(err));
 	if (r == -1)
-		expand_sign_failed(m, err);
+		text_sign_failed(m, err);
 	else if (siglen > 0 &&
-		 (r = listfn_text_memfd(m, sig, siglen, map, maplen)) == -1)
+		 (r = text_file_memfd(m, sig, siglen, map, maplen)) == -1)
 		log_warn("%s: cannot prepare the signed text", m->name);
 	else if (siglen > 0)
 		close(old);
@@ -169,12 +169,12 @@ expand_sign_now(struct listfn_env *env, struct listfn_msg *m)
 	return r;
 }
 
-/* expand_sign - expand_sign_now, then the post's ARC verdict let go
+/* text_sign - text_sign_now, then the post's ARC verdict let go
  * (made again with the text at the next activation) */
 int
-expand_sign(struct listfn_env *env, struct listfn_msg *m)
+text_sign(struct listfn_env *env, struct listfn_msg *m)
 {
-	int r = expand_sign_now(env, m);
+	int r = text_sign_now(env, m);
 
 	free(m->arc);
 	m->arc = NULL;

@@ -1,5 +1,5 @@
 /*
- * expand_owner.c - the owner function: mail to <list>-owner goes to the
+ * owner_mail.c - the owner function: mail to <list>-owner goes to the
  * list's owners, as an alias would forward it.
  *
  * The envelope sender stays the original one (a forward, not new mail),
@@ -14,14 +14,14 @@
 #include "listfn_aside.h"
 #include "listfn_list.h"
 #include "listfn_state.h"
-#include "expand_owner.h"
+#include "owner_mail.h"
 #include "lists.h"
 #include "log.h"
 #include "listfn_msg.h"
 
-/* expand_owner - snapshot the owners into the state file */
+/* owner_mail - snapshot the owners into the state file */
 int
-expand_owner(
+owner_mail(
     struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
 {
 	struct spool_state_init init;

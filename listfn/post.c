@@ -1,17 +1,18 @@
 /*
- * expand_list.c - the list function: a post becomes one message to the
+ * post.c - the list function: a post becomes one message to the
  * list's subscribers.
  *
- * First processing (expand_list_state, on a list thread: it reads the
+ * First processing (post_first, on a list thread: it reads the
  * whole list) applies the posting policy and snapshots the subscribers
  * into the state file (with the envelope sender <list>-owner@<domain>,
  * so bounces go to the owner, not to the poster).  Every activation
  * rebuilds the header the same way: Return-Path and any older list
  * headers out; List-Id, List-Post, List-Help, List-Unsubscribe,
  * List-Subscribe, List-Owner (RFC 2369, 2919), Precedence: list and
- * X-Loop in; the subject prefix once; Authentication-Results forged in
- * a trusted authserv-id's name out (its ARC set is judged from the post
- * as it arrived, expand_dmarc.c, and sealed on the text, expand_sign.c).
+ * X-Loop in (lists/list_head.c); the subject prefix once;
+ * Authentication-Results forged in a trusted authserv-id's name out (its ARC
+ * set is judged from the post as it arrived, post_dmarc.c, and sealed on the
+ * text, text_sign.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,18 +31,18 @@
 #include "listfn_clock.h"
 #include "listfn_list.h"
 #include "listfn_state.h"
-#include "listfn_text.h"
-#include "expand_dmarc.h"
-#include "expand_head.h"
-#include "expand_list.h"
-#include "expand_texts.h"
+#include "text_file.h"
+#include "post_dmarc.h"
+#include "copy_head.h"
+#include "post.h"
+#include "post_texts.h"
 #include "log.h"
 #include "moderate.h"
 #include "listfn_msg.h"
 #include "spool_why.h"
 
 /* Headers this list replaces with its own. */
-static const char *const expand_list_drop[] = {
+static const char *const post_drop[] = {
     "Return-Path",
     "List-Id",
     "List-Post",
@@ -54,18 +55,18 @@ static const char *const expand_list_drop[] = {
     "Precedence",
 };
 
-/* expand_list_is - the header field at p (length n) is called name */
+/* post_is - the header field at p (length n) is called name */
 static int
-expand_list_is(const char *p, size_t n, const char *name)
+post_is(const char *p, size_t n, const char *name)
 {
 	size_t k = strlen(name);
 
 	return n > k && p[k] == ':' && strncasecmp(p, name, k) == 0;
 }
 
-/* expand_list_loop - the post carries this list's List-Id or X-Loop */
+/* post_loop - the post carries this list's List-Id or X-Loop */
 static int
-expand_list_loop(const struct listfn_msg *m, const char *text, size_t len)
+post_loop(const struct listfn_msg *m, const char *text, size_t len)
 {
 	const char *hend = header_end(text, len), *p, *e;
 	char id[NAME_LIST_MAX + NAME_DOMAIN_MAX + 4];
@@ -75,19 +76,19 @@ expand_list_loop(const struct listfn_msg *m, const char *text, size_t len)
 	snprintf(loop, sizeof(loop), "%s@%s", m->list, m->domain);
 	for (p = text; p < hend; p = e) {
 		e = header_field_end(p, hend);
-		if ((expand_list_is(p, (size_t)(e - p), "List-Id") &&
+		if ((post_is(p, (size_t)(e - p), "List-Id") &&
 			memmem(p, (size_t)(e - p), id, strlen(id)) != NULL) ||
-		    (expand_list_is(p, (size_t)(e - p), "X-Loop") &&
+		    (post_is(p, (size_t)(e - p), "X-Loop") &&
 			memmem(p, (size_t)(e - p), loop, strlen(loop)) != NULL))
 			return 1;
 	}
 	return 0;
 }
 
-/* expand_list_prefix - the subject prefix with $LIST replaced */
+/* post_prefix - the subject prefix with $LIST replaced */
 static void
-expand_list_prefix(const struct listfn_msg *m, const struct listconf *lc,
-    char *out, size_t outlen)
+post_prefix(const struct listfn_msg *m, const struct listconf *lc, char *out,
+    size_t outlen)
 {
 	const char *p = lc->subject_prefix, *var;
 	size_t n = 0;
@@ -111,7 +112,7 @@ expand_list_prefix(const struct listfn_msg *m, const struct listconf *lc,
 
 /* Header fields a wrapped post keeps on the outside (the rest travel
  * inside, in the message/rfc822 part). */
-static const char *const expand_list_wrap_keep[] = {
+static const char *const post_wrap_keep[] = {
     "To",
     "Cc",
     "Subject",
@@ -125,32 +126,31 @@ static const char *const expand_list_wrap_keep[] = {
     "ARC-Authentication-Results",
 };
 
-/* expand_list_any - the field at p (length n) is one of names */
+/* post_any - the field at p (length n) is one of names */
 static int
-expand_list_any(
-    const char *p, size_t n, const char *const *names, size_t nnames)
+post_any(const char *p, size_t n, const char *const *names, size_t nnames)
 {
 	size_t i;
 
 	for (i = 0; i < nnames; i++)
-		if (expand_list_is(p, n, names[i]))
+		if (post_is(p, n, names[i]))
 			return 1;
 	return 0;
 }
 
-/* The poster, when DMARC mitigation takes the From (expand_list_text). */
-struct expand_list_poster {
+/* The poster, when DMARC mitigation takes the From (post_compose). */
+struct post_poster {
 	int munge, wrap; /* From becomes the list's; the post wrapped */
 	int to_cc;	 /* the poster goes to Cc, not Reply-To */
 	int had_reply, had_cc, had_from;
 	char addr[SPOOL_ADDR_MAX + 1], name[256];
 };
 
-/* expand_list_poster - who wrote, and where the list's mitigation puts
+/* post_poster - who wrote, and where the list's mitigation puts
  * them: Reply-To, or Cc when the list sets Reply-To itself */
 static void
-expand_list_poster(const struct listconf *lc, const char *text,
-    const char *hend, struct expand_list_poster *ps)
+post_poster(const struct listconf *lc, const char *text, const char *hend,
+    struct post_poster *ps)
 {
 	memset(ps, 0, sizeof(*ps));
 	if (lc->dmarc_mitigation == DMARC_MIT_NONE ||
@@ -163,17 +163,17 @@ expand_list_poster(const struct listconf *lc, const char *text,
 	    lc->reply_to[0] != '\0' && strcasecmp(lc->reply_to, "none") != 0;
 }
 
-/* expand_list_munged - write a field the mitigation changes; 1 written,
+/* post_munged - write a field the mitigation changes; 1 written,
  * 0 the caller goes on with it */
 static int
-expand_list_munged(FILE *fp, const struct listfn_msg *m,
-    struct expand_list_poster *ps, const char *p, const char *e)
+post_munged(FILE *fp, const struct listfn_msg *m, struct post_poster *ps,
+    const char *p, const char *e)
 {
 	size_t n = (size_t)(e - p);
 
 	if (!ps->munge)
 		return 0;
-	if (expand_list_is(p, n, "From")) {
+	if (post_is(p, n, "From")) {
 		/* the list's From once, whatever the post had */
 		if (!ps->had_from)
 			dmarc_munge_from(
@@ -181,13 +181,12 @@ expand_list_munged(FILE *fp, const struct listfn_msg *m,
 		ps->had_from = 1;
 		return 1;
 	}
-	if (ps->wrap && !expand_list_any(p, n, expand_list_wrap_keep,
-			    sizeof(expand_list_wrap_keep) /
-				sizeof(expand_list_wrap_keep[0])))
+	if (ps->wrap && !post_any(p, n, post_wrap_keep,
+			    sizeof(post_wrap_keep) / sizeof(post_wrap_keep[0])))
 		return 1; /* inside only */
-	if (expand_list_is(p, n, "Reply-To"))
+	if (post_is(p, n, "Reply-To"))
 		ps->had_reply = 1;
-	if (ps->to_cc && expand_list_is(p, n, "Cc")) {
+	if (ps->to_cc && post_is(p, n, "Cc")) {
 		ps->had_cc = 1;
 		fprintf(fp, "Cc: <%s>,", ps->addr);
 		fwrite(p + 3, 1, n - 3, fp);
@@ -196,11 +195,10 @@ expand_list_munged(FILE *fp, const struct listfn_msg *m,
 	return 0;
 }
 
-/* expand_list_poster_end - the poster's Reply-To or Cc, when the post
+/* post_poster_end - the poster's Reply-To or Cc, when the post
  * had none, and the wrapper's MIME fields */
 static void
-expand_list_poster_end(
-    FILE *fp, const struct expand_list_poster *ps, const char *boundary)
+post_poster_end(FILE *fp, const struct post_poster *ps, const char *boundary)
 {
 	if (!ps->munge)
 		return;
@@ -215,23 +213,23 @@ expand_list_poster_end(
 		    boundary);
 }
 
-/* expand_list_text - the header as the subscribers get it, then the body
+/* post_compose - the header as the subscribers get it, then the body
  * (or, when the list wraps posts, the post as a message/rfc822 part) */
 int
-expand_list_text(struct listfn_msg *m, const struct listconf *lc,
-    const struct expand_list_texts *t, const char *text, size_t len)
+post_compose(struct listfn_msg *m, const struct listconf *lc,
+    const struct post_texts *t, const char *text, size_t len)
 {
 	const char *hend = header_end(text, len), *p, *e, *v, *orig = text;
 	char prefix[160], boundary[64], msgid[ARCHIVE_URL_MSGID_MAX + 1];
 	char *buf = NULL;
-	struct expand_list_poster ps;
+	struct post_poster ps;
 	struct post_footer pf;
 	size_t size = 0;
 	int drop, r;
 	FILE *fp;
 
-	expand_list_prefix(m, lc, prefix, sizeof(prefix));
-	expand_list_poster(lc, text, hend, &ps);
+	post_prefix(m, lc, prefix, sizeof(prefix));
+	post_poster(lc, text, hend, &ps);
 	snprintf(boundary, sizeof(boundary), "mjq-wrap-%08x%08x", arc4random(),
 	    arc4random());
 	memset(&pf, 0, sizeof(pf));
@@ -242,39 +240,21 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 		post_footer_free(&pf);
 		return -1;
 	}
-	fprintf(fp,
-	    "List-Id: <%s.%s>\n"
-	    "List-Post: <mailto:%s@%s>\n"
-	    "List-Help: <mailto:majordomo@%s?subject=help>\n",
-	    m->list, m->domain, m->list, m->domain, m->domain);
-	/* With one-click links each recipient gets its own (rcpt_head.c). */
-	if (lc->unsubscribe_url[0] == '\0')
-		fprintf(fp,
-		    "List-Unsubscribe: <mailto:majordomo@%s?body=unsubscribe"
-		    "%%20%s>\n",
-		    m->domain, m->list);
-	fprintf(fp,
-	    "List-Subscribe: <mailto:majordomo@%s?body=subscribe%%20%s>\n"
-	    "List-Owner: <mailto:%s-owner@%s>\n"
-	    "Precedence: list\n"
-	    "X-Loop: %s@%s\n",
-	    m->domain, m->list, m->list, m->domain, m->list, m->domain);
-	archive_url_fields(fp, lc->archive_url, lc->archived_at_url, m->list,
-	    m->domain,
-	    cmd_mime_header(text, len, "Message-ID", msgid, sizeof(msgid)) == 0
+	list_head_write(fp, lc, m->list, m->domain,
+	    header_value(text, len, "Message-ID", msgid, sizeof(msgid)) == 0
 		? msgid
 		: NULL);
 	for (p = text; p < hend; p = e) {
 		e = header_field_end(p, hend);
 		if (*p == '\n' || (*p == '\r' && e - p <= 2))
 			break; /* the empty line: written below */
-		drop = expand_list_any(p, (size_t)(e - p), expand_list_drop,
-		    sizeof(expand_list_drop) / sizeof(expand_list_drop[0]));
-		if (expand_list_is(p, (size_t)(e - p), "Return-Path"))
+		drop = post_any(p, (size_t)(e - p), post_drop,
+		    sizeof(post_drop) / sizeof(post_drop[0]));
+		if (post_is(p, (size_t)(e - p), "Return-Path"))
 			orig = e; /* the wrapped post starts after it */
 		if (lc->reply_to[0] != '\0' &&
 		    strcasecmp(lc->reply_to, "none") &&
-		    expand_list_is(p, (size_t)(e - p), "Reply-To"))
+		    post_is(p, (size_t)(e - p), "Reply-To"))
 			drop = 1;
 		/* Results that claim a trusted authserv-id and are not
 		 * the receiving MTA's (arc_ar.c) go. */
@@ -284,10 +264,10 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 		if ((pf.wrap && post_footer_moves(p, (size_t)(e - p))) ||
 		    head_rules_removes(lc->remove_headers, p, (size_t)(e - p)))
 			drop = 1; /* inside the wrapper; the list's rule */
-		if (drop || expand_list_munged(fp, m, &ps, p, e))
+		if (drop || post_munged(fp, m, &ps, p, e))
 			continue;
 		if (prefix[0] != '\0' &&
-		    expand_list_is(p, (size_t)(e - p), "Subject")) {
+		    post_is(p, (size_t)(e - p), "Subject")) {
 			for (v = p + 8; v < e && (*v == ' ' || *v == '\t'); v++)
 				;
 			/* A reply keeps its prefix: never add it twice. */
@@ -312,12 +292,11 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 		else
 			fprintf(fp, "Reply-To: <%s>\n", lc->reply_to);
 	}
-	expand_list_poster_end(fp, &ps, boundary);
+	post_poster_end(fp, &ps, boundary);
 	fputs(pf.fields, fp);
 	fputs("\n", fp);
 	if (ps.wrap) {
-		if (expand_texts_wrapped(fp, t, boundary, orig, text + len) ==
-		    -1)
+		if (post_texts_wrapped(fp, t, boundary, orig, text + len) == -1)
 			goto fail;
 		hend = text + len; /* the body is written: nothing follows */
 	}
@@ -326,9 +305,9 @@ expand_list_text(struct listfn_msg *m, const struct listconf *lc,
 		goto fail;
 	}
 	if (pf.body != NULL)
-		r = listfn_text_memfd(m, buf, size, pf.body, pf.blen);
+		r = text_file_memfd(m, buf, size, pf.body, pf.blen);
 	else
-		r = listfn_text_memfd(
+		r = text_file_memfd(
 		    m, buf, size, hend, (size_t)(text + len - hend));
 	free(buf);
 	post_footer_free(&pf);
@@ -342,21 +321,21 @@ fail:
 }
 
 /* What the snapshot writes to, and whom it leaves out. */
-struct expand_list_to {
+struct post_to {
 	struct spool_state_writer *w;
 	const struct subs_disabled *off; /* disabled after bounces */
 	size_t noff;
 	const char *poster[2]; /* the From and the envelope sender, or "" */
 };
 
-/* expand_list_rcpt - listconf_subscribers_each_mode's callback: a
+/* post_rcpt - listconf_subscribers_each_mode's callback: a
  * state file line for a subscriber of mode each (or notmetoo, when it
  * is not the poster) whose delivery is not disabled (digest readers get
  * the post in their digest, nomail ones nothing) */
 static int
-expand_list_rcpt(void *arg, const char *addr, enum subs_mode mode)
+post_rcpt(void *arg, const char *addr, enum subs_mode mode)
 {
-	struct expand_list_to *to = arg;
+	struct post_to *to = arg;
 
 	if ((mode != SUBS_EACH && mode != SUBS_NOTMETOO) ||
 	    subs_disabled_find(to->off, to->noff, addr) != NULL)
@@ -367,16 +346,16 @@ expand_list_rcpt(void *arg, const char *addr, enum subs_mode mode)
 	return spool_state_write_rcpt(to->w, addr);
 }
 
-/* expand_list_snapshot - the subscribers, and the archive as one more
+/* post_snapshot - the subscribers, and the archive as one more
  * recipient (delivered, retried and recorded like the others), streamed
  * into the new state file */
 static int
-expand_list_snapshot(struct listfn_env *env, struct listfn_msg *m,
+post_snapshot(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, struct spool_state_init *init, size_t *n,
     const struct subs_disabled *off, size_t noff, const char *author)
 {
 	struct spool_state_writer *w;
-	struct expand_list_to to;
+	struct post_to to;
 	char err[300];
 	int r = -1;
 
@@ -389,7 +368,7 @@ expand_list_snapshot(struct listfn_env *env, struct listfn_msg *m,
 	to.w = w, to.off = off, to.noff = noff;
 	to.poster[0] = author, to.poster[1] = init->from;
 	if (listconf_subscribers_each_mode(env->s, m->domain, m->list,
-		expand_list_rcpt, &to, err, sizeof(err)) == -1)
+		post_rcpt, &to, err, sizeof(err)) == -1)
 		log_warnx("%s: %s", m->name, err);
 	else if (lc->archive[0] != '\0' &&
 		 spool_state_write_rcpt(w, m->archive_rcpt) == -1)
@@ -405,11 +384,11 @@ expand_list_snapshot(struct listfn_env *env, struct listfn_msg *m,
 	return r;
 }
 
-/* expand_list_disabled - the subscribers whose delivery is disabled, as
+/* post_disabled - the subscribers whose delivery is disabled, as
  * the probes due now leave them (bounce_probe.c: disabled addresses are
  * probed as posts go out, and one enabled again gets this post) */
 static int
-expand_list_disabled(struct listfn_env *env, struct listfn_msg *m,
+post_disabled(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, struct subs_disabled **off, size_t *noff)
 {
 	if (subs_disabled_load(env->s, m->domain, m->list, off, noff) == -1) {
@@ -431,25 +410,25 @@ expand_list_disabled(struct listfn_env *env, struct listfn_msg *m,
 	return 0;
 }
 
-/* expand_list_verp - a post goes one envelope per recipient, each
+/* post_verp - a post goes one envelope per recipient, each
  * naming its recipient (<list>-owner+user=host@domain), when the list
  * says verp = yes; when it has one-click links (a copy per recipient
  * already: VERP costs nothing more); and for verp_rate percent of the
  * posts of the others (as Sympa's verp_rate), so that bounces naming
  * nobody readable still name a sample of the subscribers */
 static int
-expand_list_verp(const struct listconf *lc)
+post_verp(const struct listconf *lc)
 {
 	return lc->verp || lc->unsubscribe_url[0] != '\0' ||
 	       (lc->verp_rate > 0 &&
 		   arc4random_uniform(100) < (uint32_t)lc->verp_rate);
 }
 
-/* expand_list_take - an accepted post (from its envelope sender)
+/* post_take - an accepted post (from its envelope sender)
  * collected for the digest, then its snapshot (n recipients, noff
  * disabled left out) */
 static int
-expand_list_take(struct listfn_env *env, struct listfn_msg *m,
+post_take(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, const char *text, size_t len, const char *from,
     size_t *n, size_t *noff)
 {
@@ -462,8 +441,8 @@ expand_list_take(struct listfn_env *env, struct listfn_msg *m,
 	int r;
 
 	/* the author, for notmetoo: From's address ("" when none) */
-	if (cmd_mime_header(text, len, "From", value, sizeof(value)) == -1 ||
-	    cmd_mime_addr(value, author, sizeof(author)) == -1)
+	if (header_value(text, len, "From", value, sizeof(value)) == -1 ||
+	    header_addr(value, author, sizeof(author)) == -1)
 		author[0] = '\0';
 	/* the digest and the archive take the post as its readers get it */
 	if (content_filter_apply(lc, text, len, &filtered, &flen) == -1)
@@ -482,24 +461,24 @@ expand_list_take(struct listfn_env *env, struct listfn_msg *m,
 	init.sender = sender;
 	init.from = from;
 	init.kind = "post";
-	init.verp = expand_list_verp(lc);
-	if (expand_list_disabled(env, m, lc, &off, noff) == -1)
+	init.verp = post_verp(lc);
+	if (post_disabled(env, m, lc, &off, noff) == -1)
 		return -1;
-	r = expand_list_snapshot(env, m, lc, &init, n, off, *noff, author);
+	r = post_snapshot(env, m, lc, &init, n, off, *noff, author);
 	free(off);
 	return r;
 }
 
-/* expand_list_first - first processing: checks, then the snapshot */
+/* post_admit - first processing: checks, then the snapshot */
 static int
-expand_list_first(struct listfn_env *env, struct listfn_msg *m,
+post_admit(struct listfn_env *env, struct listfn_msg *m,
     const struct listconf *lc, const char *text, size_t len)
 {
 	char err[300], released[SPOOL_WHY_MAX], from[SPOOL_ADDR_MAX + 1];
 	size_t n = 0, sent, noff = 0;
 	int r, mfd;
 
-	if (expand_list_loop(m, text, len)) {
+	if (post_loop(m, text, len)) {
 		return listfn_aside(env, m, SPOOL_BAD,
 		    "mail loop: the post carries this list's List-Id or "
 		    "X-Loop");
@@ -528,7 +507,7 @@ expand_list_first(struct listfn_env *env, struct listfn_msg *m,
 	header_return_path(text, len, from, sizeof(from));
 	if ((mfd = digest_modes_hold(env, m, lc)) == -1)
 		return -1;
-	r = expand_list_take(env, m, lc, text, len, from, &n, &noff);
+	r = post_take(env, m, lc, text, len, from, &n, &noff);
 	if (mfd >= 0)
 		close(mfd);
 	if (r == -1)
@@ -543,10 +522,9 @@ expand_list_first(struct listfn_env *env, struct listfn_msg *m,
 	return 0;
 }
 
-/* expand_list_conf - the config of m's list, its archive noted in m */
+/* post_conf - the config of m's list, its archive noted in m */
 static int
-expand_list_conf(
-    struct listfn_env *env, struct listfn_msg *m, struct listconf *lc)
+post_conf(struct listfn_env *env, struct listfn_msg *m, struct listconf *lc)
 {
 	int r;
 
@@ -564,54 +542,53 @@ expand_list_conf(
 	return 0;
 }
 
-/* expand_list_state - a new post's first processing, as a list thread
+/* post_first - a new post's first processing, as a list thread
  * runs it (it reads the whole list): the checks and the posting policy,
- * then the snapshot; as expand_list returns.  Its text is then made by
- * expand_list on the main thread. */
+ * then the snapshot; as post_text returns.  Its text is then made by
+ * post_text on the main thread. */
 int
-expand_list_state(
+post_first(
     struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
 {
 	struct listconf lc;
 	int r;
 
-	if ((r = expand_list_conf(env, m, &lc)) != 0)
+	if ((r = post_conf(env, m, &lc)) != 0)
 		return r;
-	return expand_list_first(env, m, &lc, text, len);
+	return post_admit(env, m, &lc, text, len);
 }
 
-/* expand_list - a post whose state file is made (expand_list_state, or
+/* post_text - a post whose state file is made (post_first, or
  * an earlier pass): its text, on the main thread */
 int
-expand_list(
+post_text(
     struct listfn_env *env, struct listfn_msg *m, const char *text, size_t len)
 {
-	struct expand_list_texts t;
+	struct post_texts t;
 	struct listconf lc;
 	char *filtered = NULL;
 	size_t flen = 0;
 	int r;
 
-	if ((r = expand_list_conf(env, m, &lc)) != 0)
+	if ((r = post_conf(env, m, &lc)) != 0)
 		return r;
 	snprintf(m->verp_prefix, sizeof(m->verp_prefix), "%s-owner", m->list);
-	lc.dmarc_mitigation = (int)expand_dmarc(env, m, &lc, text, len);
-	if (expand_arc(env, m, text, len) == -1) {
+	lc.dmarc_mitigation = (int)post_dmarc(env, m, &lc, text, len);
+	if (post_arc(env, m, text, len) == -1) {
 		log_warn("%s: cannot judge its ARC chain", m->name);
 		return -1;
 	}
-	if (expand_texts_load(env, m, &lc, &t) == -1)
+	if (post_texts_load(env, m, &lc, &t) == -1)
 		return -1;
 	/* the list's content filter, then its texts around what is left */
 	if ((r = content_filter_apply(&lc, text, len, &filtered, &flen)) == 0)
-		r = filtered != NULL
-			? expand_list_text(m, &lc, &t, filtered, flen)
-			: expand_list_text(m, &lc, &t, text, len);
+		r = filtered != NULL ? post_compose(m, &lc, &t, filtered, flen)
+				     : post_compose(m, &lc, &t, text, len);
 	free(filtered);
-	expand_texts_free(&t);
+	post_texts_free(&t);
 	if (r == -1) {
 		log_warn("%s: cannot prepare the text", m->name);
 		return -1;
 	}
-	return expand_head(env, m, &lc);
+	return copy_head(env, m, &lc);
 }

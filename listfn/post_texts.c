@@ -1,6 +1,6 @@
 /*
- * expand_texts.c - what a list owner adds to each post, read at each
- * activation of a post (expand_list.c): the header and footer texts
+ * post_texts.c - what a list owner adds to each post, read at each
+ * activation of a post (post.c): the header and footer texts
  * (lists/list_text.c, put in by lists/post_footer.c) and the
  * custom_headers fields (lists/head_rules.c); and the texts as parts of
  * a post wrapped for DMARC.
@@ -8,14 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "expand_texts.h"
+#include "post_texts.h"
 #include "listfn_msg.h"
 #include "lists.h"
 #include "log.h"
 
-/* expand_texts_free - let them go */
+/* post_texts_free - let them go */
 void
-expand_texts_free(struct expand_list_texts *t)
+post_texts_free(struct post_texts *t)
 {
 	free(t->head);
 	free(t->foot);
@@ -23,16 +23,16 @@ expand_texts_free(struct expand_list_texts *t)
 	t->head = t->foot = t->fields = NULL;
 }
 
-/* expand_texts_load - the list's header and footer texts; -1
+/* post_texts_load - the list's header and footer texts; -1
  * (logged): the post waits, never sent without them */
 int
-expand_texts_load(struct listfn_env *env, struct listfn_msg *m,
-    const struct listconf *lc, struct expand_list_texts *t)
+post_texts_load(struct listfn_env *env, struct listfn_msg *m,
+    const struct listconf *lc, struct post_texts *t)
 {
 	char err[PATH_MAX + 300], path[PATH_MAX];
 
 	t->head = t->foot = t->fields = NULL;
-	if (listconf_path(path, sizeof(path), env->s, m->domain, m->list,
+	if (list_path(path, sizeof(path), env->s, m->domain, m->list,
 		HEAD_RULES_FILE) == -1)
 		snprintf(
 		    err, sizeof(err), "%s: path too long", HEAD_RULES_FILE);
@@ -43,16 +43,16 @@ expand_texts_load(struct listfn_env *env, struct listfn_msg *m,
 		 head_rules_load(path, &t->fields, err, sizeof(err)) == 0)
 		return 0;
 	log_warnx("%s: %s: deferred", m->name, err);
-	expand_texts_free(t);
+	post_texts_free(t);
 	return -1;
 }
 
-/* expand_texts_wrapped - the body of a post wrapped for DMARC: the
+/* post_texts_wrapped - the body of a post wrapped for DMARC: the
  * list's header text, the post (orig to end) as a message/rfc822 part,
  * the list's footer text */
 int
-expand_texts_wrapped(FILE *fp, const struct expand_list_texts *t,
-    const char *boundary, const char *orig, const char *end)
+post_texts_wrapped(FILE *fp, const struct post_texts *t, const char *boundary,
+    const char *orig, const char *end)
 {
 	const char *const texts[2] = {t->head, t->foot};
 	char *part;
