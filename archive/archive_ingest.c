@@ -178,22 +178,6 @@ archive_ingest_one(struct archive_list *al, const char *entry, const char *text,
 	return k;
 }
 
-/* archive_ingest_store - A2 for one post: its own transaction */
-int
-archive_ingest_store(struct archive_list *al, const char *entry,
-    const char *text, size_t len, time_t now)
-{
-	int k;
-
-	if (archive_db_do(al->db, "BEGIN IMMEDIATE", "") == -1)
-		return -1;
-	if ((k = archive_ingest_one(al, entry, text, len, now)) == -1) {
-		(void)archive_db_do(al->db, "ROLLBACK", "");
-		return -1;
-	}
-	return archive_db_do(al->db, "COMMIT", "") == -1 ? -1 : k;
-}
-
 /* archive_ingest_add - one post into the open batch */
 int
 archive_ingest_add(struct archive_list *al, const char *entry, const char *text,

@@ -11,14 +11,10 @@
 
 #include "archive_list.h"
 
-/* archive_ingest_store - one post (text, len bytes) into the index
- * under the identity entry, in its own transaction, with the pages it
- * changes marked dirty; 1 stored, 0 it was already, -1 error */
-int archive_ingest_store(struct archive_list *al, const char *entry,
-    const char *text, size_t len, time_t now);
-/* archive_ingest_add - one post stored as archive_ingest_store does,
- * in a transaction of up to a batch of posts left open; 1, 0, -1 (the
- * open transaction rolled back) */
+/* archive_ingest_add - one post (text, len bytes) into the index under
+ * the identity entry, with the pages it changes marked dirty, in a
+ * transaction of up to a batch of posts left open; 1 stored, 0 it was
+ * already, -1 error (the open transaction rolled back) */
 int archive_ingest_add(struct archive_list *al, const char *entry,
     const char *text, size_t len, time_t now);
 /* archive_ingest_end - the open transaction committed (ok) or rolled

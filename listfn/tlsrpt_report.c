@@ -200,8 +200,9 @@ tlsrpt_one_policy(FILE *fp, const struct tlsrpt_rec *v, size_t n)
 	fputc('}', fp);
 }
 
-/* tlsrpt_report_json - the whole report */
-void
+/* tlsrpt_report_json - the whole report of the n records v, all of r's
+ * domain */
+static void
 tlsrpt_report_json(FILE *fp, const struct tlsrpt_report *r,
     const struct tlsrpt_rec *v, size_t n)
 {

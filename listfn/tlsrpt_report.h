@@ -36,9 +36,6 @@ struct tlsrpt_report {
 int tlsrpt_report_init(struct tlsrpt_report *r, const char *day,
     const char *domain, const char *from, const char *organization,
     const char *contact);
-/* tlsrpt_report_json - the report of the n records v, all of r's domain */
-void tlsrpt_report_json(FILE *fp, const struct tlsrpt_report *r,
-    const struct tlsrpt_rec *v, size_t n);
 /* tlsrpt_report_message - the message carrying it to one address, made
  * at now (malloc'd); 0 or -1 */
 int tlsrpt_report_message(const struct tlsrpt_report *r, const char *to,

@@ -84,7 +84,7 @@ link_signals(void)
 }
 
 /* runner_link_beat_ms - how often a runner says it is alive */
-long long
+static long long
 runner_link_beat_ms(const struct settings *s)
 {
 	long long ms = s->queueserv_runner_hang_timeout * 1000 / 4;

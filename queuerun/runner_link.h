@@ -32,6 +32,5 @@ struct runner_link_opts {
 
 int runner_link_serve(struct queuerun *q, const struct settings *s,
     const struct runner_link_opts *o);
-long long runner_link_beat_ms(const struct settings *s);
 
 #endif
