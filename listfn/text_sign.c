@@ -169,12 +169,37 @@ text_sign_now(struct listfn_env *env, struct listfn_msg *m)
 	return r;
 }
 
+/* text_sign_keep - the text, as signed, kept for the copies when each
+ * is made whole (its footer has each copy's own link, rcpt_head.c) */
+static int
+text_sign_keep(struct listfn_msg *m)
+{
+	size_t len = (size_t)m->datasize;
+	void *map;
+	int r;
+
+	if (m->head == NULL || len == 0)
+		return 0;
+	if ((map = mmap(NULL, len, PROT_READ, MAP_SHARED, m->datafd, 0)) ==
+	    MAP_FAILED) {
+		log_warn("%s: cannot map its text", m->name);
+		return -1;
+	}
+	if ((r = rcpt_head_text(m->head, map, len)) == -1)
+		log_warnx("%s: cannot keep its text: out of memory", m->name);
+	munmap(map, len);
+	return r;
+}
+
 /* text_sign - text_sign_now, then the post's ARC verdict let go
  * (made again with the text at the next activation) */
 int
 text_sign(struct listfn_env *env, struct listfn_msg *m)
 {
 	int r = text_sign_now(env, m);
+
+	if (r == 0)
+		r = text_sign_keep(m);
 
 	free(m->arc);
 	m->arc = NULL;

@@ -9,6 +9,10 @@
  *   $ARCHIVE_URL  the archive_url template with $LIST and $DOMAIN
  *                 replaced ("" when unset)
  *   $UNSUBSCRIBE  mailto:majordomo@DOMAIN?body=unsubscribe%20LIST
+ *   $UNSUBSCRIBE_URL  each copy's own one-click link, in a post's footer
+ *                 on a list with unsubscribe_url (list_text_load_linked:
+ *                 LIST_TEXT_LINK, replaced per copy by rcpt_head.c);
+ *                 elsewhere the same as $UNSUBSCRIBE
  *
  * A text that is absent is no text; one that cannot be read is an
  * error (the message waits: a list never goes out without the footer
@@ -23,15 +27,16 @@
 #include "list_path.h"
 
 static int list_text_expand(const char *text, const struct listconf *lc,
-    const char *domain, const char *list, char **out);
+    const char *domain, const char *list, int link, char **out);
 
 /* list_text_var - write the value of the variable at p, if one starts
  * there; its name's length, 0 when none */
 static size_t
 list_text_var(FILE *fp, const char *p, const struct listconf *lc,
-    const char *domain, const char *list)
+    const char *domain, const char *list, int link)
 {
 	char *url;
+	size_t n = 12;
 
 	if (strncmp(p, "$LIST", 5) == 0) {
 		fputs(list, fp);
@@ -41,16 +46,23 @@ list_text_var(FILE *fp, const char *p, const struct listconf *lc,
 		fputs(domain, fp);
 		return 7;
 	}
+	if (strncmp(p, "$UNSUBSCRIBE_URL", 16) == 0) {
+		if (link && lc->unsubscribe_url[0] != '\0') {
+			fputs(LIST_TEXT_LINK, fp);
+			return 16;
+		}
+		n = 16;
+	}
 	if (strncmp(p, "$UNSUBSCRIBE", 12) == 0) {
 		fprintf(fp, "mailto:majordomo@%s?body=unsubscribe%%20%s",
 		    domain, list);
-		return 12;
+		return n;
 	}
 	if (strncmp(p, "$ARCHIVE_URL", 12) == 0) {
 		/* the template names $LIST and $DOMAIN only: no loop */
 		if (strstr(lc->archive_url, "$ARCHIVE_URL") == NULL &&
-		    list_text_expand(lc->archive_url, lc, domain, list, &url) ==
-			0) {
+		    list_text_expand(
+			lc->archive_url, lc, domain, list, 0, &url) == 0) {
 			fputs(url, fp);
 			free(url);
 		}
@@ -63,7 +75,7 @@ list_text_var(FILE *fp, const char *p, const struct listconf *lc,
  * *out; -1 out of memory */
 static int
 list_text_expand(const char *text, const struct listconf *lc,
-    const char *domain, const char *list, char **out)
+    const char *domain, const char *list, int link, char **out)
 {
 	const char *p;
 	size_t size = 0, n;
@@ -74,7 +86,7 @@ list_text_expand(const char *text, const struct listconf *lc,
 		return -1;
 	for (p = text; *p != '\0'; p++) {
 		if (*p == '$' &&
-		    (n = list_text_var(fp, p, lc, domain, list)) > 0)
+		    (n = list_text_var(fp, p, lc, domain, list, link)) > 0)
 			p += n - 1;
 		else
 			fputc(*p, fp);
@@ -87,13 +99,14 @@ list_text_expand(const char *text, const struct listconf *lc,
 	return 0;
 }
 
-/* list_text_load - the list's text called file, its variables replaced,
- * into *out (malloc'd; NULL when the list has none); -1 with err when it
- * cannot be read, is too long or holds a NUL */
-int
-list_text_load(const struct settings *s, const struct listconf *lc,
-    const char *domain, const char *list, const char *file, char **out,
-    char *err, size_t errlen)
+/* list_text_read - the list's text called file, its variables replaced
+ * ($UNSUBSCRIBE_URL by LIST_TEXT_LINK when link), into *out (malloc'd;
+ * NULL when the list has none); -1 with err when it cannot be read, is
+ * too long or holds a NUL */
+static int
+list_text_read(const struct settings *s, const struct listconf *lc,
+    const char *domain, const char *list, const char *file, int link,
+    char **out, char *err, size_t errlen)
 {
 	char path[PATH_MAX], *buf;
 	size_t n;
@@ -129,10 +142,29 @@ list_text_load(const struct settings *s, const struct listconf *lc,
 	fclose(fp);
 	buf[n] = '\0';
 	if (r == 0 && n > 0 &&
-	    list_text_expand(buf, lc, domain, list, out) == -1) {
+	    list_text_expand(buf, lc, domain, list, link, out) == -1) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		r = -1;
 	}
 	free(buf);
 	return r;
+}
+
+/* list_text_load - the text called file, $UNSUBSCRIBE_URL the mailto */
+int
+list_text_load(const struct settings *s, const struct listconf *lc,
+    const char *domain, const char *list, const char *file, char **out,
+    char *err, size_t errlen)
+{
+	return list_text_read(s, lc, domain, list, file, 0, out, err, errlen);
+}
+
+/* list_text_load_linked - the text called file, $UNSUBSCRIBE_URL left for
+ * each copy's own link (LIST_TEXT_LINK) on a list with one-click links */
+int
+list_text_load_linked(const struct settings *s, const struct listconf *lc,
+    const char *domain, const char *list, const char *file, char **out,
+    char *err, size_t errlen)
+{
+	return list_text_read(s, lc, domain, list, file, 1, out, err, errlen);
 }

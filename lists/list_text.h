@@ -13,7 +13,15 @@
 
 #define LIST_TEXT_MAX (64 * 1024)
 
+/* Where each copy's own one-click link goes ($UNSUBSCRIBE_URL in a
+ * post's footer): ASCII, so it passes through any charset a footer is
+ * converted to, and made of bytes no footer text writes (US, 0x1f). */
+#define LIST_TEXT_LINK "\037mjq-unsubscribe-url\037"
+
 int list_text_load(const struct settings *s, const struct listconf *lc,
+    const char *domain, const char *list, const char *file, char **out,
+    char *err, size_t errlen);
+int list_text_load_linked(const struct settings *s, const struct listconf *lc,
     const char *domain, const char *list, const char *file, char **out,
     char *err, size_t errlen);
 

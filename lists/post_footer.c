@@ -14,6 +14,11 @@
  * - a signed or encrypted post (multipart/signed, multipart/encrypted,
  *   S/MIME's application/pkcs7-mime) is never altered.
  *
+ * The place of each copy's own one-click link (LIST_TEXT_LINK) stays in
+ * a 7bit or 8bit body and in a footer part, where a link is written as
+ * it is; a quoted-printable or base64 body is encoded once for every
+ * copy, so it gets the list's mailto there instead.
+ *
  * Pure code: the texts are read and their variables replaced by the
  * caller (list_text.c).
  */
@@ -28,6 +33,7 @@
 
 #include "cmd_mime.h"
 #include "header.h"
+#include "list_text.h"
 #include "mime_encode.h"
 #include "post_footer.h"
 
@@ -336,16 +342,44 @@ fail:
 	return -1;
 }
 
+/* post_footer_unlinked - text with each LIST_TEXT_LINK made mailto,
+ * malloc'd */
+static char *
+post_footer_unlinked(const char *text, const char *mailto)
+{
+	size_t size = 0, ml = strlen(LIST_TEXT_LINK);
+	const char *p = text, *q;
+	char *buf = NULL;
+	FILE *fp;
+
+	if ((fp = open_memstream(&buf, &size)) == NULL)
+		return NULL;
+	while ((q = strstr(p, LIST_TEXT_LINK)) != NULL) {
+		fwrite(p, 1, (size_t)(q - p), fp);
+		fputs(mailto, fp);
+		p = q + ml;
+	}
+	fputs(p, fp);
+	if (fclose(fp) == EOF) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* post_footer_make - the post (text, len: header and body) with head
- * above its text and foot below (either NULL), as out says; 0, or -1
+ * above its text and foot below (either NULL), as out says, mailto in
+ * place of each copy's own link where a copy cannot have one; 0, or -1
  * out of memory */
 int
 post_footer_make(const char *text, size_t len, const char *head,
-    const char *foot, struct post_footer *out)
+    const char *foot, const char *mailto, struct post_footer *out)
 {
 	const char *hend = header_end(text, len), *eol;
 	char ct[256], type[64], cte[64], charset[64];
 	struct post_footer_texts t = {NULL, NULL};
+	const char *orig = foot;
+	char *plain;
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -361,6 +395,13 @@ post_footer_make(const char *text, size_t len, const char *head,
 		if (cmd_mime_param(ct, "charset", charset, sizeof(charset)) ==
 		    -1)
 			charset[0] = '\0';
+		plain = foot != NULL && strstr(foot, LIST_TEXT_LINK) != NULL &&
+				(strcasecmp(cte, "quoted-printable") == 0 ||
+				    strcasecmp(cte, "base64") == 0)
+			    ? post_footer_unlinked(foot, mailto)
+			    : NULL;
+		if (plain != NULL)
+			foot = plain;
 		if ((head == NULL ||
 			post_footer_conv(charset, head, &t.head) == 0) &&
 		    (foot == NULL ||
@@ -369,6 +410,9 @@ post_footer_make(const char *text, size_t len, const char *head,
 			    (size_t)(text + len - hend), cte, &t, eol, out);
 		free(t.head);
 		free(t.foot);
+		if (plain != NULL)
+			foot = orig;
+		free(plain);
 		if (r != 0)
 			return r == 1 ? 0 : -1;
 	}

@@ -13,6 +13,12 @@
  * signed here, per recipient, over its own fields and the shared text
  * (lists/dkim_copy.c: the body hash, keys and the text's own fields
  * prepared once, by text_sign.c).
+ *
+ * A post whose footer asks for the link ($UNSUBSCRIBE_URL, left as
+ * LIST_TEXT_LINK in the text by list_text.c and post_footer.c) has a
+ * body of its own per copy too: the text is kept here (rcpt_head_text),
+ * and each copy is made whole, the link in the footer, its body hashed
+ * and signed per copy.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +27,9 @@
 
 #include "dkim_copy.h"
 #include "dkim_sign.h"
+#include "header.h"
 #include "list_head.h"
+#include "list_text.h"
 #include "names.h"
 #include "rcpt_head.h"
 #include "unsub_token.h"
@@ -33,7 +41,59 @@ struct rcpt_head {
 	long long issued;
 	struct unsub_maker *maker; /* the tokens, keyed once */
 	struct dkim_prep *dkim;	   /* the copies' signing, or NULL */
+	char *text;		   /* the text, when each copy is whole */
+	size_t len, at;		   /* its length, the link's place in it */
 };
+
+/* rcpt_head_text - the text every copy is made of (len bytes): kept
+ * when its footer has the place of each copy's own link (the last
+ * LIST_TEXT_LINK: the footer comes after the post's own text); 0, or
+ * -1 out of memory */
+int
+rcpt_head_text(struct rcpt_head *h, const char *text, size_t len)
+{
+	size_t ml = strlen(LIST_TEXT_LINK);
+	const char *p, *at = NULL;
+
+	free(h->text);
+	h->text = NULL;
+	for (p = text; (p = memmem(p, (size_t)(text + len - p), LIST_TEXT_LINK,
+			    ml)) != NULL;
+	     p += ml)
+		at = p;
+	if (at == NULL)
+		return 0;
+	if ((h->text = malloc(len)) == NULL)
+		return -1;
+	memcpy(h->text, text, len);
+	h->len = len;
+	h->at = (size_t)(at - text);
+	return 0;
+}
+
+/* rcpt_head_whole - each copy is made whole by rcpt_head_make: the
+ * shared text is not sent after it */
+int
+rcpt_head_whole(const struct rcpt_head *h)
+{
+	return h != NULL && h->text != NULL;
+}
+
+/* rcpt_head_body - the text with link in the place kept, malloc'd */
+static char *
+rcpt_head_body(const struct rcpt_head *h, const char *link, size_t *len)
+{
+	size_t ml = strlen(LIST_TEXT_LINK), ll = strlen(link);
+	char *b;
+
+	*len = h->len - ml + ll;
+	if ((b = malloc(*len)) == NULL)
+		return NULL;
+	memcpy(b, h->text, h->at);
+	memcpy(b + h->at, link, ll);
+	memcpy(b + h->at + ll, h->text + h->at + ml, h->len - h->at - ml);
+	return b;
+}
 
 /* rcpt_head_sign - sign every copy with p (NULL: unsigned); h keeps it */
 void
@@ -48,23 +108,40 @@ rcpt_head_sign(struct rcpt_head *h, struct dkim_prep *p)
  * signed (the copy waits) or out of memory */
 static int
 rcpt_head_out(const struct rcpt_head *h, const char *fields, size_t len,
-    char **out, size_t *outlen)
+    const char *link, char **out, size_t *outlen)
 {
-	char err[300], *sig = NULL;
-	size_t siglen = 0;
+	char err[300], bh[DKIM_BH_MAX], *sig = NULL, *text = NULL;
+	size_t siglen = 0, tlen = 0;
+	const char *body;
 
-	if (h->dkim != NULL && dkim_copy_sign(h->dkim, fields, len, &sig,
-				   &siglen, err, sizeof(err)) == -1)
+	if (h->text != NULL && (text = rcpt_head_body(h, link, &tlen)) == NULL)
 		return -1;
-	if ((*out = malloc(siglen + len)) == NULL) {
+	if (h->dkim != NULL && text != NULL) {
+		/* its own body: hashed, then signed with its own fields */
+		body = header_end(text, tlen);
+		if (dkim_prep_bh(h->dkim, body, (size_t)(text + tlen - body),
+			bh) == -1 ||
+		    dkim_copy_sign_bh(h->dkim, bh, fields, len, &sig, &siglen,
+			err, sizeof(err)) == -1) {
+			free(text);
+			return -1;
+		}
+	} else if (h->dkim != NULL && dkim_copy_sign(h->dkim, fields, len, &sig,
+					  &siglen, err, sizeof(err)) == -1)
+		return -1;
+	if ((*out = malloc(siglen + len + tlen)) == NULL) {
 		free(sig);
+		free(text);
 		return -1;
 	}
 	if (siglen > 0)
 		memcpy(*out, sig, siglen);
 	memcpy(*out + siglen, fields, len);
-	*outlen = siglen + len;
+	if (tlen > 0)
+		memcpy(*out + siglen + len, text, tlen);
+	*outlen = siglen + len + tlen;
 	free(sig);
+	free(text);
 	return 0;
 }
 
@@ -107,8 +184,9 @@ rcpt_head_open(struct rcpt_head **out, const struct lists_settings *ls,
 	return 0;
 }
 
-/* rcpt_head_make - addr's own header fields (LF line ends), malloc'd;
- * 0 ok, -1 out of memory or a link too long */
+/* rcpt_head_make - addr's own header fields (LF line ends), malloc'd,
+ * and after them the whole copy when rcpt_head_whole; 0 ok, -1 out of
+ * memory or a link too long */
 int
 rcpt_head_make(
     const struct rcpt_head *h, const char *addr, char **out, size_t *len)
@@ -125,7 +203,7 @@ rcpt_head_make(
 	if ((n = list_head_unsub(
 		 fields, sizeof(fields), h->list, h->domain, link)) == -1)
 		return -1;
-	return rcpt_head_out(h, fields, (size_t)n, out, len);
+	return rcpt_head_out(h, fields, (size_t)n, link, out, len);
 }
 
 /* rcpt_head_free - let it go (the key is wiped) */
@@ -136,5 +214,6 @@ rcpt_head_free(struct rcpt_head *h)
 		return;
 	unsub_maker_free(h->maker);
 	dkim_prep_free(h->dkim);
+	free(h->text);
 	free(h);
 }
