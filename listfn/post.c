@@ -221,7 +221,7 @@ post_compose(struct listfn_msg *m, const struct listconf *lc,
 {
 	const char *hend = header_end(text, len), *p, *e, *v, *orig = text;
 	char prefix[160], boundary[64], msgid[ARCHIVE_URL_MSGID_MAX + 1];
-	char *buf = NULL, mailto[NAME_DOMAIN_MAX + NAME_LIST_MAX + 64];
+	char *buf = NULL;
 	struct post_poster ps;
 	struct post_footer pf;
 	size_t size = 0;
@@ -233,10 +233,8 @@ post_compose(struct listfn_msg *m, const struct listconf *lc,
 	snprintf(boundary, sizeof(boundary), "mjq-wrap-%08x%08x", arc4random(),
 	    arc4random());
 	memset(&pf, 0, sizeof(pf));
-	snprintf(mailto, sizeof(mailto),
-	    "mailto:majordomo@%s?body=unsubscribe%%20%s", m->domain, m->list);
-	if (!ps.wrap &&
-	    post_footer_make(text, len, t->head, t->foot, mailto, &pf) == -1)
+	if (!ps.wrap && post_footer_make(text, len, t->head, t->foot, m->domain,
+			    m->list, &pf) == -1)
 		return -1;
 	if ((fp = open_memstream(&buf, &size)) == NULL) {
 		post_footer_free(&pf);

@@ -80,6 +80,13 @@ text_sign_copies(struct listfn_env *env, struct listfn_msg *m,
 		text_sign_failed(m, err);
 		return -1;
 	}
+	if (p != NULL &&
+	    memmem(text, len, LIST_TEXT_LINK, strlen(LIST_TEXT_LINK)) != NULL) {
+		/* Each copy has a body of its own (a footer with its own
+		 * link): sealed per copy too (rcpt_head.c, text_sign_keep). */
+		rcpt_head_sign(m->head, p);
+		return 0;
+	}
 	if (p == NULL || text_sign_seal(m, p, NULL, 0, &arc, &arclen) == -1) {
 		rcpt_head_sign(m->head, p);
 		return p == NULL ? 0 : -1;
@@ -170,7 +177,8 @@ text_sign_now(struct listfn_env *env, struct listfn_msg *m)
 }
 
 /* text_sign_keep - the text, as signed, kept for the copies when each
- * is made whole (its footer has each copy's own link, rcpt_head.c) */
+ * is made whole (its footer has each copy's own link, rcpt_head.c),
+ * with the post's ARC verdict for their seals */
 static int
 text_sign_keep(struct listfn_msg *m)
 {
@@ -185,7 +193,7 @@ text_sign_keep(struct listfn_msg *m)
 		log_warn("%s: cannot map its text", m->name);
 		return -1;
 	}
-	if ((r = rcpt_head_text(m->head, map, len)) == -1)
+	if ((r = rcpt_head_text(m->head, map, len, m->arc)) == -1)
 		log_warnx("%s: cannot keep its text: out of memory", m->name);
 	munmap(map, len);
 	return r;

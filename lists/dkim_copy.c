@@ -223,8 +223,8 @@ dkim_copy_put(char *out, size_t *o, const char *s, size_t n)
  * will be sent, into out (room for its tags, h=, bh= and 64 bytes
  * more); its length */
 static size_t
-dkim_copy_field(const struct dkim_prep *p, const char *bh, int i,
-    const char *hlist, size_t hllen, char *out)
+dkim_copy_field(const struct dkim_prep *p, int i, const char *hlist,
+    size_t hllen, char *out)
 {
 	size_t o = 0, el = strlen(p->eol);
 	char t[32];
@@ -239,7 +239,7 @@ dkim_copy_field(const struct dkim_prep *p, const char *bh, int i,
 	dkim_copy_put(out, &o, ";", 1);
 	dkim_copy_put(out, &o, p->eol, el);
 	dkim_copy_put(out, &o, "\tbh=", 4);
-	dkim_copy_put(out, &o, bh, strlen(bh));
+	dkim_copy_put(out, &o, p->bh, strlen(p->bh));
 	dkim_copy_put(out, &o, ";", 1);
 	dkim_copy_put(out, &o, p->eol, el);
 	dkim_copy_put(out, &o, "\tb=", 3);
@@ -286,16 +286,6 @@ dkim_copy_signature(const struct dkim_prep *p, int i, const char *data,
 int
 dkim_copy_sign(const struct dkim_prep *p, const char *head, size_t headlen,
     char **sig, size_t *siglen, char *err, size_t errlen)
-{
-	return dkim_copy_sign_bh(
-	    p, p->bh, head, headlen, sig, siglen, err, errlen);
-}
-
-/* dkim_copy_sign_bh - dkim_copy_sign for a copy whose body is its own:
- * bh its hash (dkim_prep_bh) */
-int
-dkim_copy_sign_bh(const struct dkim_prep *p, const char *bh, const char *head,
-    size_t headlen, char **sig, size_t *siglen, char *err, size_t errlen)
 {
 	unsigned char s[DKIM_SIG_MAX], *used;
 	size_t n = headlen + p->hdrlen, cap, nf, ns, hlmax, fmax, dmax, b64;
@@ -348,7 +338,7 @@ dkim_copy_sign_bh(const struct dkim_prep *p, const char *bh, const char *head,
 	ns = dkim_copy_signed(p, f, nf, all + headlen, c, own);
 	hllen = dkim_copy_hlist(c, ns, used, hlist, data, &hlen);
 	for (i = 0; i < p->nsig; i++) {
-		flen = dkim_copy_field(p, bh, i, hlist, hllen, field);
+		flen = dkim_copy_field(p, i, hlist, hllen, field);
 		/* What is signed: the fields, then this one relaxed, no
 		 * line end. */
 		if (dkim_copy_signature(p, i, data,

@@ -11,8 +11,5 @@ struct dkim_prep;
 
 int dkim_copy_sign(const struct dkim_prep *p, const char *head, size_t headlen,
     char **sig, size_t *siglen, char *err, size_t errlen);
-int dkim_copy_sign_bh(const struct dkim_prep *p, const char *bh,
-    const char *head, size_t headlen, char **sig, size_t *siglen, char *err,
-    size_t errlen);
 
 #endif

@@ -29,6 +29,41 @@
 static int list_text_expand(const char *text, const struct listconf *lc,
     const char *domain, const char *list, int link, char **out);
 
+/* list_text_mailto - the list's unsubscribe mailto, written to fp */
+void
+list_text_mailto(FILE *fp, const char *domain, const char *list)
+{
+	fprintf(fp, "mailto:majordomo@%s?body=unsubscribe%%20%s", domain, list);
+}
+
+/* list_text_unlinked - text (len bytes) with each LIST_TEXT_LINK made
+ * the list's mailto, malloc'd (its length in *outlen); NULL out of
+ * memory */
+char *
+list_text_unlinked(const char *text, size_t len, const char *domain,
+    const char *list, size_t *outlen)
+{
+	size_t ml = strlen(LIST_TEXT_LINK);
+	const char *p = text, *q, *end = text + len;
+	char *buf = NULL;
+	FILE *fp;
+
+	*outlen = 0;
+	if ((fp = open_memstream(&buf, outlen)) == NULL)
+		return NULL;
+	while ((q = memmem(p, (size_t)(end - p), LIST_TEXT_LINK, ml)) != NULL) {
+		fwrite(p, 1, (size_t)(q - p), fp);
+		list_text_mailto(fp, domain, list);
+		p = q + ml;
+	}
+	fwrite(p, 1, (size_t)(end - p), fp);
+	if (fclose(fp) == EOF) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* list_text_var - write the value of the variable at p, if one starts
  * there; its name's length, 0 when none */
 static size_t
@@ -54,8 +89,7 @@ list_text_var(FILE *fp, const char *p, const struct listconf *lc,
 		n = 16;
 	}
 	if (strncmp(p, "$UNSUBSCRIBE", 12) == 0) {
-		fprintf(fp, "mailto:majordomo@%s?body=unsubscribe%%20%s",
-		    domain, list);
+		list_text_mailto(fp, domain, list);
 		return n;
 	}
 	if (strncmp(p, "$ARCHIVE_URL", 12) == 0) {

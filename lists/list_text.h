@@ -7,6 +7,7 @@
 #define MJQ_LIST_TEXT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "listconf.h"
 #include "settings.h"
@@ -24,5 +25,8 @@ int list_text_load(const struct settings *s, const struct listconf *lc,
 int list_text_load_linked(const struct settings *s, const struct listconf *lc,
     const char *domain, const char *list, const char *file, char **out,
     char *err, size_t errlen);
+void list_text_mailto(FILE *fp, const char *domain, const char *list);
+char *list_text_unlinked(const char *text, size_t len, const char *domain,
+    const char *list, size_t *outlen);
 
 #endif

@@ -342,44 +342,21 @@ fail:
 	return -1;
 }
 
-/* post_footer_unlinked - text with each LIST_TEXT_LINK made mailto,
- * malloc'd */
-static char *
-post_footer_unlinked(const char *text, const char *mailto)
-{
-	size_t size = 0, ml = strlen(LIST_TEXT_LINK);
-	const char *p = text, *q;
-	char *buf = NULL;
-	FILE *fp;
-
-	if ((fp = open_memstream(&buf, &size)) == NULL)
-		return NULL;
-	while ((q = strstr(p, LIST_TEXT_LINK)) != NULL) {
-		fwrite(p, 1, (size_t)(q - p), fp);
-		fputs(mailto, fp);
-		p = q + ml;
-	}
-	fputs(p, fp);
-	if (fclose(fp) == EOF) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* post_footer_make - the post (text, len: header and body) with head
- * above its text and foot below (either NULL), as out says, mailto in
- * place of each copy's own link where a copy cannot have one; 0, or -1
- * out of memory */
+/* post_footer_make - the post (text, len: header and body) of list@domain
+ * with head above its text and foot below (either NULL), as out says, the
+ * list's mailto in place of each copy's own link where a copy cannot
+ * have one; 0, or -1 out of memory */
 int
 post_footer_make(const char *text, size_t len, const char *head,
-    const char *foot, const char *mailto, struct post_footer *out)
+    const char *foot, const char *domain, const char *list,
+    struct post_footer *out)
 {
 	const char *hend = header_end(text, len), *eol;
 	char ct[256], type[64], cte[64], charset[64];
 	struct post_footer_texts t = {NULL, NULL};
 	const char *orig = foot;
 	char *plain;
+	size_t n;
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -398,7 +375,8 @@ post_footer_make(const char *text, size_t len, const char *head,
 		plain = foot != NULL && strstr(foot, LIST_TEXT_LINK) != NULL &&
 				(strcasecmp(cte, "quoted-printable") == 0 ||
 				    strcasecmp(cte, "base64") == 0)
-			    ? post_footer_unlinked(foot, mailto)
+			    ? list_text_unlinked(/* its NUL too */
+				  foot, strlen(foot) + 1, domain, list, &n)
 			    : NULL;
 		if (plain != NULL)
 			foot = plain;

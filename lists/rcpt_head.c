@@ -17,15 +17,17 @@
  * A post whose footer asks for the link ($UNSUBSCRIBE_URL, left as
  * LIST_TEXT_LINK in the text by list_text.c and post_footer.c) has a
  * body of its own per copy too: the text is kept here (rcpt_head_text),
- * and each copy is made whole, the link in the footer, its body hashed
- * and signed per copy.
+ * and each copy is made whole, the link in the footer, its body hashed,
+ * sealed for ARC and signed per copy.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "arc.h"
 #include "dkim_copy.h"
+#include "dkim_prep.h"
 #include "dkim_sign.h"
 #include "header.h"
 #include "list_head.h"
@@ -43,26 +45,36 @@ struct rcpt_head {
 	struct dkim_prep *dkim;	   /* the copies' signing, or NULL */
 	char *text;		   /* the text, when each copy is whole */
 	size_t len, at;		   /* its length, the link's place in it */
+	struct arc_verdict *arc;   /* then each copy's seal, or NULL */
 };
 
 /* rcpt_head_text - the text every copy is made of (len bytes): kept
  * when its footer has the place of each copy's own link (the last
- * LIST_TEXT_LINK: the footer comes after the post's own text); 0, or
- * -1 out of memory */
+ * LIST_TEXT_LINK: the footer comes after the post's own text), with
+ * the post's ARC verdict when it is to be sealed (NULL: not); 0, or -1
+ * out of memory */
 int
-rcpt_head_text(struct rcpt_head *h, const char *text, size_t len)
+rcpt_head_text(struct rcpt_head *h, const char *text, size_t len,
+    const struct arc_verdict *arc)
 {
 	size_t ml = strlen(LIST_TEXT_LINK);
 	const char *p, *at = NULL;
 
 	free(h->text);
+	free(h->arc);
 	h->text = NULL;
+	h->arc = NULL;
 	for (p = text; (p = memmem(p, (size_t)(text + len - p), LIST_TEXT_LINK,
 			    ml)) != NULL;
 	     p += ml)
 		at = p;
 	if (at == NULL)
 		return 0;
+	if (arc != NULL && arc->seal && h->dkim != NULL) {
+		if ((h->arc = malloc(sizeof(*h->arc))) == NULL)
+			return -1;
+		*h->arc = *arc;
+	}
 	if ((h->text = malloc(len)) == NULL)
 		return -1;
 	memcpy(h->text, text, len);
@@ -110,39 +122,46 @@ static int
 rcpt_head_out(const struct rcpt_head *h, const char *fields, size_t len,
     const char *link, char **out, size_t *outlen)
 {
-	char err[300], bh[DKIM_BH_MAX], *sig = NULL, *text = NULL;
-	size_t siglen = 0, tlen = 0;
+	char err[300], *sig = NULL, *text = NULL, *arc = NULL;
+	size_t siglen = 0, tlen = 0, arclen = 0;
+	struct dkim_prep q;
 	const char *body;
+	int r = -1;
 
 	if (h->text != NULL && (text = rcpt_head_body(h, link, &tlen)) == NULL)
 		return -1;
 	if (h->dkim != NULL && text != NULL) {
-		/* its own body: hashed, then signed with its own fields */
+		/* A body of its own: the prepared signing with this body's
+		 * hash (read only: its keys stay the prepared ones'), its
+		 * own ARC set when the list seals, then its signatures. */
+		q = *h->dkim;
 		body = header_end(text, tlen);
-		if (dkim_prep_bh(h->dkim, body, (size_t)(text + tlen - body),
-			bh) == -1 ||
-		    dkim_copy_sign_bh(h->dkim, bh, fields, len, &sig, &siglen,
-			err, sizeof(err)) == -1) {
-			free(text);
-			return -1;
-		}
+		if (dkim_prep_bh(
+			&q, body, (size_t)(text + tlen - body), q.bh) == -1 ||
+		    (h->arc != NULL && arc_seal(&q, NULL, 0, h->arc, &arc,
+					   &arclen, err, sizeof(err)) == -1) ||
+		    dkim_copy_sign(
+			&q, fields, len, &sig, &siglen, err, sizeof(err)) == -1)
+			goto done;
 	} else if (h->dkim != NULL && dkim_copy_sign(h->dkim, fields, len, &sig,
 					  &siglen, err, sizeof(err)) == -1)
-		return -1;
-	if ((*out = malloc(siglen + len + tlen)) == NULL) {
-		free(sig);
-		free(text);
-		return -1;
-	}
+		goto done;
+	if ((*out = malloc(siglen + len + arclen + tlen)) == NULL)
+		goto done;
 	if (siglen > 0)
 		memcpy(*out, sig, siglen);
 	memcpy(*out + siglen, fields, len);
+	if (arclen > 0)
+		memcpy(*out + siglen + len, arc, arclen);
 	if (tlen > 0)
-		memcpy(*out + siglen + len, text, tlen);
-	*outlen = siglen + len + tlen;
+		memcpy(*out + siglen + len + arclen, text, tlen);
+	*outlen = siglen + len + arclen + tlen;
+	r = 0;
+done:
 	free(sig);
+	free(arc);
 	free(text);
-	return 0;
+	return r;
 }
 
 /* rcpt_head_open - the per-recipient fields of a list's post, or NULL
@@ -215,5 +234,6 @@ rcpt_head_free(struct rcpt_head *h)
 	unsub_maker_free(h->maker);
 	dkim_prep_free(h->dkim);
 	free(h->text);
+	free(h->arc);
 	free(h);
 }

@@ -12,6 +12,7 @@
 
 struct rcpt_head;
 struct dkim_prep;
+struct arc_verdict;
 
 int rcpt_head_open(struct rcpt_head **out, const struct lists_settings *ls,
     const struct listconf *lc, const char *list, const char *domain, char *err,
@@ -19,7 +20,8 @@ int rcpt_head_open(struct rcpt_head **out, const struct lists_settings *ls,
 int rcpt_head_make(
     const struct rcpt_head *h, const char *addr, char **out, size_t *len);
 void rcpt_head_sign(struct rcpt_head *h, struct dkim_prep *p);
-int rcpt_head_text(struct rcpt_head *h, const char *text, size_t len);
+int rcpt_head_text(struct rcpt_head *h, const char *text, size_t len,
+    const struct arc_verdict *arc);
 int rcpt_head_whole(const struct rcpt_head *h);
 void rcpt_head_free(struct rcpt_head *h);
 

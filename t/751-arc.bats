@@ -341,6 +341,31 @@ sys.stdout.buffer.write(dkim.sign(msg, b"a1", b"authors.test", key, canonicalize
 	[ "$(header ARC-Seal "$a")" = "$(header ARC-Seal "$b")" ]
 }
 
+@test "a footer's \$UNSUBSCRIBE_URL on a sealed list: each copy has its own link in its body, its own seal over it, and verifies" {
+	SECRET=$BATS_TEST_TMPDIR/unsubscribe.secret
+	printf '[unsubscribe]\nsecret_file = %s\n' "$SECRET" >>"$CONF"
+	"$TOP/scripts/mjq-unsubsecret" "$SECRET"
+	printf '[list]\nposting = open\nunsubscribe_url = https://lists.example.org/u\n' \
+		>"$LISTS/example.org/mylist/config"
+	printf 'leave: $UNSUBSCRIBE_URL\n' >"$LISTS/example.org/mylist/footer"
+	post example.org mylist
+	runq
+	[ "$(received | wc -l)" -eq 2 ]
+	for f in $(received); do
+		run "$ARCVERIFY" "$f" "$KEYS"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		"$DKIMVERIFY" -n 1 "$f" "$KEYS"
+		link=$(header List-Unsubscribe "$f" | sed 's/^[^<]*<\([^>]*\)>.*/\1/')
+		[[ "$link" == "https://lists.example.org/u?l=mylist%40example.org&a="* ]]
+		[ "$(tr -d '\r' <"$f" | sed '1,/^$/d')" = "hello list
+leave: $link" ]
+	done
+	a=$(received | head -1)
+	b=$(received | tail -1)
+	[ "$(header ARC-Message-Signature "$a" | grep -o 'bh=[^;]*')" != "$(header ARC-Message-Signature "$b" | grep -o 'bh=[^;]*')" ]
+}
+
 @test "[arc] seal = no sends no ARC set; without trusted ids the AAR is the list's own" {
 	sed -i 's/^trusted_authserv_ids = .*/trusted_authserv_ids =/' "$CONF"
 	post example.org mylist

@@ -267,7 +267,7 @@ linked_list() {
 	printf '%s\n' '-- ' 'leave $LIST: $UNSUBSCRIBE_URL' 'or write to $UNSUBSCRIBE' >"$L/footer"
 }
 
-# own_links - every copy (two) verifies, its footer (decoded) carries the
+# own_links - every copy (two) verifies (DKIM and ARC), its footer (decoded) carries the
 # one-click link of its own List-Unsubscribe, once, and each link's MAC
 # (made by the openssl command) is right for its own address; prints
 # each copy's link, one a line
@@ -276,6 +276,9 @@ own_links() {
 	[ "$(received | wc -l)" -eq 2 ]
 	verify_all >&2
 	for f in $(received); do
+		# the list seals ([arc] seal = yes): each copy over its own body
+		grep -q '^ARC-Seal: ' "$f"
+		"$TOP/t/tools/mj_arcverify.py" "$f" "$KEYS" >&2
 		python3 - "$f" "$KEY" <<-'PY'
 		import email, hashlib, hmac, re, sys, urllib.parse
 		m = email.message_from_binary_file(open(sys.argv[1], "rb"))
