@@ -72,16 +72,15 @@ text_sign_copies(struct listfn_env *env, struct listfn_msg *m,
 {
 	struct dkim_prep *p;
 	char err[PATH_MAX + 200], *arc, *all;
-	size_t arclen;
-	int old = m->datafd, r;
+	size_t arclen, ml;
+	int old = m->datafd, r, qp;
 
 	if (dkim_sign_prepare(env->dkim, dc, m->domain, text, len, &p, err,
 		sizeof(err)) == -1) {
 		text_sign_failed(m, err);
 		return -1;
 	}
-	if (p != NULL &&
-	    memmem(text, len, LIST_TEXT_LINK, strlen(LIST_TEXT_LINK)) != NULL) {
+	if (p != NULL && list_text_link(text, len, &ml, &qp) != NULL) {
 		/* Each copy has a body of its own (a footer with its own
 		 * link): sealed per copy too (rcpt_head.c, text_sign_keep). */
 		rcpt_head_sign(m->head, p);

@@ -36,6 +36,31 @@ list_text_mailto(FILE *fp, const char *domain, const char *list)
 	fprintf(fp, "mailto:majordomo@%s?body=unsubscribe%%20%s", domain, list);
 }
 
+/* list_text_link - the last place of a copy's own link in text (len
+ * bytes), LIST_TEXT_LINK or LIST_TEXT_LINK_QP (*qp says which, *mlen its
+ * length), or NULL */
+const char *
+list_text_link(const char *text, size_t len, size_t *mlen, int *qp)
+{
+	const char *const marks[2] = {LIST_TEXT_LINK, LIST_TEXT_LINK_QP};
+	const char *p, *at = NULL;
+	size_t n;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		n = strlen(marks[i]);
+		for (p = text; (p = memmem(p, (size_t)(text + len - p),
+				    marks[i], n)) != NULL;
+		     p += n)
+			if (at == NULL || p > at) {
+				at = p;
+				*mlen = n;
+				*qp = i;
+			}
+	}
+	return at;
+}
+
 /* list_text_unlinked - text (len bytes) with each LIST_TEXT_LINK made
  * the list's mailto, malloc'd (its length in *outlen); NULL out of
  * memory */

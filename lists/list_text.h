@@ -18,6 +18,9 @@
  * post's footer): ASCII, so it passes through any charset a footer is
  * converted to, and made of bytes no footer text writes (US, 0x1f). */
 #define LIST_TEXT_LINK "\037mjq-unsubscribe-url\037"
+/* The same in a quoted-printable body (post_footer.c): on a line of its
+ * own between soft line breaks, the link written there encoded. */
+#define LIST_TEXT_LINK_QP "\037mjq-unsubscribe-url-qp\037"
 
 int list_text_load(const struct settings *s, const struct listconf *lc,
     const char *domain, const char *list, const char *file, char **out,
@@ -26,6 +29,7 @@ int list_text_load_linked(const struct settings *s, const struct listconf *lc,
     const char *domain, const char *list, const char *file, char **out,
     char *err, size_t errlen);
 void list_text_mailto(FILE *fp, const char *domain, const char *list);
+const char *list_text_link(const char *text, size_t len, size_t *mlen, int *qp);
 char *list_text_unlinked(const char *text, size_t len, const char *domain,
     const char *list, size_t *outlen);
 

@@ -44,7 +44,8 @@ struct rcpt_head {
 	struct unsub_maker *maker; /* the tokens, keyed once */
 	struct dkim_prep *dkim;	   /* the copies' signing, or NULL */
 	char *text;		   /* the text, when each copy is whole */
-	size_t len, at;		   /* its length, the link's place in it */
+	size_t len, at, mlen;	   /* its length, the link's place in it */
+	int qp;			   /* the place is LIST_TEXT_LINK_QP's */
 	struct arc_verdict *arc;   /* then each copy's seal, or NULL */
 };
 
@@ -57,18 +58,13 @@ int
 rcpt_head_text(struct rcpt_head *h, const char *text, size_t len,
     const struct arc_verdict *arc)
 {
-	size_t ml = strlen(LIST_TEXT_LINK);
-	const char *p, *at = NULL;
+	const char *at;
 
 	free(h->text);
 	free(h->arc);
 	h->text = NULL;
 	h->arc = NULL;
-	for (p = text; (p = memmem(p, (size_t)(text + len - p), LIST_TEXT_LINK,
-			    ml)) != NULL;
-	     p += ml)
-		at = p;
-	if (at == NULL)
+	if ((at = list_text_link(text, len, &h->mlen, &h->qp)) == NULL)
 		return 0;
 	if (arc != NULL && arc->seal && h->dkim != NULL) {
 		if ((h->arc = malloc(sizeof(*h->arc))) == NULL)
@@ -91,19 +87,53 @@ rcpt_head_whole(const struct rcpt_head *h)
 	return h != NULL && h->text != NULL;
 }
 
+/* rcpt_head_qp - link (ASCII) as quoted-printable into out (4 times
+ * its length and a NUL), soft line breaks (eol) keeping lines within 76
+ * characters; the text's own soft break follows it */
+static void
+rcpt_head_qp(const char *link, const char *eol, char *out)
+{
+	size_t col = 0, o = 0, w;
+
+	for (; *link != '\0'; link++) {
+		w = *link == '=' ? 3 : 1;
+		if (col + w > 75) {
+			o += (size_t)sprintf(out + o, "=%s", eol);
+			col = 0;
+		}
+		if (*link == '=')
+			o += (size_t)sprintf(out + o, "=3D");
+		else
+			out[o++] = *link;
+		col += w;
+	}
+	out[o] = '\0';
+}
+
 /* rcpt_head_body - the text with link in the place kept, malloc'd */
 static char *
 rcpt_head_body(const struct rcpt_head *h, const char *link, size_t *len)
 {
-	size_t ml = strlen(LIST_TEXT_LINK), ll = strlen(link);
+	const char *after = h->text + h->at + h->mlen;
+	char qp[4 * 2048 + 1];
+	size_t ll;
 	char *b;
 
-	*len = h->len - ml + ll;
+	if (h->qp) {
+		/* the text's soft break after the place says its line end */
+		rcpt_head_qp(link,
+		    after + 1 < h->text + h->len && after[1] == '\r' ? "\r\n"
+								     : "\n",
+		    qp);
+		link = qp;
+	}
+	ll = strlen(link);
+	*len = h->len - h->mlen + ll;
 	if ((b = malloc(*len)) == NULL)
 		return NULL;
 	memcpy(b, h->text, h->at);
 	memcpy(b + h->at, link, ll);
-	memcpy(b + h->at + ll, h->text + h->at + ml, h->len - h->at - ml);
+	memcpy(b + h->at + ll, after, h->len - h->at - h->mlen);
 	return b;
 }
 

@@ -321,6 +321,21 @@ click_first() {
 	click_first "$links"
 }
 
+@test "footer: \$UNSUBSCRIBE_URL in a quoted-printable Latin-1 post: each copy's own link, encoded in the body's own encoding, lines within 76" {
+	linked_list
+	post "$POSTS/latin1-qp.eml"
+	runq
+	links=$(own_links)
+	for f in $(received); do
+		grep -q '^Content-Transfer-Encoding: quoted-printable' "$f"
+		grep -q 'charset=iso-8859-1' "$f"
+		# '=' of the link's query written =3D; no line over 76
+		grep -q '=3D' "$f"
+		[ "$(body "$f" | awk 'length > 76' | wc -l)" -eq 0 ]
+	done
+	click_first "$links"
+}
+
 @test "footer: \$UNSUBSCRIBE_URL in a multipart/alternative post with an attachment: each copy's own link in the footer part, signed" {
 	linked_list
 	post "$POSTS/alternative-attach.eml"
