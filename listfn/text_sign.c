@@ -175,6 +175,38 @@ text_sign_now(struct listfn_env *env, struct listfn_msg *m)
 	return r;
 }
 
+/* text_sign_fit - a text too large for each copy to be made whole
+ * (RCPT_HEAD_WHOLE_MAX) whose footer has the place of each copy's own
+ * link: the place gets the list's mailto, the text replaced; 0, or -1 */
+static int
+text_sign_fit(struct listfn_msg *m)
+{
+	size_t len = (size_t)m->datasize, ml, plen;
+	int old = m->datafd, qp, r = 0;
+	char *plain;
+	void *map;
+
+	if (m->head == NULL || len <= RCPT_HEAD_WHOLE_MAX)
+		return 0;
+	if ((map = mmap(NULL, len, PROT_READ, MAP_SHARED, old, 0)) ==
+	    MAP_FAILED) {
+		log_warn("%s: cannot map its text", m->name);
+		return -1;
+	}
+	if (list_text_link(map, len, &ml, &qp) != NULL) {
+		if ((plain = list_text_unlinked(
+			 map, len, m->domain, m->list, &plen)) == NULL ||
+		    text_file_memfd(m, plain, plen, "", 0) == -1) {
+			log_warn("%s: cannot prepare its text", m->name);
+			r = -1;
+		} else
+			close(old);
+		free(plain);
+	}
+	munmap(map, len);
+	return r;
+}
+
 /* text_sign_keep - the text, as signed, kept for the copies when each
  * is made whole (its footer has each copy's own link, rcpt_head.c),
  * with the post's ARC verdict for their seals */
@@ -203,8 +235,10 @@ text_sign_keep(struct listfn_msg *m)
 int
 text_sign(struct listfn_env *env, struct listfn_msg *m)
 {
-	int r = text_sign_now(env, m);
+	int r = text_sign_fit(m);
 
+	if (r == 0)
+		r = text_sign_now(env, m);
 	if (r == 0)
 		r = text_sign_keep(m);
 

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "list_text.h"
+#include "names.h"
 #include "list_path.h"
 
 static int list_text_expand(const char *text, const struct listconf *lc,
@@ -61,25 +62,68 @@ list_text_link(const char *text, size_t len, size_t *mlen, int *qp)
 	return at;
 }
 
-/* list_text_unlinked - text (len bytes) with each LIST_TEXT_LINK made
- * the list's mailto, malloc'd (its length in *outlen); NULL out of
- * memory */
+/* list_text_qp - link (ASCII) as quoted-printable into out (4 times
+ * its length and a NUL), soft line breaks (eol) keeping lines within 76
+ * characters (LIST_TEXT_LINK_QP's place: a soft break follows it) */
+void
+list_text_qp(const char *link, const char *eol, char *out)
+{
+	size_t col = 0, o = 0, w;
+
+	for (; *link != '\0'; link++) {
+		w = *link == '=' ? 3 : 1;
+		if (col + w > 75) {
+			o += (size_t)sprintf(out + o, "=%s", eol);
+			col = 0;
+		}
+		if (*link == '=')
+			o += (size_t)sprintf(out + o, "=3D");
+		else
+			out[o++] = *link;
+		col += w;
+	}
+	out[o] = '\0';
+}
+
+/* list_text_unlinked - text (len bytes) with each place of a copy's own
+ * link (LIST_TEXT_LINK, LIST_TEXT_LINK_QP encoded) made the list's
+ * mailto, malloc'd (its length in *outlen); NULL out of memory */
 char *
 list_text_unlinked(const char *text, size_t len, const char *domain,
     const char *list, size_t *outlen)
 {
-	size_t ml = strlen(LIST_TEXT_LINK);
-	const char *p = text, *q, *end = text + len;
+	size_t ml = strlen(LIST_TEXT_LINK), qml = strlen(LIST_TEXT_LINK_QP);
+	const char *p = text, *q, *qq, *end = text + len;
+	char mailto[NAME_DOMAIN_MAX + NAME_LIST_MAX + 64],
+	    qp[sizeof(mailto) * 4];
 	char *buf = NULL;
-	FILE *fp;
+	FILE *fp, *mp;
 
 	*outlen = 0;
-	if ((fp = open_memstream(&buf, outlen)) == NULL)
+	if ((mp = fmemopen(mailto, sizeof(mailto), "w")) == NULL)
 		return NULL;
-	while ((q = memmem(p, (size_t)(end - p), LIST_TEXT_LINK, ml)) != NULL) {
-		fwrite(p, 1, (size_t)(q - p), fp);
-		list_text_mailto(fp, domain, list);
-		p = q + ml;
+	list_text_mailto(mp, domain, list);
+	if (fclose(mp) == EOF || (fp = open_memstream(&buf, outlen)) == NULL)
+		return NULL;
+	for (;;) {
+		q = memmem(p, (size_t)(end - p), LIST_TEXT_LINK, ml);
+		qq = memmem(p, (size_t)(end - p), LIST_TEXT_LINK_QP, qml);
+		if (q == NULL && qq == NULL)
+			break;
+		if (q == NULL || (qq != NULL && qq < q)) {
+			/* its soft break says the line end */
+			list_text_qp(mailto,
+			    qq + qml + 1 < end && qq[qml + 1] == '\r' ? "\r\n"
+								      : "\n",
+			    qp);
+			fwrite(p, 1, (size_t)(qq - p), fp);
+			fputs(qp, fp);
+			p = qq + qml;
+		} else {
+			fwrite(p, 1, (size_t)(q - p), fp);
+			fputs(mailto, fp);
+			p = q + ml;
+		}
 	}
 	fwrite(p, 1, (size_t)(end - p), fp);
 	if (fclose(fp) == EOF) {

@@ -30,6 +30,7 @@ int list_text_load_linked(const struct settings *s, const struct listconf *lc,
     char *err, size_t errlen);
 void list_text_mailto(FILE *fp, const char *domain, const char *list);
 const char *list_text_link(const char *text, size_t len, size_t *mlen, int *qp);
+void list_text_qp(const char *link, const char *eol, char *out);
 char *list_text_unlinked(const char *text, size_t len, const char *domain,
     const char *list, size_t *outlen);
 

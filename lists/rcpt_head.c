@@ -87,29 +87,6 @@ rcpt_head_whole(const struct rcpt_head *h)
 	return h != NULL && h->text != NULL;
 }
 
-/* rcpt_head_qp - link (ASCII) as quoted-printable into out (4 times
- * its length and a NUL), soft line breaks (eol) keeping lines within 76
- * characters; the text's own soft break follows it */
-static void
-rcpt_head_qp(const char *link, const char *eol, char *out)
-{
-	size_t col = 0, o = 0, w;
-
-	for (; *link != '\0'; link++) {
-		w = *link == '=' ? 3 : 1;
-		if (col + w > 75) {
-			o += (size_t)sprintf(out + o, "=%s", eol);
-			col = 0;
-		}
-		if (*link == '=')
-			o += (size_t)sprintf(out + o, "=3D");
-		else
-			out[o++] = *link;
-		col += w;
-	}
-	out[o] = '\0';
-}
-
 /* rcpt_head_body - the text with link in the place kept, malloc'd */
 static char *
 rcpt_head_body(const struct rcpt_head *h, const char *link, size_t *len)
@@ -121,7 +98,7 @@ rcpt_head_body(const struct rcpt_head *h, const char *link, size_t *len)
 
 	if (h->qp) {
 		/* the text's soft break after the place says its line end */
-		rcpt_head_qp(link,
+		list_text_qp(link,
 		    after + 1 < h->text + h->len && after[1] == '\r' ? "\r\n"
 								     : "\n",
 		    qp);

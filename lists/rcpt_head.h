@@ -10,6 +10,11 @@
 #include "listconf.h"
 #include "lists_settings.h"
 
+/* The largest text whose copies are each made whole (a footer with each
+ * copy's own link): a delivery thread holds two such copies at a time
+ * and hashes each; a larger text gets the list's mailto there. */
+#define RCPT_HEAD_WHOLE_MAX (1024 * 1024)
+
 struct rcpt_head;
 struct dkim_prep;
 struct arc_verdict;

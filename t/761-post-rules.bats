@@ -344,6 +344,30 @@ click_first() {
 	click_first "$links"
 }
 
+@test "footer: \$UNSUBSCRIBE_URL in a post over 1 MB (a large attachment): one text for all, the list's mailto in its footer part, every copy verifies" {
+	linked_list
+	python3 - "$BATS_TEST_TMPDIR/big" <<-'PY'
+	import base64, os, sys
+	data = base64.encodebytes(os.urandom(900 * 1024)).decode()
+	open(sys.argv[1], "w").write(
+	    "From: <alice@users.test>\nTo: mylist@example.org\nSubject: big\n"
+	    "Message-ID: <big@users.test>\nMIME-Version: 1.0\n"
+	    "Content-Type: multipart/mixed; boundary=\"b1\"\n\n"
+	    "--b1\nContent-Type: text/plain\n\nthe pictures\n"
+	    "--b1\nContent-Type: image/jpeg\nContent-Transfer-Encoding: base64\n\n"
+	    + data + "--b1--\n")
+	PY
+	post "$BATS_TEST_TMPDIR/big"
+	runq
+	[ "$(received | wc -l)" -eq 2 ]
+	verify_all
+	for f in $(received); do
+		run "$MIMESHOW" -t "$f"
+		[[ "$output" == *"leave mylist: mailto:majordomo@example.org?body=unsubscribe%20mylist"* ]]
+		run ! grep -q $'\037' "$f"
+	done
+}
+
 @test "footer: \$UNSUBSCRIBE_URL on a signed post: no footer, the post as it came" {
 	linked_list
 	post "$POSTS/pgp-signed.eml"
