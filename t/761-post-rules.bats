@@ -368,6 +368,32 @@ click_first() {
 	done
 }
 
+@test "footer: \$UNSUBSCRIBE_URL in a base64 post, and in a quoted-printable one over 1 MB: the list's mailto, encoded, one text for all" {
+	linked_list
+	post "$POSTS/utf8-base64.eml"
+	python3 - "$BATS_TEST_TMPDIR/bigqp" <<-'PY'
+	import sys
+	line = "caf=E9 " * 10 + "=\n"
+	open(sys.argv[1], "w").write(
+	    "From: <alice@users.test>\nTo: mylist@example.org\nSubject: long\n"
+	    "Message-ID: <bigqp@users.test>\nMIME-Version: 1.0\n"
+	    "Content-Type: text/plain; charset=iso-8859-1\n"
+	    "Content-Transfer-Encoding: quoted-printable\n\n"
+	    + line * 16000 + "end\n")
+	PY
+	post "$BATS_TEST_TMPDIR/bigqp"
+	runq
+	[ "$(received | wc -l)" -eq 4 ]
+	verify_all
+	for f in $(received); do
+		run "$MIMESHOW" -t "$f"
+		[[ "$output" == *"leave mylist: mailto:majordomo@example.org?body=unsubscribe%20mylist
+or write to"* ]]
+		run ! grep -q $'\037' "$f"
+		[ "$(body "$f" | awk 'length > 76' | wc -l)" -eq 0 ]
+	done
+}
+
 @test "footer: \$UNSUBSCRIBE_URL on a signed post: no footer, the post as it came" {
 	linked_list
 	post "$POSTS/pgp-signed.eml"
