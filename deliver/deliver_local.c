@@ -334,8 +334,9 @@ deliver_maildir_one(
 		    strerror(errno));
 		goto done;
 	}
-	if (deliver_copy(fd, b->datafd, b->datasize, prefix, head, headlen) ==
-		-1 ||
+	if (deliver_copy(fd, b->datafd,
+		rcpt_head_whole(b->head) ? 0 : b->datasize, prefix, head,
+		headlen) == -1 ||
 	    fsync(fd) == -1) {
 		snprintf(why, whylen, "cannot write %.200s: %s", tmp,
 		    strerror(errno));

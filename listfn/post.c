@@ -233,8 +233,8 @@ post_compose(struct listfn_msg *m, const struct listconf *lc,
 	snprintf(boundary, sizeof(boundary), "mjq-wrap-%08x%08x", arc4random(),
 	    arc4random());
 	memset(&pf, 0, sizeof(pf));
-	if (!ps.wrap &&
-	    post_footer_make(text, len, t->head, t->foot, &pf) == -1)
+	if (!ps.wrap && post_footer_make(text, len, t->head, t->foot, m->domain,
+			    m->list, &pf) == -1)
 		return -1;
 	if ((fp = open_memstream(&buf, &size)) == NULL) {
 		post_footer_free(&pf);

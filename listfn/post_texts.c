@@ -38,7 +38,7 @@ post_texts_load(struct listfn_env *env, struct listfn_msg *m,
 		    err, sizeof(err), "%s: path too long", HEAD_RULES_FILE);
 	else if (list_text_load(env->s, lc, m->domain, m->list, "header",
 		     &t->head, err, sizeof(err)) == 0 &&
-		 list_text_load(env->s, lc, m->domain, m->list, "footer",
+		 list_text_load_linked(env->s, lc, m->domain, m->list, "footer",
 		     &t->foot, err, sizeof(err)) == 0 &&
 		 head_rules_load(path, &t->fields, err, sizeof(err)) == 0)
 		return 0;

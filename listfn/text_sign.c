@@ -72,13 +72,19 @@ text_sign_copies(struct listfn_env *env, struct listfn_msg *m,
 {
 	struct dkim_prep *p;
 	char err[PATH_MAX + 200], *arc, *all;
-	size_t arclen;
-	int old = m->datafd, r;
+	size_t arclen, ml;
+	int old = m->datafd, r, qp;
 
 	if (dkim_sign_prepare(env->dkim, dc, m->domain, text, len, &p, err,
 		sizeof(err)) == -1) {
 		text_sign_failed(m, err);
 		return -1;
+	}
+	if (p != NULL && list_text_link(text, len, &ml, &qp) != NULL) {
+		/* Each copy has a body of its own (a footer with its own
+		 * link): sealed per copy too (rcpt_head.c, text_sign_keep). */
+		rcpt_head_sign(m->head, p);
+		return 0;
 	}
 	if (p == NULL || text_sign_seal(m, p, NULL, 0, &arc, &arclen) == -1) {
 		rcpt_head_sign(m->head, p);
@@ -169,12 +175,72 @@ text_sign_now(struct listfn_env *env, struct listfn_msg *m)
 	return r;
 }
 
+/* text_sign_fit - a text too large for each copy to be made whole
+ * (RCPT_HEAD_WHOLE_MAX) whose footer has the place of each copy's own
+ * link: the place gets the list's mailto, the text replaced; 0, or -1 */
+static int
+text_sign_fit(struct listfn_msg *m)
+{
+	size_t len = (size_t)m->datasize, ml, plen;
+	int old = m->datafd, qp, r = 0;
+	char *plain;
+	void *map;
+
+	if (m->head == NULL || len <= RCPT_HEAD_WHOLE_MAX)
+		return 0;
+	if ((map = mmap(NULL, len, PROT_READ, MAP_SHARED, old, 0)) ==
+	    MAP_FAILED) {
+		log_warn("%s: cannot map its text", m->name);
+		return -1;
+	}
+	if (list_text_link(map, len, &ml, &qp) != NULL) {
+		if ((plain = list_text_unlinked(
+			 map, len, m->domain, m->list, &plen)) == NULL ||
+		    text_file_memfd(m, plain, plen, "", 0) == -1) {
+			log_warn("%s: cannot prepare its text", m->name);
+			r = -1;
+		} else
+			close(old);
+		free(plain);
+	}
+	munmap(map, len);
+	return r;
+}
+
+/* text_sign_keep - the text, as signed, kept for the copies when each
+ * is made whole (its footer has each copy's own link, rcpt_head.c),
+ * with the post's ARC verdict for their seals */
+static int
+text_sign_keep(struct listfn_msg *m)
+{
+	size_t len = (size_t)m->datasize;
+	void *map;
+	int r;
+
+	if (m->head == NULL || len == 0)
+		return 0;
+	if ((map = mmap(NULL, len, PROT_READ, MAP_SHARED, m->datafd, 0)) ==
+	    MAP_FAILED) {
+		log_warn("%s: cannot map its text", m->name);
+		return -1;
+	}
+	if ((r = rcpt_head_text(m->head, map, len, m->arc)) == -1)
+		log_warnx("%s: cannot keep its text: out of memory", m->name);
+	munmap(map, len);
+	return r;
+}
+
 /* text_sign - text_sign_now, then the post's ARC verdict let go
  * (made again with the text at the next activation) */
 int
 text_sign(struct listfn_env *env, struct listfn_msg *m)
 {
-	int r = text_sign_now(env, m);
+	int r = text_sign_fit(m);
+
+	if (r == 0)
+		r = text_sign_now(env, m);
+	if (r == 0)
+		r = text_sign_keep(m);
 
 	free(m->arc);
 	m->arc = NULL;

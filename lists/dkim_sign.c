@@ -194,29 +194,37 @@ dkim_prep_free(struct dkim_prep *p)
 	free(p);
 }
 
-/* dkim_sign_bh - p's body hash of text (relaxed, SHA-256), in base64,
- * and its header section's length */
-static int
-dkim_sign_bh(struct dkim_prep *p, const char *text, size_t len)
+/* dkim_prep_bh - the body hash (relaxed, SHA-256, base64) of a body
+ * (len bytes) into out (DKIM_BH_MAX bytes); safe from several threads */
+int
+dkim_prep_bh(const struct dkim_prep *p, const char *body, size_t len, char *out)
 {
 	unsigned char bh[EVP_MAX_MD_SIZE];
-	const char *body;
 	EVP_MD_CTX *md;
 	int r = -1;
 
-	(void)dkim_canon_fields(text, len, NULL, 0, &body);
-	p->hdrlen = (size_t)(body - text);
 	if ((md = EVP_MD_CTX_new()) != NULL &&
 	    EVP_DigestInit_ex(md, p->sha256, NULL) == 1) {
-		dkim_canon_body(
-		    body, (size_t)(text + len - body), dkim_sign_body, md);
+		dkim_canon_body(body, len, dkim_sign_body, md);
 		if (EVP_DigestFinal_ex(md, bh, NULL) == 1) {
-			p->bh[dkim_copy_b64(p->bh, bh, 32, "", 0)] = '\0';
+			out[dkim_copy_b64(out, bh, 32, "", 0)] = '\0';
 			r = 0;
 		}
 	}
 	EVP_MD_CTX_free(md);
 	return r;
+}
+
+/* dkim_sign_bh - p's body hash of text, and its header section's
+ * length */
+static int
+dkim_sign_bh(struct dkim_prep *p, const char *text, size_t len)
+{
+	const char *body;
+
+	(void)dkim_canon_fields(text, len, NULL, 0, &body);
+	p->hdrlen = (size_t)(body - text);
+	return dkim_prep_bh(p, body, (size_t)(text + len - body), p->bh);
 }
 
 /* dkim_sign_ready - signature i of p set up once for all its copies:

@@ -9,6 +9,9 @@
 
 #include "dkim_conf.h"
 
+/* A body hash in base64, with its NUL (SHA-256 at most 64 bytes). */
+#define DKIM_BH_MAX 96
+
 struct dkim_signer;
 struct dkim_prep;
 
@@ -18,6 +21,8 @@ int dkim_sign_prepare(struct dkim_signer *ds, const struct dkim_conf *dc,
     const char *domain, const char *text, size_t len, struct dkim_prep **out,
     char *err, size_t errlen);
 void dkim_prep_free(struct dkim_prep *p);
+int dkim_prep_bh(
+    const struct dkim_prep *p, const char *body, size_t len, char *out);
 int dkim_sign_text(struct dkim_signer *ds, const struct dkim_conf *dc,
     const char *domain, const char *text, size_t len, char **sig,
     size_t *siglen, char *err, size_t errlen);

@@ -9,6 +9,10 @@
  *   $ARCHIVE_URL  the archive_url template with $LIST and $DOMAIN
  *                 replaced ("" when unset)
  *   $UNSUBSCRIBE  mailto:majordomo@DOMAIN?body=unsubscribe%20LIST
+ *   $UNSUBSCRIBE_URL  each copy's own one-click link, in a post's footer
+ *                 on a list with unsubscribe_url (list_text_load_linked:
+ *                 LIST_TEXT_LINK, replaced per copy by rcpt_head.c);
+ *                 elsewhere the same as $UNSUBSCRIBE
  *
  * A text that is absent is no text; one that cannot be read is an
  * error (the message waits: a list never goes out without the footer
@@ -20,18 +24,123 @@
 #include <string.h>
 
 #include "list_text.h"
+#include "names.h"
 #include "list_path.h"
 
 static int list_text_expand(const char *text, const struct listconf *lc,
-    const char *domain, const char *list, char **out);
+    const char *domain, const char *list, int link, char **out);
+
+/* list_text_mailto - the list's unsubscribe mailto, written to fp */
+void
+list_text_mailto(FILE *fp, const char *domain, const char *list)
+{
+	fprintf(fp, "mailto:majordomo@%s?body=unsubscribe%%20%s", domain, list);
+}
+
+/* list_text_link - the last place of a copy's own link in text (len
+ * bytes), LIST_TEXT_LINK or LIST_TEXT_LINK_QP (*qp says which, *mlen its
+ * length), or NULL */
+const char *
+list_text_link(const char *text, size_t len, size_t *mlen, int *qp)
+{
+	const char *const marks[2] = {LIST_TEXT_LINK, LIST_TEXT_LINK_QP};
+	const char *p, *at = NULL;
+	size_t n;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		n = strlen(marks[i]);
+		for (p = text; (p = memmem(p, (size_t)(text + len - p),
+				    marks[i], n)) != NULL;
+		     p += n)
+			if (at == NULL || p > at) {
+				at = p;
+				*mlen = n;
+				*qp = i;
+			}
+	}
+	return at;
+}
+
+/* list_text_qp - link (ASCII) as quoted-printable into out (4 times
+ * its length and a NUL), soft line breaks (eol) keeping lines within 76
+ * characters (LIST_TEXT_LINK_QP's place: a soft break follows it) */
+void
+list_text_qp(const char *link, const char *eol, char *out)
+{
+	size_t col = 0, o = 0, w;
+
+	for (; *link != '\0'; link++) {
+		w = *link == '=' ? 3 : 1;
+		if (col + w > 75) {
+			o += (size_t)sprintf(out + o, "=%s", eol);
+			col = 0;
+		}
+		if (*link == '=')
+			o += (size_t)sprintf(out + o, "=3D");
+		else
+			out[o++] = *link;
+		col += w;
+	}
+	out[o] = '\0';
+}
+
+/* list_text_unlinked - text (len bytes) with each place of a copy's own
+ * link (LIST_TEXT_LINK, LIST_TEXT_LINK_QP encoded) made the list's
+ * mailto, malloc'd (its length in *outlen); NULL out of memory */
+char *
+list_text_unlinked(const char *text, size_t len, const char *domain,
+    const char *list, size_t *outlen)
+{
+	size_t ml = strlen(LIST_TEXT_LINK), qml = strlen(LIST_TEXT_LINK_QP);
+	const char *p = text, *q, *qq, *end = text + len;
+	char mailto[NAME_DOMAIN_MAX + NAME_LIST_MAX + 64],
+	    qp[sizeof(mailto) * 4];
+	char *buf = NULL;
+	FILE *fp, *mp;
+
+	*outlen = 0;
+	if ((mp = fmemopen(mailto, sizeof(mailto), "w")) == NULL)
+		return NULL;
+	list_text_mailto(mp, domain, list);
+	if (fclose(mp) == EOF || (fp = open_memstream(&buf, outlen)) == NULL)
+		return NULL;
+	for (;;) {
+		q = memmem(p, (size_t)(end - p), LIST_TEXT_LINK, ml);
+		qq = memmem(p, (size_t)(end - p), LIST_TEXT_LINK_QP, qml);
+		if (q == NULL && qq == NULL)
+			break;
+		if (q == NULL || (qq != NULL && qq < q)) {
+			/* its soft break says the line end */
+			list_text_qp(mailto,
+			    qq + qml + 1 < end && qq[qml + 1] == '\r' ? "\r\n"
+								      : "\n",
+			    qp);
+			fwrite(p, 1, (size_t)(qq - p), fp);
+			fputs(qp, fp);
+			p = qq + qml;
+		} else {
+			fwrite(p, 1, (size_t)(q - p), fp);
+			fputs(mailto, fp);
+			p = q + ml;
+		}
+	}
+	fwrite(p, 1, (size_t)(end - p), fp);
+	if (fclose(fp) == EOF) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
 
 /* list_text_var - write the value of the variable at p, if one starts
  * there; its name's length, 0 when none */
 static size_t
 list_text_var(FILE *fp, const char *p, const struct listconf *lc,
-    const char *domain, const char *list)
+    const char *domain, const char *list, int link)
 {
 	char *url;
+	size_t n = 12;
 
 	if (strncmp(p, "$LIST", 5) == 0) {
 		fputs(list, fp);
@@ -41,16 +150,22 @@ list_text_var(FILE *fp, const char *p, const struct listconf *lc,
 		fputs(domain, fp);
 		return 7;
 	}
+	if (strncmp(p, "$UNSUBSCRIBE_URL", 16) == 0) {
+		if (link && lc->unsubscribe_url[0] != '\0') {
+			fputs(LIST_TEXT_LINK, fp);
+			return 16;
+		}
+		n = 16;
+	}
 	if (strncmp(p, "$UNSUBSCRIBE", 12) == 0) {
-		fprintf(fp, "mailto:majordomo@%s?body=unsubscribe%%20%s",
-		    domain, list);
-		return 12;
+		list_text_mailto(fp, domain, list);
+		return n;
 	}
 	if (strncmp(p, "$ARCHIVE_URL", 12) == 0) {
 		/* the template names $LIST and $DOMAIN only: no loop */
 		if (strstr(lc->archive_url, "$ARCHIVE_URL") == NULL &&
-		    list_text_expand(lc->archive_url, lc, domain, list, &url) ==
-			0) {
+		    list_text_expand(
+			lc->archive_url, lc, domain, list, 0, &url) == 0) {
 			fputs(url, fp);
 			free(url);
 		}
@@ -63,7 +178,7 @@ list_text_var(FILE *fp, const char *p, const struct listconf *lc,
  * *out; -1 out of memory */
 static int
 list_text_expand(const char *text, const struct listconf *lc,
-    const char *domain, const char *list, char **out)
+    const char *domain, const char *list, int link, char **out)
 {
 	const char *p;
 	size_t size = 0, n;
@@ -74,7 +189,7 @@ list_text_expand(const char *text, const struct listconf *lc,
 		return -1;
 	for (p = text; *p != '\0'; p++) {
 		if (*p == '$' &&
-		    (n = list_text_var(fp, p, lc, domain, list)) > 0)
+		    (n = list_text_var(fp, p, lc, domain, list, link)) > 0)
 			p += n - 1;
 		else
 			fputc(*p, fp);
@@ -87,13 +202,14 @@ list_text_expand(const char *text, const struct listconf *lc,
 	return 0;
 }
 
-/* list_text_load - the list's text called file, its variables replaced,
- * into *out (malloc'd; NULL when the list has none); -1 with err when it
- * cannot be read, is too long or holds a NUL */
-int
-list_text_load(const struct settings *s, const struct listconf *lc,
-    const char *domain, const char *list, const char *file, char **out,
-    char *err, size_t errlen)
+/* list_text_read - the list's text called file, its variables replaced
+ * ($UNSUBSCRIBE_URL by LIST_TEXT_LINK when link), into *out (malloc'd;
+ * NULL when the list has none); -1 with err when it cannot be read, is
+ * too long or holds a NUL */
+static int
+list_text_read(const struct settings *s, const struct listconf *lc,
+    const char *domain, const char *list, const char *file, int link,
+    char **out, char *err, size_t errlen)
 {
 	char path[PATH_MAX], *buf;
 	size_t n;
@@ -129,10 +245,29 @@ list_text_load(const struct settings *s, const struct listconf *lc,
 	fclose(fp);
 	buf[n] = '\0';
 	if (r == 0 && n > 0 &&
-	    list_text_expand(buf, lc, domain, list, out) == -1) {
+	    list_text_expand(buf, lc, domain, list, link, out) == -1) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		r = -1;
 	}
 	free(buf);
 	return r;
+}
+
+/* list_text_load - the text called file, $UNSUBSCRIBE_URL the mailto */
+int
+list_text_load(const struct settings *s, const struct listconf *lc,
+    const char *domain, const char *list, const char *file, char **out,
+    char *err, size_t errlen)
+{
+	return list_text_read(s, lc, domain, list, file, 0, out, err, errlen);
+}
+
+/* list_text_load_linked - the text called file, $UNSUBSCRIBE_URL left for
+ * each copy's own link (LIST_TEXT_LINK) on a list with one-click links */
+int
+list_text_load_linked(const struct settings *s, const struct listconf *lc,
+    const char *domain, const char *list, const char *file, char **out,
+    char *err, size_t errlen)
+{
+	return list_text_read(s, lc, domain, list, file, 1, out, err, errlen);
 }

@@ -14,6 +14,12 @@
  * - a signed or encrypted post (multipart/signed, multipart/encrypted,
  *   S/MIME's application/pkcs7-mime) is never altered.
  *
+ * The place of each copy's own one-click link (LIST_TEXT_LINK) stays in
+ * a 7bit or 8bit body and in a footer part, where a link is written as
+ * it is, and in a quoted-printable body between soft line breaks, where
+ * it is written encoded; a base64 body is encoded once for every copy,
+ * so it gets the list's mailto there instead.
+ *
  * Pure code: the texts are read and their variables replaced by the
  * caller (list_text.c).
  */
@@ -28,6 +34,7 @@
 
 #include "cmd_mime.h"
 #include "header.h"
+#include "list_text.h"
 #include "mime_encode.h"
 #include "post_footer.h"
 
@@ -156,6 +163,31 @@ struct post_footer_texts {
 	char *head, *foot;
 };
 
+/* post_footer_qp - a body (len bytes) encoded quoted-printable, the
+ * place of each copy's own link (the last LIST_TEXT_LINK) kept as
+ * LIST_TEXT_LINK_QP on a line of its own between soft line breaks, so
+ * each copy's link goes there encoded (rcpt_head.c) */
+static void
+post_footer_qp(FILE *fp, const char *body, size_t len, const char *eol)
+{
+	size_t ml = strlen(LIST_TEXT_LINK);
+	const char *p, *at = NULL;
+
+	for (p = body; (p = memmem(p, (size_t)(body + len - p), LIST_TEXT_LINK,
+			    ml)) != NULL;
+	     p += ml)
+		at = p;
+	if (at == NULL) {
+		mime_encode_qp(fp, body, len, eol);
+		return;
+	}
+	mime_encode_qp(fp, body, (size_t)(at - body), eol);
+	if (at > body && at[-1] != '\n')
+		fprintf(fp, "=%s", eol);
+	fprintf(fp, "%s=%s", LIST_TEXT_LINK_QP, eol);
+	mime_encode_qp(fp, at + ml, (size_t)(body + len - at - ml), eol);
+}
+
 /* post_footer_inline - a text/plain body extended in place (its charset
  * and encoding); 1 done, 0 it must be wrapped instead, -1 no memory */
 static int
@@ -214,7 +246,7 @@ post_footer_inline(const char *body, size_t blen, const char *cte,
 		return -1;
 	}
 	if (qp)
-		mime_encode_qp(fp, dec, dlen, eol);
+		post_footer_qp(fp, dec, dlen, eol);
 	else
 		mime_encode_b64(fp, dec, dlen, eol);
 	free(dec);
@@ -336,16 +368,21 @@ fail:
 	return -1;
 }
 
-/* post_footer_make - the post (text, len: header and body) with head
- * above its text and foot below (either NULL), as out says; 0, or -1
- * out of memory */
+/* post_footer_make - the post (text, len: header and body) of list@domain
+ * with head above its text and foot below (either NULL), as out says, the
+ * list's mailto in place of each copy's own link where a copy cannot
+ * have one; 0, or -1 out of memory */
 int
 post_footer_make(const char *text, size_t len, const char *head,
-    const char *foot, struct post_footer *out)
+    const char *foot, const char *domain, const char *list,
+    struct post_footer *out)
 {
 	const char *hend = header_end(text, len), *eol;
 	char ct[256], type[64], cte[64], charset[64];
 	struct post_footer_texts t = {NULL, NULL};
+	const char *orig = foot;
+	char *plain;
+	size_t n;
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -361,6 +398,13 @@ post_footer_make(const char *text, size_t len, const char *head,
 		if (cmd_mime_param(ct, "charset", charset, sizeof(charset)) ==
 		    -1)
 			charset[0] = '\0';
+		plain = foot != NULL && strstr(foot, LIST_TEXT_LINK) != NULL &&
+				strcasecmp(cte, "base64") == 0
+			    ? list_text_unlinked(/* its NUL too */
+				  foot, strlen(foot) + 1, domain, list, &n)
+			    : NULL;
+		if (plain != NULL)
+			foot = plain;
 		if ((head == NULL ||
 			post_footer_conv(charset, head, &t.head) == 0) &&
 		    (foot == NULL ||
@@ -369,6 +413,9 @@ post_footer_make(const char *text, size_t len, const char *head,
 			    (size_t)(text + len - hend), cte, &t, eol, out);
 		free(t.head);
 		free(t.foot);
+		if (plain != NULL)
+			foot = orig;
+		free(plain);
 		if (r != 0)
 			return r == 1 ? 0 : -1;
 	}

@@ -17,7 +17,8 @@ struct post_footer {
 };
 
 int post_footer_make(const char *text, size_t len, const char *head,
-    const char *foot, struct post_footer *out);
+    const char *foot, const char *domain, const char *list,
+    struct post_footer *out);
 int post_footer_part(char **out, size_t *outlen, const char *boundary,
     const char *text, const char *eol);
 int post_footer_moves(const char *p, size_t n);

@@ -13,15 +13,25 @@
  * signed here, per recipient, over its own fields and the shared text
  * (lists/dkim_copy.c: the body hash, keys and the text's own fields
  * prepared once, by text_sign.c).
+ *
+ * A post whose footer asks for the link ($UNSUBSCRIBE_URL, left as
+ * LIST_TEXT_LINK in the text by list_text.c and post_footer.c) has a
+ * body of its own per copy too: the text is kept here (rcpt_head_text),
+ * and each copy is made whole, the link in the footer, its body hashed,
+ * sealed for ARC and signed per copy.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "arc.h"
 #include "dkim_copy.h"
+#include "dkim_prep.h"
 #include "dkim_sign.h"
+#include "header.h"
 #include "list_head.h"
+#include "list_text.h"
 #include "names.h"
 #include "rcpt_head.h"
 #include "unsub_token.h"
@@ -33,7 +43,76 @@ struct rcpt_head {
 	long long issued;
 	struct unsub_maker *maker; /* the tokens, keyed once */
 	struct dkim_prep *dkim;	   /* the copies' signing, or NULL */
+	char *text;		   /* the text, when each copy is whole */
+	size_t len, at, mlen;	   /* its length, the link's place in it */
+	int qp;			   /* the place is LIST_TEXT_LINK_QP's */
+	struct arc_verdict *arc;   /* then each copy's seal, or NULL */
 };
+
+/* rcpt_head_text - the text every copy is made of (len bytes): kept
+ * when its footer has the place of each copy's own link (the last
+ * LIST_TEXT_LINK: the footer comes after the post's own text), with
+ * the post's ARC verdict when it is to be sealed (NULL: not); 0, or -1
+ * out of memory */
+int
+rcpt_head_text(struct rcpt_head *h, const char *text, size_t len,
+    const struct arc_verdict *arc)
+{
+	const char *at;
+
+	free(h->text);
+	free(h->arc);
+	h->text = NULL;
+	h->arc = NULL;
+	if ((at = list_text_link(text, len, &h->mlen, &h->qp)) == NULL)
+		return 0;
+	if (arc != NULL && arc->seal && h->dkim != NULL) {
+		if ((h->arc = malloc(sizeof(*h->arc))) == NULL)
+			return -1;
+		*h->arc = *arc;
+	}
+	if ((h->text = malloc(len)) == NULL)
+		return -1;
+	memcpy(h->text, text, len);
+	h->len = len;
+	h->at = (size_t)(at - text);
+	return 0;
+}
+
+/* rcpt_head_whole - each copy is made whole by rcpt_head_make: the
+ * shared text is not sent after it */
+int
+rcpt_head_whole(const struct rcpt_head *h)
+{
+	return h != NULL && h->text != NULL;
+}
+
+/* rcpt_head_body - the text with link in the place kept, malloc'd */
+static char *
+rcpt_head_body(const struct rcpt_head *h, const char *link, size_t *len)
+{
+	const char *after = h->text + h->at + h->mlen;
+	char qp[4 * 2048 + 1];
+	size_t ll;
+	char *b;
+
+	if (h->qp) {
+		/* the text's soft break after the place says its line end */
+		list_text_qp(link,
+		    after + 1 < h->text + h->len && after[1] == '\r' ? "\r\n"
+								     : "\n",
+		    qp);
+		link = qp;
+	}
+	ll = strlen(link);
+	*len = h->len - h->mlen + ll;
+	if ((b = malloc(*len)) == NULL)
+		return NULL;
+	memcpy(b, h->text, h->at);
+	memcpy(b + h->at, link, ll);
+	memcpy(b + h->at + ll, after, h->len - h->at - h->mlen);
+	return b;
+}
 
 /* rcpt_head_sign - sign every copy with p (NULL: unsigned); h keeps it */
 void
@@ -48,24 +127,48 @@ rcpt_head_sign(struct rcpt_head *h, struct dkim_prep *p)
  * signed (the copy waits) or out of memory */
 static int
 rcpt_head_out(const struct rcpt_head *h, const char *fields, size_t len,
-    char **out, size_t *outlen)
+    const char *link, char **out, size_t *outlen)
 {
-	char err[300], *sig = NULL;
-	size_t siglen = 0;
+	char err[300], *sig = NULL, *text = NULL, *arc = NULL;
+	size_t siglen = 0, tlen = 0, arclen = 0;
+	struct dkim_prep q;
+	const char *body;
+	int r = -1;
 
-	if (h->dkim != NULL && dkim_copy_sign(h->dkim, fields, len, &sig,
-				   &siglen, err, sizeof(err)) == -1)
+	if (h->text != NULL && (text = rcpt_head_body(h, link, &tlen)) == NULL)
 		return -1;
-	if ((*out = malloc(siglen + len)) == NULL) {
-		free(sig);
-		return -1;
-	}
+	if (h->dkim != NULL && text != NULL) {
+		/* A body of its own: the prepared signing with this body's
+		 * hash (read only: its keys stay the prepared ones'), its
+		 * own ARC set when the list seals, then its signatures. */
+		q = *h->dkim;
+		body = header_end(text, tlen);
+		if (dkim_prep_bh(
+			&q, body, (size_t)(text + tlen - body), q.bh) == -1 ||
+		    (h->arc != NULL && arc_seal(&q, NULL, 0, h->arc, &arc,
+					   &arclen, err, sizeof(err)) == -1) ||
+		    dkim_copy_sign(
+			&q, fields, len, &sig, &siglen, err, sizeof(err)) == -1)
+			goto done;
+	} else if (h->dkim != NULL && dkim_copy_sign(h->dkim, fields, len, &sig,
+					  &siglen, err, sizeof(err)) == -1)
+		goto done;
+	if ((*out = malloc(siglen + len + arclen + tlen)) == NULL)
+		goto done;
 	if (siglen > 0)
 		memcpy(*out, sig, siglen);
 	memcpy(*out + siglen, fields, len);
-	*outlen = siglen + len;
+	if (arclen > 0)
+		memcpy(*out + siglen + len, arc, arclen);
+	if (tlen > 0)
+		memcpy(*out + siglen + len + arclen, text, tlen);
+	*outlen = siglen + len + arclen + tlen;
+	r = 0;
+done:
 	free(sig);
-	return 0;
+	free(arc);
+	free(text);
+	return r;
 }
 
 /* rcpt_head_open - the per-recipient fields of a list's post, or NULL
@@ -107,8 +210,9 @@ rcpt_head_open(struct rcpt_head **out, const struct lists_settings *ls,
 	return 0;
 }
 
-/* rcpt_head_make - addr's own header fields (LF line ends), malloc'd;
- * 0 ok, -1 out of memory or a link too long */
+/* rcpt_head_make - addr's own header fields (LF line ends), malloc'd,
+ * and after them the whole copy when rcpt_head_whole; 0 ok, -1 out of
+ * memory or a link too long */
 int
 rcpt_head_make(
     const struct rcpt_head *h, const char *addr, char **out, size_t *len)
@@ -125,7 +229,7 @@ rcpt_head_make(
 	if ((n = list_head_unsub(
 		 fields, sizeof(fields), h->list, h->domain, link)) == -1)
 		return -1;
-	return rcpt_head_out(h, fields, (size_t)n, out, len);
+	return rcpt_head_out(h, fields, (size_t)n, link, out, len);
 }
 
 /* rcpt_head_free - let it go (the key is wiped) */
@@ -136,5 +240,7 @@ rcpt_head_free(struct rcpt_head *h)
 		return;
 	unsub_maker_free(h->maker);
 	dkim_prep_free(h->dkim);
+	free(h->text);
+	free(h->arc);
 	free(h);
 }

@@ -71,6 +71,26 @@ post() {
 	fi | "$MJ_ENQUEUE" -C "$CONF" -d "$1" -l "$2" -r -f alice@users.test
 }
 
+# oneclick_post - mylist with one-click links (and whatever footer the
+# test wrote) gets a post; its two copies each pass ARC and DKIM
+oneclick_post() {
+	local f
+	SECRET=$BATS_TEST_TMPDIR/unsubscribe.secret
+	printf '[unsubscribe]\nsecret_file = %s\n' "$SECRET" >>"$CONF"
+	"$TOP/scripts/mjq-unsubsecret" "$SECRET"
+	printf '[list]\nposting = open\nunsubscribe_url = https://lists.example.org/u\n' \
+		>"$LISTS/example.org/mylist/config"
+	post example.org mylist
+	runq
+	[ "$(received | wc -l)" -eq 2 ]
+	for f in $(received); do
+		run "$ARCVERIFY" "$f" "$KEYS"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		"$DKIMVERIFY" -n 1 "$f" "$KEYS"
+	done
+}
+
 # received - the messages the server saved, oldest first
 received() {
 	ls -tr "$BATS_TEST_TMPDIR"/s/save/new/* 2>/dev/null
@@ -321,24 +341,25 @@ sys.stdout.buffer.write(dkim.sign(msg, b"a1", b"authors.test", key, canonicalize
 }
 
 @test "one-click copies share one seal, each verifies, and their own List-Unsubscribe stays outside it" {
-	SECRET=$BATS_TEST_TMPDIR/unsubscribe.secret
-	printf '[unsubscribe]\nsecret_file = %s\n' "$SECRET" >>"$CONF"
-	"$TOP/scripts/mjq-unsubsecret" "$SECRET"
-	printf '[list]\nposting = open\nunsubscribe_url = https://lists.example.org/u\n' \
-		>"$LISTS/example.org/mylist/config"
-	post example.org mylist
-	runq
-	[ "$(received | wc -l)" -eq 2 ]
-	for f in $(received); do
-		run "$ARCVERIFY" "$f" "$KEYS"
-		echo "$output"
-		[ "$status" -eq 0 ]
-		"$DKIMVERIFY" -n 1 "$f" "$KEYS"
-	done
+	oneclick_post
 	a=$(received | head -1)
 	b=$(received | tail -1)
 	[ "$(header List-Unsubscribe "$a")" != "$(header List-Unsubscribe "$b")" ]
 	[ "$(header ARC-Seal "$a")" = "$(header ARC-Seal "$b")" ]
+}
+
+@test "a footer's \$UNSUBSCRIBE_URL on a sealed list: each copy has its own link in its body, its own seal over it, and verifies" {
+	printf 'leave: $UNSUBSCRIBE_URL\n' >"$LISTS/example.org/mylist/footer"
+	oneclick_post
+	for f in $(received); do
+		link=$(header List-Unsubscribe "$f" | sed 's/^[^<]*<\([^>]*\)>.*/\1/')
+		[[ "$link" == "https://lists.example.org/u?l=mylist%40example.org&a="* ]]
+		[ "$(tr -d '\r' <"$f" | sed '1,/^$/d')" = "hello list
+leave: $link" ]
+	done
+	a=$(received | head -1)
+	b=$(received | tail -1)
+	[ "$(header ARC-Message-Signature "$a" | grep -o 'bh=[^;]*')" != "$(header ARC-Message-Signature "$b" | grep -o 'bh=[^;]*')" ]
 }
 
 @test "[arc] seal = no sends no ARC set; without trusted ids the AAR is the list's own" {

@@ -17,6 +17,7 @@
 
 load helpers
 load smtp_helpers
+load web_helpers
 
 bats_require_minimum_version 1.5.0
 
@@ -47,6 +48,7 @@ setup() {
 }
 
 teardown() {
+	[ -z "${WEB_PID:-}" ] || stop_pid "$WEB_PID"
 	queueserv_stop
 	servers_stop
 }
@@ -252,6 +254,153 @@ $FOOTER_TEXT" ]
 		grep -q '^List-Unsubscribe-Post: List-Unsubscribe=One-Click' "$f"
 		run "$MIMESHOW" -t "$f"
 		[[ "$output" == *"$FOOTER_TEXT"* ]]
+	done
+}
+
+# linked_list - mylist with one-click links served by mj_unsubscribe
+# under a real lighttpd, and a footer asking for each copy's own link
+linked_list() {
+	command -v lighttpd >/dev/null || skip "needs lighttpd (make test installs it)"
+	web_secret
+	web_start "$TOP/unsubscribe/mj_unsubscribe"
+	printf 'unsubscribe_url = %s/cgi-bin/mj_unsubscribe\n' "$WEB_ROOT" >>"$L/config"
+	printf '%s\n' '-- ' 'leave $LIST: $UNSUBSCRIBE_URL' 'or write to $UNSUBSCRIBE' >"$L/footer"
+}
+
+# own_links - every copy (two) verifies (DKIM and ARC), its footer (decoded) carries the
+# one-click link of its own List-Unsubscribe, once, and each link's MAC
+# (made by the openssl command) is right for its own address; prints
+# each copy's link, one a line
+own_links() {
+	local f
+	[ "$(received | wc -l)" -eq 2 ]
+	verify_all >&2
+	for f in $(received); do
+		# the list seals ([arc] seal = yes): each copy over its own body
+		grep -q '^ARC-Seal: ' "$f"
+		"$TOP/t/tools/mj_arcverify.py" "$f" "$KEYS" >&2
+		python3 - "$f" "$KEY" <<-'PY'
+		import email, hashlib, hmac, re, sys, urllib.parse
+		m = email.message_from_binary_file(open(sys.argv[1], "rb"))
+		lu = re.search(r"<(https?://[^>]+)>", m["List-Unsubscribe"]).group(1)
+		texts = [p.get_payload(decode=True).decode(p.get_content_charset() or "ascii")
+		         for p in m.walk() if p.get_content_type() == "text/plain"]
+		foot = texts[-1]
+		assert "\x1f" not in "".join(texts), "the place of the link went out"
+		assert foot.count(lu) == 1, (lu, foot)
+		assert "leave mylist: " + lu + "\n" in foot, foot
+		assert "or write to mailto:majordomo@example.org?body=unsubscribe%20mylist" in foot
+		q = urllib.parse.parse_qs(urllib.parse.urlsplit(lu).query)
+		msg = "mjq-unsub-1\n%s\n%s\n%s\n%s\n" % (
+		    "mylist", "example.org", q["a"][0], q["t"][0])
+		mac = hmac.new(bytes.fromhex(sys.argv[2]), msg.encode(), hashlib.sha256).hexdigest()[:32]
+		assert q["s"][0] == mac, (q, mac)
+		print(lu)
+		PY
+	done
+}
+
+# click_first LINKS - a provider's one-click POST of the link of a@'s
+# copy: a@ leaves the list at the next run, b@ stays
+click_first() {
+	local url
+	url=$(printf '%s\n' "$1" | grep 'a=a%40users.test')
+	[ "$(printf '%s\n' "$1" | grep -c 'a=b%40users.test')" -eq 1 ]
+	[ "$(curl -s -o /dev/null -w '%{http_code}' -d 'List-Unsubscribe=One-Click' "$url")" = 200 ]
+	runq
+	[ "$(cat "$L/subscribers")" = "b@users.test" ]
+}
+
+@test "footer: \$UNSUBSCRIBE_URL gives each copy of a plain text post its own one-click link, signed, and the link unsubscribes its reader" {
+	linked_list
+	printf 'From: <alice@users.test>\nTo: mylist@example.org\nSubject: hi\nMessage-ID: <t9@users.test>\n\nhello list\n' >"$BATS_TEST_TMPDIR/m"
+	post "$BATS_TEST_TMPDIR/m"
+	runq
+	links=$(own_links)
+	[ "$(printf '%s\n' "$links" | sort -u | wc -l)" -eq 2 ]
+	click_first "$links"
+}
+
+@test "footer: \$UNSUBSCRIBE_URL in a quoted-printable Latin-1 post: each copy's own link, encoded in the body's own encoding, lines within 76" {
+	linked_list
+	post "$POSTS/latin1-qp.eml"
+	runq
+	links=$(own_links)
+	for f in $(received); do
+		grep -q '^Content-Transfer-Encoding: quoted-printable' "$f"
+		grep -q 'charset=iso-8859-1' "$f"
+		# '=' of the link's query written =3D; no line over 76
+		grep -q '=3D' "$f"
+		[ "$(body "$f" | awk 'length > 76' | wc -l)" -eq 0 ]
+	done
+	click_first "$links"
+}
+
+@test "footer: \$UNSUBSCRIBE_URL in a multipart/alternative post with an attachment: each copy's own link in the footer part, signed" {
+	linked_list
+	post "$POSTS/alternative-attach.eml"
+	runq
+	links=$(own_links)
+	click_first "$links"
+}
+
+@test "footer: \$UNSUBSCRIBE_URL in a post over 1 MB (a large attachment): one text for all, the list's mailto in its footer part, every copy verifies" {
+	linked_list
+	python3 - "$BATS_TEST_TMPDIR/big" <<-'PY'
+	import base64, os, sys
+	data = base64.encodebytes(os.urandom(900 * 1024)).decode()
+	open(sys.argv[1], "w").write(
+	    "From: <alice@users.test>\nTo: mylist@example.org\nSubject: big\n"
+	    "Message-ID: <big@users.test>\nMIME-Version: 1.0\n"
+	    "Content-Type: multipart/mixed; boundary=\"b1\"\n\n"
+	    "--b1\nContent-Type: text/plain\n\nthe pictures\n"
+	    "--b1\nContent-Type: image/jpeg\nContent-Transfer-Encoding: base64\n\n"
+	    + data + "--b1--\n")
+	PY
+	post "$BATS_TEST_TMPDIR/big"
+	runq
+	[ "$(received | wc -l)" -eq 2 ]
+	verify_all
+	for f in $(received); do
+		run "$MIMESHOW" -t "$f"
+		[[ "$output" == *"leave mylist: mailto:majordomo@example.org?body=unsubscribe%20mylist"* ]]
+		run ! grep -q $'\037' "$f"
+	done
+}
+
+@test "footer: \$UNSUBSCRIBE_URL in a base64 post, and in a quoted-printable one over 1 MB: the list's mailto, encoded, one text for all" {
+	linked_list
+	post "$POSTS/utf8-base64.eml"
+	python3 - "$BATS_TEST_TMPDIR/bigqp" <<-'PY'
+	import sys
+	line = "caf=E9 " * 10 + "=\n"
+	open(sys.argv[1], "w").write(
+	    "From: <alice@users.test>\nTo: mylist@example.org\nSubject: long\n"
+	    "Message-ID: <bigqp@users.test>\nMIME-Version: 1.0\n"
+	    "Content-Type: text/plain; charset=iso-8859-1\n"
+	    "Content-Transfer-Encoding: quoted-printable\n\n"
+	    + line * 16000 + "end\n")
+	PY
+	post "$BATS_TEST_TMPDIR/bigqp"
+	runq
+	[ "$(received | wc -l)" -eq 4 ]
+	verify_all
+	for f in $(received); do
+		run "$MIMESHOW" -t "$f"
+		[[ "$output" == *"leave mylist: mailto:majordomo@example.org?body=unsubscribe%20mylist
+or write to"* ]]
+		run ! grep -q $'\037' "$f"
+		[ "$(body "$f" | awk 'length > 76' | wc -l)" -eq 0 ]
+	done
+}
+
+@test "footer: \$UNSUBSCRIBE_URL on a signed post: no footer, the post as it came" {
+	linked_list
+	post "$POSTS/pgp-signed.eml"
+	runq
+	verify_all
+	for f in $(received); do
+		diff <(sed '1,/^$/d' "$POSTS/pgp-signed.eml") <(body "$f")
 	done
 }
 

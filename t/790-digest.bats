@@ -574,6 +574,33 @@ issue_crash() {
 	one_issue_each
 }
 
+@test "footer: \$UNSUBSCRIBE_URL is each maildir copy's own link, signed; the digest's footer has the list's mailto, once" {
+	SECRET=$BATS_TEST_TMPDIR/unsubscribe.secret
+	printf '[unsubscribe]\nsecret_file = %s\n' "$SECRET" >>"$CONF"
+	"$TOP/scripts/mjq-unsubsecret" "$SECRET"
+	printf 'unsubscribe_url = https://lists.example.org/u\n' >>"$LISTS/example.org/mylist/config"
+	printf 'leave: $UNSUBSCRIBE_URL\n' >"$LISTS/example.org/mylist/footer"
+	printf 'each@users.test\nboth@users.test\ndig@users.test digest\n' >"$SUBS"
+	for n in 1 2; do post "$n"; done
+	runq
+	MJQ_TEST_CLOCK_OFFSET=86400 runq
+	for a in each@users.test both@users.test; do
+		[ "$(mails "$a")" -eq 2 ]
+		for f in $(digests "$a"); do
+			"$VERIFY" -n 1 "$f" "$KEYS"
+			link=$(tr -d '\r' <"$f" | sed -n 's/^List-Unsubscribe: <\([^>]*\)>.*/\1/p')
+			[[ "$link" == "https://lists.example.org/u?l=mylist%40example.org&a=${a%@*}%40users.test&"* ]]
+			[ "$(tail -1 "$f")" = "leave: $link" ]
+		done
+	done
+	f=$(digests dig@users.test)
+	[ "$(mails dig@users.test)" -eq 1 ]
+	"$VERIFY" -n 1 "$f" "$KEYS"
+	[ "$(grep -c '^leave: ' "$f")" -eq 1 ]
+	grep -q '^leave: mailto:majordomo@example.org?body=unsubscribe%20mylist$' "$f"
+	grep -q '^List-Unsubscribe: <https://lists.example.org/u?l=mylist%40example.org&a=dig%40users.test&' "$f"
+}
+
 @test "footer: each-mode readers get it on every post, a digest carries it once, not once a post" {
 	printf 'FOOTER of $LIST: %s\n' 'https://lists.example.org/' >"$LISTS/example.org/mylist/footer"
 	for n in 1 2 3; do post "$n"; done

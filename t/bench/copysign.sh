@@ -12,7 +12,12 @@
 #                 `openssl speed -seconds 3 rsa2048`'s per signature
 #                 (best of two): noisy on a shared machine.
 # BIN, when set, is another build's mj_copysign to measure; ARC=1 puts
-# a post's ARC set on the text (see below).  Needs
+# a post's ARC set on the text (see below).  LINK=1 gives the post a
+# footer with each copy's own link ($UNSUBSCRIBE_URL): each copy is made
+# whole, its body hashed and signed per copy (mj_copysign -l), and with
+# ARC=1 sealed per copy (-l -s) instead of carrying the text's set;
+# without LINK the post has the same footer with the list's mailto, one
+# text for all.  Needs
 # valgrind.
 set -eu
 N=${1:-300}
@@ -34,11 +39,19 @@ printf '[dkim]\nsign = yes\nselectors = b1\ned25519_selector =\n[unsubscribe]\ns
 	printf 'List-Id: <list.bench.example>\nList-Post: <mailto:list@bench.example>\n'
 	printf 'List-Help: <mailto:majordomo@bench.example?body=help>\nPrecedence: list\n'
 	sinks_msg copysign
+	printf -- '-- \nleave list: %s\n' "$(if [ "${LINK:-}" = 1 ]; then
+		printf '\037mjq-unsubscribe-url\037'
+	else
+		printf 'mailto:majordomo@bench.example?body=unsubscribe%%20list'
+	fi)"
 } >"$DIR/msg"
+OPT=()
+[ "${LINK:-}" != 1 ] || OPT=(-l)
+[ "${LINK:-}" != 1 ] || [ "${ARC:-}" != 1 ] || OPT=(-l -s)
 # ARC=1: the text as the runner now makes a one-click post's, its ARC
 # set on top (mj_dkimsign -a, without its DKIM-Signature: each copy has
 # its own), so the copies' parse meets the seal's three fields
-if [ "${ARC:-}" = 1 ]; then
+if [ "${ARC:-}" = 1 ] && [ "${LINK:-}" != 1 ]; then
 	"$TOP/t/tools/mj_dkimsign" -a -C "$DIR/mjq.conf" bench.example "$DIR/msg" |
 		awk 'hdr == 0 && /^$/ { hdr = 1 }
 			hdr == 0 && /^[^ \t]/ { skip = /^DKIM-Signature:/ }
@@ -51,7 +64,7 @@ instructions() {
 	local t args=()
 	for t in rcpt_head_make "$@"; do args+=("--toggle-collect=$t"); done
 	valgrind --tool=callgrind --callgrind-out-file="$DIR/cg.out" "${args[@]}" \
-		"$BIN" -C "$DIR/mjq.conf" -n "$N" bench.example list "$DIR/msg" 2>&1 >/dev/null |
+		"$BIN" -C "$DIR/mjq.conf" "${OPT[@]}" -n "$N" bench.example list "$DIR/msg" 2>&1 >/dev/null |
 		awk '/Collected :/ { print $NF }'
 }
 
@@ -59,7 +72,7 @@ instructions() {
 cpu_us() {
 	local i
 	for i in 1 2 3; do
-		"$BIN" -C "$DIR/mjq.conf" -n 3000 bench.example list "$DIR/msg"
+		"$BIN" -C "$DIR/mjq.conf" "${OPT[@]}" -n 3000 bench.example list "$DIR/msg"
 	done | awk '{ us = $(NF - 2); if (best == "" || us < best) best = us } END { print best }'
 }
 
@@ -76,7 +89,7 @@ beside=$(instructions RSA_private_encrypt)
 us=$(cpu_us)
 rsa=$(rsa_us)
 awk -v n="$N" -v all="$all" -v beside="$beside" -v us="$us" -v rsa="$rsa" 'BEGIN {
-	printf "copysign N=%d (%s%s)\n", n, ENVIRON["BIN"] != "" ? ENVIRON["BIN"] : "this build", ENVIRON["ARC"] == "1" ? ", ARC-sealed text" : ""
+	printf "copysign N=%d (%s%s%s)\n", n, ENVIRON["BIN"] != "" ? ENVIRON["BIN"] : "this build", ENVIRON["ARC"] == "1" ? ", ARC-sealed" : "", ENVIRON["LINK"] == "1" ? ", own footer link" : ", shared footer"
 	printf "instructions per copy: %.0f, beside RSA_private_encrypt %.0f (%.2f%%)\n", all / n, beside / n, 100 * beside / all
 	printf "cpu per copy: %.1f us; openssl speed rsa2048: %.1f us per signature; beside it %.1f us (%.1f%%)\n", us, rsa, us - rsa, 100 * (us - rsa) / us
 }'

@@ -11,7 +11,10 @@
  *                      when more): CPU and wall time per copy
  *
  * The unsubscribe link's base is -u url (default
- * https://example.invalid/u); the secret and the DKIM keys are conf's,
+ * https://example.invalid/u); -l: the text's footer has the place of each
+ * copy's own link (a footer's $UNSUBSCRIBE_URL): each copy is made whole,
+ * its body hashed and signed per copy, -s sealed for ARC per copy too
+ * (the copy alone on stdout).  The secret and the DKIM keys are conf's,
  * read as the runner reads them.  Under valgrind --tool=callgrind
  * --toggle-collect=rcpt_head_make only the copies are counted.
  *
@@ -120,10 +123,17 @@ main(int argc, char **argv)
 	size_t len, headlen;
 	long i, n = 0, t = 1;
 	double t0, t1, w0, w1;
-	int c;
+	struct arc_verdict v;
+	int c, link = 0, seal = 0;
 
-	while ((c = getopt(argc, argv, "C:n:t:u:")) != -1)
+	while ((c = getopt(argc, argv, "C:ln:st:u:")) != -1)
 		switch (c) {
+		case 'l':
+			link = 1;
+			break;
+		case 's':
+			seal = 1;
+			break;
 		case 'C':
 			conf = optarg;
 			break;
@@ -159,11 +169,17 @@ main(int argc, char **argv)
 		ds, &dc, domain, text, len, &p, why, sizeof(why)) == -1)
 		errx(2, "%s", why);
 	rcpt_head_sign(h, p);
+	memset(&v, 0, sizeof(v));
+	v.seal = v.instance = 1;
+	if (link && rcpt_head_text(h, text, len, seal ? &v : NULL) == -1)
+		errx(2, "out of memory");
+	if (link && !rcpt_head_whole(h))
+		errx(2, "-l: the text has no place for the link");
 	if (n == 0) {
 		if (rcpt_head_make(h, argv[optind + 3], &head, &headlen) == -1)
 			errx(1, "cannot make the copy of %s", argv[optind + 3]);
 		if (fwrite(head, 1, headlen, stdout) != headlen ||
-		    fwrite(text, 1, len, stdout) != len ||
+		    (!link && fwrite(text, 1, len, stdout) != len) ||
 		    fflush(stdout) == EOF)
 			err(2, "stdout");
 		free(head);
