@@ -213,10 +213,9 @@ post_poster_end(FILE *fp, const struct post_poster *ps, const char *boundary)
 		    boundary);
 }
 
-/* post_compose - the header as the subscribers get it, then the body
- * (or, when the list wraps posts, the post as a message/rfc822 part) */
-int
-post_compose(struct listfn_msg *m, const struct listconf *lc,
+/* post_compose_text - post_compose of a text that carries no link mark */
+static int
+post_compose_text(struct listfn_msg *m, const struct listconf *lc,
     const struct post_texts *t, const char *text, size_t len)
 {
 	const char *hend = header_end(text, len), *p, *e, *v, *orig = text;
@@ -318,6 +317,30 @@ fail:
 	free(buf);
 	post_footer_free(&pf);
 	return -1;
+}
+
+/* post_compose - the header as the subscribers get it, then the body
+ * (or, when the list wraps posts, the post as a message/rfc822 part); a
+ * link's mark the poster wrote is defused first (list_text_defuse) */
+int
+post_compose(struct listfn_msg *m, const struct listconf *lc,
+    const struct post_texts *t, const char *text, size_t len)
+{
+	char *safe;
+	int r;
+
+	switch (list_text_defuse(text, len, &safe)) {
+	case -1:
+		return -1;
+	case 1:
+		log_warnx("%s: the post carries mjq's own link mark: defused",
+		    m->name);
+		r = post_compose_text(m, lc, t, safe, len);
+		free(safe);
+		return r;
+	default:
+		return post_compose_text(m, lc, t, text, len);
+	}
 }
 
 /* What the snapshot writes to, and whom it leaves out. */

@@ -37,6 +37,31 @@ list_text_mailto(FILE *fp, const char *domain, const char *list)
 	fprintf(fp, "mailto:majordomo@%s?body=unsubscribe%%20%s", domain, list);
 }
 
+/* list_text_defuse - a poster's text (len bytes) that carries the stem
+ * of a link's mark, copied into *out (malloc, len bytes) with the US
+ * byte of each such stem made '?': every reader's own link is put only
+ * where the list's footer asked for it, never where a poster wrote the
+ * mark.  1 copied, 0 no mark (*out NULL), -1 out of memory */
+int
+list_text_defuse(const char *text, size_t len, char **out)
+{
+	const size_t n = sizeof(LIST_TEXT_LINK_STEM) - 1;
+	char *c, *p;
+
+	*out = NULL;
+	if (memmem(text, len, LIST_TEXT_LINK_STEM, n) == NULL)
+		return 0;
+	if ((c = malloc(len)) == NULL)
+		return -1;
+	memcpy(c, text, len);
+	for (p = c; (p = memmem(p, (size_t)(c + len - p), LIST_TEXT_LINK_STEM,
+			 n)) != NULL;
+	     p += n)
+		*p = '?';
+	*out = c;
+	return 1;
+}
+
 /* list_text_link - the last place of a copy's own link in text (len
  * bytes), LIST_TEXT_LINK or LIST_TEXT_LINK_QP (*qp says which, *mlen its
  * length), or NULL */

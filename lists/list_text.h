@@ -22,6 +22,11 @@
  * own between soft line breaks, the link written there encoded. */
 #define LIST_TEXT_LINK_QP "\037mjq-unsubscribe-url-qp\037"
 
+/* What both marks begin with: a poster's text never keeps it
+ * (list_text_defuse), so the only mark in a text is the footer's. */
+#define LIST_TEXT_LINK_STEM "\037mjq-unsubscribe-url"
+
+int list_text_defuse(const char *text, size_t len, char **out);
 int list_text_load(const struct settings *s, const struct listconf *lc,
     const char *domain, const char *list, const char *file, char **out,
     char *err, size_t errlen);

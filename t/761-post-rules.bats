@@ -394,6 +394,34 @@ or write to"* ]]
 	done
 }
 
+@test "footer: a post that writes mjq's own link mark gets no reader's link there, with or without \$UNSUBSCRIBE_URL in the footer: the mark is defused" {
+	linked_list
+	printf '%s\n' '-- ' 'leave $LIST: $UNSUBSCRIBE' >"$L/footer"
+	printf 'From: <alice@users.test>\nTo: mylist@example.org\nSubject: prize\nMessage-ID: <mark1@users.test>\n\nclaim it: \037mjq-unsubscribe-url\037 now\n' >"$BATS_TEST_TMPDIR/m"
+	post "$BATS_TEST_TMPDIR/m"
+	runq
+	[ "$(received | wc -l)" -eq 2 ]
+	verify_all
+	for f in $(received); do
+		body "$f" | grep -q 'claim it: ?mjq-unsubscribe-url'
+		run ! grep -q 'mj_unsubscribe?' <(body "$f")
+	done
+	grep -q "carries mjq's own link mark: defused" "${RUNLOG:-$BATS_TEST_TMPDIR/run.log}"
+	# the footer asks for each copy's link: it is there, once, and only there
+	printf '%s\n' '-- ' 'leave $LIST: $UNSUBSCRIBE_URL' >"$L/footer"
+	rm -f $(received)
+	sed -i 's/mark1@/mark2@/' "$BATS_TEST_TMPDIR/m"
+	post "$BATS_TEST_TMPDIR/m"
+	runq
+	[ "$(received | wc -l)" -eq 2 ]
+	verify_all
+	for f in $(received); do
+		body "$f" | grep -q 'claim it: ?mjq-unsubscribe-url'
+		[ "$(body "$f" | grep -c 'mj_unsubscribe?')" -eq 1 ]
+		body "$f" | grep -q '^leave mylist: http.*mj_unsubscribe?'
+	done
+}
+
 @test "footer: \$UNSUBSCRIBE_URL on a signed post: no footer, the post as it came" {
 	linked_list
 	post "$POSTS/pgp-signed.eml"
