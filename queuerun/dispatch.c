@@ -21,6 +21,7 @@
 #include "deliver.h"
 #include "dest_share.h"
 #include "dispatch.h"
+#include "outcome.h"
 #include "fail_log.h"
 #include "log.h"
 #include "qr_batch.h"
@@ -279,7 +280,7 @@ dispatch_run(struct queuerun *q, double now)
 	struct sched_entry *e;
 	struct qr_batch *b;
 
-	while (q->inflight < q->dc->base.threads &&
+	while (q->inflight < q->dc->base.threads && outcome_room(q) &&
 	       (e = sched_core_select(q->sched, now, &act)) != NULL) {
 		if ((b = dispatch_batch(q, e)) == NULL) {
 			/* Memory: hand it back untried; retried next pass. */

@@ -6,16 +6,20 @@
  * reason kept aside (fail_log.c), bounced only after the DSN is
  * committed.  Per message, once nothing of it is waiting or in flight
  * (outcome_finish): expiry, the DSN, then either removal or the next try as the
- * file's mtime.  A batch's words are made durable with its outcome, but
- * not one fdatasync per batch: outcome_batch puts the message on the
- * runner's sync list, and outcome_sync, which the step loop calls once
- * it has written every outcome that came back together, gives each
- * listed state file one fdatasync for all of them.  No batch starts and
- * no message is released in between, so a power loss sends again only
- * the batches in flight (spool-layout/README, "State file"); the end of
- * a pass is synced again.  The step loop (queuerun.c) calls these, then
- * gives the batch back to the scheduler (dispatch_done) and releases the
- * finished message (walk_release).
+ * file's mtime.  A batch's words are made durable soon after its
+ * outcome, but not one fdatasync per batch: outcome_batch puts the
+ * message on the runner's sync list, and outcome_sync, which the step
+ * loop calls once it has written every outcome that came back together,
+ * hands the listed state files to the sync thread (state_sync.c) when it
+ * is idle: one fdatasync each for all the batches collected while the
+ * last job ran.  Meanwhile the next batches start, but only while the
+ * batches in flight and those whose words are not yet durable are fewer
+ * than twice delivery_threads (outcome_room), and no message is finished
+ * while its words wait (outcome_syncing); so a power loss sends again at
+ * most that many batches (spool-layout/README, "State file").  The end
+ * of a pass is synced again, inline.  The step loop (queuerun.c) calls
+ * these, then gives the batch back to the scheduler (dispatch_done) and
+ * releases the finished message (walk_release).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -88,6 +92,7 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 		}
 		rcpt_pool_drop(&q->rcpts, b->rcpt[i]);
 	}
+	q->out.unsynced++;
 	if (!m->sync_due) {
 		m->sync_due = 1;
 		m->sync_next = q->out.sync_list;
@@ -95,11 +100,42 @@ outcome_batch(struct queuerun *q, struct qr_batch *b, double now)
 	}
 }
 
-/* outcome_sync - the outcomes written since the last call made durable:
- * one fdatasync per state file, for all its batches collected together;
- * the step loop calls it before it starts a batch or releases a message */
+/* outcome_sync_start - the sync thread (state_sync.c) */
 void
-outcome_sync(struct queuerun *q)
+outcome_sync_start(struct queuerun *q)
+{
+	if (state_sync_start(&q->out.sync, q->pool) == -1)
+		log_warnx("cannot start the state files' sync thread; they are "
+			  "synced inline");
+}
+
+/* outcome_synced - the sync thread's job is done: its messages' words
+ * are durable (or the error is logged, and they stay to be synced) */
+static void
+outcome_synced(struct queuerun *q)
+{
+	struct state_sync *s = &q->out.sync;
+	struct qr_msg *m;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		m = s->tags[i];
+		m->sync_busy = 0;
+		if (s->errs[i] == 0)
+			spool_state_synced(&m->lm.st, m->sync_handed);
+		else
+			log_warnx("%s: cannot sync %s: %s", m->lm.name,
+			    m->lm.st.path, strerror(s->errs[i]));
+	}
+	q->out.unsynced -= q->out.job_batches;
+	q->out.job_batches = 0;
+	state_sync_clear(s);
+}
+
+/* outcome_sync_inline - the listed files synced here, as without the
+ * thread (and when it cannot take them) */
+static void
+outcome_sync_inline(struct queuerun *q)
 {
 	struct qr_msg *m;
 
@@ -111,6 +147,76 @@ outcome_sync(struct queuerun *q)
 			log_warn(
 			    "%s: cannot sync %s", m->lm.name, m->lm.st.path);
 	}
+	q->out.unsynced = q->out.job_batches;
+}
+
+/* outcome_sync - the outcomes written since the last call made durable:
+ * the thread's finished job taken back, then the listed state files
+ * handed to it, one fdatasync each for all their batches (inline when
+ * there is no thread); the step loop calls it once it has written the
+ * outcomes that came back together */
+void
+outcome_sync(struct queuerun *q)
+{
+	struct state_sync *s = &q->out.sync;
+	struct qr_msg *m;
+
+	if (state_sync_done(s) == 1)
+		outcome_synced(q);
+	if (q->out.sync_list == NULL || s->handed)
+		return;
+	if (!s->started) {
+		outcome_sync_inline(q);
+		return;
+	}
+	for (m = q->out.sync_list; m != NULL; m = m->sync_next)
+		if (state_sync_add(s, m->lm.st.fd, m) == -1) {
+			state_sync_clear(s);
+			outcome_sync_inline(q);
+			return;
+		}
+	while ((m = q->out.sync_list) != NULL) {
+		q->out.sync_list = m->sync_next;
+		m->sync_next = NULL;
+		m->sync_due = 0;
+		m->sync_busy = 1;
+		m->sync_handed = spool_state_unsynced(&m->lm.st);
+	}
+	q->out.job_batches = q->out.unsynced;
+	state_sync_hand(s);
+}
+
+/* outcome_sync_wait - the job in hand waited for, the thread ended,
+ * the rest synced inline */
+void
+outcome_sync_wait(struct queuerun *q)
+{
+	state_sync_stop(&q->out.sync);
+	if (state_sync_done(&q->out.sync) == 1)
+		outcome_synced(q);
+	state_sync_clear(&q->out.sync);
+	outcome_sync_inline(q);
+	free(q->out.sync.fds);
+	free(q->out.sync.errs);
+	free(q->out.sync.tags);
+	q->out.sync.fds = q->out.sync.errs = NULL;
+	q->out.sync.tags = NULL;
+	q->out.sync.cap = 0;
+}
+
+/* outcome_syncing - m's words wait for their sync */
+int
+outcome_syncing(const struct qr_msg *m)
+{
+	return m->sync_due || m->sync_busy;
+}
+
+/* outcome_room - may another batch start (the power-loss bound) */
+int
+outcome_room(const struct queuerun *q)
+{
+	return (size_t)q->inflight + q->out.unsynced <
+	       2 * (size_t)q->dc->base.threads;
 }
 
 /* What an expiry fails its recipients with. */

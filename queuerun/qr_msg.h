@@ -30,6 +30,8 @@ struct qr_msg {
 	size_t batches; /* in flight */
 	int sync_due;	/* on the runner's sync_list (outcome.c) */
 	struct qr_msg *sync_next;
+	int sync_busy;	 /* its file is in the sync thread's job */
+	int sync_handed; /* the updates that job makes durable */
 	char last_error[SPOOL_STATE_ERROR_MAX + 1];
 	void *map; /* the message text, mapped while it is expanded */
 	size_t maplen;

@@ -6,8 +6,9 @@
  * each stage returns to it and none calls the next:
  *
  *   outcomes   deliver_pool_collect -> outcome_batch -> dispatch_done,
- *              then outcome_sync: one fdatasync per state file for all
- *              the batches collected together, before any batch starts
+ *              then outcome_sync: the state files of all the batches
+ *              collected together to the sync thread, one fdatasync
+ *              each; batches start meanwhile within outcome_room
  *   sweeps     sweep_run, before a walk, a minute apart: held posts
  *              expired, digests, archive inboxes, TLS-RPT (sweep.c)
  *   walk       walk_scan (or the last walk's leftovers)
@@ -77,6 +78,7 @@ queuerun_open(const struct settings *s, const struct lists_settings *ls,
 		free(q);
 		return NULL;
 	}
+	outcome_sync_start(q);
 	/* MTA-STS policies: without them (logged) mail goes as before. */
 	if (deliver_sts_open(
 		s->spool_dir, &dc->transport[DELIVER_SMTP], err, errlen) == -1)
@@ -201,7 +203,7 @@ queuerun_finish(struct queuerun *q, double now)
 
 	for (m = q->walk.active; m != NULL; m = next) {
 		next = m->next;
-		if (!m->finished || m->batches > 0)
+		if (!m->finished || m->batches > 0 || outcome_syncing(m))
 			continue;
 		outcome_finish(q, m, now);
 		walk_release(q, m);
@@ -356,6 +358,7 @@ queuerun_close(struct queuerun *q)
 	deliver_sts_close();
 	deliver_tlsrpt_close();
 	queuerun_collect(q, clock_now());
+	outcome_sync_wait(q);
 	queuerun_finish(q, clock_now());
 	queuerun_release_all(q);
 	while ((m = q->walk.active) != NULL)

@@ -453,6 +453,22 @@ spool_state_sync(struct spool_state *st)
 	return 0;
 }
 
+/* spool_state_synced - n updates, counted when the file was handed to
+ * another thread's fdatasync, made durable there (updates since stay
+ * to be synced) */
+void
+spool_state_synced(struct spool_state *st, int n)
+{
+	st->unsynced = st->unsynced > n ? st->unsynced - n : 0;
+}
+
+/* spool_state_unsynced - the updates since the last sync */
+int
+spool_state_unsynced(const struct spool_state *st)
+{
+	return st->unsynced;
+}
+
 /* spool_state_close - free; unsynced updates stay in the page cache */
 void
 spool_state_close(struct spool_state *st)

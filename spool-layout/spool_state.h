@@ -161,6 +161,8 @@ int spool_state_set_crash_settled(struct spool_state *st, size_t settled);
 size_t spool_state_settled(const struct spool_state *st);
 int spool_state_set_error(struct spool_state *st, const char *error);
 int spool_state_sync(struct spool_state *st);
+int spool_state_unsynced(const struct spool_state *st);
+void spool_state_synced(struct spool_state *st, int n);
 void spool_state_close(struct spool_state *st);
 int spool_state_set_next(int msgfd, time_t when);
 int spool_state_attempt(
