@@ -74,7 +74,8 @@ done
 # with destination_concurrency_limit = L3 (default 4), drained with
 # [cluster] on (the limit shared through Redis, lease_time LEASE3,
 # default 30s) and off (each node its own limit: together they may
-# exceed it three times), alternating, three times each, against two
+# exceed it three times), alternating, RUNS3 times each (default 5: a
+# drain takes 60 to 300 ms, which a busy machine stretches), against two
 # receivers (mj_testsmtpd, counting the sessions open at once): one
 # that takes any number of sessions at no cost ("uncapped"), and one
 # that takes L3 at once (421 beyond) and 20 ms a message ("capped").
@@ -92,6 +93,7 @@ done
 N3=${N3:-1000}
 L3=${L3:-4}
 LEASE3=${LEASE3:-30s}
+RUNS3=${RUNS3:-5}
 if [ -n "${EOD3:-}${CAP3:-}" ]; then
 	RECV3=${RECV3:-custom}
 	CUSTOM3="${EOD3:-0} ${CAP3:-}"
@@ -168,13 +170,14 @@ drain3() {
 	redis-cli -s "$DIR/redis.sock" flushall >/dev/null
 }
 
-# drain3_series R - three alternating runs of each against receiver R
+# drain3_series R - RUNS3 alternating runs of each against receiver R
 # (EOD3 and CAP3 set for it), and the summary line
 drain3_series() {
-	local i w best_shared=0 best_unshared=0 worst_open=0
-	for i in 1 2 3; do
+	local i w best_shared=0 best_unshared=0 worst_open=0 all_shared= all_unshared=
+	for i in $(seq "$RUNS3"); do
 		for w in unshared shared; do
 			drain3 "$w"
+			eval "all_$w=\"\$all_$w $t3\""
 			printf '%s: three nodes %-8s run %d: %6.2f s, receiver max_open %d refused %d%s\n' \
 				"$1" "$w" "$i" "$(echo "$t3 / 1000" | bc -l)" "$o3" "$r3" \
 				"$([ "$u3" -eq 0 ] || echo ", Redis unreachable $u3 times")"
@@ -186,6 +189,15 @@ drain3_series() {
 		"$1" "$N3" "$L3" "$(echo "$best_unshared / 1000" | bc -l)" \
 		"$(echo "$best_shared / 1000" | bc -l)" \
 		"$(echo "$best_shared / $best_unshared" | bc -l)" "$worst_open"
+	printf '%s: medians of the %d runs: unshared %.2f s, shared %.2f s, shared/unshared %.3f\n' \
+		"$1" "$RUNS3" "$(echo "$(median $all_unshared) / 1000" | bc -l)" \
+		"$(echo "$(median $all_shared) / 1000" | bc -l)" \
+		"$(echo "$(median $all_shared) / $(median $all_unshared)" | bc -l)"
+}
+
+# median N... - the middle value (the lower of the two middle ones)
+median() {
+	printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"
 }
 
 uptime
