@@ -54,6 +54,22 @@ tries_at_once() {
 	grep -qx '1 [0-9]* QUIT' "$S/trace"
 }
 
+@test "a copy made whole in memory (a one-click copy's) declares the SIZE= of its file's text: the final CRLF it is sent with counted" {
+	# the setup's message: no final newline, stuffed dots
+	smtpd_start s --check-size
+	run try -W -r a@example.com
+	[ "${lines[1]}" = "xact=1 to=<a@example.com> status=sent code=250 dsn=2.0.0 text=250 2.0.0 Ok: queued as 1 (end of data)" ]
+	cmp "$WIRE" "$S/save/new/1"
+	grep -qx "1 2 MAIL FROM:<sender@example.org> SIZE=$(($(wc -c <"$WIRE") + 3))" "$S/trace"
+	# no dot to stuff: the server (--check-size) takes no copy larger
+	# than its SIZE= said (RFC 1870)
+	printf 'Subject: t\n\nend' >"$MSG"
+	run try -W -r a@example.com
+	[ "${lines[1]}" = "xact=1 to=<a@example.com> status=sent code=250 dsn=2.0.0 text=250 2.0.0 Ok: queued as 2 (end of data)" ]
+	grep -qx '2 2 MAIL FROM:<sender@example.org> SIZE=19' "$S/trace"
+	printf 'Subject: t\r\n\r\nend\r\n' | cmp - "$S/save/new/2"
+}
+
 @test "an empty message and one ending in CRLF get exactly one final CRLF" {
 	smtpd_start s
 	: >"$MSG"
