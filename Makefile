@@ -176,7 +176,7 @@ TOOLS := $(TOOL_SRC:.c=) t/tools/mj_testsmtpd $(PRELOAD_SRC:.c=.so)
 MAN8 := $(wildcard */*.8)
 MAN5 := $(wildcard */*.5)
 
-.PHONY: all test check demo install uninstall setup deb clean deps fuzz bench \
+.PHONY: all test check demo install uninstall setup deb clean deps fuzz fuzz-replay bench \
 	deps-graph fault-runner
 all: $(PROGS) $(TOOLS) t/tools/mj_enqueue_dyn
 
@@ -393,6 +393,35 @@ fuzz:
 	    grep -E 'stat::number_of_executed_units|stat::new_units_added' \
 	        t/fuzz/bin/$$n.log; \
 	done
+
+# make fuzz-replay: the same targets with no clang and no libFuzzer: the
+# library and each target built with $(FUZZ_REPLAY_CC) and the same
+# sanitizers under $(FUZZ_REPLAY_DIR), each target linked with
+# t/fuzz/replay.c (a main that gives it every file of a corpus once) and
+# run over its corpus t/fuzz/corpus/NAME.  It fails when a target no
+# longer builds or a seed crashes (t/640).
+FUZZ_REPLAY_CC   ?= gcc
+FUZZ_REPLAY_DIR  ?= t/fuzz/bin/replay
+FUZZ_REPLAY_OBJ  := $(patsubst %.c,$(FUZZ_REPLAY_DIR)/obj/%.o,$(FUZZ_LIB_SRC))
+FUZZ_REPLAY_LIB  := $(FUZZ_REPLAY_DIR)/libmjqfuzz.a
+FUZZ_REPLAY_BINS := $(patsubst t/fuzz/%.c,$(FUZZ_REPLAY_DIR)/%,$(wildcard t/fuzz/fuzz_*.c))
+$(FUZZ_REPLAY_DIR)/obj/lists/html_text.o: CPPFLAGS += $(shell pkg-config --cflags libxml-2.0)
+$(FUZZ_REPLAY_DIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_REPLAY_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+$(FUZZ_REPLAY_LIB): $(FUZZ_REPLAY_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+$(FUZZ_REPLAY_DIR)/%: t/fuzz/%.c t/fuzz/replay.c $(FUZZ_REPLAY_LIB)
+	$(FUZZ_REPLAY_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $< t/fuzz/replay.c \
+	    $(FUZZ_REPLAY_LIB) $(LDLIBS) $(LISTS_LIBS) $(CLUSTER_LIBS) -lresolv
+-include $(wildcard $(FUZZ_REPLAY_DIR)/obj/*/*.d)
+fuzz-replay:
+	@$(MAKE) --no-print-directory $(FUZZ_REPLAY_BINS)
+	@st=0; for f in $(FUZZ_REPLAY_BINS); do \
+	    n=$${f##*/fuzz_}; \
+	    $$f t/fuzz/corpus/$$n || { echo "fuzz-replay: $$n failed"; st=1; }; \
+	done; exit $$st
 
 # make install: the programs, scripts, man pages, example configuration
 # and init files; as root into the live system (no DESTDIR), then

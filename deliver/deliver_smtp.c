@@ -338,13 +338,11 @@ deliver_smtp_copy(struct deliver_copies *dc, long k)
 		if (rcpt_head_make(b->head, b->addr[lo], &cp->head, &headlen) ==
 		    -1)
 			return -1;
-		if (rcpt_head_whole(b->head)) {
+		if (rcpt_head_whole(b->head))
 			/* the copy is all in its head: no shared text */
-			cp->dm.size = 0;
-			cp->dm.wire = NULL;
-			cp->dm.wire_size = cp->dm.head_wire = 0;
-		}
-		smtp_data_head(&cp->dm, cp->head, headlen);
+			smtp_data_whole(&cp->dm, cp->head, headlen);
+		else
+			smtp_data_head(&cp->dm, cp->head, headlen);
 	}
 	cp->x = (struct smtp_xact){
 	    cp->sender, dc->rcpts + lo, hi - lo, &cp->dm, NULL, NULL};

@@ -50,6 +50,8 @@ test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
 # SQLite, as nobody), and t/bench/members.sh compares mjq-members with
 # mailman addmembers and mlmmj-sub.
 bench="$test apache2-utils"
+# (t/640 builds the same targets with gcc's sanitizers and no libFuzzer,
+# make fuzz-replay: the test group needs no clang.)
 fuzz="$build clang libclang-rt-dev"
 
 case "${1:-build}" in

@@ -9,14 +9,16 @@
  * complaint_unsubscribe, yes by default: mail it does not want only hurts the
  * list's reputation), and is noted in <list dir>/complaints, one line each:
  *
- *     <time> <address> <what was done>
+ *     <time> <address> <what was done> (report <message name>)
  *
- * under lockedit's lock.  The owners get no mail per complaint: as posts
- * go out, complaints a day old or more are told in one summary and the
- * file emptied (bounce_complaint_summary).  An abuse report that
- * proves nobody is counted for the list and forwarded to the owners,
- * and removes nobody; a report of another type is forwarded too.  A
- * feedback report is never read as a bounce.
+ * under lockedit's lock.  The report's name in its line makes the note
+ * once: a runner killed after it, before the count, leaves the line, and
+ * the retry finds it there and writes none.  The owners get no mail per
+ * complaint: as posts go out, complaints a day old or more are told in one
+ * summary and the file emptied (bounce_complaint_summary).  An abuse report
+ * that proves nobody is counted for the list and forwarded to the owners, and
+ * removes nobody; a report of another type is forwarded too.  A feedback report
+ * is never read as a bounce.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,13 +34,14 @@
 #include "lockedit.h"
 #include "log.h"
 
-/* complaint_note - a line appended to the complaints file (what NULL:
- * the file's text into *old and emptied instead); 0 or -1 */
+/* complaint_note - a line appended to the complaints file unless m's is
+ * there (what NULL: the file's text into *old and emptied instead); 0
+ * or -1 */
 static int
 complaint_note(struct listfn_env *env, struct listfn_msg *m, const char *addr,
     const char *what, time_t now, char **old)
 {
-	char path[PATH_MAX], *out = NULL;
+	char path[PATH_MAX], mark[SPOOL_NAME_MAX + 16], *out = NULL;
 	struct lockedit le;
 	size_t outlen = 0;
 	int r = -1;
@@ -55,9 +58,19 @@ complaint_note(struct listfn_env *env, struct listfn_msg *m, const char *addr,
 		lockedit_close(&le);
 		return r;
 	}
+	if (snprintf(mark, sizeof(mark), " (report %s)\n", m->name) >=
+	    (int)sizeof(mark))
+		goto done;
+	if (strstr(le.text, mark) != NULL) {
+		log_info("%s: complaint of <%s> noted before: not noted again",
+		    m->name, addr);
+		r = 0;
+		goto done;
+	}
 	if ((fp = open_memstream(&out, &outlen)) == NULL)
 		goto done;
-	fprintf(fp, "%s%lld %s %s\n", le.text, (long long)now, addr, what);
+	fprintf(
+	    fp, "%s%lld %s %s%s", le.text, (long long)now, addr, what, mark);
 	if (fclose(fp) == 0 && lockedit_commit(&le, out, outlen) == 0)
 		r = 0;
 done:
@@ -181,14 +194,15 @@ bounce_complaint_summary(struct listfn_env *env, struct listfn_msg *m,
 		return 0;
 	if (complaint_note(env, m, NULL, NULL, now, &old) == -1 || old == NULL)
 		return -1;
-	r = old[0] == '\0' ? 0
-			   : bounce_owners_tell(env, m, lc,
-				 "Complaints about %s@%s (abuse reports from "
-				 "mailbox providers'\nfeedback loops) since "
-				 "the last summary: time, address, what\nwas "
-				 "done (complaint_unsubscribe in the list's "
-				 "config):\n\n%s",
-				 m->list, m->domain, old);
+	r = old[0] == '\0'
+		? 0
+		: bounce_owners_tell(env, m, lc,
+		      "Complaints about %s@%s (abuse reports from "
+		      "mailbox providers'\nfeedback loops) since "
+		      "the last summary: time, address, what\nwas "
+		      "done (complaint_unsubscribe in the list's "
+		      "config), the report's name\nin the log:\n\n%s",
+		      m->list, m->domain, old);
 	free(old);
 	return r;
 }

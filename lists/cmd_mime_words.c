@@ -136,7 +136,8 @@ cmd_mime_words_add(struct cmd_mime_run *r, FILE *fp, int word,
 		r->bytes = nb;
 		r->cap = cap;
 	}
-	memcpy(r->bytes + r->len, bytes, n);
+	if (n > 0) /* an empty word: r->bytes may be NULL yet */
+		memcpy(r->bytes + r->len, bytes, n);
 	r->len += n;
 	return 0;
 }

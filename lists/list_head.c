@@ -15,24 +15,38 @@
 #include "list_head.h"
 #include "listconf.h"
 
+/* list_head_mailto - the list's unsubscribe mailto, the one spelling of
+ * it in a header field and in a text ($UNSUBSCRIBE, list_text.c) */
+int
+list_head_mailto(char *out, size_t outlen, const char *list, const char *domain)
+{
+	int n;
+
+	n = snprintf(out, outlen, "mailto:majordomo@%s?body=unsubscribe%%20%s",
+	    domain, list);
+	if (n < 0 || (size_t)n >= outlen)
+		return -1;
+	return n;
+}
+
 /* list_head_unsub - List-Unsubscribe, with link the one-click form */
 int
 list_head_unsub(char *out, size_t outlen, const char *list, const char *domain,
     const char *link)
 {
+	char mailto[LIST_HEAD_MAILTO_MAX];
 	int n;
 
+	if (list_head_mailto(mailto, sizeof(mailto), list, domain) == -1)
+		return -1;
 	if (link == NULL)
-		n = snprintf(out, outlen,
-		    "List-Unsubscribe: <mailto:majordomo@%s?body=unsubscribe"
-		    "%%20%s>\n",
-		    domain, list);
+		n = snprintf(out, outlen, "List-Unsubscribe: <%s>\n", mailto);
 	else
 		n = snprintf(out, outlen,
 		    "List-Unsubscribe: <%s>,\n"
-		    " <mailto:majordomo@%s?body=unsubscribe%%20%s>\n"
+		    " <%s>\n"
 		    "List-Unsubscribe-Post: List-Unsubscribe=One-Click\n",
-		    link, domain, list);
+		    link, mailto);
 	if (n < 0 || (size_t)n >= outlen)
 		return -1;
 	return n;

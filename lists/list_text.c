@@ -23,19 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "list_head.h"
 #include "list_text.h"
 #include "names.h"
 #include "list_path.h"
 
 static int list_text_expand(const char *text, const struct listconf *lc,
     const char *domain, const char *list, int link, char **out);
-
-/* list_text_mailto - the list's unsubscribe mailto, written to fp */
-void
-list_text_mailto(FILE *fp, const char *domain, const char *list)
-{
-	fprintf(fp, "mailto:majordomo@%s?body=unsubscribe%%20%s", domain, list);
-}
 
 /* list_text_defuse - a poster's text (len bytes) that carries the stem
  * of a link's mark, copied into *out (malloc, len bytes) with the US
@@ -119,16 +113,13 @@ list_text_unlinked(const char *text, size_t len, const char *domain,
 {
 	size_t ml = strlen(LIST_TEXT_LINK), qml = strlen(LIST_TEXT_LINK_QP);
 	const char *p = text, *q, *qq, *end = text + len;
-	char mailto[NAME_DOMAIN_MAX + NAME_LIST_MAX + 64],
-	    qp[sizeof(mailto) * 4];
+	char mailto[LIST_HEAD_MAILTO_MAX], qp[sizeof(mailto) * 4];
 	char *buf = NULL;
-	FILE *fp, *mp;
+	FILE *fp;
 
 	*outlen = 0;
-	if ((mp = fmemopen(mailto, sizeof(mailto), "w")) == NULL)
-		return NULL;
-	list_text_mailto(mp, domain, list);
-	if (fclose(mp) == EOF || (fp = open_memstream(&buf, outlen)) == NULL)
+	if (list_head_mailto(mailto, sizeof(mailto), list, domain) == -1 ||
+	    (fp = open_memstream(&buf, outlen)) == NULL)
 		return NULL;
 	for (;;) {
 		q = memmem(p, (size_t)(end - p), LIST_TEXT_LINK, ml);
@@ -164,7 +155,7 @@ static size_t
 list_text_var(FILE *fp, const char *p, const struct listconf *lc,
     const char *domain, const char *list, int link)
 {
-	char *url;
+	char *url, mailto[LIST_HEAD_MAILTO_MAX];
 	size_t n = 12;
 
 	if (strncmp(p, "$LIST", 5) == 0) {
@@ -183,7 +174,9 @@ list_text_var(FILE *fp, const char *p, const struct listconf *lc,
 		n = 16;
 	}
 	if (strncmp(p, "$UNSUBSCRIBE", 12) == 0) {
-		list_text_mailto(fp, domain, list);
+		/* fits: the list and the domain are bounded above */
+		if (list_head_mailto(mailto, sizeof(mailto), list, domain) >= 0)
+			fputs(mailto, fp);
 		return n;
 	}
 	if (strncmp(p, "$ARCHIVE_URL", 12) == 0) {

@@ -33,7 +33,6 @@ int list_text_load(const struct settings *s, const struct listconf *lc,
 int list_text_load_linked(const struct settings *s, const struct listconf *lc,
     const char *domain, const char *list, const char *file, char **out,
     char *err, size_t errlen);
-void list_text_mailto(FILE *fp, const char *domain, const char *list);
 const char *list_text_link(const char *text, size_t len, size_t *mlen, int *qp);
 void list_text_qp(const char *link, const char *eol, char *out);
 char *list_text_unlinked(const char *text, size_t len, const char *domain,

@@ -143,7 +143,9 @@ smtp_data_close(struct smtp_data_msg *m)
 }
 
 /* smtp_data_head - header fields (whole lines, ASCII) sent before the
- * text in the next transactions, in place of the previous ones */
+ * text in the next transactions, in place of the previous ones; with
+ * no text after them (size 0: smtp_data_whole) the whole copy, whose
+ * last line may lack its end: the CRLF the send adds counts too */
 void
 smtp_data_head(struct smtp_data_msg *m, const char *head, size_t len)
 {
@@ -160,7 +162,21 @@ smtp_data_head(struct smtp_data_msg *m, const char *head, size_t len)
 		n = len - off < SMTP_DATA_BLOCK ? len - off : SMTP_DATA_BLOCK;
 		m->head_wire += smtp_data_convert(&c, head + off, n, out);
 	}
+	if (m->size == 0)
+		m->head_wire += smtp_data_finish(&c, out) - 3;
 	m->wire_size += m->head_wire;
+}
+
+/* smtp_data_whole - a copy made whole in memory (text, len: its header
+ * and body) sent in place of the shared text, which is not sent after
+ * it; the shared text's kept bytes, not the copy's, are left alone */
+void
+smtp_data_whole(struct smtp_data_msg *m, const char *text, size_t len)
+{
+	m->size = 0;
+	m->wire = NULL;
+	m->wire_size = m->head_wire = 0;
+	smtp_data_head(m, text, len);
 }
 
 /* smtp_data_send_head - the head, converted into out (2 *

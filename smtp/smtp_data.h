@@ -34,6 +34,7 @@ struct smtp_data_conv {
 int smtp_data_open(struct smtp_data_msg *, int, off_t, int);
 void smtp_data_close(struct smtp_data_msg *);
 void smtp_data_head(struct smtp_data_msg *, const char *, size_t);
+void smtp_data_whole(struct smtp_data_msg *, const char *, size_t);
 int smtp_data_send(
     struct smtp_session *, const struct smtp_data_msg *, const char *, size_t);
 

@@ -4,7 +4,9 @@
 # that misbehave.  The runner never crashes (exit 0 from a pass); each
 # outcome is delivered, deferred (message kept, future mtime) or set
 # aside, as it should be.  t/410-queuerun-faults.bats covers a dropped
-# DATA and 421 past a session limit; these are the rest.
+# DATA and 421 past a session limit; these are the rest.  And the fuzz
+# targets (t/fuzz/), built with gcc's sanitizers and no libFuzzer, replay
+# their seed corpora: each still builds, no seed crashes.
 
 bats_require_minimum_version 1.5.0
 load helpers
@@ -146,4 +148,22 @@ misbehaving() {
 	[ "$(sent)" -eq 2 ]
 	[ "$(sed 's/.* to=//' "$BATS_TEST_TMPDIR/s/log" | sort -u | wc -l)" -eq 2 ]
 	[ -z "$(queue_files)" ]
+}
+
+@test "every fuzz target builds with gcc (no clang, no libFuzzer) and replays its seed corpus under ASan and UBSan without a crash" {
+	slow "builds the library and every target with sanitizers"
+	run make -C "$TOP" -j2 --no-print-directory fuzz-replay \
+		FUZZ_REPLAY_DIR="$BATS_TEST_TMPDIR/replay"
+	printf '%s\n' "$output" | grep -v '^gcc \|^ar \|^    ' | tail -40
+	[ "$status" -eq 0 ]
+	# every target ran, over every file of its corpus
+	n=0
+	for f in "$TOP"/t/fuzz/fuzz_*.c; do
+		t=$(basename "$f" .c)
+		want=$(find "$TOP/t/fuzz/corpus/${t#fuzz_}" -type f ! -name '.*' | wc -l)
+		[ "$want" -gt 0 ]
+		[[ "$output" == *"/replay/$t: $want inputs replayed"* ]]
+		n=$((n + 1))
+	done
+	[ "$n" -ge 16 ]
 }

@@ -645,7 +645,7 @@ arf() {
 	arf abuse 'Original-Rcpt-To: <live@users.test>' 'mylist-owner@example.org'
 	runq
 	[ "$(cat "$SUBS")" = "gone@dead.test" ]
-	[[ "$(cat "$LISTS/example.org/mylist/complaints")" =~ ^[0-9]+\ live@users.test\ unsubscribed$ ]]
+	[[ "$(cat "$LISTS/example.org/mylist/complaints")" =~ ^[0-9]+\ live@users.test\ unsubscribed\ \(report\ [^[:space:]]+\)$ ]]
 	grep -q "complaint (abuse report) from <live@users.test> about mylist@example.org, proven by the report's Original-Rcpt-To: unsubscribed" "$RUNLOG"
 	[ "$(mails boss@owner.test)" -eq 0 ]
 	# redacted Original-Rcpt-To: the returned post's VERP Return-Path tells
@@ -670,7 +670,7 @@ arf() {
 	runq
 	[ "$(mails boss@owner.test)" -eq 3 ]
 	f=$(grep -l '^Complaints about mylist@example.org' "$MAIL"/boss@owner.test/new/*)
-	[ "$(grep -c ' live@users.test unsubscribed$' "$f")" -eq 2 ]
+	[ "$(grep -c ' live@users.test unsubscribed (report [^ ]*)$' "$f")" -eq 2 ]
 	[ ! -s "$LISTS/example.org/mylist/complaints" ]
 }
 
@@ -679,7 +679,7 @@ arf() {
 	arf abuse 'Original-Rcpt-To: <live@users.test>' 'mylist-owner@example.org'
 	runq
 	grep -qx live@users.test "$SUBS"
-	grep -q ' live@users.test kept (complaint_unsubscribe = no)$' "$LISTS/example.org/mylist/complaints"
+	grep -q ' live@users.test kept (complaint_unsubscribe = no) (report [^ )]*)$' "$LISTS/example.org/mylist/complaints"
 }
 
 @test "the subscriber enables itself again with the mail command enable" {

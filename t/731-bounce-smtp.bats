@@ -404,5 +404,25 @@ complaint_crashed() {
 	grep -q 'complaint about <dave@users.test> taken before its state file was made: not taken again' "$RUNLOG"
 	[ "$(cat "$SPOOL/state/bounce-counts")" = "mylist@example.org 0 0 0 0 0 1" ]
 	# noted once, as what was done then
-	[[ "$(cat "$LISTS/example.org/mylist/complaints")" =~ ^[0-9]+\ dave@users.test\ unsubscribed$ ]]
+	[[ "$(cat "$LISTS/example.org/mylist/complaints")" =~ ^[0-9]+\ dave@users.test\ unsubscribed\ \(report\ [^[:space:]]+\)$ ]]
+}
+
+@test "a complaint is noted once in the list's complaints file when its runner is killed after the note, before the count: the retry notes nothing more" {
+	command -v strace >/dev/null || skip "no strace"
+	complaint_setup
+	reply_post
+	copy_of dave@users.test >"$BATS_TEST_TMPDIR/copy"
+	arf_report abuse 'Original-Rcpt-To: <dave@users.test>' "$BATS_TEST_TMPDIR/copy"
+	# killed as the count's new file is renamed into place (strace
+	# matches rename(2) by its first path): dave removed and noted
+	crash_at rename "$SPOOL/state/bounce-counts.tmp"
+	[ "$(cat "$SUBS")" = $'carol@users.test\nerin@users.test' ]
+	[ ! -e "$SPOOL/state/bounce-counts" ]
+	[ "$(grep -c ' dave@users.test ' "$LISTS/example.org/mylist/complaints")" -eq 1 ]
+	runq_empty
+	cat "$LISTS/example.org/mylist/complaints"
+	[ "$(complaints_counted)" = 1 ]
+	# one line, as what was done then
+	[ "$(grep -c ' dave@users.test ' "$LISTS/example.org/mylist/complaints")" -eq 1 ]
+	grep -q "^[0-9]* dave@users.test unsubscribed (report [^ )]*)$" "$LISTS/example.org/mylist/complaints"
 }

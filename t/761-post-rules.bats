@@ -27,7 +27,8 @@ DKIMKEY=$TOP/scripts/mjq-dkimkey
 POSTS=$TOP/t/data/posts
 
 setup() {
-	smtpd_start s
+	# every copy's SIZE= checked against what is sent (RFC 1870)
+	smtpd_start s --check-size
 	mjq_setup <<-EOF
 	[dkim]
 	sign = yes

@@ -31,7 +31,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (bf.n > BOUNCE_ADDRS_MAX || (!bf.is_bounce && bf.n > 0))
 		abort();
 	for (i = 0; i < bf.n; i++) {
-		if (!name_addr_ok(bf.addr[i]) ||
+		if (!name_rcpt_ok(bf.addr[i]) ||
 		    (unsigned)bf.class[i] >= BOUNCE_CLASSES)
 			abort();
 		for (k = 0; k < i; k++)

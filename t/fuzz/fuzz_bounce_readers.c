@@ -27,7 +27,7 @@ check(const struct bounce_found *bf)
 	if (bf->n > BOUNCE_ADDRS_MAX)
 		abort();
 	for (i = 0; i < bf->n; i++) {
-		if (!name_addr_ok(bf->addr[i]) ||
+		if (!name_rcpt_ok(bf->addr[i]) ||
 		    (unsigned)bf->class[i] >= BOUNCE_CLASSES ||
 		    memchr(bf->why[i], '\0', sizeof(bf->why[i])) == NULL ||
 		    memchr(bf->evidence[i], '\0', sizeof(bf->evidence[i])) ==

@@ -4,7 +4,9 @@
  * Opens one session, runs one transaction per recipient group over it
  * (RSET between), closes with QUIT, and prints one line per recipient
  * outcome and the session's feedback class, so a test asserts exact
- * lines.  The message is read from -m FILE or standard input.
+ * lines.  The message is read from -m FILE or standard input; with -W
+ * it is sent as a copy made whole in memory, as a one-click copy with
+ * its own footer link is (smtp_data_whole).
  */
 #include <sys/stat.h>
 #include <arpa/inet.h>
@@ -30,10 +32,12 @@ static void __attribute__((noreturn)) usage(void)
 	fprintf(stderr,
 	    "usage: mj_smtptry {-H addr | -M nexthop [-D dns_server]}\n"
 	    "           [-p port] [-f sender] [-e helo] [-t ms] [-T stage=ms]\n"
-	    "           [-b batch] [-m file] -r rcpt ... [-N -r rcpt ...]\n"
+	    "           [-b batch] [-m file] [-W] -r rcpt ... [-N -r rcpt "
+	    "...]\n"
 	    "  -M resolves the nexthop (MX) and tries its addresses in turn\n"
 	    "  -N starts a new transaction on the same session\n"
 	    "  -b N splits each transaction into batches of N recipients\n"
+	    "  -W sends the message as a copy made whole in memory\n"
 	    "  stages: connect greeting helo command data eod\n");
 	exit(EX_USAGE);
 }
@@ -170,14 +174,15 @@ main(int argc, char **argv)
 	const char *host = NULL, *sender = "", *helo = "localhost",
 		   *path = NULL, *nexthop = NULL, *dns = "";
 	char prefix[600];
-	int c, port = 25, batch = 0, xact = 0, ms, fd, stale = 0;
+	int c, port = 25, batch = 0, xact = 0, ms, fd, stale = 0, whole = 0;
+	char *copy = NULL;
 	off_t size;
 
 	smtp_session_timeouts(&to);
 	if ((rcpts = calloc(argc, sizeof(*rcpts))) == NULL ||
 	    (groups = calloc(argc + 1, sizeof(*groups))) == NULL)
 		err(EX_OSERR, "calloc");
-	while ((c = getopt(argc, argv, "b:D:e:f:H:m:M:Np:r:t:T:")) != -1) {
+	while ((c = getopt(argc, argv, "b:D:e:f:H:m:M:Np:r:t:T:W")) != -1) {
 		switch (c) {
 		case 'b':
 			batch = atoi(optarg);
@@ -216,6 +221,9 @@ main(int argc, char **argv)
 		case 'T':
 			set_timeout(&to, optarg);
 			break;
+		case 'W':
+			whole = 1;
+			break;
 		default:
 			usage();
 		}
@@ -227,6 +235,13 @@ main(int argc, char **argv)
 	fd = message_fd(path, &size);
 	if (smtp_data_open(&msg, fd, size, 0) == -1)
 		err(EX_IOERR, "read message");
+	if (whole) {
+		if ((copy = malloc((size_t)size + 1)) == NULL)
+			err(EX_OSERR, "malloc");
+		if (pread(fd, copy, (size_t)size, 0) != (ssize_t)size)
+			err(EX_IOERR, "read message");
+		smtp_data_whole(&msg, copy, (size_t)size);
+	}
 
 	if (open_session(&s, &targets, helo, &to) == -1)
 		goto negative;
@@ -265,6 +280,7 @@ negative:
 	printf("feedback=negative\n");
 out:
 	mx_list_free(&targets);
+	free(copy);
 	free(rcpts);
 	free(groups);
 	return 0;

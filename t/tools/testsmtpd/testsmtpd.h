@@ -72,6 +72,7 @@ struct conf {
 	const char *stats_file, *stats_log;
 	const char *client_stats; /* --client-stats */
 	int log_client;		  /* --log-client */
+	int check_size;		  /* --check-size */
 	const char *tls_cert, *tls_key, *tls_log;
 	const char *tls_inject; /* a line sent in clear after the 220 */
 	int tls_stall;
@@ -115,6 +116,7 @@ struct session {
 	int have_mail;
 	enum dstate dstate;
 	long long dsize;
+	long long mail_size; /* the MAIL command's SIZE=, -1 none */
 	FILE *save;
 	char tmpname[PATH_MAX];
 	unsigned long xact;

@@ -61,6 +61,9 @@ usage(int status)
 	    "of data\n"
 	    "  --save-dir D            save each message as D/new/<msg>\n"
 	    "  --size N                advertised SIZE limit (0: none)\n"
+	    "  --check-size            554 at the end of data to a message "
+	    "larger\n"
+	    "                          than its MAIL's SIZE= said (RFC 1870)\n"
 	    "  --no-pipelining, --no-8bitmime   do not advertise them\n"
 	    "  --rcpt PATTERN=REPLY    reply for recipients matching "
 	    "PATTERN\n"
@@ -139,15 +142,17 @@ parse_args(int argc, char **argv)
 		O_TLSINJECT,
 		O_CLIENTMAX,
 		O_CLIENTSTATS,
-		O_LOGCLIENT
+		O_LOGCLIENT,
+		O_CHECKSIZE
 	};
 	static const struct option opts[] = {{"port", 1, 0, 'p'},
 	    {"port-file", 1, 0, O_PORTFILE}, {"pid-file", 1, 0, O_PIDFILE},
 	    {"log", 1, 0, O_LOG}, {"trace", 1, 0, O_TRACE},
 	    {"trace-eod", 0, 0, O_TRACEEOD}, {"save-dir", 1, 0, O_SAVE},
-	    {"size", 1, 0, O_SIZE}, {"no-pipelining", 0, 0, O_NOPIPE},
-	    {"no-8bitmime", 0, 0, O_NO8BIT}, {"rcpt", 1, 0, O_RCPT},
-	    {"rcpt-limit", 1, 0, O_RLIMIT}, {"max-sessions", 1, 0, O_MAXSESS},
+	    {"size", 1, 0, O_SIZE}, {"check-size", 0, 0, O_CHECKSIZE},
+	    {"no-pipelining", 0, 0, O_NOPIPE}, {"no-8bitmime", 0, 0, O_NO8BIT},
+	    {"rcpt", 1, 0, O_RCPT}, {"rcpt-limit", 1, 0, O_RLIMIT},
+	    {"max-sessions", 1, 0, O_MAXSESS},
 	    {"fail-first-sessions", 1, 0, O_FAILFIRST},
 	    {"reply", 1, 0, O_REPLY}, {"delay", 1, 0, O_DELAY},
 	    {"drop", 1, 0, O_DROP}, {"silent", 1, 0, O_SILENT},
@@ -190,6 +195,9 @@ parse_args(int argc, char **argv)
 			break;
 		case O_SIZE:
 			cf.size_limit = number_arg("--size", optarg);
+			break;
+		case O_CHECKSIZE:
+			cf.check_size = 1;
 			break;
 		case O_NOPIPE:
 			cf.no_pipelining = 1;

@@ -102,6 +102,7 @@ cmd_mail(struct session *s, const char *arg)
 	}
 	if ((s->from = address_of(arg)) == NULL)
 		err(1, "strdup");
+	s->mail_size = size;
 	reply(s, ST_MAIL, "250 2.1.0 Ok");
 	if (conf_at(s, ST_MAIL)->reply != NULL &&
 	    conf_at(s, ST_MAIL)->reply[0] != '2')
@@ -180,6 +181,11 @@ data_end(struct session *s)
 	s->mode = M_CMD;
 	if (cf.size_limit > 0 && s->dsize > cf.size_limit)
 		text = "552 5.3.4 message size exceeds limit";
+	else if (cf.check_size && s->mail_size >= 0 && s->dsize > s->mail_size)
+		/* RFC 1870: SIZE= counts CRLFs, not the doubled dots */
+		snprintf(buf, sizeof(buf),
+		    "554 5.6.0 message of %lld bytes, SIZE=%lld said", s->dsize,
+		    s->mail_size);
 	else
 		snprintf(buf, sizeof(buf), "250 2.0.0 Ok: queued as %lu", msg);
 	if (conf_at(s, ST_EOD)->reply != NULL)
