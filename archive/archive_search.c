@@ -270,10 +270,10 @@ archive_search_page(
 {
 	struct archive_query q;
 	const char *why = NULL;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	char base[1024];
 	long calls = 0;
-	int k = SQLITE_DONE, r, ranked = 1, shown = 0;
+	int k = SQLITE_DONE, r = -1, ranked = 1, shown = 0, begun;
 
 	/* the pages' stylesheet and links are under archive_url */
 	archive_list_base(al, base, sizeof(base));
@@ -295,7 +295,10 @@ archive_search_page(
 		return 0;
 	}
 	sqlite3_progress_handler(al->db, 1000, archive_search_stop, &calls);
-	if ((r = archive_search_query(al, &q, offset, &st, &ranked)) == -1)
+	/* one read transaction: one snapshot of the index (the WAL's read
+	 * lock taken once) for the counts and the results */
+	if ((begun = archive_db_do(al->db, "BEGIN", "") == 0) == 0 ||
+	    (r = archive_search_query(al, &q, offset, &st, &ranked)) == -1)
 		k = SQLITE_ERROR;
 	if (r == 1 && !ranked)
 		fprintf(fp,
@@ -309,6 +312,8 @@ archive_search_page(
 	}
 	if (st != NULL)
 		sqlite3_reset(st);
+	if (begun && archive_db_do(al->db, "COMMIT", "") == -1)
+		k = SQLITE_ERROR;
 	fputs("</ul>\n", fp);
 	if (shown == 0)
 		fputs("<p>No post matches.</p>\n", fp);
