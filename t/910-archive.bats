@@ -696,6 +696,25 @@ browse() {
 	grep -q 'schöne Grüße' "$SHOTS/index-after2.html"
 }
 
+@test "search ranking: a post with more hits of a rare word first; of equal hits (from:x alone) the latest first, not the shortest" {
+	# erin's three posts: the oldest the shortest (what bm25's length
+	# normalisation put first), the latest the longest
+	printf 'From: Erin <erin@users.test>\nSubject: one\nDate: Mon, 02 Nov 2026 09:00:00 +0000\nMessage-ID: <e1@users.test>\n\nshort\n' | inbox AAA-1-mylist
+	printf 'From: Erin <erin@users.test>\nSubject: two\nDate: Tue, 03 Nov 2026 09:00:00 +0000\nMessage-ID: <e2@users.test>\n\n%s\n' "$(seq -s ' ' 1 200)" | inbox AAB-1-mylist
+	printf 'From: Erin <erin@users.test>\nSubject: three\nDate: Wed, 04 Nov 2026 09:00:00 +0000\nMessage-ID: <e3@users.test>\n\n%s\n' "$(seq -s ' ' 1 400)" | inbox AAC-1-mylist
+	# a word thrice in an older post, once in a later one of the same length
+	printf 'From: Fay <fay@users.test>\nSubject: animals\nDate: Thu, 05 Nov 2026 09:00:00 +0000\nMessage-ID: <q3@users.test>\n\nquokka quokka quokka wombat\n' | inbox AAD-1-mylist
+	printf 'From: Fay <fay@users.test>\nSubject: animals\nDate: Fri, 06 Nov 2026 09:00:00 +0000\nMessage-ID: <q1@users.test>\n\nquokka wombat wombat wombat\n' | inbox AAE-1-mylist
+	archive_run
+	run search 'l=mylist@example.org&q=from%3Aerin'
+	[[ "$output" != *'The latest first'* ]]
+	[ "$(grep -o 'msg/e[0-9]@' <<<"$output" | tr '\n' ' ')" = 'msg/e3@ msg/e2@ msg/e1@ ' ]
+	run search 'l=mylist@example.org&q=quokka'
+	[ "$(grep -o 'msg/q[0-9]@' <<<"$output" | tr '\n' ' ')" = 'msg/q3@ msg/q1@ ' ]
+	run search 'l=mylist@example.org&q=wombat'
+	[ "$(grep -o 'msg/q[0-9]@' <<<"$output" | tr '\n' ' ')" = 'msg/q1@ msg/q3@ ' ]
+}
+
 @test "search bounds: past its per-address limit a client gets 429 and another still its page; past the limit in all, 503" {
 	msg a 'topic' | inbox AAA-1-mylist
 	archive_run
