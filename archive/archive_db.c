@@ -13,6 +13,7 @@
 #include "log.h"
 
 #define ARCHIVE_DB_CACHE 64
+#define ARCHIVE_DB_MMAP "1099511627776" /* bytes a reader maps, at most */
 
 static const char archive_db_schema[] =
     "PRAGMA journal_mode=WAL;"
@@ -73,8 +74,18 @@ archive_db_open(
 		return -1;
 	}
 	(void)sqlite3_busy_timeout(*db, readonly ? 2000 : 10000);
-	if (readonly)
-		return 0;
+	/* a reader (the search) maps the file instead of copying each
+	 * page it reads through read(2): up to the library's own bound */
+	if (readonly) {
+		if (sqlite3_exec(*db, "PRAGMA mmap_size=" ARCHIVE_DB_MMAP, NULL,
+			NULL, &msg) == SQLITE_OK)
+			return 0;
+		snprintf(err, errlen, "%s: %s", path, msg ? msg : "mmap_size");
+		sqlite3_free(msg);
+		archive_db_close(*db);
+		*db = NULL;
+		return -1;
+	}
 	if (sqlite3_exec(*db, archive_db_schema, NULL, NULL, &msg) !=
 	    SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", path, msg ? msg : "schema");

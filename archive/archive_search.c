@@ -17,6 +17,7 @@
 
 #include "archive_db.h"
 #include "archive_html.h"
+#include "archive_rank.h"
 #include "archive_search.h"
 
 #define ARCHIVE_SEARCH_STEPS 20000000 /* progress calls of 1000 steps */
@@ -195,11 +196,14 @@ archive_search_bounds(struct archive_list *al, const struct archive_query *q,
 	"SELECT m.name, m.subject, m.from_name, m.date, "                      \
 	"snippet(fts, 2, char(1), char(2), '...', 16) FROM fts JOIN msg m ON " \
 	"m.id = fts.rowid WHERE fts MATCH ? AND fts.rowid BETWEEN ? AND ? "    \
-	"AND m.removed = 0 AND m.date >= ? AND m.date < ? ORDER BY "
-static const char archive_search_ranked[] =
-    ARCHIVE_SEARCH_HITS "rank LIMIT ? OFFSET ?";
+	"AND m.removed = 0 AND m.date >= ? AND m.date < ? "
+/* ranked by mj_rank (archive_rank.c), which reads no match's row, the
+ * sort FTS5's own (the rank column), so that only a page's matches are
+ * joined to their rows */
+static const char archive_search_ranked[] = ARCHIVE_SEARCH_HITS
+    "AND fts.rank MATCH 'mj_rank()' ORDER BY fts.rank LIMIT ? OFFSET ?";
 static const char archive_search_latest[] =
-    ARCHIVE_SEARCH_HITS "fts.rowid DESC LIMIT ? OFFSET ?";
+    ARCHIVE_SEARCH_HITS "ORDER BY fts.rowid DESC LIMIT ? OFFSET ?";
 
 /* archive_search_rankable - 1 when every term of q is in at most
  * ARCHIVE_SEARCH_RANKED posts, 0 when one is in more, -1; ranking
@@ -270,10 +274,10 @@ archive_search_page(
 {
 	struct archive_query q;
 	const char *why = NULL;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	char base[1024];
 	long calls = 0;
-	int k = SQLITE_DONE, r, ranked = 1, shown = 0;
+	int k = SQLITE_DONE, r = -1, ranked = 1, shown = 0, begun = 0;
 
 	/* the pages' stylesheet and links are under archive_url */
 	archive_list_base(al, base, sizeof(base));
@@ -295,7 +299,11 @@ archive_search_page(
 		return 0;
 	}
 	sqlite3_progress_handler(al->db, 1000, archive_search_stop, &calls);
-	if ((r = archive_search_query(al, &q, offset, &st, &ranked)) == -1)
+	/* one read transaction: one snapshot of the index (the WAL's read
+	 * lock taken once) for the counts and the results */
+	if (archive_rank_register(al->db) == -1 ||
+	    (begun = archive_db_do(al->db, "BEGIN", "") == 0) == 0 ||
+	    (r = archive_search_query(al, &q, offset, &st, &ranked)) == -1)
 		k = SQLITE_ERROR;
 	if (r == 1 && !ranked)
 		fprintf(fp,
@@ -309,6 +317,8 @@ archive_search_page(
 	}
 	if (st != NULL)
 		sqlite3_reset(st);
+	if (begun && archive_db_do(al->db, "COMMIT", "") == -1)
+		k = SQLITE_ERROR;
 	fputs("</ul>\n", fp);
 	if (shown == 0)
 		fputs("<p>No post matches.</p>\n", fp);

@@ -239,6 +239,32 @@ lockedit_commit(struct lockedit *le, const char *text, size_t len)
 	return lockedit_tmp_commit(le, fp);
 }
 
+/* lockedit_overwrite - the new text written over the file in place,
+ * still under the lock: no <file>.tmp, no rename, no fsync.  Only for a
+ * file whose loss forgets nothing that matters (request counts): a crash
+ * between the write and the truncate leaves the old text's tail after
+ * the new, a power loss any mix, so its reader skips lines it cannot
+ * parse and takes the largest of two counts */
+int
+lockedit_overwrite(struct lockedit *le, const char *text, size_t len)
+{
+	int fd;
+
+	if (le->lockfd == -1) {
+		errno = EBADF;
+		return -1;
+	}
+	if ((fd = open(le->path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+		 0640)) == -1)
+		return -1;
+	if (io_write_all(fd, text, len) == -1 ||
+	    ftruncate(fd, (off_t)len) == -1) {
+		close(fd); /* keeps errno */
+		return -1;
+	}
+	return close(fd);
+}
+
 /* lockedit_close - state 5: free the text and drop the lock */
 void
 lockedit_close(struct lockedit *le)

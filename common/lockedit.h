@@ -36,6 +36,10 @@ int lockedit_flock(int fd, int op);
  * of other files; -1 with errno */
 int lockedit_hold(struct lockedit *le, const char *path);
 int lockedit_commit(struct lockedit *le, const char *text, size_t len);
+/* lockedit_overwrite - the new text in place of the old, no fsync: a
+ * crash may tear the file (lockedit.c); for state whose loss costs
+ * nothing (counts), never for data */
+int lockedit_overwrite(struct lockedit *le, const char *text, size_t len);
 /* A file too large to hold in core: lockedit_hold, then the new text
  * streamed to <file>.tmp and committed (or given up) by the caller. */
 FILE *lockedit_tmp_open(struct lockedit *le);

@@ -7,8 +7,14 @@
  * first, so a request it refuses adds no line; a line lives one period,
  * so the file holds at most the all-limit times (address period / all
  * period) lines.  A refused request writes nothing: a flood costs a lock
- * and a read, never an fsync.  The counts are not precious: a crash that
- * loses the last rewrite lets a few more requests through.
+ * and a read.  The counts are not precious (a crash that loses them
+ * lets a few more requests through), so a request let through rewrites
+ * the file in place under the lock, with no fsync and no rename
+ * (lockedit_overwrite): each request of a busy search or one-click CGI
+ * costs no disk wait, and concurrent requests still count one at a time.
+ * A torn file (a crash mid-write) is read as well as it parses: a
+ * line that does not is skipped, and of two lines of one key the
+ * larger count holds.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,8 +92,10 @@ spool_rate_file_take(const char *spool, const char *file, const char *key,
 		    : strcasecmp(line + n, key) == 0		? &mine
 								: NULL;
 		if (s != NULL) {
-			s->end = end;
-			s->count = count;
+			if (count > s->count) {
+				s->end = end;
+				s->count = count;
+			}
 		} else
 			fprintf(fp, "%s\n", line);
 	}
@@ -102,7 +110,8 @@ spool_rate_file_take(const char *spool, const char *file, const char *key,
 	}
 	if (fclose(fp) == EOF)
 		r = SPOOL_UNSUB_ERROR;
-	else if (r == SPOOL_UNSUB_OK && lockedit_commit(&le, out, outlen) == -1)
+	else if (r == SPOOL_UNSUB_OK &&
+		 lockedit_overwrite(&le, out, outlen) == -1)
 		r = SPOOL_UNSUB_ERROR;
 done:
 	free(out);

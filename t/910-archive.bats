@@ -696,6 +696,25 @@ browse() {
 	grep -q 'schöne Grüße' "$SHOTS/index-after2.html"
 }
 
+@test "search ranking: a post with more hits of a rare word first; of equal hits (from:x alone) the latest first, not the shortest" {
+	# erin's three posts: the oldest the shortest (what bm25's length
+	# normalisation put first), the latest the longest
+	printf 'From: Erin <erin@users.test>\nSubject: one\nDate: Mon, 02 Nov 2026 09:00:00 +0000\nMessage-ID: <e1@users.test>\n\nshort\n' | inbox AAA-1-mylist
+	printf 'From: Erin <erin@users.test>\nSubject: two\nDate: Tue, 03 Nov 2026 09:00:00 +0000\nMessage-ID: <e2@users.test>\n\n%s\n' "$(seq -s ' ' 1 200)" | inbox AAB-1-mylist
+	printf 'From: Erin <erin@users.test>\nSubject: three\nDate: Wed, 04 Nov 2026 09:00:00 +0000\nMessage-ID: <e3@users.test>\n\n%s\n' "$(seq -s ' ' 1 400)" | inbox AAC-1-mylist
+	# a word thrice in an older post, once in a later one of the same length
+	printf 'From: Fay <fay@users.test>\nSubject: animals\nDate: Thu, 05 Nov 2026 09:00:00 +0000\nMessage-ID: <q3@users.test>\n\nquokka quokka quokka wombat\n' | inbox AAD-1-mylist
+	printf 'From: Fay <fay@users.test>\nSubject: animals\nDate: Fri, 06 Nov 2026 09:00:00 +0000\nMessage-ID: <q1@users.test>\n\nquokka wombat wombat wombat\n' | inbox AAE-1-mylist
+	archive_run
+	run search 'l=mylist@example.org&q=from%3Aerin'
+	[[ "$output" != *'The latest first'* ]]
+	[ "$(grep -o 'msg/e[0-9]@' <<<"$output" | tr '\n' ' ')" = 'msg/e3@ msg/e2@ msg/e1@ ' ]
+	run search 'l=mylist@example.org&q=quokka'
+	[ "$(grep -o 'msg/q[0-9]@' <<<"$output" | tr '\n' ' ')" = 'msg/q3@ msg/q1@ ' ]
+	run search 'l=mylist@example.org&q=wombat'
+	[ "$(grep -o 'msg/q[0-9]@' <<<"$output" | tr '\n' ' ')" = 'msg/q1@ msg/q3@ ' ]
+}
+
 @test "search bounds: past its per-address limit a client gets 429 and another still its page; past the limit in all, 503" {
 	msg a 'topic' | inbox AAA-1-mylist
 	archive_run
@@ -713,4 +732,61 @@ browse() {
 	run env REMOTE_ADDR=192.0.2.3 REQUEST_METHOD=GET QUERY_STRING='l=mylist@example.org&q=topic' MJQ_CONF="$CONF" "$TOP/archsearch/mj_archsearch"
 	[[ "$output" == *'Status: 503 Service Unavailable'* ]]
 	grep -q ' search 192.0.2.1$' "$SPOOL/state/search"
+}
+
+# searches N ADDR... - N searches at once from each ADDR (REMOTE_ADDR):
+# each waits at a gate (a lock this shell holds) until all are started,
+# then all go together; their statuses (200, 429, 503) counted in
+# $BATS_TEST_TMPDIR/codes as "STATUS COUNT" lines
+searches() {
+	local n=$1 a i gate=$BATS_TEST_TMPDIR/gate pids=()
+	shift
+	mkdir -p "$BATS_TEST_TMPDIR/out"
+	rm -f "$BATS_TEST_TMPDIR/out/"*
+	exec 8>"$gate"
+	flock -x 8
+	for a in "$@"; do
+		for i in $(seq "$n"); do
+			flock -s "$gate" env REMOTE_ADDR="$a" REQUEST_METHOD=GET \
+				QUERY_STRING='l=mylist@example.org&q=topic' MJQ_CONF="$CONF" \
+				"$TOP/archsearch/mj_archsearch" >"$BATS_TEST_TMPDIR/out/$a-$i" 8>&- &
+			pids+=($!)
+		done
+	done
+	flock -u 8
+	exec 8>&-
+	for i in "${pids[@]}"; do
+		wait "$i"
+	done
+	for i in "$BATS_TEST_TMPDIR/out/"*; do
+		case $(head -1 "$i") in
+		'Content-Type: text/html'*) echo 200 ;;
+		'Retry-After: 60'*) sed -n 's/^Status: \([0-9]*\) .*/\1/p' "$i" ;;
+		*) echo "?" ;;
+		esac
+	done | sort | uniq -c | awk '{ print $2, $1 }' >"$BATS_TEST_TMPDIR/codes"
+}
+
+@test "search bounds under concurrency: 40 searches at once from one address with room for 25 get exactly 25 pages and 15 429s; 30 more from 30 addresses with room for 15 in all get 15 pages and 15 503s; the counts in state/search are exact" {
+	msg a 'topic' | inbox AAA-1-mylist
+	archive_run
+	printf 'search_address_requests_per_minute = 25\nsearch_requests_per_minute = 40\n' >>"$CONF"
+	searches 40 192.0.2.9
+	cat "$BATS_TEST_TMPDIR/codes"
+	[ "$(cat "$BATS_TEST_TMPDIR/codes")" = $'200 25\n429 15' ]
+	grep -Eq '^[0-9]+ 25 search 192.0.2.9$' "$SPOOL/state/search"
+	grep -Eq '^[0-9]+ 25 \*$' "$SPOOL/state/search"
+	searches 1 $(seq -f '192.0.2.%g' 100 129)
+	cat "$BATS_TEST_TMPDIR/codes"
+	[ "$(cat "$BATS_TEST_TMPDIR/codes")" = $'200 15\n503 15' ]
+	grep -Eq '^[0-9]+ 40 \*$' "$SPOOL/state/search"
+	# one line for all, one per address let through (1 + 1 + 15)
+	[ "$(wc -l <"$SPOOL/state/search")" -eq 17 ]
+	# a torn file (a crash between the write and the truncate): the
+	# larger count of a key holds, a broken line is skipped
+	end=$(($(date +%s) + 60))
+	printf '%s 3 search 192.0.2.7\n%s 2 search 192.0.2.7\n5 search 1\n' "$end" "$end" >"$SPOOL/state/search"
+	searches 1 192.0.2.7
+	grep -Eq "^$end 4 search 192.0.2.7\$" "$SPOOL/state/search"
+	[ "$(wc -l <"$SPOOL/state/search")" -eq 2 ]
 }
