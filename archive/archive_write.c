@@ -61,6 +61,40 @@ archive_write_safe(const char *rel)
 	return 1;
 }
 
+/* archive_write_path - pg begun: its path www/rel, rel checked */
+static int
+archive_write_path(struct archive_page *pg, const char *www, const char *rel)
+{
+	int n;
+
+	memset(pg, 0, sizeof(*pg));
+	if (!archive_write_safe(rel)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((n = snprintf(pg->path, sizeof(pg->path), "%s/%s", www, rel)) < 0 ||
+	    (size_t)n >= sizeof(pg->path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* archive_write_fp - the stream of fd, the file opened for pg (its tmp,
+ * or its path when written in place) */
+static int
+archive_write_fp(struct archive_page *pg, int fd)
+{
+	if (fd == -1)
+		return -1;
+	if ((pg->fp = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		(void)unlink(pg->tmp[0] != '\0' ? pg->tmp : pg->path);
+		return -1;
+	}
+	return 0;
+}
+
 /* archive_write_open - the tmp file of www/rel */
 int
 archive_write_open(
@@ -69,14 +103,9 @@ archive_write_open(
 	char dir[PATH_MAX], *slash;
 	int fd, n;
 
-	memset(pg, 0, sizeof(*pg));
-	if (!archive_write_safe(rel)) {
-		errno = EINVAL;
+	if (archive_write_path(pg, www, rel) == -1)
 		return -1;
-	}
-	if ((n = snprintf(pg->path, sizeof(pg->path), "%s/%s", www, rel)) < 0 ||
-	    (size_t)n >= sizeof(pg->path) ||
-	    (n = snprintf(pg->tmp, sizeof(pg->tmp), "%s.tmp", pg->path)) < 0 ||
+	if ((n = snprintf(pg->tmp, sizeof(pg->tmp), "%s.tmp", pg->path)) < 0 ||
 	    (size_t)n >= sizeof(pg->tmp)) {
 		errno = ENAMETOOLONG;
 		return -1;
@@ -97,14 +126,7 @@ archive_write_open(
 		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 		    mode);
 	}
-	if (fd == -1)
-		return -1;
-	if ((pg->fp = fdopen(fd, "w")) == NULL) {
-		close(fd);
-		(void)unlink(pg->tmp);
-		return -1;
-	}
-	return 0;
+	return archive_write_fp(pg, fd);
 }
 
 /* archive_write_open_new - the page www/rel, written in place when
@@ -120,16 +142,8 @@ archive_write_open_new(
 	char *slash;
 	int fd, n;
 
-	memset(pg, 0, sizeof(*pg));
-	if (!archive_write_safe(rel)) {
-		errno = EINVAL;
+	if (archive_write_path(pg, www, rel) == -1)
 		return -1;
-	}
-	if ((n = snprintf(pg->path, sizeof(pg->path), "%s/%s", www, rel)) < 0 ||
-	    (size_t)n >= sizeof(pg->path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
 	if ((slash = strrchr(pg->path, '/')) == NULL)
 		return archive_write_open(pg, www, rel, mode);
 	*slash = '\0';
@@ -139,15 +153,10 @@ archive_write_open_new(
 		return archive_write_open(pg, www, rel, mode);
 	if ((fd = open(pg->path,
 		 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)) ==
-	    -1)
-		return errno == EEXIST ? archive_write_open(pg, www, rel, mode)
-				       : -1;
-	if ((pg->fp = fdopen(fd, "w")) == NULL) {
-		close(fd);
-		(void)unlink(pg->path);
-		return -1;
-	}
-	return 0;
+		-1 &&
+	    errno == EEXIST)
+		return archive_write_open(pg, www, rel, mode);
+	return archive_write_fp(pg, fd);
 }
 
 /* archive_write_abort - the page given up: its tmp file removed (or the
