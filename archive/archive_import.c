@@ -199,6 +199,7 @@ archive_import(struct archive_list *al, const char *path, int index_only)
 	struct archive_import im = {al, 0, 0, isatty(2)};
 	int r;
 
+	al->bulk = 1;
 	/* the batches' commits unsynced: a crash loses at most the last
 	 * ones, which the import run again stores (each post once, by its
 	 * text); everything is synced before the first page is written */

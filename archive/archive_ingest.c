@@ -85,6 +85,42 @@ archive_ingest_mpage(
 	return archive_db_dirty(al->db, key);
 }
 
+/* archive_ingest_common - the pages every new post changes: its
+ * month's mbox, the index, the feed, and its month's count */
+static int
+archive_ingest_common(struct archive_list *al, const char *month)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "mbox:%s", month);
+	return archive_db_dirty(al->db, key) == -1 ||
+		       archive_db_dirty(al->db, "index") == -1 ||
+		       archive_db_dirty(al->db, "feed") == -1 ||
+		       archive_db_dirty(al->db, "css") == -1 ||
+		       archive_db_do(al->db,
+			   "INSERT INTO month(month, n) VALUES(?, 1) ON "
+			   "CONFLICT(month) DO UPDATE SET n = n + 1",
+			   "t", month) == -1
+		   ? -1
+		   : 0;
+}
+
+/* archive_ingest_bulk - an import's post: its whole thread and month */
+static int
+archive_ingest_bulk(
+    struct archive_list *al, long long thread, const char *month)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "thread:%lld", thread);
+	if (archive_db_dirty(al->db, key) == -1)
+		return -1;
+	snprintf(key, sizeof(key), "month:%s", month);
+	if (archive_db_dirty(al->db, key) == -1)
+		return -1;
+	return archive_ingest_common(al, month);
+}
+
 /* archive_ingest_dirty - the pages one new post changes */
 static int
 archive_ingest_dirty(struct archive_list *al, long long id, long long parent,
@@ -100,6 +136,11 @@ archive_ingest_dirty(struct archive_list *al, long long id, long long parent,
 	snprintf(key, sizeof(key), "msg:%lld", parent);
 	if (parent != 0 && archive_db_dirty(al->db, key) == -1)
 		return -1;
+	/* an import marks its posts' whole threads and months, each
+	 * written once at the end: counting a post's place in them costs
+	 * a walk of the month per post (quadratic in a month's posts) */
+	if (al->bulk)
+		return archive_ingest_bulk(al, thread, month);
 	/* the thread's page it is on; the one before when it starts a
 	 * page (its "later posts" link) */
 	if ((k = archive_tpage_of(al, thread, id, &first)) == -1)
@@ -110,23 +151,12 @@ archive_ingest_dirty(struct archive_list *al, long long id, long long parent,
 	snprintf(key, sizeof(key), "tpage:%lld:%lld", thread, k - 1);
 	if (k > 1 && first && archive_db_dirty(al->db, key) == -1)
 		return -1;
-	snprintf(key, sizeof(key), "mbox:%s", month);
-	if (archive_db_dirty(al->db, key) == -1)
-		return -1;
 	/* its month's page by date and the page its thread is on */
 	if (archive_mpage_of(al, month, id, thread, &dp, &tp) == -1 ||
 	    archive_ingest_mpage(al, month, 'd', dp) == -1 ||
 	    archive_ingest_mpage(al, month, 't', tp) == -1)
 		return -1;
-	return archive_db_dirty(al->db, "index") == -1 ||
-		       archive_db_dirty(al->db, "feed") == -1 ||
-		       archive_db_dirty(al->db, "css") == -1 ||
-		       archive_db_do(al->db,
-			   "INSERT INTO month(month, n) VALUES(?, 1) ON "
-			   "CONFLICT(month) DO UPDATE SET n = n + 1",
-			   "t", month) == -1
-		   ? -1
-		   : 0;
+	return archive_ingest_common(al, month);
 }
 
 /* archive_ingest_new - the post is not in the index: stored */

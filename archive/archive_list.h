@@ -22,6 +22,7 @@ struct archive_list {
 	char inbox[PATH_MAX]; /* its inbox in the spool */
 	int lockfd;	      /* the inbox's lock, held while open */
 	long batch;	      /* posts in the open transaction (import) */
+	int bulk;	      /* an import: whole threads and months marked */
 	sqlite3 *db;
 };
 

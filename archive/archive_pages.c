@@ -245,8 +245,8 @@ archive_page_msg(struct archive_list *al, long long id)
 	if ((k = archive_msg_row_read(al->db, id, &m)) != 1)
 		return k; /* 0: gone */
 	snprintf(rel, sizeof(rel), "msg/%s/index.html", m.name);
-	if (archive_write_open(&pg, al->www, rel, ARCHIVE_PAGE_MODE(al)) ==
-	    -1) {
+	if ((al->bulk ? archive_write_open_new : archive_write_open)(
+		&pg, al->www, rel, ARCHIVE_PAGE_MODE(al)) == -1) {
 		log_warn("%s@%s: %s", al->list, al->domain, rel);
 		archive_msg_row_free(&m);
 		return -1;
@@ -284,8 +284,7 @@ archive_page_msg(struct archive_list *al, long long id)
 	archive_html_foot(pg.fp, "../../");
 	archive_msg_row_free(&m);
 	if (k != 0) {
-		(void)fclose(pg.fp);
-		(void)unlink(pg.tmp);
+		archive_write_abort(&pg);
 		return -1;
 	}
 	return archive_write_close(&pg);

@@ -85,8 +85,8 @@ archive_tpage_write(struct archive_list *al, long long id, long long k,
 			title = strdup(archive_db_text(st, 0));
 		sqlite3_reset(st);
 	}
-	if (archive_write_open(&pg, al->www, rel, ARCHIVE_PAGE_MODE(al)) ==
-	    -1) {
+	if ((al->bulk ? archive_write_open_new : archive_write_open)(
+		&pg, al->www, rel, ARCHIVE_PAGE_MODE(al)) == -1) {
 		log_warn("%s@%s: %s", al->list, al->domain, rel);
 		free(title);
 		return -1;

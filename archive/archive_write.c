@@ -61,6 +61,40 @@ archive_write_safe(const char *rel)
 	return 1;
 }
 
+/* archive_write_path - pg begun: its path www/rel, rel checked */
+static int
+archive_write_path(struct archive_page *pg, const char *www, const char *rel)
+{
+	int n;
+
+	memset(pg, 0, sizeof(*pg));
+	if (!archive_write_safe(rel)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((n = snprintf(pg->path, sizeof(pg->path), "%s/%s", www, rel)) < 0 ||
+	    (size_t)n >= sizeof(pg->path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* archive_write_fp - the stream of fd, the file opened for pg (its tmp,
+ * or its path when written in place) */
+static int
+archive_write_fp(struct archive_page *pg, int fd)
+{
+	if (fd == -1)
+		return -1;
+	if ((pg->fp = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		(void)unlink(pg->tmp[0] != '\0' ? pg->tmp : pg->path);
+		return -1;
+	}
+	return 0;
+}
+
 /* archive_write_open - the tmp file of www/rel */
 int
 archive_write_open(
@@ -69,14 +103,9 @@ archive_write_open(
 	char dir[PATH_MAX], *slash;
 	int fd, n;
 
-	memset(pg, 0, sizeof(*pg));
-	if (!archive_write_safe(rel)) {
-		errno = EINVAL;
+	if (archive_write_path(pg, www, rel) == -1)
 		return -1;
-	}
-	if ((n = snprintf(pg->path, sizeof(pg->path), "%s/%s", www, rel)) < 0 ||
-	    (size_t)n >= sizeof(pg->path) ||
-	    (n = snprintf(pg->tmp, sizeof(pg->tmp), "%s.tmp", pg->path)) < 0 ||
+	if ((n = snprintf(pg->tmp, sizeof(pg->tmp), "%s.tmp", pg->path)) < 0 ||
 	    (size_t)n >= sizeof(pg->tmp)) {
 		errno = ENAMETOOLONG;
 		return -1;
@@ -97,14 +126,49 @@ archive_write_open(
 		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 		    mode);
 	}
-	if (fd == -1)
+	return archive_write_fp(pg, fd);
+}
+
+/* archive_write_open_new - the page www/rel, written in place when
+ * nothing is at its address (an import's new post: its directory made
+ * here, or no file in it), else as archive_write_open: no tmp file and
+ * no rename for a page that replaces none.  A reader may see a new page
+ * while it is written; one cut by a crash stays dirty, and is written
+ * again by tmp and rename (it is there then) */
+int
+archive_write_open_new(
+    struct archive_page *pg, const char *www, const char *rel, mode_t mode)
+{
+	char *slash;
+	int fd, n;
+
+	if (archive_write_path(pg, www, rel) == -1)
 		return -1;
-	if ((pg->fp = fdopen(fd, "w")) == NULL) {
-		close(fd);
-		(void)unlink(pg->tmp);
-		return -1;
-	}
-	return 0;
+	if ((slash = strrchr(pg->path, '/')) == NULL)
+		return archive_write_open(pg, www, rel, mode);
+	*slash = '\0';
+	n = mkdir(pg->path, mode | (mode & 0444) >> 2);
+	*slash = '/';
+	if (n == -1 && errno != EEXIST)
+		return archive_write_open(pg, www, rel, mode);
+	if ((fd = open(pg->path,
+		 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)) ==
+		-1 &&
+	    errno == EEXIST)
+		return archive_write_open(pg, www, rel, mode);
+	return archive_write_fp(pg, fd);
+}
+
+/* archive_write_abort - the page given up: its tmp file removed (or the
+ * new page written in place) */
+void
+archive_write_abort(struct archive_page *pg)
+{
+	int e = errno;
+
+	(void)fclose(pg->fp);
+	(void)unlink(pg->tmp[0] != '\0' ? pg->tmp : pg->path);
+	errno = e;
 }
 
 /* archive_write_close - the page in place */
@@ -114,12 +178,11 @@ archive_write_close(struct archive_page *pg)
 	int e;
 
 	if (fflush(pg->fp) != 0 || ferror(pg->fp)) {
-		e = errno;
-		(void)fclose(pg->fp);
-		(void)unlink(pg->tmp);
-		errno = e;
+		archive_write_abort(pg);
 		return -1;
 	}
+	if (pg->tmp[0] == '\0') /* written in place */
+		return fclose(pg->fp) == 0 ? 0 : -1;
 	if (fclose(pg->fp) != 0 || rename(pg->tmp, pg->path) == -1) {
 		e = errno;
 		(void)unlink(pg->tmp);

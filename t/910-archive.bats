@@ -479,6 +479,39 @@ mbox() {
 	grep -q 'killed number 6000$' "$W/msg/m6000@users.test/index.html"
 }
 
+@test "an import into an archive with posts, killed at a new page written in place: the earlier pages whole; run again, every page the one a rebuild makes" {
+	command -v strace >/dev/null || skip "no strace"
+	mbox 300 first >"$BATS_TEST_TMPDIR/old.mbox"
+	mbox 300 second | sed 's/^Message-ID: <m/Message-ID: <n/' >"$BATS_TEST_TMPDIR/new.mbox"
+	run "$MJ_ARCHIVE" -C "$CONF" import example.org mylist "$BATS_TEST_TMPDIR/old.mbox"
+	[ "$output" = "mylist@example.org: 300 posts imported" ]
+	# killed at the write of a new post's page, made in place
+	page=$W/msg/n150@users.test/index.html
+	ASAN_OPTIONS=detect_leaks=0 run strace -f -qq -o "$BATS_TEST_TMPDIR/crash.trace" \
+		-P "$page" -e trace=write -e inject=write:signal=SIGKILL \
+		"$MJ_ARCHIVE" -C "$CONF" import example.org mylist "$BATS_TEST_TMPDIR/new.mbox"
+	[ "$status" -eq 137 ]
+	grep -q 'killed by SIGKILL' "$BATS_TEST_TMPDIR/crash.trace"
+	[ -e "$page" ]
+	run -1 grep -q '</html>' "$page"
+	[ "$(archived)" -eq 600 ]
+	[ "$(q 'SELECT count(*) FROM dirty')" -gt 0 ]
+	for ((i = 1; i <= 300; i++)); do
+		grep -q "first number $i\$" "$W/msg/m$i@users.test/index.html"
+		grep -q '</html>' "$W/msg/m$i@users.test/index.html"
+	done
+	run "$MJ_ARCHIVE" -C "$CONF" import example.org mylist "$BATS_TEST_TMPDIR/new.mbox"
+	[ "$output" = "mylist@example.org: 0 posts imported" ]
+	[ "$(q 'SELECT count(*) FROM dirty')" -eq 0 ]
+	grep -q 'second number 150$' "$page"
+	# the import's pages are the ones every page rewritten makes
+	cp -a "$W" "$BATS_TEST_TMPDIR/imported"
+	run "$MJ_ARCHIVE" -C "$CONF" rebuild example.org mylist
+	[ "$status" -eq 0 ]
+	diff -r "$BATS_TEST_TMPDIR/imported" "$W"
+	[ "$(find "$W/msg" -name index.html | wc -l)" -eq 600 ]
+}
+
 @test "search: a word in more than 2,000 posts answers with the latest archived first and says so, in a date range too; rarer words are ranked" {
 	mbox 3000 everywhere >"$BATS_TEST_TMPDIR/old.mbox"
 	printf 'From: Bob <bob@users.test>\nSubject: rare\nDate: Mon, 02 Nov 2026 09:00:00 +0000\nMessage-ID: <r1@users.test>\n\nseldom seldom seldom\n' | inbox AAA-1-mylist
