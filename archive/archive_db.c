@@ -29,7 +29,13 @@ static const char archive_db_schema[] =
     "CREATE TABLE IF NOT EXISTS raw(id INTEGER PRIMARY KEY,"
     " raw BLOB NOT NULL);"
     "CREATE INDEX IF NOT EXISTS msg_thread ON msg(thread, date, id);"
-    "CREATE INDEX IF NOT EXISTS msg_month ON msg(month, date, id);"
+    /* A month's posts in order, and its threads in order with each
+     * one's first post (the rowid ends every entry): a month's pages
+     * and the page a new post is on, without sorting the month (the
+     * index by month and date of earlier versions ordered nothing) */
+    "DROP INDEX IF EXISTS msg_month;"
+    "CREATE INDEX IF NOT EXISTS msg_month_id ON msg(month);"
+    "CREATE INDEX IF NOT EXISTS msg_month_thread ON msg(month, thread);"
     "CREATE INDEX IF NOT EXISTS msg_skey ON msg(skey, date);"
     "CREATE INDEX IF NOT EXISTS msg_parent ON msg(parent, date, id);"
     "CREATE INDEX IF NOT EXISTS msg_date ON msg(date, id);"

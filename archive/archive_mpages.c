@@ -112,8 +112,9 @@ archive_mpage_date(struct archive_list *al, const char *month, long long k,
 /* The month's posts in arrival order; its threads in the order of
  * their first post of the month. */
 static const char archive_mpage_posts_sql[] =
-    "SELECT " ARCHIVE_ROW_COLS " FROM msg WHERE month = ? ORDER BY id "
-    "LIMIT ? OFFSET ?";
+    "SELECT " ARCHIVE_ROW_COLS " FROM msg WHERE month = ?1 AND id >= "
+    "(SELECT id FROM msg WHERE month = ?1 ORDER BY id LIMIT 1 OFFSET ?3) "
+    "ORDER BY id LIMIT ?2";
 static const char archive_mpage_threads_sql[] =
     "SELECT thread FROM msg WHERE month = ? GROUP BY thread ORDER BY "
     "min(id) LIMIT ? OFFSET ?";

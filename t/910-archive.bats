@@ -269,6 +269,26 @@ mbox_valid() {
 	PY
 }
 
+@test "an archive made with the index of earlier versions (by month and date) gets the month's indexes by id and by thread on its next run, and its month pages stay what a rebuild makes" {
+	for i in 1 2 3 4 5; do
+		msg "m$i" "post $i" | inbox "AAA-$i-mylist"
+	done
+	archive_run
+	# the index as earlier versions made it, and no other on month
+	q 'DROP INDEX msg_month_id; DROP INDEX msg_month_thread; CREATE INDEX msg_month ON msg(month, date, id)'
+	msg m6 'post 6' '<m2@users.test>' | inbox AAA-6-mylist
+	archive_run
+	[ "$(q "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'msg' AND name LIKE 'msg_month%' ORDER BY name)")" = "msg_month_id msg_month_thread" ]
+	# the planner takes them: a month's posts in order without a sort
+	q "EXPLAIN QUERY PLAN SELECT id FROM msg WHERE month = '2026-11' ORDER BY id" | grep -q 'msg_month_id'
+	run -1 grep -q 'TEMP B-TREE' <<<"$(q "EXPLAIN QUERY PLAN SELECT thread, min(id) FROM msg WHERE month = '2026-11' GROUP BY thread")"
+	grep -q 'href="../msg/m6@users.test/index.html">post 6</a>' "$W/2026-11/date.html"
+	cp "$W/2026-11/date.html" "$W/2026-11/index.html" "$BATS_TEST_TMPDIR/"
+	"$MJ_ARCHIVE" -C "$CONF" rebuild example.org mylist
+	cmp "$W/2026-11/date.html" "$BATS_TEST_TMPDIR/date.html"
+	cmp "$W/2026-11/index.html" "$BATS_TEST_TMPDIR/index.html"
+}
+
 @test "incremental: one more post appends to the month's mbox (same inode, the old bytes a prefix); a reply leaves the parent's attachment file alone; remove and rebuild rewrite the mbox whole" {
 	printf 'From: Alice <alice@users.test>\nSubject: with file\nDate: Wed, 25 Nov 2026 12:00:00 +0000\nMessage-ID: <f1@users.test>\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b"\n\n--b\nContent-Type: text/plain\n\nbody of f1\n--b\nContent-Type: application/pdf; name="x.pdf"\n\nPDFDATA\n--b--\n' | inbox AAA-1-mylist
 	msg a 'topic' | inbox AAB-1-mylist
