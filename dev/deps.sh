@@ -44,12 +44,16 @@ test="$build bats bats-assert bats-support postfix strace procps psmisc valgrind
 # 5) checks that every page it serves is HTML5 without a warning.
 # apache2-utils: ab, the load of t/bench/oneclick.sh pages (the CGI
 # pages' requests per second beside a static file).
+# python3-django-hyperkitty and python3-whoosh: Mailman 3's archive and
+# the search backend of its example settings, the peer of
+# t/bench/archive_hyperkitty.sh (hyperkitty_import and its Whoosh index
+# beside mj_archive import).
 # python3-flufl.bounce and mhonarc: the peers of t/bench/bounces.sh and
 # archive.sh, which t/840 runs at a small size; mlmmj and mailman3: t/722
 # imports a list Debian's mlmmj made and one Debian's Mailman 3 made (on
 # SQLite, as nobody), and t/bench/members.sh compares mjq-members with
 # mailman addmembers and mlmmj-sub.
-bench="$test apache2-utils"
+bench="$test apache2-utils python3-django-hyperkitty python3-whoosh"
 # (t/640 builds the same targets with gcc's sanitizers and no libFuzzer,
 # make fuzz-replay: the test group needs no clang.)
 fuzz="$build clang libclang-rt-dev"
