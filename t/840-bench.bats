@@ -108,6 +108,17 @@ bench() {
 	[[ "$output" == *"one post added to 300: "* ]]
 }
 
+@test "archive_hyperkitty.sh: mj_archive import beside hyperkitty_import and its Whoosh index on the same mbox, with the ratios" {
+	run timeout 300 bash "$TOP/t/bench/archive_hyperkitty.sh" 200
+	[ "$status" -ne 77 ] || skip "HyperKitty is not installed (dev/deps.sh bench)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ mjq\ +[0-9.]+\ +[0-9.]+\ +[0-9]+\ +[0-9]+ ]]
+	[[ "$output" =~ hk_total\ +[0-9.]+\ +[0-9.]+\ +[0-9]+\ +[0-9]+ ]]
+	[[ "$output" == *"import, CPU: mjq uses "*"x less than hyperkitty_import, "*"x less than import + index"* ]]
+	[[ "$output" != *"HyperKitty stored"* ]]
+}
+
 @test "archive_search.sh: an index-only import, then each query through mj_archsearch, timed" {
 	bench archive_search.sh 3000 3
 	[[ "$output" == *"index-only import: 3000 posts, "* ]]

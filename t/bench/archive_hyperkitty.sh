@@ -27,13 +27,9 @@ sys.exit(not all(map(u.find_spec, ("hyperkitty", "haystack", "whoosh"))))' 2>/de
 fi
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/mjq-archive-hk.XXXXXX")
 trap 'rm -rf "$DIR"' EXIT
-python3 "$TOP/t/bench/archive_mbox.py" "$N" 1 >"$DIR/posts.mbox"
-mkdir -p "$DIR/spool/tmp" "$DIR/lists/example.org/list"
-: >"$DIR/lists/example.org/list/subscribers"
-printf '[list]\narchive_web = yes\narchive_url = https://arch.example.org/$LIST/\n' \
-	>"$DIR/lists/example.org/list/config"
-printf '[spool]\ndir = %s/spool\n[lists]\ndir = %s/lists\n[archive]\ndir = %s/arch\npublic_dir = %s/www\n' \
-	"$DIR" "$DIR" "$DIR" "$DIR" >"$DIR/mjq.conf"
+# shellcheck source=t/bench/archive_setup.bash
+. "$TOP/t/bench/archive_setup.bash"
+archive_setup "$DIR" "$N" "$TOP"
 echo "archive_hyperkitty.sh: $N posts, $(du -m "$DIR/posts.mbox" | cut -f1) MB of mbox"
 
 # HyperKitty's Django project: the apps of its example settings less the
