@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include "log.h"
 #include "deliver_batch.h"
 #include "deliver_pool.h"
+#include "thread_spawn.h"
 
 struct deliver_pool {
 	pthread_mutex_t mu;
@@ -136,16 +136,10 @@ deliver_pool_event_fd(const struct deliver_pool *p)
 static void
 deliver_pool_spawn(struct deliver_pool *p)
 {
-	sigset_t all, old;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	if (pthread_create(
-		&p->threads[p->nthreads], NULL, deliver_pool_main, p) == 0)
+	if (thread_spawn(&p->threads[p->nthreads], deliver_pool_main, p) == 0)
 		p->nthreads++;
 	else
 		log_warnx("cannot start a delivery thread");
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* deliver_pool_submit - queue a batch; start a thread if none is idle */

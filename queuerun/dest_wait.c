@@ -14,7 +14,6 @@
  * the scheduler still asks again after SCHED_SHARED_RETRY.
  */
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 
 #include "dest_wait.h"
@@ -22,6 +21,7 @@
 #include "log.h"
 #include "qr_runner.h"
 #include "deliver.h"
+#include "thread_spawn.h"
 
 /* How long one futex sleep lasts before the thread looks at its flags. */
 #define DEST_WAIT_SLICE_MS 200
@@ -70,8 +70,6 @@ static struct dest_waiter *
 dest_wait_start(struct queuerun *q)
 {
 	struct dest_waiter *w;
-	sigset_t all, old;
-	int e;
 
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return NULL;
@@ -80,11 +78,7 @@ dest_wait_start(struct queuerun *q)
 	w->sd = &q->share.table;
 	w->pool = q->pool;
 	/* Signals are the main thread's, as for the workers. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	e = pthread_create(&w->thread, NULL, dest_wait_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e != 0) {
+	if (thread_spawn(&w->thread, dest_wait_main, w) != 0) {
 		log_warnx("cannot start the shared table's waiter; refused "
 			  "destinations are asked again every %.1fs",
 		    SCHED_SHARED_RETRY);

@@ -195,13 +195,8 @@ outcome_sync_wait(struct queuerun *q)
 	if (state_sync_done(&q->out.sync) == 1)
 		outcome_synced(q);
 	state_sync_clear(&q->out.sync);
+	state_sync_free(&q->out.sync);
 	outcome_sync_inline(q);
-	free(q->out.sync.fds);
-	free(q->out.sync.errs);
-	free(q->out.sync.tags);
-	q->out.sync.fds = q->out.sync.errs = NULL;
-	q->out.sync.tags = NULL;
-	q->out.sync.cap = 0;
 }
 
 /* outcome_syncing - m's words wait for their sync */

@@ -15,12 +15,12 @@
  * fds stay the caller's: it keeps each file open until its job is done.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "deliver.h"
 #include "state_sync.h"
+#include "thread_spawn.h"
 
 /* state_sync_main - take jobs until told to stop */
 static void *
@@ -54,17 +54,10 @@ state_sync_main(void *arg)
 int
 state_sync_start(struct state_sync *s, struct deliver_pool *pool)
 {
-	sigset_t all, old;
-	int e;
-
 	s->pool = pool;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	e = pthread_create(&s->thread, NULL, state_sync_main, s);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e != 0) {
+	if (thread_spawn(&s->thread, state_sync_main, s) != 0) {
 		pthread_mutex_destroy(&s->mu);
 		pthread_cond_destroy(&s->cv);
 		return -1;
@@ -154,4 +147,16 @@ state_sync_stop(struct state_sync *s)
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->cv);
 	s->started = 0;
+}
+
+/* state_sync_free - the job's arrays, once it is stopped and taken */
+void
+state_sync_free(struct state_sync *s)
+{
+	free(s->fds);
+	free(s->errs);
+	free(s->tags);
+	s->fds = s->errs = NULL;
+	s->tags = NULL;
+	s->n = s->cap = 0;
 }

@@ -41,5 +41,7 @@ int state_sync_done(struct state_sync *s);
 void state_sync_clear(struct state_sync *s);
 /* state_sync_stop - wait for the job in hand, end the thread */
 void state_sync_stop(struct state_sync *s);
+/* state_sync_free - the job's arrays, once it is stopped and taken */
+void state_sync_free(struct state_sync *s);
 
 #endif
