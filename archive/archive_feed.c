@@ -115,8 +115,7 @@ archive_page_feed(struct archive_list *al)
 	}
 	fputs("</feed>\n", pg.fp);
 	if (k != SQLITE_DONE) {
-		(void)fclose(pg.fp);
-		(void)unlink(pg.tmp);
+		archive_write_abort(&pg);
 		return -1;
 	}
 	return archive_write_close(&pg);

@@ -195,8 +195,7 @@ archive_mbox_whole(struct archive_list *al, const char *rel, const char *month)
 	if (k != SQLITE_DONE || fflush(pg.fp) != 0 ||
 	    fdatasync(fileno(pg.fp)) == -1 || fstat(fileno(pg.fp), &sb) == -1) {
 		log_warn("%s@%s: %s", al->list, al->domain, rel);
-		(void)fclose(pg.fp);
-		(void)unlink(pg.tmp);
+		archive_write_abort(&pg);
 		return -1;
 	}
 	mb.size = (long long)sb.st_size;

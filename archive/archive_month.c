@@ -112,8 +112,7 @@ archive_page_index(struct archive_list *al)
 		r = archive_index_months(al, pg.fp);
 	archive_html_foot(pg.fp, "");
 	if (r == -1) {
-		(void)fclose(pg.fp);
-		(void)unlink(pg.tmp);
+		archive_write_abort(&pg);
 		return -1;
 	}
 	return archive_write_close(&pg);

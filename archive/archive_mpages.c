@@ -188,8 +188,7 @@ archive_mpage_threads(struct archive_list *al, const char *month, long long k)
 	archive_mpage_nav(pg.fp, month, 't', k, more);
 	archive_html_foot(pg.fp, "../");
 	if (r == -1) {
-		(void)fclose(pg.fp);
-		(void)unlink(pg.tmp);
+		archive_write_abort(&pg);
 		return -1;
 	}
 	return archive_write_close(&pg);
